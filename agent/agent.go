@@ -1,0 +1,84 @@
+// Package agent starts the coding agents architect drives: one brand-new
+// process per iteration, nothing carried over but the files and the prompt.
+// Each adapter knows how to invoke its CLI headless and how to read its
+// output into a common Outcome (final message, steps, tokens, cost, errors).
+package agent
+
+import (
+	"context"
+	"time"
+)
+
+// Request is everything one agent run gets.
+type Request struct {
+	Prompt        string   // the full prompt text
+	PromptFile    string   // absolute path where Prompt was written
+	ResultFile    string   // absolute path where a command agent may write its JSON result
+	Dir           string   // the workspace: the agent's working directory
+	Iteration     int      // 1-based
+	MaxIterations int      // the configured limit
+	Env           []string // the complete environment for the process (nil: os.Environ())
+
+	Timeout           time.Duration // per-iteration timeout, 0 = none
+	InactivityTimeout time.Duration // no output for this long ends the run, 0 = none
+	Grace             time.Duration // SIGTERM → SIGKILL
+
+	// OnActivity, when set, is called with one-line summaries of what the
+	// agent is doing (tool calls, messages) as its output is parsed.
+	OnActivity func(string)
+}
+
+// ErrorKind classifies why a run failed.
+type ErrorKind string
+
+const (
+	// ErrNone: the run ended normally (its exit status may still be non-zero).
+	ErrNone ErrorKind = ""
+	// ErrFatal stops the loop at once: executable not found, permission
+	// denied, authentication rejected, invalid model.
+	ErrFatal ErrorKind = "fatal"
+	// ErrTransient is recorded as the iteration's error and the loop goes on:
+	// server errors, overload, network, a crashed or timed-out run.
+	ErrTransient ErrorKind = "transient"
+	// ErrUsageLimit means the provider refused for quota reasons; ResetAt
+	// tells when it lifts, if known.
+	ErrUsageLimit ErrorKind = "usage_limit"
+)
+
+// Usage counts tokens.
+type Usage struct {
+	Input       int64 `json:"input"`
+	CachedInput int64 `json:"cached_input"`
+	Output      int64 `json:"output"`
+}
+
+// Outcome is the common result of one agent run.
+type Outcome struct {
+	FinalMessage string    // the agent's final message; the only place the completion tag is looked for
+	Steps        int       // turns or tool calls
+	Usage        Usage     // tokens, where reported
+	Cost         float64   // USD, valid when CostKnown
+	CostKnown    bool      // false: the cost could not be determined (reported as unknown, not 0)
+	ExitCode     int       // process exit status (-1 when killed or never started)
+	TimedOut     bool      // the iteration timeout was reached
+	Inactive     bool      // the inactivity timeout was reached
+	Canceled     bool      // the run was stopped because the loop was cancelled or ran out of time
+	ErrKind      ErrorKind // see ErrorKind
+	Err          string    // human-readable error, "" when none
+	Hint         string    // what the user can do about a fatal error
+	ResetAt      time.Time // for ErrUsageLimit: when the limit lifts, zero if unknown
+	Duration     time.Duration
+}
+
+// Failed reports whether the run counts as a failed agent run for backoff
+// and the circuit breaker: a non-zero exit, a timeout, or an error.
+func (o Outcome) Failed() bool {
+	return o.ExitCode != 0 || o.TimedOut || o.Inactive || o.ErrKind != ErrNone
+}
+
+// Agent runs one iteration. Implementations must start a fresh process per
+// call, in its own process group, and must not keep state between calls.
+type Agent interface {
+	Name() string
+	Run(ctx context.Context, req Request) Outcome
+}

@@ -1,0 +1,112 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/architect-dev/architect/proc"
+)
+
+// finalTail is how much of a command agent's stdout stands for its final
+// message when it writes no result file.
+const finalTail = 4096
+
+// maxResultFile bounds what is read of a command agent's result file.
+const maxResultFile = 1 << 20
+
+// command is the generic agent: any shell command, the prompt on stdin.
+type command struct {
+	script string
+}
+
+func newCommand(c Config) (Agent, error) {
+	if strings.TrimSpace(c.Cmd) == "" {
+		return nil, errors.New("the command agent needs a command: set --agent-cmd 'CMD' (or agent_cmd in the config file)")
+	}
+	return &command{script: c.Cmd}, nil
+}
+
+func (a *command) Name() string { return "command" }
+
+// commandResult is what a command agent may write to ARCHITECT_RESULT_FILE.
+type commandResult struct {
+	CostUSD      *float64 `json:"cost_usd"`
+	Steps        int      `json:"steps"`
+	FinalMessage *string  `json:"final_message"`
+}
+
+func (a *command) Run(ctx context.Context, req Request) Outcome {
+	_ = os.Remove(req.ResultFile)
+	env := append(baseEnv(req.Env),
+		"ARCHITECT_PROMPT_FILE="+req.PromptFile,
+		"ARCHITECT_RESULT_FILE="+req.ResultFile,
+		"ARCHITECT_ITERATION="+strconv.Itoa(req.Iteration),
+		"ARCHITECT_MAX_ITERATIONS="+strconv.Itoa(req.MaxIterations),
+		"ARCHITECT_WORKSPACE="+req.Dir,
+	)
+	stdout := proc.NewTail(finalTail)
+	stderr := proc.NewTail(finalTail)
+	var out io.Writer = stdout
+	if req.OnActivity != nil {
+		lines := proc.NewLineWriter(512, func(line []byte) {
+			if s := strings.TrimSpace(string(line)); s != "" {
+				req.OnActivity(s)
+			}
+		})
+		defer lines.Flush()
+		out = io.MultiWriter(stdout, lines)
+	}
+	res := proc.Shell(ctx, a.script, proc.Options{
+		Dir:               req.Dir,
+		Env:               env,
+		Stdin:             strings.NewReader(req.Prompt),
+		Stdout:            out,
+		Stderr:            stderr,
+		Timeout:           req.Timeout,
+		InactivityTimeout: req.InactivityTimeout,
+		Grace:             req.Grace,
+	})
+	o := fromProc(res)
+	o.FinalMessage = stdout.String()
+	if r, err := readCommandResult(req.ResultFile); err != nil {
+		o.Err = joinErr(o.Err, err.Error())
+	} else if r != nil {
+		o.Steps = r.Steps
+		if r.CostUSD != nil {
+			o.Cost, o.CostKnown = *r.CostUSD, true
+		}
+		if r.FinalMessage != nil {
+			o.FinalMessage = *r.FinalMessage
+		}
+	}
+	if o.ErrKind == ErrNone && o.ExitCode != 0 && o.ExitCode != ExitWaiting {
+		o.ErrKind = ErrTransient
+		o.Err = joinErr(o.Err, fmt.Sprintf("agent command exited with status %d", o.ExitCode))
+		if tail := strings.TrimSpace(stderr.String()); tail != "" {
+			o.Err += ": " + lastLines(tail, 20)
+		}
+	}
+	return o
+}
+
+func readCommandResult(path string) (*commandResult, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r commandResult
+	if err := json.NewDecoder(io.LimitReader(f, maxResultFile)).Decode(&r); err != nil {
+		return nil, fmt.Errorf("agent result file %s: %v (expected {\"cost_usd\": 0.01, \"steps\": 3, \"final_message\": \"…\"})", path, err)
+	}
+	return &r, nil
+}

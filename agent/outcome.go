@@ -1,0 +1,74 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/architect-dev/architect/proc"
+)
+
+// ExitWaiting is the exit status with which an agent says it is waiting for
+// something outside the loop: the loop stops without restarting it.
+const ExitWaiting = 42
+
+// baseEnv returns env, or the process environment when env is nil.
+func baseEnv(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	return append([]string(nil), env...)
+}
+
+// fromProc fills the process part of an Outcome and classifies the
+// failures every adapter shares: could not start, timeouts, cancellation.
+func fromProc(r proc.Result) Outcome {
+	o := Outcome{
+		ExitCode: r.ExitCode,
+		TimedOut: r.TimedOut,
+		Inactive: r.Inactive,
+		Canceled: r.Canceled,
+		Duration: r.Duration,
+	}
+	switch {
+	case r.StartErr != nil:
+		o.ErrKind = ErrFatal
+		o.Err = r.StartErr.Error()
+		switch {
+		case errors.Is(r.StartErr, exec.ErrNotFound), errors.Is(r.StartErr, os.ErrNotExist):
+			o.Hint = "install the agent's CLI or point --agent-bin at it"
+		case errors.Is(r.StartErr, os.ErrPermission):
+			o.Hint = "make the agent's executable runnable (chmod +x) or point --agent-bin at another"
+		}
+	case r.TimedOut:
+		o.ErrKind = ErrTransient
+		o.Err = fmt.Sprintf("agent timed out after %s", r.Duration.Round(1e9))
+	case r.Inactive:
+		o.ErrKind = ErrTransient
+		o.Err = "agent produced no output for the inactivity timeout and was stopped"
+	case r.Canceled:
+		o.Err = "agent stopped: the loop was cancelled or ran out of time"
+	}
+	return o
+}
+
+func joinErr(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// lastLines returns at most n trailing lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
