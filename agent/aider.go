@@ -1,6 +1,370 @@
 package agent
 
-import "errors"
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
-// TODO(adapter): replaced by the real aider adapter.
-func newAider(Config) (Agent, error) { return nil, errors.New("the aider adapter is not built yet") }
+	"github.com/architect-dev/architect/proc"
+)
+
+const aiderInstallHint = "install aider (python -m pip install aider-install && aider-install) or point --agent-bin at it"
+
+// aiderMaxLine bounds one line of aider's output, and of its LLM history.
+const aiderMaxLine = 64 << 10
+
+// aiderMaxFinal bounds the final message read back from the LLM history.
+const aiderMaxFinal = 1 << 20
+
+// aiderStderrTail is how much of aider's stderr is kept.
+const aiderStderrTail = 4096
+
+// aider drives aider headless: one `aider --message-file F` process per
+// iteration. aider has no JSON output: the usage and cost come from its own
+// report lines on stdout ("Tokens: … Cost: $X message, $Y session."), its
+// errors from its own error lines, and the final message from its LLM
+// history file, which architect points at a temporary file.
+type aider struct {
+	bin    string
+	model  string
+	args   []string
+	prices Prices
+	now    func() time.Time
+}
+
+func newAider(c Config) (Agent, error) {
+	bin := c.Bin
+	if bin == "" {
+		bin = "aider"
+	}
+	return &aider{bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+}
+
+func (a *aider) Name() string { return "aider" }
+
+// aiderArgs is the command line after the executable's name: apply the
+// message and exit, say yes to aider's questions but commit nothing (the
+// loop commits), plain unstreamed output, and no update checks, release
+// notes, analytics (whose opt-in question --yes-always would accept),
+// model-warning prompts or URL scraping.
+func aiderArgs(messageFile, historyFile, model string, extra []string) []string {
+	args := []string{"--message-file", messageFile, "--yes-always",
+		"--no-auto-commits", "--no-dirty-commits",
+		"--no-pretty", "--no-stream", "--no-check-update", "--no-show-release-notes",
+		"--no-analytics", "--no-show-model-warnings", "--no-detect-urls",
+		"--llm-history-file", historyFile}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	return append(args, extra...)
+}
+
+func (a *aider) Run(ctx context.Context, req Request) Outcome {
+	tmp, err := os.MkdirTemp("", "architect-aider-")
+	if err != nil {
+		o := Outcome{ExitCode: -1, ErrKind: ErrTransient, Err: "aider: " + err.Error()}
+		return o
+	}
+	defer os.RemoveAll(tmp)
+	msgFile := req.PromptFile
+	if msgFile == "" {
+		msgFile = filepath.Join(tmp, "prompt.md")
+		if err := os.WriteFile(msgFile, []byte(req.Prompt), 0o600); err != nil {
+			return Outcome{ExitCode: -1, ErrKind: ErrTransient, Err: "aider: " + err.Error()}
+		}
+	}
+	history := filepath.Join(tmp, "llm-history.txt")
+
+	s := &aiderStream{onActivity: req.OnActivity}
+	stdout := proc.NewLineWriter(aiderMaxLine, s.line)
+	stderr := proc.NewTail(aiderStderrTail)
+	// aider prints through rich, which wraps lines at the terminal's width
+	// (80 columns without a terminal), splitting its report lines.
+	env := append(baseEnv(req.Env), "COLUMNS=1000")
+	res := proc.Run(ctx, a.bin, aiderArgs(msgFile, history, a.model, a.args), proc.Options{
+		Dir:               req.Dir,
+		Env:               env,
+		Stdout:            stdout,
+		Stderr:            stderr,
+		Timeout:           req.Timeout,
+		InactivityTimeout: req.InactivityTimeout,
+		Grace:             req.Grace,
+	})
+	stdout.Flush()
+	s.end()
+	h := readAiderHistory(history)
+	return a.outcome(res, s, h, proc.Clean(stderr.Bytes()))
+}
+
+// aiderStream reads aider's plain-text stdout, which mixes aider's own
+// lines with the model's replies. Only lines in aider's exact formats are
+// used: the usage report, "Main model:", "Applied edit to", and the error
+// lines aider prints for API failures (litellm.<Name>Error: …, followed by
+// aider's explanation).
+type aiderStream struct {
+	onActivity func(string)
+
+	model   string // from "Main model: X with …" (or "Model: X with …")
+	reports int    // usage reports seen
+	usage   Usage
+	cost    float64 // the session figure of the last report with a cost
+	hasCost bool
+	pending []string // a report line waiting for its continuation
+
+	errName string // the last API error's exception name, "" once a report follows it
+	errText string
+	errNote string // aider's explanation of it
+}
+
+var (
+	// aiderReport is aider's usage report, in one line or split by rich or
+	// by aider itself (which puts the cost on a line of its own when there
+	// are both cache writes and cache hits):
+	// "Tokens: 12k sent, 3.1k cache write, 5.0k cache hit, 245 received. Cost: $0.04 message, $0.10 session."
+	aiderReport = regexp.MustCompile(`^Tokens: ([\d.,]+[kKmM]?) sent(?:, ([\d.,]+[kKmM]?) cache write)?(?:, ([\d.,]+[kKmM]?) cache hit)?, ([\d.,]+[kKmM]?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?$`)
+	aiderModel  = regexp.MustCompile(`^(?:Main )?[Mm]odel: (\S+) with `)
+	aiderError  = regexp.MustCompile(`^litellm\.(\w+): ?(.*)$`)
+	// aiderNotes are aider's own explanations of API errors (aider/exceptions.py).
+	aiderNotes = []string{
+		"The API provider is not able to authenticate you.",
+		"The API provider has rate limited you.",
+		"The API provider's servers are down or overloaded.",
+		"The API provider timed out without returning a response.",
+		"The API provider has refused the request due to a safety policy",
+	}
+)
+
+func (s *aiderStream) line(b []byte) {
+	line := strings.TrimSpace(proc.Clean(b))
+	if len(s.pending) > 0 {
+		cand := strings.Join(append(s.pending, line), " ")
+		if strings.Contains(cand, "Cost: $") && s.report(cand) {
+			s.pending = nil
+			return
+		}
+		if len(s.pending) < 3 && (strings.HasPrefix(line, "Cost: $") || !aiderReport.MatchString(strings.Join(s.pending, " "))) {
+			s.pending = append(s.pending, line) // a report split over lines
+			return
+		}
+		s.end() // a report without a cost; line is something else
+	}
+	switch {
+	case strings.HasPrefix(line, "Tokens: "):
+		if !strings.Contains(line, "Cost: $") || !s.report(line) {
+			s.pending = []string{line} // its cost may follow on the next line
+		}
+	case aiderModel.MatchString(line):
+		s.model = aiderModel.FindStringSubmatch(line)[1]
+	case strings.HasPrefix(line, "Applied edit to "):
+		s.activity("edited " + strings.TrimPrefix(line, "Applied edit to "))
+	case aiderError.MatchString(line):
+		m := aiderError.FindStringSubmatch(line)
+		s.errName, s.errText, s.errNote = m[1], capText(m[2], 2000), ""
+		s.activity("error: " + claudeFirstLine(line, 160))
+	case s.errName != "" && slices.ContainsFunc(aiderNotes, func(n string) bool { return strings.HasPrefix(line, n) }):
+		s.errNote = line
+	case strings.HasPrefix(line, "Retrying in ") && s.errName != "":
+		s.activity(line)
+	}
+}
+
+// report reads a usage report; false if line is not one. A report means a
+// successful model call: an error before it was recovered from.
+func (s *aiderStream) report(line string) bool {
+	m := aiderReport.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	// "sent" includes cache writes; cache hits are counted apart.
+	s.reports++
+	s.usage.Input += aiderTokens(m[1])
+	s.usage.CachedInput += aiderTokens(m[3])
+	s.usage.Output += aiderTokens(m[4])
+	if m[6] != "" {
+		if v, err := strconv.ParseFloat(m[6], 64); err == nil {
+			s.cost, s.hasCost = v, true
+		}
+	}
+	s.errName, s.errText, s.errNote = "", "", ""
+	msg := "tokens: " + m[1] + " sent, " + m[4] + " received"
+	if m[6] != "" {
+		msg += ", $" + m[6] + " so far"
+	}
+	s.activity(msg)
+	return true
+}
+
+// end reads a report left pending (one without a cost) and forgets it.
+func (s *aiderStream) end() {
+	if len(s.pending) > 0 {
+		s.report(strings.Join(s.pending, " "))
+		s.pending = nil
+	}
+}
+
+func (s *aiderStream) activity(msg string) {
+	if s.onActivity != nil && msg != "" {
+		s.onActivity(msg)
+	}
+}
+
+// aiderTokens reads aider's token counts: "245", "1,234", "3.1k", "12k", "1.2M".
+func aiderTokens(s string) int64 {
+	s = strings.ReplaceAll(s, ",", "")
+	if s == "" {
+		return 0
+	}
+	mult := 1.0
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult, s = 1e3, s[:len(s)-1]
+	case 'm', 'M':
+		mult, s = 1e6, s[:len(s)-1]
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 1e15 {
+		return 0
+	}
+	return int64(v*mult + 0.5)
+}
+
+// aiderHistory is what the LLM history file tells: the number of model
+// responses and the last one.
+type aiderHistory struct {
+	responses int
+	last      string
+}
+
+// readAiderHistory reads aider's LLM history file: blocks that start with
+// "TO LLM <time>" or "LLM RESPONSE <time>", each content line prefixed by
+// its role ("ASSISTANT …"), so a header cannot be forged by content.
+func readAiderHistory(path string) aiderHistory {
+	var h aiderHistory
+	f, err := os.Open(path)
+	if err != nil {
+		return h
+	}
+	defer f.Close()
+	var (
+		cur     strings.Builder
+		inReply bool
+	)
+	w := proc.NewLineWriter(aiderMaxLine, func(b []byte) { h.line(b, &cur, &inReply) })
+	_, _ = io.Copy(w, f)
+	w.Flush()
+	if inReply {
+		h.last = cur.String()
+	}
+	return h
+}
+
+var aiderHistoryHeader = regexp.MustCompile(`^(TO LLM|LLM RESPONSE) \d{4}-\d{2}-\d{2}T`)
+
+func (h *aiderHistory) line(b []byte, cur *strings.Builder, inReply *bool) {
+	if m := aiderHistoryHeader.FindSubmatch(b); m != nil {
+		if *inReply {
+			h.last = cur.String()
+		}
+		*inReply = string(m[1]) == "LLM RESPONSE"
+		cur.Reset()
+		if *inReply {
+			h.responses++
+		}
+		return
+	}
+	if !*inReply {
+		return
+	}
+	text, ok := bytes.CutPrefix(b, []byte("ASSISTANT"))
+	if !ok {
+		return
+	}
+	text = bytes.TrimPrefix(text, []byte(" "))
+	if cur.Len()+len(text)+1 > aiderMaxFinal {
+		return
+	}
+	if cur.Len() > 0 {
+		cur.WriteByte('\n')
+	}
+	cur.Write(text)
+}
+
+// outcome turns a finished run into an Outcome.
+func (a *aider) outcome(res proc.Result, s *aiderStream, h aiderHistory, stderr string) Outcome {
+	o := fromProc(res)
+	if res.StartErr != nil {
+		o.Hint = aiderInstallHint
+		return o
+	}
+	o.FinalMessage = strings.TrimSpace(h.last)
+	o.Steps = h.responses
+	if o.Steps == 0 {
+		o.Steps = s.reports
+	}
+	o.Usage = s.usage
+	switch {
+	case s.hasCost:
+		o.Cost, o.CostKnown = s.cost, true
+	case o.Usage != (Usage{}):
+		model := a.model
+		if model == "" {
+			model = s.model
+		}
+		o.Cost, o.CostKnown = a.prices.Cost(model, o.Usage)
+	case o.Steps == 0 && !res.TimedOut && !res.Inactive && !res.Canceled:
+		o.CostKnown = true // no model call was made
+	}
+	if o.ErrKind != ErrNone || o.Canceled {
+		return o
+	}
+	a.classify(&o, s, stderr)
+	return o
+}
+
+// classify sets ErrKind, Err, Hint and ResetAt. aider exits 0 even when the
+// model could not be reached, so an API error line not followed by a usage
+// report is a failed run; so is a non-zero exit.
+func (a *aider) classify(o *Outcome, s *aiderStream, stderr string) {
+	if s.errName == "" {
+		if o.ExitCode == 0 {
+			return
+		}
+		o.ErrKind = ErrTransient
+		o.Err = fmt.Sprintf("aider exited with status %d", o.ExitCode)
+		if t := strings.TrimSpace(stderr); t != "" {
+			o.Err += ": " + lastLines(t, 10)
+		}
+		if strings.Contains(stderr, "unrecognized arguments") || strings.Contains(stderr, "error: argument") {
+			o.ErrKind, o.Hint = ErrFatal, "aider refused its command line: check the flags given with --agent-arg"
+		}
+		return
+	}
+	o.Err = "aider: " + s.errName + ": " + s.errText
+	if s.errNote != "" {
+		o.Err += " (" + s.errNote + ")"
+	}
+	all := s.errName + " " + s.errText
+	if limited, reset := usageLimit(0, all, nil, a.now()); limited {
+		o.ErrKind, o.ResetAt = ErrUsageLimit, reset
+		return
+	}
+	switch {
+	case s.errName == "AuthenticationError" || s.errName == "PermissionDeniedError":
+		o.ErrKind, o.Hint = ErrFatal, "check the API key aider uses for this model (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …)"
+	case s.errName == "NotFoundError" || strings.Contains(all, "LLM Provider NOT provided") ||
+		containsFold(all, "model_not_found", "not_found_error", "does not exist", "invalid model"):
+		o.ErrKind, o.Hint = ErrFatal, "check --model: aider wants a litellm model name, e.g. anthropic/claude-sonnet-4-5 (`aider --list-models NAME` searches them)"
+	case isBillingError(0, all):
+		o.ErrKind, o.Hint = ErrFatal, "the provider account has no credit left: add some or use another key"
+	default:
+		o.ErrKind = ErrTransient
+	}
+}

@@ -1,6 +1,240 @@
 package agent
 
-import "errors"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
 
-// TODO(adapter): replaced by the real amp adapter.
-func newAmp(Config) (Agent, error) { return nil, errors.New("the amp adapter is not built yet") }
+	"github.com/architect-dev/architect/proc"
+)
+
+const ampInstallHint = "install Amp (npm install -g @ampcode/cli) or point --agent-bin at it"
+
+// ampPriceKey names the user price that prices Amp's tokens when its
+// stream does not say which model produced them (it usually does not).
+const ampPriceKey = "amp"
+
+// ampNoteLines bounds the non-JSON lines of stdout kept for errors (Amp
+// prints its login prompt and some errors as plain text).
+const ampNoteLines = 20
+
+// amp drives Sourcegraph's Amp headless: one `amp --execute --stream-json`
+// process per iteration, the prompt on stdin. Its output is Claude Code's
+// stream-json format, read by the same parser as Claude's (claudeStream);
+// Amp's differences are handled here: assistant messages carry usage but
+// neither id nor model, the result line has no cost, and an error result
+// says what went wrong in "error".
+type amp struct {
+	bin    string
+	mode   string
+	args   []string
+	prices Prices
+	now    func() time.Time
+}
+
+func newAmp(c Config) (Agent, error) {
+	bin := c.Bin
+	if bin == "" {
+		bin = "amp"
+	}
+	return &amp{bin: bin, mode: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+}
+
+func (a *amp) Name() string { return "amp" }
+
+// ampArgs is the command line after the executable's name. Amp picks its
+// models itself; --model selects its agent mode (e.g. smart, rush, or
+// low…ultra in newer versions). The prompt goes on stdin, as Amp's SDKs
+// send it: a prompt argument would have to follow --execute directly.
+func ampArgs(mode string, extra []string) []string {
+	args := []string{"--execute", "--stream-json", "--dangerously-allow-all"}
+	if mode != "" {
+		args = append(args, "--mode", mode)
+	}
+	return append(args, extra...)
+}
+
+// CheckPrices implements PriceChecker: Amp's stream reports tokens, but
+// neither a cost nor (usually) the model, so its runs are priced with the
+// user's price named "amp".
+func (a *amp) CheckPrices() error {
+	if _, ok := a.prices.user(ampPriceKey); ok {
+		return nil
+	}
+	return fmt.Errorf("neither the cost of an Amp run nor its model is reported: architect prices Amp's tokens with the price named %q under prices:, and there is none", ampPriceKey)
+}
+
+func (a *amp) Run(ctx context.Context, req Request) Outcome {
+	s := newAmpStream(req.Dir, req.OnActivity)
+	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
+	stderr := proc.NewTail(claudeStderrTail)
+	res := proc.Run(ctx, a.bin, ampArgs(a.mode, a.args), proc.Options{
+		Dir:               req.Dir,
+		Env:               baseEnv(req.Env),
+		Stdin:             strings.NewReader(req.Prompt),
+		Stdout:            stdout,
+		Stderr:            stderr,
+		Timeout:           req.Timeout,
+		InactivityTimeout: req.InactivityTimeout,
+		Grace:             req.Grace,
+	})
+	stdout.Flush()
+	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+}
+
+// ampStream is Claude's stream parser plus what Amp's format adds.
+type ampStream struct {
+	claudeStream
+
+	ampUsage    Usage    // summed over assistant messages
+	ampMessages int      // assistant messages (by id when Amp gives one)
+	ampLastID   string   // the id of the last one, when Amp gives ids
+	resultErr   string   // the error result's "error"
+	notes       []string // non-JSON stdout lines, for errors
+}
+
+func newAmpStream(dir string, onActivity func(string)) *ampStream {
+	return &ampStream{claudeStream: claudeStream{dir: dir, onActivity: onActivity}}
+}
+
+func (s *ampStream) line(b []byte) {
+	s.claudeStream.line(b)
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return
+	}
+	if b[0] != '{' {
+		if len(s.notes) < ampNoteLines {
+			s.notes = append(s.notes, capText(proc.Clean(b), 300))
+		}
+		return
+	}
+	f, _ := claudeFields(b)
+	var typ string
+	if !claudeField(f, "type", &typ) {
+		return
+	}
+	switch typ {
+	case "assistant":
+		var msg struct {
+			ID    string       `json:"id"`
+			Model string       `json:"model"`
+			Usage *claudeUsage `json:"usage"`
+		}
+		if !claudeField(f, "message", &msg) || msg.Model == "<synthetic>" {
+			return
+		}
+		if msg.ID != "" && msg.ID == s.ampLastID {
+			return // one message split over several lines, as Claude Code does
+		}
+		s.ampLastID = msg.ID
+		s.ampMessages++
+		if msg.Usage != nil {
+			u := msg.Usage.usage()
+			s.ampUsage.Input += u.Input
+			s.ampUsage.CachedInput += u.CachedInput
+			s.ampUsage.Output += u.Output
+		}
+	case "result":
+		var e string
+		if claudeField(f, "error", &e) {
+			s.resultErr = e
+		} else {
+			var v json.RawMessage
+			if claudeField(f, "error", &v) {
+				s.resultErr = string(v)
+			}
+		}
+	}
+}
+
+// outcome turns a finished run into an Outcome.
+func (a *amp) outcome(res proc.Result, s *ampStream, stderr string) Outcome {
+	o := fromProc(res)
+	if res.StartErr != nil {
+		o.Hint = ampInstallHint
+		return o
+	}
+	r := s.result
+	o.FinalMessage = s.finalText()
+	o.Steps = s.ampMessages
+	if r != nil && r.NumTurns > 0 {
+		o.Steps = r.NumTurns
+	}
+	o.Usage = s.ampUsage
+	if r != nil && r.Usage != (Usage{}) && !s.truncated {
+		o.Usage = r.Usage
+	}
+	switch {
+	case r != nil && r.HasCost && !s.truncated:
+		o.Cost, o.CostKnown = r.Cost, true
+	case o.Usage != (Usage{}):
+		o.Cost, o.CostKnown = a.prices.Cost(s.model, o.Usage)
+		if !o.CostKnown {
+			o.Cost, o.CostKnown = a.prices.userCost(ampPriceKey, o.Usage)
+		}
+	case o.Steps == 0 && !res.TimedOut && !res.Inactive && !res.Canceled:
+		o.CostKnown = true // it stopped before any answer from the model
+	}
+	if o.ErrKind != ErrNone || o.Canceled {
+		return o
+	}
+	a.classify(&o, s, stderr)
+	return o
+}
+
+// classify sets ErrKind, Err and Hint from the error result, Amp's own
+// error messages (plain text on stdout or stderr) and the exit status;
+// never from tool results.
+func (a *amp) classify(o *Outcome, s *ampStream, stderr string) {
+	r := s.result
+	if r != nil && !r.IsError && o.ExitCode == 0 {
+		return
+	}
+	notes := strings.Join(s.notes, "\n")
+	text := s.resultErr
+	if text == "" && r != nil && r.IsError && r.Result != "" {
+		text = r.Result
+	}
+	if text == "" && r != nil && len(r.Errors) > 0 {
+		text = strings.Join(r.Errors, "; ")
+	}
+	if text == "" {
+		text = s.apiErrorText
+	}
+	if text == "" {
+		text = lastLines(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr), "Error: ")), 10)
+	}
+	if text == "" {
+		text = lastLines(notes, 10)
+	}
+	if text == "" {
+		o.Err = fmt.Sprintf("amp exited with status %d", o.ExitCode)
+		if r == nil {
+			o.Err += " without a result"
+		}
+	} else {
+		o.Err = "amp: " + capText(text, 2000)
+	}
+	all := text + "\n" + stderr + "\n" + notes
+	if limited, reset := claudeParseLimit(text, a.now()); limited {
+		o.ErrKind, o.ResetAt = ErrUsageLimit, reset
+		return
+	}
+	switch {
+	case containsFold(all, "out of free credits", "out of credits", "insufficient credit", "insufficient balance", "usage limit"):
+		o.ErrKind, o.Hint = ErrUsageLimit, "add credits to the Amp account (ampcode.com/settings), or wait for the free daily grant"
+	case containsFold(all, "no api key found", "login failed", "not logged in", "unauthorized", "invalid api key", "invalid access token", "authentication"):
+		o.ErrKind, o.Hint = ErrFatal, "set AMP_API_KEY to an Amp access token (ampcode.com/settings), or run amp login"
+	case containsFold(all, "unknown option", "unknown command", "too many arguments"):
+		o.ErrKind, o.Hint = ErrFatal, "Amp refused its command line: check the flags given with --agent-arg (and that --model names an Amp mode)"
+	case containsFold(all, "invalid mode", "unknown mode", "mode not found"):
+		o.ErrKind, o.Hint = ErrFatal, "check --model: for Amp it selects the agent mode (e.g. smart or rush)"
+	default:
+		o.ErrKind = ErrTransient
+	}
+}

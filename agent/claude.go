@@ -1,6 +1,167 @@
 package agent
 
-import "errors"
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
 
-// TODO(adapter): replaced by the real claude adapter.
-func newClaude(Config) (Agent, error) { return nil, errors.New("the claude adapter is not built yet") }
+	"github.com/architect-dev/architect/proc"
+)
+
+// claudeMaxLine bounds one line of Claude Code's output held in memory; a
+// result line carries the whole final message, so it is generous. Longer
+// lines are cut (see claudeStream.line).
+const claudeMaxLine = 1 << 20
+
+// claudeStderrTail is how much of Claude Code's stderr is kept, for the
+// error of a run that ends without a result line.
+const claudeStderrTail = 4096
+
+// claudeInstallHint tells how to get Claude Code.
+const claudeInstallHint = "install Claude Code (npm install -g @anthropic-ai/claude-code) or point --agent-bin at it"
+
+// claude drives Claude Code headless: one `claude -p` process per
+// iteration, the prompt on stdin, its stream-json output parsed as it
+// arrives.
+type claude struct {
+	bin    string
+	model  string
+	args   []string
+	prices Prices
+	now    func() time.Time
+}
+
+func newClaude(c Config) (Agent, error) {
+	bin := c.Bin
+	if bin == "" {
+		bin = "claude"
+	}
+	return &claude{bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+}
+
+func (a *claude) Name() string { return "claude" }
+
+// claudeArgs is the command line after the executable's name. The prompt
+// is not on it: it goes on stdin, so that no argument-length limit applies.
+func claudeArgs(model string, extra []string) []string {
+	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	return append(args, extra...)
+}
+
+func (a *claude) Run(ctx context.Context, req Request) Outcome {
+	s := &claudeStream{dir: req.Dir, onActivity: req.OnActivity}
+	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
+	stderr := proc.NewTail(claudeStderrTail)
+	res := proc.Run(ctx, a.bin, claudeArgs(a.model, a.args), proc.Options{
+		Dir:               req.Dir,
+		Env:               baseEnv(req.Env),
+		Stdin:             strings.NewReader(req.Prompt),
+		Stdout:            stdout,
+		Stderr:            stderr,
+		Timeout:           req.Timeout,
+		InactivityTimeout: req.InactivityTimeout,
+		Grace:             req.Grace,
+	})
+	stdout.Flush()
+	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+}
+
+// outcome turns a finished run into an Outcome: figures from the result
+// line (or, without one, from the assistant messages seen), then the
+// classification of any failure.
+func (a *claude) outcome(res proc.Result, s *claudeStream, stderr string) Outcome {
+	o := fromProc(res)
+	if res.StartErr != nil {
+		o.Hint = claudeInstallHint
+		return o
+	}
+	o.FinalMessage = s.finalText()
+	if r := s.result; r != nil && !s.truncated {
+		o.Steps = r.NumTurns
+		o.Usage = r.Usage
+		o.Cost, o.CostKnown = r.Cost, r.HasCost
+	} else {
+		o.Steps = s.messages
+		o.Usage = s.usage
+		if r != nil && r.NumTurns > 0 {
+			o.Steps = r.NumTurns
+		}
+		if o.Usage != (Usage{}) {
+			o.Cost, o.CostKnown = a.prices.Cost(s.model, o.Usage)
+		} else if o.Steps == 0 && !res.TimedOut && !res.Inactive && !res.Canceled {
+			o.CostKnown = true // it stopped before any answer from the model
+		}
+	}
+	if o.ErrKind != ErrNone || o.Canceled {
+		return o // timed out, inactive or cancelled: fromProc said it all
+	}
+	a.classify(&o, s, stderr)
+	return o
+}
+
+// classify sets ErrKind, Err, Hint and ResetAt from the structured errors
+// only: the rate_limit_event lines, Claude Code's own error messages and
+// the result line; never from tool output.
+func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
+	r := s.result
+	if r != nil && !r.IsError && o.ExitCode == 0 {
+		return
+	}
+	// The error text: the result's when it is an error, else Claude Code's
+	// error message, else the end of stderr (not searched for limits: a
+	// tool's child may write there).
+	text := s.apiErrorText
+	if r != nil && r.IsError && r.HasResult && r.Result != "" {
+		text = r.Result
+	}
+	if text == "" && r != nil && len(r.Errors) > 0 {
+		text = strings.Join(r.Errors, "; ")
+	}
+	structured := text
+	limited, resetAt := claudeParseLimit(structured, a.now())
+	if text == "" && r != nil && r.IsError {
+		text = "run ended with " + r.Subtype
+	}
+	if text == "" {
+		text = lastLines(strings.TrimSpace(stderr), 10)
+	}
+	status := 0
+	if r != nil {
+		status = r.APIErrorStatus
+	}
+	o.Err = "claude: " + text
+	if text == "" {
+		o.Err = fmt.Sprintf("claude exited with status %d", o.ExitCode)
+		if r == nil {
+			o.Err += " without a result"
+		}
+	}
+
+	switch {
+	case s.limitRejected:
+		o.ErrKind, o.ResetAt = ErrUsageLimit, s.limitResetAt
+		if o.ResetAt.IsZero() {
+			o.ResetAt = resetAt
+		}
+	case limited:
+		o.ErrKind, o.ResetAt = ErrUsageLimit, resetAt
+	case strings.Contains(stderr, "cannot be used with root/sudo privileges"):
+		o.ErrKind, o.Hint = ErrFatal, "running as root: set IS_SANDBOX=1 if this is a sandbox"
+	case status == 403:
+		o.ErrKind, o.Hint = ErrFatal, "the API key or account is not allowed to do this: check its permissions"
+	case status == 401 || s.apiError == "authentication_failed" || s.apiError == "oauth_org_not_allowed" ||
+		strings.Contains(structured, "Invalid API key") || strings.Contains(structured, "authentication_error"):
+		o.ErrKind, o.Hint = ErrFatal, "check the Anthropic credentials Claude Code uses (ANTHROPIC_API_KEY, or run claude and /login)"
+	case status == 404 || s.apiError == "model_not_found":
+		o.ErrKind, o.Hint = ErrFatal, "check --model: give a model Claude Code knows (e.g. sonnet, opus or a full model id)"
+	case s.apiError == "billing_error":
+		o.ErrKind, o.Hint = ErrFatal, "the Anthropic account has no credit left: add some or use another key"
+	default:
+		o.ErrKind = ErrTransient
+	}
+}

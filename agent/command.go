@@ -85,6 +85,14 @@ func (a *command) Run(ctx context.Context, req Request) Outcome {
 			o.FinalMessage = *r.FinalMessage
 		}
 	}
+	switch o.ExitCode {
+	case 126, 127: // sh: found but not executable / command not found
+		if o.ErrKind == ErrNone {
+			o.ErrKind = ErrFatal
+			o.Err = fmt.Sprintf("the agent command could not run (exit status %d): %s", o.ExitCode, lastLines(strings.TrimSpace(stderr.String()), 5))
+			o.Hint = "check --agent-cmd: the program must exist on PATH and be executable"
+		}
+	}
 	if o.ErrKind == ErrNone && o.ExitCode != 0 && o.ExitCode != ExitWaiting {
 		o.ErrKind = ErrTransient
 		o.Err = joinErr(o.Err, fmt.Sprintf("agent command exited with status %d", o.ExitCode))

@@ -1,0 +1,139 @@
+// Package checks runs the user's checks (tests, linters, builds) after an
+// agent's iteration and reports which passed. Checks run concurrently, each
+// as "sh -c" in its own process group with a timeout that kills its whole
+// process tree (see package proc), and keep only a bounded, cleaned tail
+// of their output, which goes into the next prompt and the run's report.
+package checks
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/architect-dev/architect/proc"
+)
+
+// Defaults for Options.
+const (
+	DefaultTimeout   = 120 * time.Second
+	DefaultTailBytes = 16 << 10
+)
+
+// Result is the outcome of one check.
+type Result struct {
+	Name        string  `json:"name"` // the command
+	Passed      bool    `json:"passed"`
+	ExitCode    int     `json:"exit_code"` // -1 when killed or never started
+	TimedOut    bool    `json:"timed_out"`
+	Duration    float64 `json:"duration"`     // seconds
+	Output      string  `json:"output"`       // cleaned tail of stdout and stderr combined
+	OutputBytes int64   `json:"output_bytes"` // all the output, of which Output is the end
+
+	timeout  time.Duration // configured, for Status
+	canceled bool
+	startErr bool
+	signal   string
+}
+
+// Status says in a few words how the check ended, as people expect to read
+// it: "exit status 1", "timeout after 120s".
+func (r Result) Status() string {
+	switch {
+	case r.TimedOut:
+		d := r.timeout
+		if d == 0 { // a Result decoded from JSON
+			d = time.Duration(r.Duration * float64(time.Second)).Round(time.Second)
+		}
+		if d%time.Second == 0 {
+			return fmt.Sprintf("timeout after %ds", d/time.Second)
+		}
+		return "timeout after " + d.String()
+	case r.canceled:
+		return "canceled"
+	case r.startErr:
+		return "could not start"
+	case r.signal != "":
+		return "killed by " + r.signal
+	}
+	return fmt.Sprintf("exit status %d", r.ExitCode)
+}
+
+// Options configure Run. Zero values mean the defaults.
+type Options struct {
+	Dir       string        // where the checks run
+	Env       []string      // their environment; nil means this process's
+	Timeout   time.Duration // per check; 0 means DefaultTimeout
+	Grace     time.Duration // between SIGTERM and SIGKILL; 0 means proc.DefaultGrace
+	TailBytes int           // output kept per check; 0 means DefaultTailBytes
+	// OnStart and OnFinish, if set, are called as each check i starts and
+	// ends, for progress displays. They are called from the checks'
+	// goroutines, but never two at once.
+	OnStart  func(i int, name string)
+	OnFinish func(i int, r Result)
+}
+
+// Run runs every command in cmds at the same time and returns their
+// results in the order of cmds. A check passes when it exits with status
+// 0 in time. One that cannot be started fails, with the reason as its
+// Output. When ctx ends, running checks are stopped and do not pass.
+func Run(ctx context.Context, cmds []string, opt Options) []Result {
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.TailBytes <= 0 {
+		opt.TailBytes = DefaultTailBytes
+	}
+	results := make([]Result, len(cmds))
+	var mu sync.Mutex // serialises the callbacks
+	var wg conc.WaitGroup
+	for i, name := range cmds {
+		wg.Go(func() {
+			if opt.OnStart != nil {
+				mu.Lock()
+				opt.OnStart(i, name)
+				mu.Unlock()
+			}
+			results[i] = run(ctx, name, opt)
+			if opt.OnFinish != nil {
+				mu.Lock()
+				opt.OnFinish(i, results[i])
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return results
+}
+
+// run runs one check with stdout and stderr into one bounded tail.
+func run(ctx context.Context, name string, opt Options) Result {
+	out := proc.NewTail(opt.TailBytes)
+	pr := proc.Shell(ctx, name, proc.Options{
+		Dir:     opt.Dir,
+		Env:     opt.Env,
+		Stdout:  out,
+		Stderr:  out,
+		Timeout: opt.Timeout,
+		Grace:   opt.Grace,
+	})
+	r := Result{
+		Name:        name,
+		ExitCode:    pr.ExitCode,
+		TimedOut:    pr.TimedOut,
+		Duration:    pr.Duration.Seconds(),
+		Output:      out.String(),
+		OutputBytes: out.Total(),
+		timeout:     opt.Timeout,
+		canceled:    pr.Canceled,
+		startErr:    pr.StartErr != nil,
+		signal:      pr.Signalled,
+	}
+	if pr.StartErr != nil {
+		r.Output = proc.Clean([]byte(pr.StartErr.Error()))
+	}
+	r.Passed = pr.StartErr == nil && pr.ExitCode == 0 && !pr.TimedOut && !pr.Canceled
+	return r
+}

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/loop"
+	"github.com/spf13/pflag"
+)
+
+// demoAgentCommand is the hidden subcommand the demo runs as its agent, so
+// the demo drives a real agent process like any other.
+const demoAgentCommand = "__demo-agent"
+
+var demoFiles = map[string]string{
+	"go.mod": "module demo\n\ngo 1.21\n",
+	"calc.go": `// Package calc is architect's demo: two functions with bugs.
+package calc
+
+// Add returns a + b.
+func Add(a, b int) int { return a - b }
+
+// Reverse returns s with its characters in reverse order.
+func Reverse(s string) string { return s }
+`,
+	"calc_test.go": `package calc
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	if got := Add(2, 3); got != 5 {
+		t.Errorf("Add(2, 3) = %d, want 5", got)
+	}
+}
+
+func TestReverse(t *testing.T) {
+	if got := Reverse("héllo"); got != "olléh" {
+		t.Errorf("Reverse(%q) = %q, want %q", "héllo", got, "olléh")
+	}
+}
+`,
+}
+
+// demoFixes are the demo agent's repairs, keyed by the test that shows the bug.
+var demoFixes = []struct{ test, broken, fixed string }{
+	{"TestAdd", "return a - b", "return a + b"},
+	{"TestReverse", "func Reverse(s string) string { return s }", `func Reverse(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}`},
+}
+
+func runDemo(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("demo", e.stderr)
+	keep := fs.Bool("keep", false, "keep the temporary repository afterwards")
+	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(e.stderr, "Usage: architect demo [--keep] [--json]\n\nBuilds a temporary Go repository with two failing tests and runs a real\nloop on it with the built-in demo agent, which fixes one bug per iteration.\n\nFlags:\n"+fs.FlagUsages())
+			return nil
+		}
+		return flagError("demo", err)
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return &loop.UsageError{Msg: "the demo's check is `go test ./...`, and go is not on PATH", Hint: "install Go from https://go.dev/dl/"}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "architect-demo-")
+	if err != nil {
+		return err
+	}
+	if *keep {
+		fmt.Fprintf(e.stderr, "architect: demo repository: %s (kept)\n", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	for name, text := range demoFiles {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := gitInitDemo(ctx, dir); err != nil {
+		fmt.Fprintf(e.stderr, "architect: warning: demo without git (%v)\n", err)
+	}
+	cfg := config.Defaults()
+	cfg.Task = "Make the tests of package calc pass: Add and Reverse are wrong. Fix one function per iteration."
+	cfg.Checks = []string{"go test ./...", "go vet ./..."}
+	cfg.Agent = "command"
+	cfg.AgentCmd = shellQuote(self) + " " + demoAgentCommand
+	cfg.MaxIterations = 5
+	cfg.MaxTime = 5 * 60e9
+	cfg.Dir = dir
+	cfg.JSON = *jsonOut
+	fmt.Fprintf(e.stderr, "architect: demo: %s\n", cfg.Task)
+	return execute(ctx, e, cfg)
+}
+
+func gitInitDemo(ctx context.Context, dir string) error {
+	env := append(os.Environ(), "GIT_AUTHOR_NAME=architect demo", "GIT_AUTHOR_EMAIL=demo@localhost",
+		"GIT_COMMITTER_NAME=architect demo", "GIT_COMMITTER_EMAIL=demo@localhost")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "demo: two failing tests"}} {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
+		}
+	}
+	return nil
+}
+
+// runDemoAgent is the demo's agent: it reads the prompt on stdin, fixes
+// the bug behind the first failing test the prompt reports (or the first
+// bug when no check has run yet), and declares completion when the prompt
+// shows no other failing test.
+func runDemoAgent(_ context.Context, e *env, _ []string) error {
+	p, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
+	if err != nil {
+		return err
+	}
+	src, err := os.ReadFile("calc.go")
+	if err != nil {
+		return err
+	}
+	text := string(p)
+	errorsSection := ""
+	if i := strings.Index(text, "## Errors from Previous Iteration"); i >= 0 {
+		errorsSection = text[i:]
+	}
+	var fixed string
+	others := 0
+	for _, f := range demoFixes {
+		failing := errorsSection == "" || strings.Contains(errorsSection, "--- FAIL: "+f.test)
+		if !failing || !strings.Contains(string(src), f.broken) {
+			continue
+		}
+		if fixed != "" {
+			others++
+			continue
+		}
+		src = []byte(strings.Replace(string(src), f.broken, f.fixed, 1))
+		fixed = f.test
+	}
+	if fixed != "" {
+		if err := os.WriteFile("calc.go", src, 0o644); err != nil {
+			return err
+		}
+	}
+	final := "I found nothing to fix."
+	switch {
+	case fixed != "" && others == 0 && errorsSection != "":
+		final = fmt.Sprintf("Fixed the bug behind %s; that was the last failing test.\n<promise>COMPLETE</promise>", fixed)
+	case fixed != "":
+		final = fmt.Sprintf("Fixed the bug behind %s. Other tests may still fail; the next iteration will see.", fixed)
+	}
+	fmt.Fprintln(e.stdout, final)
+	if rf := os.Getenv("ARCHITECT_RESULT_FILE"); rf != "" {
+		data, _ := json.Marshal(map[string]any{"cost_usd": 0.0, "steps": 2, "final_message": final})
+		return os.WriteFile(rf, data, 0o600)
+	}
+	return nil
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/proc"
+	"github.com/google/renameio/v2"
+	"github.com/spf13/pflag"
+)
+
+const loopUsage = `Usage: architect loop [TASK] [flags]
+
+Runs a fresh agent each iteration with the task, the changes so far, the
+failing checks and the progress file, then runs the checks. Stops when every
+check passes and the agent printed <promise>TAG</promise>, or at a limit.
+
+Exit status: 0 success, 1 ended without success, 2 usage or configuration
+error, 130 interrupted.
+
+Flags:
+`
+
+func runLoop(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("loop", e.stderr)
+	var flagged config.Config
+	config.RegisterFlags(fs, &flagged)
+	cfgPath := fs.StringP("config", "c", "", "YAML configuration `file` (section ralph_loop:)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(e.stderr, loopUsage+fs.FlagUsages())
+			return nil
+		}
+		return flagError("loop", err)
+	}
+	if fs.NArg() > 1 {
+		return &loop.UsageError{
+			Msg:  fmt.Sprintf("expected one TASK argument, got %d: %q", fs.NArg(), fs.Args()),
+			Hint: `quote the task: architect loop "fix the failing test" --check "go test ./..."`,
+		}
+	}
+	path := *cfgPath
+	if path == "" {
+		path, _ = e.lookup("ARCHITECT_CONFIG")
+	}
+	cfg, warnings, err := config.Load(path, fs.Arg(0), e.lookup, fs, &flagged)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "architect: warning: %s\n", w)
+	}
+	return execute(ctx, e, cfg)
+}
+
+// execute runs a validated configuration and reports the result.
+func execute(ctx context.Context, e *env, cfg config.Config) error {
+	ag, err := agent.New(agent.Config{
+		Name: cfg.Agent, Cmd: cfg.AgentCmd, Bin: cfg.AgentBin,
+		Model: cfg.Model, Args: cfg.AgentArgs, Prices: cfg.Prices,
+	})
+	if err != nil {
+		return &loop.UsageError{Msg: err.Error(), Hint: "see `architect loop --help` for the agents and their flags"}
+	}
+	if pc, ok := ag.(agent.PriceChecker); ok && cfg.MaxCost > 0 {
+		if err := pc.CheckPrices(); err != nil {
+			return &loop.UsageError{Msg: "--max-cost needs the cost of every run, but " + err.Error(), Hint: "add the model's price under prices: in the config file (USD per million tokens), or drop --max-cost"}
+		}
+	}
+	if err := proc.EnableSubreaper(); err != nil {
+		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
+	}
+	logw := e.stderr
+	if cfg.Quiet {
+		logw = io.Discard
+	}
+	res, err := loop.Run(ctx, cfg, loop.Deps{Agent: ag, Log: logw})
+	if err != nil {
+		return err
+	}
+	data, _ := json.MarshalIndent(res, "", "  ")
+	if err := renameio.WriteFile(filepath.Join(res.Workspace, loop.ResultPath), append(data, '\n'), 0o600); err != nil {
+		fmt.Fprintf(e.stderr, "architect: warning: could not save the result: %v\n", err)
+	}
+	if cfg.JSON {
+		fmt.Fprintln(e.stdout, string(data))
+	}
+	printSummary(e.stderr, res)
+	switch {
+	case res.Success:
+		return nil
+	case res.StopReason == loop.StopCancelled:
+		return loop.ErrInterrupted
+	}
+	return errNoSuccess
+}
+
+func printSummary(w io.Writer, r *loop.Result) {
+	cost := fmt.Sprintf("$%.4f", r.TotalCost)
+	if !r.TotalCostKnown {
+		cost += " (some iterations' cost unknown)"
+	}
+	if r.Success {
+		fmt.Fprintf(w, "architect: success: all checks passed and the agent declared completion after %d iteration%s (cost %s, %.1fs)\n",
+			r.TotalIterations, plural(r.TotalIterations), cost, r.TotalDuration)
+	} else {
+		detail := ""
+		if r.StopDetail != "" {
+			detail = ": " + r.StopDetail
+		}
+		fmt.Fprintf(w, "architect: no success: stopped on %s%s after %d iteration%s (cost %s, %.1fs)\n",
+			r.StopReason, detail, r.TotalIterations, plural(r.TotalIterations), cost, r.TotalDuration)
+	}
+	if r.WorktreePath != "" {
+		fmt.Fprintf(w, "architect: the work is in %s on branch %s; merge it with: git merge %s\n", r.WorktreePath, r.Branch, r.Branch)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/architect-dev/architect/cli"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"architect":  func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"fake-agent": func() { os.Exit(fakeAgent()) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			gitconfig := filepath.Join(home, ".gitconfig")
+			if err := os.WriteFile(gitconfig, []byte("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+				if v, err := exec.Command("go", "env", k).Output(); err == nil {
+					env.Setenv(k, strings.TrimSpace(string(v)))
+				}
+			}
+			env.Setenv("GOTOOLCHAIN", "local")
+			env.Setenv("GOFLAGS", "-mod=mod")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfile": cmdWaitFile,
+			"jsonget":  cmdJSONGet,
+			"gitrepo":  cmdGitRepo,
+			"pidgone":  cmdPidGone,
+		},
+	})
+}
+
+// waitfile FILE [SECONDS]: wait until FILE exists (default deadline 30 s).
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: waitfile FILE [SECONDS]")
+	}
+	limit := 30 * time.Second
+	if len(args) > 1 {
+		n, _ := strconv.Atoi(args[1])
+		limit = time.Duration(n) * time.Second
+	}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear within %s", args[0], limit)
+}
+
+// jsonget FILE PATH WANT: the JSON value at PATH (dot-separated, numbers
+// index arrays) in FILE, printed compactly, equals WANT.
+func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: jsonget FILE PATH WANT")
+	}
+	var v any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &v))
+	for _, part := range strings.Split(args[1], ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[part]
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i >= len(x) {
+				ts.Fatalf("%s: no element %s", args[1], part)
+			}
+			v = x[i]
+		default:
+			ts.Fatalf("%s: cannot index %T with %s", args[1], v, part)
+		}
+	}
+	got, _ := json.Marshal(v)
+	if (string(got) == args[2]) == neg {
+		ts.Fatalf("%s = %s, want %s%s", args[1], got, map[bool]string{true: "not "}[neg], args[2])
+	}
+}
+
+// gitrepo DIR: make DIR a git repository with everything in it committed.
+func cmdGitRepo(ts *testscript.TestScript, neg bool, args []string) {
+	dir := ts.MkAbs(args[0])
+	for _, a := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "initial", "--allow-empty"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir}, a...)...)
+		cmd.Env = append(os.Environ(), "HOME="+ts.Getenv("HOME"), "GIT_CONFIG_GLOBAL="+ts.Getenv("GIT_CONFIG_GLOBAL"),
+			"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			ts.Fatalf("git %v: %v\n%s", a, err, out)
+		}
+	}
+}
+
+// pidgone FILE: the process whose pid FILE holds has ended (gone, or a
+// zombie waiting to be reaped by init).
+func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
+	pid := strings.TrimSpace(ts.ReadFile(args[0]))
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	gone := err != nil
+	if err == nil {
+		// The state is the field after the parenthesised command name.
+		s := string(stat)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 && len(s) > i+2 {
+			gone = s[i+2] == 'Z' || s[i+2] == 'X'
+		}
+	}
+	if gone == neg {
+		ts.Fatalf("process %s: gone=%v, want %v", pid, gone, !neg)
+	}
+}
+
+// fakeAgent is a scriptable agent for the tests. It reads the script for
+// this iteration from $FAKE_AGENT_DIR/iter-N.txt (or default.txt) and runs
+// its lines in order:
+//
+//	write PATH TEXT     write TEXT (\n escapes allowed) to PATH
+//	rm PATH             remove PATH
+//	say TEXT            print TEXT on stdout (the final message)
+//	cost USD / steps N  report cost and steps through ARCHITECT_RESULT_FILE
+//	prompt PATH         copy the prompt received on stdin to PATH
+//	touch PATH          create PATH (e.g. to tell the test it is running)
+//	hang                sleep until killed
+//	spawn PIDFILE       start a `sleep 1000` in a new session, write its pid
+//	exit N              exit with status N
+func fakeAgent() int {
+	dir := os.Getenv("FAKE_AGENT_DIR")
+	it := os.Getenv("ARCHITECT_ITERATION")
+	script, err := os.ReadFile(filepath.Join(dir, "iter-"+it+".txt"))
+	if err != nil {
+		script, err = os.ReadFile(filepath.Join(dir, "default.txt"))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake-agent: no script for iteration", it)
+		return 3
+	}
+	prompt, _ := io.ReadAll(os.Stdin)
+	result := map[string]any{}
+	sc := bufio.NewScanner(strings.NewReader(string(script)))
+	for sc.Scan() {
+		verb, arg, _ := strings.Cut(os.ExpandEnv(strings.TrimSpace(sc.Text())), " ")
+		path, text, _ := strings.Cut(arg, " ")
+		text = strings.ReplaceAll(text, `\n`, "\n")
+		switch verb {
+		case "", "#":
+		case "write":
+			must(os.MkdirAll(filepath.Dir(path), 0o755))
+			must(os.WriteFile(path, []byte(text), 0o644))
+		case "rm":
+			must(os.Remove(path))
+		case "say":
+			fmt.Println(strings.ReplaceAll(arg, `\n`, "\n"))
+			result["final_message"] = strings.ReplaceAll(arg, `\n`, "\n")
+		case "cost":
+			f, _ := strconv.ParseFloat(arg, 64)
+			result["cost_usd"] = f
+		case "steps":
+			n, _ := strconv.Atoi(arg)
+			result["steps"] = n
+		case "prompt":
+			must(os.WriteFile(arg, prompt, 0o644))
+		case "touch":
+			must(os.WriteFile(arg, nil, 0o644))
+		case "hang":
+			time.Sleep(time.Hour)
+		case "spawn":
+			cmd := exec.Command("setsid", "-f", "sh", "-c", "echo $$ > "+arg+"; exec sleep 1000")
+			must(cmd.Run())
+		case "exit":
+			n, _ := strconv.Atoi(arg)
+			writeResult(result)
+			return n
+		default:
+			fmt.Fprintln(os.Stderr, "fake-agent: unknown verb", verb)
+			return 3
+		}
+	}
+	writeResult(result)
+	return 0
+}
+
+func writeResult(r map[string]any) {
+	if len(r) == 0 || os.Getenv("ARCHITECT_RESULT_FILE") == "" {
+		return
+	}
+	if _, ok := r["final_message"]; !ok {
+		r["final_message"] = ""
+	}
+	data, _ := json.Marshal(r)
+	must(os.WriteFile(os.Getenv("ARCHITECT_RESULT_FILE"), data, 0o644))
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake-agent:", err)
+		os.Exit(3)
+	}
+}

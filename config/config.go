@@ -1,0 +1,111 @@
+// Package config holds the loop's configuration and builds it from its four
+// sources, in order of precedence: built-in defaults, the YAML file
+// (`-c ralph.yaml`, section `ralph_loop:`), ARCHITECT_* environment
+// variables, and the flags the user set. One table of options (options.go)
+// drives all four, so a key, its flag and its variable never drift apart.
+package config
+
+import (
+	"time"
+
+	"github.com/architect-dev/architect/agent"
+)
+
+// Config is everything one loop run needs. JSON names are the YAML keys;
+// the whole configuration is saved in the run's state for --resume.
+type Config struct {
+	Task          string        `json:"task,omitempty"`
+	Spec          string        `json:"spec,omitempty"`
+	Checks        []string      `json:"checks"`
+	CheckTimeout  time.Duration `json:"check_timeout"`
+	MaxIterations int           `json:"max_iterations"`
+	MaxCost       float64       `json:"max_cost,omitempty"`
+	MaxTime       time.Duration `json:"max_time,omitempty"`
+	CompletionTag string        `json:"completion_tag"`
+
+	Agent     string       `json:"agent"`
+	AgentCmd  string       `json:"agent_cmd,omitempty"`
+	AgentArgs []string     `json:"agent_args,omitempty"`
+	AgentBin  string       `json:"agent_bin,omitempty"`
+	Model     string       `json:"model,omitempty"`
+	Prices    agent.Prices `json:"prices,omitempty"`
+
+	Worktree     bool   `json:"worktree,omitempty"`
+	WorktreeName string `json:"worktree_name,omitempty"`
+
+	IterationTimeout     time.Duration `json:"iteration_timeout"`
+	InactivityTimeout    time.Duration `json:"inactivity_timeout"`
+	KillGrace            time.Duration `json:"kill_grace"`
+	BackoffCap           time.Duration `json:"backoff_cap"`
+	MaxConsecutiveErrors int           `json:"max_consecutive_errors"`
+	OnUsageLimit         string        `json:"on_usage_limit"`
+	DoneFile             string        `json:"done_file,omitempty"`
+	DonePattern          string        `json:"done_pattern,omitempty"`
+	IdleThreshold        int           `json:"idle_threshold"`
+
+	// Presentation: not part of a run's identity.
+	Quiet bool   `json:"-"`
+	JSON  bool   `json:"-"`
+	Dir   string `json:"-"` // -C: the workspace
+}
+
+// Defaults returns the built-in defaults (the seed's table).
+func Defaults() Config {
+	return Config{
+		CheckTimeout:         120 * time.Second,
+		MaxIterations:        25,
+		CompletionTag:        "COMPLETE",
+		Agent:                agent.Default,
+		IterationTimeout:     30 * time.Minute,
+		InactivityTimeout:    10 * time.Minute,
+		KillGrace:            5 * time.Second,
+		BackoffCap:           300 * time.Second,
+		MaxConsecutiveErrors: 5,
+		OnUsageLimit:         "wait",
+		IdleThreshold:        3,
+		Dir:                  ".",
+	}
+}
+
+// Error is one configuration problem. Key names the option (YAML key),
+// Source where it came from ("ralph.yaml:12", "ARCHITECT_MAX_COST",
+// "--max-cost"), Hint what to do about it.
+type Error struct {
+	Source string
+	Key    string
+	Msg    string
+	Hint   string
+}
+
+func (e *Error) Error() string {
+	s := e.Msg
+	if e.Key != "" {
+		s = e.Key + ": " + s
+	}
+	if e.Source != "" {
+		s = e.Source + ": " + s
+	}
+	return s
+}
+
+// Errors is every problem found at once.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	if len(es) == 0 {
+		return "no errors"
+	}
+	s := es[0].Error()
+	if len(es) > 1 {
+		s += " (and more)"
+	}
+	return s
+}
+
+// orNil returns es as an error, or nil when empty.
+func (es Errors) orNil() error {
+	if len(es) == 0 {
+		return nil
+	}
+	return es
+}

@@ -1,0 +1,182 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+	"github.com/spf13/pflag"
+)
+
+func noEnv(string) (string, bool) { return "", false }
+
+func envOf(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func parse(t *testing.T, args ...string) (*pflag.FlagSet, *Config) {
+	t.Helper()
+	fs := pflag.NewFlagSet("loop", pflag.ContinueOnError)
+	var c Config
+	RegisterFlags(fs, &c)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return fs, &c
+}
+
+func TestDefaultsMatchTheSeed(t *testing.T) {
+	is := is.New(t)
+	fs, fl := parse(t)
+	c, warnings, err := Load("", "fix it", noEnv, fs, fl)
+	is.NoErr(err)
+	is.Equal(c.MaxIterations, 25)
+	is.Equal(c.CompletionTag, "COMPLETE")
+	is.Equal(c.CheckTimeout, 120*time.Second)
+	is.Equal(c.MaxCost, 0.0)
+	is.Equal(c.MaxTime, time.Duration(0))
+	is.Equal(c.Agent, "claude")
+	is.Equal(c.Worktree, false)
+	is.Equal(len(warnings), 1) // no checks
+	is.True(strings.Contains(warnings[0], "no --check"))
+}
+
+func TestPrecedence(t *testing.T) {
+	is := is.New(t)
+	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  max_iterations: 7\n  max_cost: 2.5\n  checks: [a, b]\n  agent_cmd: ./agent.sh\n  check_timeout: 30\n")
+	env := envOf(map[string]string{"ARCHITECT_MAX_ITERATIONS": "9", "ARCHITECT_MAX_TIME": "1h", "ARCHITECT_UNRELATED": "x"})
+
+	fs, fl := parse(t)
+	c, _, err := Load(file, "t", env, fs, fl)
+	is.NoErr(err)
+	is.Equal(c.MaxIterations, 9)           // env beats file
+	is.Equal(c.MaxCost, 2.5)               // file beats default
+	is.Equal(c.MaxTime, time.Hour)         // env
+	is.Equal(c.Checks, []string{"a", "b"}) // file
+	is.Equal(c.CheckTimeout, 30*time.Second)
+	is.Equal(c.Agent, "command") // agent_cmd selects the command agent
+
+	fs, fl = parse(t, "--max-iterations", "3", "--check", "go test ./... -run 'A,B'", "--max-time", "90")
+	c, _, err = Load(file, "t", env, fs, fl)
+	is.NoErr(err)
+	is.Equal(c.MaxIterations, 3)                             // flag beats env
+	is.Equal(c.Checks, []string{"go test ./... -run 'A,B'"}) // flags replace the file's list; commas are not split
+	is.Equal(c.MaxTime, 90*time.Second)
+}
+
+func TestErrorsNameKeyAndLine(t *testing.T) {
+	is := is.New(t)
+	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  max_iteration: 3\n  max_cost: lots\n  checks: {a: b}\nextra: 1\n")
+	fs, fl := parse(t)
+	_, _, err := Load(file, "t", noEnv, fs, fl)
+	is.True(err != nil)
+	es := err.(Errors)
+	is.Equal(len(es), 4) // every problem at once
+	is.True(strings.HasSuffix(es[0].Source, "ralph.yaml:2"))
+	is.True(strings.Contains(es[0].Error(), `unknown key "max_iteration"`))
+	is.True(strings.Contains(es[0].Hint, `"max_iterations"`))
+	is.True(strings.HasSuffix(es[1].Source, "ralph.yaml:3"))
+	is.Equal(es[1].Key, "max_cost")
+	is.Equal(es[2].Key, "checks")
+	is.True(strings.Contains(es[3].Error(), `unknown key "extra"`))
+}
+
+func TestValidation(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		task string
+		want string // substring of the first error
+	}{
+		{nil, "", "no task given"},
+		{[]string{"--max-iterations", "1001"}, "t", "out of range"},
+		{[]string{"--completion-tag", "two words"}, "t", "not a usable tag"},
+		{[]string{"--agent", "nope"}, "t", `unknown agent "nope"`},
+		{[]string{"--agent", "command"}, "t", "needs a command"},
+		{[]string{"--agent", "codex", "--agent-cmd", "x"}, "t", "but the agent is"},
+		{[]string{"--on-usage-limit", "retry"}, "t", "neither wait nor stop"},
+		{[]string{"--done-pattern", "("}, "t", "not a valid regular expression"},
+		{[]string{"--spec", "/no/such/spec.md"}, "", "specification file not found"},
+		{[]string{"--worktree-name", "../up"}, "t", "not a usable worktree name"},
+		{[]string{"--check", " "}, "t", "check 1 is empty"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			is := is.New(t)
+			fs, fl := parse(t, tc.args...)
+			_, _, err := Load("", tc.task, noEnv, fs, fl)
+			is.True(err != nil)
+			is.True(strings.Contains(err.(Errors)[0].Error(), tc.want))
+			is.True(err.(Errors)[0].Hint != "")
+		})
+	}
+}
+
+func TestHighIterationWarning(t *testing.T) {
+	is := is.New(t)
+	fs, fl := parse(t, "--max-iterations", "51", "--check", "true")
+	_, warnings, err := Load("", "t", noEnv, fs, fl)
+	is.NoErr(err)
+	is.Equal(warnings, []string{"high iteration count (>50) may consume significant resources"})
+}
+
+func TestSpecRelativeToConfigFile(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, "spec.md"), []byte("spec"), 0o644))
+	is.NoErr(os.WriteFile(filepath.Join(dir, "ralph.yaml"), []byte("ralph_loop:\n  spec: spec.md\n"), 0o644))
+	fs, fl := parse(t)
+	c, _, err := Load(filepath.Join(dir, "ralph.yaml"), "", noEnv, fs, fl)
+	is.NoErr(err)
+	is.Equal(c.Spec, filepath.Join(dir, "spec.md"))
+}
+
+func TestPrices(t *testing.T) {
+	is := is.New(t)
+	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  task: t\nprices:\n  my-model: {input: 3, cached_input: 0.3, output: 15}\n")
+	c, err := LoadFile(file)
+	is.NoErr(err)
+	is.Equal(c.Prices["my-model"].Output, 15.0)
+	bad := writeFile(t, "bad.yaml", "prices:\n  m: {input: -1, outptu: 2}\n")
+	_, err = LoadFile(bad)
+	is.Equal(len(err.(Errors)), 2)
+}
+
+// TestExampleDocumentsEveryKey keeps ralph.yaml.example in step with the
+// option table, and checks that it loads.
+func TestExampleDocumentsEveryKey(t *testing.T) {
+	is := is.New(t)
+	data, err := os.ReadFile("../ralph.yaml.example")
+	is.NoErr(err)
+	for _, k := range YAMLKeys() {
+		is.True(regexp.MustCompile(`(?m)^\s*#?\s*` + k + `:`).Match(data)) // every key is documented
+	}
+	_, err = LoadFile("../ralph.yaml.example")
+	is.NoErr(err)
+}
+
+func TestParseDuration(t *testing.T) {
+	is := is.New(t)
+	for in, want := range map[string]time.Duration{"120": 120 * time.Second, "1.5": 1500 * time.Millisecond, "30m": 30 * time.Minute, "1h30m": 90 * time.Minute} {
+		got, err := ParseDuration(in)
+		is.NoErr(err)
+		is.Equal(got, want)
+	}
+	_, err := ParseDuration("-1")
+	is.True(err != nil)
+	_, err = ParseDuration("soon")
+	is.True(err != nil)
+	is.Equal(FormatDuration(30*time.Minute), "30m")
+	is.Equal(FormatDuration(90*time.Minute), "1h30m")
+}

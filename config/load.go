@@ -1,0 +1,373 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+)
+
+// Sources says where each key got its value ("default" when absent).
+type Sources map[string]string
+
+// Load builds the configuration: defaults, then the file at path (if not
+// ""), then the environment (lookup), then the flags set on fs (whose values
+// were parsed into flagged, see RegisterFlags), then the TASK argument (if
+// not ""). It returns every problem it finds at once as Errors, and warnings
+// worth printing.
+func Load(path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, []string, error) {
+	c := Defaults()
+	src := Sources{}
+	var errs Errors
+	if path != "" {
+		errs = append(errs, loadFile(path, &c, src)...)
+	}
+	errs = append(errs, loadEnv(lookup, &c, src)...)
+	if fs != nil {
+		applyFlags(fs, flagged, &c, src)
+	}
+	if task != "" {
+		c.Task = task
+		src["task"] = "TASK argument"
+	}
+	if len(errs) > 0 {
+		return c, nil, errs
+	}
+	warnings, err := c.validate(src)
+	return c, warnings, err
+}
+
+// LoadFile reads a ralph.yaml on top of the defaults, with no environment
+// or flags: for tools that show a configuration.
+func LoadFile(path string) (Config, error) {
+	c := Defaults()
+	if errs := loadFile(path, &c, Sources{}); len(errs) > 0 {
+		return c, errs
+	}
+	return c, nil
+}
+
+func loadFile(path string, c *Config, src Sources) Errors {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		hint := "check the path given to -c/--config"
+		if os.IsNotExist(err) {
+			hint = "create it (see ralph.yaml.example) or fix the path given to -c/--config"
+		}
+		return Errors{{Source: path, Msg: "cannot read the configuration file: " + unwrapPathErr(err), Hint: hint}}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return Errors{{Source: path, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "), Hint: "fix the YAML syntax (indent with spaces, quote values containing ': ')"}}
+	}
+	if len(doc.Content) == 0 {
+		return nil // empty file
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return Errors{{Source: at(path, root), Msg: "the configuration must be a mapping with a ralph_loop: section", Hint: "see ralph.yaml.example"}}
+	}
+	dir := filepath.Dir(path)
+	var errs Errors
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "ralph_loop":
+			errs = append(errs, loadSection(path, dir, v, c, src)...)
+		case "prices":
+			errs = append(errs, loadPrices(path, v, c, src)...)
+		default:
+			errs = append(errs, unknownKey(path, k, []string{"ralph_loop", "prices"}, "top level"))
+		}
+	}
+	return errs
+}
+
+func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors {
+	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+		return nil
+	}
+	if m.Kind != yaml.MappingNode {
+		return Errors{{Source: at(path, m), Key: "ralph_loop", Msg: "must be a mapping of keys to values", Hint: "see ralph.yaml.example"}}
+	}
+	var errs Errors
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Value == "prices" {
+			errs = append(errs, loadPrices(path, v, c, src)...)
+			continue
+		}
+		o, ok := lookupOption(k.Value)
+		if !ok || !o.yaml {
+			errs = append(errs, unknownKey(path, k, yamlKeys(), "ralph_loop"))
+			continue
+		}
+		if err := setFromNode(o, c, v); err != nil {
+			errs = append(errs, &Error{Source: at(path, v), Key: o.key, Msg: err.Error(), Hint: "see ralph.yaml.example for the accepted values"})
+			continue
+		}
+		if o.key == "spec" && c.Spec != "" && !filepath.IsAbs(c.Spec) {
+			c.Spec = filepath.Join(dir, c.Spec) // relative to the file that names it
+		}
+		src[o.key] = at(path, k)
+	}
+	return errs
+}
+
+func setFromNode(o option, c *Config, v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil // "max_cost: null" keeps the default
+	}
+	if _, isList := o.field(c).(*[]string); isList {
+		list := o.field(c).(*[]string)
+		*list = nil
+		switch v.Kind {
+		case yaml.ScalarNode:
+			*list = []string{v.Value}
+			return nil
+		case yaml.SequenceNode:
+			for _, item := range v.Content {
+				if item.Kind != yaml.ScalarNode {
+					return fmt.Errorf("line %d: each item must be a string", item.Line)
+				}
+				*list = append(*list, item.Value)
+			}
+			return nil
+		}
+		return fmt.Errorf("must be a list of strings")
+	}
+	if v.Kind != yaml.ScalarNode {
+		return fmt.Errorf("must be a single value, not a %s", kindName(v.Kind))
+	}
+	return o.set(c, v.Value, true)
+}
+
+func loadPrices(path string, m *yaml.Node, c *Config, src Sources) Errors {
+	if m.Kind != yaml.MappingNode {
+		return Errors{{Source: at(path, m), Key: "prices", Msg: "must map model names to {input, cached_input, output} in USD per million tokens", Hint: "prices: {my-model: {input: 3.00, cached_input: 0.30, output: 15.00}}"}}
+	}
+	if c.Prices == nil {
+		c.Prices = agent.Prices{}
+	}
+	var errs Errors
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		model, v := m.Content[i], m.Content[i+1]
+		if v.Kind != yaml.MappingNode {
+			errs = append(errs, &Error{Source: at(path, v), Key: "prices." + model.Value, Msg: "must be {input: N, cached_input: N, output: N}", Hint: "prices are USD per million tokens"})
+			continue
+		}
+		var p agent.Price
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			fk, fv := v.Content[j], v.Content[j+1]
+			var dst *float64
+			switch fk.Value {
+			case "input":
+				dst = &p.Input
+			case "cached_input":
+				dst = &p.CachedInput
+			case "output":
+				dst = &p.Output
+			default:
+				errs = append(errs, unknownKey(path, fk, []string{"input", "cached_input", "output"}, "prices."+model.Value))
+				continue
+			}
+			var f float64
+			if err := fv.Decode(&f); err != nil || f < 0 {
+				errs = append(errs, &Error{Source: at(path, fv), Key: "prices." + model.Value + "." + fk.Value, Msg: fmt.Sprintf("%q is not a non-negative number", fv.Value), Hint: "prices are USD per million tokens, e.g. 3.00"})
+				continue
+			}
+			*dst = f
+		}
+		c.Prices[model.Value] = p
+		src["prices"] = at(path, model)
+	}
+	return errs
+}
+
+func loadEnv(lookup func(string) (string, bool), c *Config, src Sources) Errors {
+	if lookup == nil {
+		return nil
+	}
+	var errs Errors
+	for _, o := range options {
+		if !o.env {
+			continue
+		}
+		v, ok := lookup(o.envName())
+		if !ok || v == "" {
+			continue
+		}
+		if err := o.set(c, v, true); err != nil {
+			errs = append(errs, &Error{Source: o.envName(), Key: o.key, Msg: err.Error(), Hint: "fix or unset " + o.envName()})
+			continue
+		}
+		if o.key == "spec" {
+			c.Spec = absPath(c.Spec)
+		}
+		src[o.key] = o.envName()
+	}
+	return errs
+}
+
+// RegisterFlags defines a flag for every option that has one, parsing into
+// into; defaults shown in help are the built-in ones.
+func RegisterFlags(fs *pflag.FlagSet, into *Config) {
+	def := Defaults()
+	*into = def
+	for _, o := range options {
+		if o.flag == "-" {
+			continue
+		}
+		name := o.flagName()
+		switch p := o.field(into).(type) {
+		case *string:
+			fs.StringVarP(p, name, o.short, *p, o.usage)
+		case *int:
+			fs.IntVarP(p, name, o.short, *p, o.usage)
+		case *float64:
+			fs.Float64VarP(p, name, o.short, *p, o.usage)
+		case *bool:
+			fs.BoolVarP(p, name, o.short, *p, o.usage)
+		case *[]string:
+			fs.StringArrayVarP(p, name, o.short, nil, o.usage)
+		case *time.Duration:
+			fs.VarP((*durationFlag)(p), name, o.short, o.usage)
+		}
+	}
+}
+
+func applyFlags(fs *pflag.FlagSet, from, to *Config, src Sources) {
+	for _, o := range options {
+		if o.flag == "-" || !fs.Changed(o.flagName()) {
+			continue
+		}
+		switch dst := o.field(to).(type) {
+		case *string:
+			*dst = *o.field(from).(*string)
+		case *int:
+			*dst = *o.field(from).(*int)
+		case *float64:
+			*dst = *o.field(from).(*float64)
+		case *bool:
+			*dst = *o.field(from).(*bool)
+		case *[]string:
+			*dst = append([]string(nil), *o.field(from).(*[]string)...)
+		case *time.Duration:
+			*dst = *o.field(from).(*time.Duration)
+		}
+		if o.key == "spec" {
+			to.Spec = absPath(to.Spec)
+		}
+		src[o.key] = "--" + o.flagName()
+	}
+}
+
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string {
+	if *d == 0 {
+		return ""
+	}
+	return FormatDuration(time.Duration(*d))
+}
+
+func (d *durationFlag) Set(s string) error {
+	v, err := ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = durationFlag(v)
+	return nil
+}
+
+func (d *durationFlag) Type() string { return "duration" }
+
+func yamlKeys() []string {
+	keys := []string{"prices"}
+	for _, o := range options {
+		if o.yaml {
+			keys = append(keys, o.key)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// YAMLKeys lists every key of the ralph_loop: section.
+func YAMLKeys() []string { return yamlKeys() }
+
+func unknownKey(path string, k *yaml.Node, known []string, where string) *Error {
+	e := &Error{Source: at(path, k), Msg: fmt.Sprintf("unknown key %q in %s", k.Value, where)}
+	if s := closest(k.Value, known); s != "" {
+		e.Hint = fmt.Sprintf("did you mean %q? (keys are listed in ralph.yaml.example)", s)
+	} else {
+		e.Hint = "the accepted keys are: " + strings.Join(known, ", ")
+	}
+	return e
+}
+
+func at(path string, n *yaml.Node) string { return fmt.Sprintf("%s:%d", path, n.Line) }
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	}
+	return "value"
+}
+
+func absPath(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func unwrapPathErr(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// closest returns the known word within edit distance 2 of w, if any.
+func closest(w string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(w, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

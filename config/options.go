@@ -1,0 +1,149 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// option is one configuration key. Its YAML key is key, its flag is key
+// with dashes (or flag), its environment variable ARCHITECT_<KEY>.
+type option struct {
+	key   string
+	flag  string // flag name when it differs from the dashed key; "-" for none
+	short string
+	usage string
+	field func(*Config) any // pointer to the field: *string, *int, *float64, *bool, *[]string, *time.Duration
+	yaml  bool              // settable in the config file
+	env   bool              // settable through the environment
+}
+
+func (o option) flagName() string {
+	if o.flag != "" {
+		return o.flag
+	}
+	return strings.ReplaceAll(o.key, "_", "-")
+}
+
+func (o option) envName() string { return "ARCHITECT_" + strings.ToUpper(o.key) }
+
+// options is the table every source is read through. Keep ralph.yaml.example
+// in step with it (a test checks that every YAML key is documented there).
+var options = []option{
+	{key: "task", flag: "-", usage: "the task (usually the TASK argument)", field: func(c *Config) any { return &c.Task }, yaml: true, env: true},
+	{key: "spec", usage: "specification `file`, used instead of TASK and re-read every iteration", field: func(c *Config) any { return &c.Spec }, yaml: true, env: true},
+	{key: "checks", flag: "check", usage: "shell `command` that must exit 0 (repeatable; all must pass)", field: func(c *Config) any { return &c.Checks }, yaml: true, env: true},
+	{key: "check_timeout", usage: "time limit per check, in `seconds` or a duration like 2m", field: func(c *Config) any { return &c.CheckTimeout }, yaml: true, env: true},
+	{key: "max_iterations", usage: "maximum iterations before stopping (1-1000)", field: func(c *Config) any { return &c.MaxIterations }, yaml: true, env: true},
+	{key: "max_cost", usage: "cost limit in `USD` (0: none)", field: func(c *Config) any { return &c.MaxCost }, yaml: true, env: true},
+	{key: "max_time", usage: "total time limit, in `seconds` or a duration like 2h (0: none)", field: func(c *Config) any { return &c.MaxTime }, yaml: true, env: true},
+	{key: "completion_tag", usage: "`tag` the agent prints as <promise>TAG</promise> when done", field: func(c *Config) any { return &c.CompletionTag }, yaml: true, env: true},
+	{key: "agent", usage: "agent to run: claude, codex, gemini, opencode, aider, amp, cursor or command", field: func(c *Config) any { return &c.Agent }, yaml: true, env: true},
+	{key: "agent_cmd", usage: "shell `command` run as the agent (selects the command agent; prompt on stdin)", field: func(c *Config) any { return &c.AgentCmd }, yaml: true, env: true},
+	{key: "agent_args", flag: "agent-arg", usage: "extra `argument` for the agent CLI (repeatable)", field: func(c *Config) any { return &c.AgentArgs }, yaml: true, env: true},
+	{key: "agent_bin", usage: "`path` of the agent's executable", field: func(c *Config) any { return &c.AgentBin }, yaml: true, env: true},
+	{key: "model", usage: "`model` passed to the agent CLI", field: func(c *Config) any { return &c.Model }, yaml: true, env: true},
+	{key: "worktree", usage: "run in an isolated git worktree on branch architect/ralph-loop", field: func(c *Config) any { return &c.Worktree }, yaml: true, env: true},
+	{key: "worktree_name", usage: "use worktree .architect-worktrees/`NAME` and branch architect/NAME (implies --worktree)", field: func(c *Config) any { return &c.WorktreeName }, yaml: true, env: true},
+	{key: "iteration_timeout", usage: "time limit of one agent run (0: none)", field: func(c *Config) any { return &c.IterationTimeout }, yaml: true, env: true},
+	{key: "inactivity_timeout", usage: "stop an agent that prints nothing for this long (0: never)", field: func(c *Config) any { return &c.InactivityTimeout }, yaml: true, env: true},
+	{key: "kill_grace", usage: "time between SIGTERM and SIGKILL when stopping a process", field: func(c *Config) any { return &c.KillGrace }, yaml: true, env: true},
+	{key: "backoff_cap", usage: "longest wait between failing agent runs", field: func(c *Config) any { return &c.BackoffCap }, yaml: true, env: true},
+	{key: "max_consecutive_errors", usage: "stop after this many failed agent runs in a row (0: never)", field: func(c *Config) any { return &c.MaxConsecutiveErrors }, yaml: true, env: true},
+	{key: "on_usage_limit", usage: "when the agent hits a usage limit: wait or stop", field: func(c *Config) any { return &c.OnUsageLimit }, yaml: true, env: true},
+	{key: "done_file", usage: "`path` whose existence signals completion (default .architect/DONE)", field: func(c *Config) any { return &c.DoneFile }, yaml: true, env: true},
+	{key: "done_pattern", usage: "`regex` on the agent's final message that signals completion", field: func(c *Config) any { return &c.DonePattern }, yaml: true, env: true},
+	{key: "idle_threshold", usage: "stop after N iterations in a row with no change (0: never)", field: func(c *Config) any { return &c.IdleThreshold }, yaml: true, env: true},
+	{key: "quiet", usage: "print only the final result", field: func(c *Config) any { return &c.Quiet }, env: true},
+	{key: "json", usage: "print the result as JSON on stdout", field: func(c *Config) any { return &c.JSON }},
+	{key: "dir", flag: "dir", short: "C", usage: "workspace `directory`", field: func(c *Config) any { return &c.Dir }},
+}
+
+func lookupOption(key string) (option, bool) {
+	for _, o := range options {
+		if o.key == key {
+			return o, true
+		}
+	}
+	return option{}, false
+}
+
+// set parses text into o's field of c. Lists get one item per call unless
+// whole is set, in which case text holds one item per line.
+func (o option) set(c *Config, text string, whole bool) error {
+	switch p := o.field(c).(type) {
+	case *string:
+		*p = text
+	case *int:
+		n, err := strconv.Atoi(strings.TrimSpace(text))
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", text)
+		}
+		*p = n
+	case *float64:
+		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", text)
+		}
+		*p = f
+	case *bool:
+		b, err := strconv.ParseBool(strings.TrimSpace(text))
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", text)
+		}
+		*p = b
+	case *time.Duration:
+		d, err := ParseDuration(text)
+		if err != nil {
+			return err
+		}
+		*p = d
+	case *[]string:
+		if !whole {
+			*p = append(*p, text)
+			return nil
+		}
+		*p = nil
+		for _, line := range strings.Split(text, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				*p = append(*p, line)
+			}
+		}
+	default:
+		panic("config: unhandled field type for " + o.key)
+	}
+	return nil
+}
+
+// ParseDuration reads a plain number as seconds ("120", "1.5") and anything
+// else as a Go duration ("30m", "1h30m").
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f < 0 {
+			return 0, fmt.Errorf("%q is negative", s)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (use seconds, or a value like 90s, 30m, 2h)", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	return d, nil
+}
+
+// FormatDuration prints d compactly: 2m, 1h30m, 90s, 1.5s.
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

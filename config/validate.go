@@ -1,0 +1,96 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/architect-dev/architect/agent"
+)
+
+var worktreeNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// validate normalises c and reports every problem at once. src tells where
+// each key came from, so errors can point at the right place.
+func (c *Config) validate(src Sources) ([]string, error) {
+	var errs Errors
+	var warnings []string
+	bad := func(key, msg, hint string) {
+		errs = append(errs, &Error{Source: src[key], Key: key, Msg: msg, Hint: hint})
+	}
+
+	// --agent-cmd selects the command agent unless another was named.
+	if c.AgentCmd != "" {
+		switch {
+		case src["agent"] == "":
+			c.Agent = "command"
+		case c.Agent != "command":
+			bad("agent_cmd", fmt.Sprintf("--agent-cmd runs a command as the agent, but the agent is %q", c.Agent), "drop --agent-cmd, or use --agent command (or leave --agent out)")
+		}
+	}
+	if c.WorktreeName != "" {
+		c.Worktree = true
+		if !worktreeNameRE.MatchString(c.WorktreeName) || strings.Contains(c.WorktreeName, "..") || strings.HasSuffix(c.WorktreeName, ".lock") {
+			bad("worktree_name", fmt.Sprintf("%q is not a usable worktree name", c.WorktreeName), "use letters, digits, '.', '_' and '-', starting with a letter or digit")
+		}
+	}
+
+	if strings.TrimSpace(c.Task) == "" && c.Spec == "" {
+		bad("task", "no task given", `give the task as an argument, architect loop "fix the failing test" --check "go test ./...", or a specification file with --spec PATH`)
+	}
+	if c.Spec != "" {
+		switch fi, err := os.Stat(c.Spec); {
+		case err != nil:
+			bad("spec", fmt.Sprintf("specification file not found: %s", c.Spec), "check the --spec path (it is not replaced by TASK when missing)")
+		case fi.IsDir():
+			bad("spec", fmt.Sprintf("specification %s is a directory", c.Spec), "give the path of a Markdown file")
+		}
+	}
+	switch {
+	case c.MaxIterations < 1 || c.MaxIterations > 1000:
+		bad("max_iterations", fmt.Sprintf("%d is out of range", c.MaxIterations), "use a number from 1 to 1000")
+	case c.MaxIterations > 50:
+		warnings = append(warnings, "high iteration count (>50) may consume significant resources")
+	}
+	if c.CheckTimeout <= 0 {
+		bad("check_timeout", "must be more than 0", "give seconds, e.g. --check-timeout 300")
+	}
+	if c.MaxCost < 0 {
+		bad("max_cost", "must not be negative", "give USD, e.g. --max-cost 5 (0 means no limit)")
+	}
+	if t := strings.TrimSpace(c.CompletionTag); t == "" || strings.ContainsAny(t, "<> \t\n") {
+		bad("completion_tag", fmt.Sprintf("%q is not a usable tag", c.CompletionTag), "use one word without spaces or angle brackets, e.g. COMPLETE")
+	}
+	if !agent.Known(c.Agent) {
+		bad("agent", fmt.Sprintf("unknown agent %q", c.Agent), "use one of: "+strings.Join(agent.Names(), ", "))
+	}
+	if c.Agent == "command" && strings.TrimSpace(c.AgentCmd) == "" {
+		bad("agent", "the command agent needs a command", `give it with --agent-cmd 'CMD' (the prompt arrives on stdin)`)
+	}
+	if c.OnUsageLimit != "wait" && c.OnUsageLimit != "stop" {
+		bad("on_usage_limit", fmt.Sprintf("%q is neither wait nor stop", c.OnUsageLimit), "use --on-usage-limit wait or --on-usage-limit stop")
+	}
+	if c.DonePattern != "" {
+		if _, err := regexp.Compile(c.DonePattern); err != nil {
+			bad("done_pattern", "not a valid regular expression: "+err.Error(), "use Go (RE2) syntax, e.g. 'All tasks complete'")
+		}
+	}
+	for key, v := range map[string]int{"max_consecutive_errors": c.MaxConsecutiveErrors, "idle_threshold": c.IdleThreshold} {
+		if v < 0 {
+			bad(key, "must not be negative", "use 0 to turn it off")
+		}
+	}
+	if c.KillGrace <= 0 {
+		bad("kill_grace", "must be more than 0", "e.g. --kill-grace 5s")
+	}
+	for i, chk := range c.Checks {
+		if strings.TrimSpace(chk) == "" {
+			bad("checks", fmt.Sprintf("check %d is empty", i+1), "give each --check a shell command")
+		}
+	}
+	if len(c.Checks) == 0 && len(errs) == 0 {
+		warnings = append(warnings, "no --check given: success rests on the agent's completion tag alone")
+	}
+	return warnings, errs.orNil()
+}

@@ -1,0 +1,223 @@
+package e2e
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/architect-dev/architect/internal/stubmodel"
+)
+
+// claudeRun scripts one Claude Code run (one iteration): a Write of File
+// with Content, then Final as the last message. Status, when set, answers
+// the run's first request with that HTTP error instead.
+type claudeRun struct {
+	File, Content, Final string
+	Status               int
+}
+
+// Token usage the stub reports for each of a run's two answers, and what
+// Claude Code charges for it with --model claude-sonnet-4-5 ($3 input,
+// $0.30 cache reads, $15 output per million tokens).
+var (
+	claudeUsage1    = stubmodel.Usage{Input: 1000, CachedInput: 200, Output: 50}
+	claudeUsage2    = stubmodel.Usage{Input: 1100, CachedInput: 300, Output: 20}
+	claudeRunCost   = (2100*3 + 500*0.30 + 70*15) / 1e6
+	claudeWorkdirRE = regexp.MustCompile(`Working directory: ([^"\\]+)`)
+)
+
+// claudeScript answers the stub's requests run by run: a request whose
+// last message carries no tool_result starts the next run.
+type claudeScript struct {
+	mu     sync.Mutex
+	runs   []claudeRun
+	next   int   // index of the next run to start
+	starts []int // generation number of each run's first request
+}
+
+func (s *claudeScript) respond(n int, r stubmodel.Request) stubmodel.Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !lastMessageHasToolResult(r.Body) {
+		s.starts = append(s.starts, n)
+		i := min(s.next, len(s.runs)-1)
+		s.next++
+		run := s.runs[i]
+		if run.Status != 0 {
+			return stubmodel.Turn{Status: run.Status}
+		}
+		wd := "."
+		if m := claudeWorkdirRE.FindSubmatch(r.Body); m != nil {
+			wd = string(m[1])
+		}
+		return stubmodel.Turn{
+			Text:      "Editing " + run.File + ".",
+			ToolCalls: []stubmodel.ToolCall{{Name: "Write", Args: map[string]any{"file_path": filepath.Join(wd, run.File), "content": run.Content}}},
+			Usage:     claudeUsage1,
+		}
+	}
+	run := s.runs[min(s.next-1, len(s.runs)-1)]
+	return stubmodel.Turn{Text: run.Final, Usage: claudeUsage2}
+}
+
+// runStarts returns the first request of each run, in order.
+func (s *claudeScript) runStarts(srv *stubmodel.Server) []stubmodel.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gens := srv.Generations(func(r stubmodel.Request) bool { return r.Method == "POST" && strings.Contains(r.Path, "/v1/messages") })
+	var out []stubmodel.Request
+	for _, n := range s.starts {
+		if n < len(gens) {
+			out = append(out, gens[n])
+		}
+	}
+	return out
+}
+
+func lastMessageHasToolResult(body []byte) bool {
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
+		return false
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &blocks) != nil {
+		return false
+	}
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			return true
+		}
+	}
+	return false
+}
+
+// claudeLoop runs `architect loop --agent claude` on a fresh
+// failing-go-test fixture against a stub scripted with runs.
+func claudeLoop(t *testing.T, runs ...claudeRun) (r *Run, dir string, srv *stubmodel.Server, script *claudeScript, res Result) {
+	t.Helper()
+	bin := AgentBin(t, "claude")
+	r = NewRun(t)
+	dir = Fixture(t, "failing-go-test")
+	script = &claudeScript{runs: runs}
+	srv = stubmodel.Anthropic(t, script.respond)
+	r.Env = append(r.Env,
+		"ANTHROPIC_BASE_URL="+srv.URL,
+		"ANTHROPIC_API_KEY=sk-ant-stub",
+		"CLAUDE_CONFIG_DIR="+filepath.Join(r.Home, ".claude"),
+		"IS_SANDBOX=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_MAX_RETRIES=0",
+	)
+	res = r.Architect(dir, 5*time.Minute, "loop", "make go test pass",
+		"--agent", "claude", "--agent-bin", bin, "--model", "claude-sonnet-4-5",
+		"--check", "go test ./...", "--max-iterations", "4", "--backoff-cap", "1s",
+		"--json", "-C", dir)
+	return r, dir, srv, script, res
+}
+
+const (
+	wrongFix = "// Package calc does arithmetic.\npackage calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a * b\n}\n"
+	rightFix = "// Package calc does arithmetic.\npackage calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"
+)
+
+func TestClaudeLoopFixesFailingTest(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	r, dir, srv, script, res := claudeLoop(t,
+		claudeRun{File: "calc.go", Content: wrongFix, Final: "I changed Add; it should work now."},
+		claudeRun{File: "calc.go", Content: rightFix, Final: "Add adds now. <promise>COMPLETE</promise>"},
+	)
+	lr := ParseLoopResult(t, res)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
+	}
+	is.True(lr.Success)
+	is.Equal(lr.TotalIterations, 2)
+	is.Equal(len(lr.Iterations), 2)
+	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), rightFix)
+
+	it1, it2 := lr.Iterations[0], lr.Iterations[1]
+	is.True(it1.Error == nil)
+	is.True(!it1.AllChecksPassed)
+	is.True(!it1.CompletionTagFound)
+	is.True(it2.Error == nil)
+	is.True(it2.AllChecksPassed)
+	is.True(it2.CompletionTagFound)
+	is.Equal(it1.StepsTaken, 2)
+	is.Equal(it2.StepsTaken, 2)
+
+	// Iteration 2 was told how iteration 1's change failed.
+	starts := script.runStarts(srv)
+	is.Equal(len(starts), 2)
+	is.True(!strings.Contains(string(starts[0].Body), "Add(2, 3) = 6, want 5"))
+	is.True(strings.Contains(string(starts[1].Body), "Add(2, 3) = 6, want 5")) // iteration 1's failing check output
+
+	// Costs: each iteration's is Claude Code's own figure, and they add up.
+	is.True(lr.TotalCostKnown)
+	sum := 0.0
+	for _, it := range lr.Iterations {
+		is.True(it.Cost != nil)
+		is.True(math.Abs(*it.Cost-claudeRunCost) < 1e-9) // Claude's total_cost_usd for the run
+		sum += *it.Cost
+	}
+	is.True(math.Abs(lr.TotalCost-sum) < 1e-9)
+	is.True(math.Abs(lr.TotalCost-2*claudeRunCost) < 1e-9)
+
+	r.NoLeftovers(dir)
+}
+
+func TestClaudeLoopServerErrorIsRecordedAndLoopGoesOn(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	r, dir, _, _, res := claudeLoop(t,
+		claudeRun{Status: 500},
+		claudeRun{File: "calc.go", Content: rightFix, Final: "Fixed. <promise>COMPLETE</promise>"},
+	)
+	lr := ParseLoopResult(t, res)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
+	}
+	is.True(lr.Success)
+	is.Equal(lr.TotalIterations, 2)
+	is.True(lr.Iterations[0].Error != nil)
+	is.True(strings.Contains(*lr.Iterations[0].Error, "500"))
+	is.Equal(lr.Iterations[0].ErrorKind, "transient")
+	is.True(lr.Iterations[1].Error == nil)
+	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), rightFix)
+	r.NoLeftovers(dir)
+}
+
+func TestClaudeLoopAuthErrorStops(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	r, dir, _, script, res := claudeLoop(t, claudeRun{Status: 401})
+	lr := ParseLoopResult(t, res)
+	is.Equal(res.ExitCode, 1)
+	is.True(!lr.Success)
+	is.Equal(lr.StopReason, "agent_error")
+	is.Equal(lr.TotalIterations, 1)
+	is.True(lr.Iterations[0].Error != nil)
+	is.True(strings.Contains(*lr.Iterations[0].Error, "Invalid API key"))
+	is.Equal(lr.Iterations[0].ErrorKind, "fatal")
+	is.True(strings.Contains(res.Stderr, "hint:"))
+	script.mu.Lock()
+	is.Equal(script.next, 1) // no second run
+	script.mu.Unlock()
+	r.NoLeftovers(dir)
+}

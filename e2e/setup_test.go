@@ -1,0 +1,318 @@
+// Package e2e runs the real architect binary with the real agent CLIs
+// (installed by .ci/install-agents.sh) against the stub model server on
+// 127.0.0.1, on fixture repositories. It holds tests only.
+//
+// The helpers here are shared by every agent's tests: TestMain builds
+// architect once (or takes $ARCHITECT_E2E_BIN); AgentBin finds a CLI; Fixture builds a repository;
+// NewRun gives a test its own HOME, environment and marker; Run.Architect
+// runs the binary; Run.Leftovers lists processes the run left behind.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// MarkerEnv is set, to a value unique to each test, in the environment of
+// every architect the tests start: the processes it and its children leave
+// behind are found by it.
+const MarkerEnv = "ARCHITECT_E2E_MARKER"
+
+var (
+	repoRoot     string // the repository this package is in
+	architectBin string // built by TestMain
+	buildErr     error  // why it could not be built
+	goEnv        = map[string]string{}
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 2
+	}
+	repoRoot = filepath.Dir(wd)
+	tmp, err := os.MkdirTemp("", "architect-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 2
+	}
+	defer os.RemoveAll(tmp)
+	if architectBin = os.Getenv("ARCHITECT_E2E_BIN"); architectBin == "" {
+		architectBin = filepath.Join(tmp, "architect")
+		cmd := exec.Command("go", "build", "-o", architectBin, "./cmd/architect")
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/architect: %v\n%s", err, out)
+		}
+	}
+	out, err := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOROOT").Output()
+	if err == nil {
+		_ = json.Unmarshal(out, &goEnv)
+	}
+	return m.Run()
+}
+
+// Architect returns the path of the architect binary built for the tests.
+func Architect(t testing.TB) string {
+	t.Helper()
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return architectBin
+}
+
+// AgentBin returns the path of an agent CLI (claude, codex, gemini):
+// $ARCHITECT_AGENT_BIN_DIR/NAME, else <repo>/.cache/agents/node_modules/.bin/NAME.
+// When it is missing the test is skipped, or fails under CI=true.
+func AgentBin(t testing.TB, name string) string {
+	t.Helper()
+	dir := os.Getenv("ARCHITECT_AGENT_BIN_DIR")
+	if dir == "" {
+		dir = filepath.Join(repoRoot, ".cache", "agents", "node_modules", ".bin")
+	}
+	bin := filepath.Join(dir, name)
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s not installed (%v): run .ci/install-agents.sh", name, err)
+		}
+		t.Skipf("%s not installed: run .ci/install-agents.sh", name)
+	}
+	return bin
+}
+
+// Fixture builds the fixture repository testdata/repos/NAME.sh makes, in a
+// new directory under the test's temporary directory, and returns its path.
+func Fixture(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("sh", filepath.Join(repoRoot, "testdata", "repos", name+".sh"), dir)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fixture %s: %v\n%s", name, err, out)
+	}
+	return dir
+}
+
+// Run is one test's sandbox: a temporary HOME, a clean environment and a
+// unique marker.
+type Run struct {
+	t      testing.TB
+	Home   string   // the temporary HOME
+	Root   string   // a directory that holds everything the run makes (Home included)
+	Marker string   // the value of MarkerEnv
+	Env    []string // the environment architect gets; add to it before calling Architect
+}
+
+// NewRun makes a sandbox for one test. Its environment has PATH, the Go
+// caches (so that `go test` checks stay fast), HOME, TMPDIR and git set up
+// for tests, and the marker; nothing else of the developer's. When the
+// test ends, any process still carrying the marker is killed.
+func NewRun(t testing.TB) *Run {
+	t.Helper()
+	root := t.TempDir()
+	r := &Run{t: t, Root: root, Home: filepath.Join(root, "home"), Marker: rand.Text()}
+	tmp := filepath.Join(root, "tmp")
+	for _, d := range []string{r.Home, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + r.Home,
+		"TMPDIR=" + tmp,
+		"LANG=C.UTF-8",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.com",
+		"GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.com",
+		"GOTOOLCHAIN=local",
+		"GOPROXY=off",
+		MarkerEnv + "=" + r.Marker,
+	}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOROOT"} {
+		if v := goEnv[k]; v != "" {
+			r.Env = append(r.Env, k+"="+v)
+		}
+	}
+	t.Cleanup(func() {
+		for _, p := range r.Leftovers() {
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
+		}
+	})
+	return r
+}
+
+// Result is what an architect run printed and how it exited.
+type Result struct {
+	Stdout, Stderr string
+	ExitCode       int
+}
+
+// Architect runs the architect binary with args in dir, with the run's
+// environment, in its own process group, and waits for it (at most
+// timeout; then the group is killed and the test fails).
+func (r *Run) Architect(dir string, timeout time.Duration, args ...string) Result {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, Architect(r.t), args...)
+	cmd.Dir = dir
+	cmd.Env = r.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: cmd.ProcessState.ExitCode()}
+	if ctx.Err() != nil {
+		r.t.Fatalf("architect %s: still running after %s\nstderr:\n%s", strings.Join(args, " "), timeout, res.Stderr)
+	}
+	if err != nil && res.ExitCode < 0 {
+		r.t.Fatalf("architect %s: %v\nstderr:\n%s", strings.Join(args, " "), err, res.Stderr)
+	}
+	return res
+}
+
+// Proc is a process found by Leftovers.
+type Proc struct {
+	PID  int
+	Cmd  string
+	Why  string // "marker" or "cwd DIR"
+	Comm string
+}
+
+func (p Proc) String() string { return fmt.Sprintf("pid %d (%s, %s): %s", p.PID, p.Comm, p.Why, p.Cmd) }
+
+// Leftovers lists the living processes (zombies excluded) whose
+// environment carries the run's marker or whose working directory is
+// inside the run's Root or one of dirs. The test process itself is left out.
+func (r *Run) Leftovers(dirs ...string) []Proc {
+	dirs = append([]string{r.Root}, dirs...)
+	marker := []byte(MarkerEnv + "=" + r.Marker)
+	ents, _ := os.ReadDir("/proc")
+	var out []Proc
+	self := os.Getpid()
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		base := "/proc/" + e.Name()
+		stat, err := os.ReadFile(base + "/stat")
+		if err != nil {
+			continue
+		}
+		// state is the first field after "(comm) ".
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		why := ""
+		env, _ := os.ReadFile(base + "/environ")
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.Equal(kv, marker) {
+				why = "marker"
+			}
+		}
+		if why == "" {
+			if cwd, err := os.Readlink(base + "/cwd"); err == nil {
+				for _, d := range dirs {
+					if cwd == d || strings.HasPrefix(cwd, d+"/") {
+						why = "cwd " + cwd
+					}
+				}
+			}
+		}
+		if why == "" {
+			continue
+		}
+		cmdline, _ := os.ReadFile(base + "/cmdline")
+		comm, _ := os.ReadFile(base + "/comm")
+		out = append(out, Proc{PID: pid, Why: why, Comm: strings.TrimSpace(string(comm)),
+			Cmd: strings.TrimSpace(string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))})
+	}
+	return out
+}
+
+// NoLeftovers fails the test if any process of the run is still alive.
+func (r *Run) NoLeftovers(dirs ...string) {
+	r.t.Helper()
+	if left := r.Leftovers(dirs...); len(left) > 0 {
+		var b strings.Builder
+		for _, p := range left {
+			b.WriteString("\n  " + p.String())
+		}
+		r.t.Errorf("processes left behind:%s", b.String())
+	}
+}
+
+// LoopResult is the part of `architect loop --json` the tests read.
+type LoopResult struct {
+	Iterations []struct {
+		Iteration          int      `json:"iteration"`
+		StepsTaken         int      `json:"steps_taken"`
+		Cost               *float64 `json:"cost"`
+		Duration           float64  `json:"duration"`
+		AllChecksPassed    bool     `json:"all_checks_passed"`
+		CompletionTagFound bool     `json:"completion_tag_found"`
+		Error              *string  `json:"error"`
+		ErrorKind          string   `json:"error_kind"`
+		CheckResults       []struct {
+			Command  string `json:"command"`
+			ExitCode int    `json:"exit_code"`
+			Passed   bool   `json:"passed"`
+			Output   string `json:"output"`
+		} `json:"check_results"`
+		Tokens *struct {
+			Input       int64 `json:"input"`
+			CachedInput int64 `json:"cached_input"`
+			Output      int64 `json:"output"`
+		} `json:"tokens"`
+	} `json:"iterations"`
+	TotalCost       float64 `json:"total_cost"`
+	TotalCostKnown  bool    `json:"total_cost_known"`
+	TotalIterations int     `json:"total_iterations"`
+	Success         bool    `json:"success"`
+	StopReason      string  `json:"stop_reason"`
+	StopDetail      string  `json:"stop_detail"`
+}
+
+// ParseLoopResult decodes the --json result architect printed.
+func ParseLoopResult(t testing.TB, res Result) LoopResult {
+	t.Helper()
+	var lr LoopResult
+	if err := json.Unmarshal([]byte(res.Stdout), &lr); err != nil {
+		t.Fatalf("architect --json printed no result (%v); exit %d\nstdout:\n%s\nstderr:\n%s", err, res.ExitCode, res.Stdout, res.Stderr)
+	}
+	return lr
+}
+
+// ReadFile returns the content of a file, failing the test if it cannot.
+func ReadFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,155 @@
+// Package gitwt is architect's small git client: it opens the repository the
+// loop works on, snapshots the working tree into a diff that the next agent
+// is shown (without ever touching the user's index), keeps architect's own
+// folders out of git's sight through info/exclude, and manages the worktree
+// and branch that --worktree mode commits each iteration to.
+//
+// Every operation runs the git executable as `git -C dir …` with a fixed,
+// English, non-interactive environment, in the manner of cli/cli's
+// git/client.go. Nothing here deletes a worktree or a branch unless asked
+// to, and nothing writes the user's index except CommitAll, which is meant
+// for architect's own worktree.
+package gitwt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// GitError is a git command that ran and failed.
+type GitError struct {
+	Args     []string // the arguments given to git, starting with "-C", dir
+	ExitCode int      // git's exit status; -1 when it was ended by a signal
+	Stderr   string   // the tail of what git printed on standard error
+}
+
+// Error names the subcommand and gives git's own message, which usually says
+// what is wrong ("fatal: …").
+func (e *GitError) Error() string {
+	args := e.Args
+	if len(args) >= 2 && args[0] == "-C" {
+		args = args[2:]
+	}
+	shown := make([]string, len(args))
+	for i, a := range args {
+		if len(a) > 60 {
+			a = a[:57] + "..."
+		}
+		shown[i] = a
+	}
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = fmt.Sprintf("exit status %d", e.ExitCode)
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(shown, " "), msg)
+}
+
+// stderrTail is how much of git's standard error a GitError keeps.
+const stderrTail = 8 << 10
+
+// waitDelay bounds how long a canceled git gets to clean up its lock files
+// after SIGTERM, and how long Wait waits for pipes a hook's child may hold.
+const waitDelay = 2 * time.Second
+
+// repoEnv are the variables that would point git at another repository or
+// index than the one named with -C (they leak in from hooks, for example).
+var repoEnv = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX",
+	"GIT_IMPLICIT_WORK_TREE", "GIT_NAMESPACE",
+}
+
+// gitEnv is the environment every git command runs with: the process's own,
+// without repoEnv, never prompting, in the C locale (so messages can be
+// matched), without optional locks on the index, plus extra.
+func gitEnv(extra []string) []string {
+	env := make([]string, 0, len(os.Environ())+4+len(extra))
+outer:
+	for _, kv := range os.Environ() {
+		for _, name := range repoEnv {
+			if strings.HasPrefix(kv, name+"=") {
+				continue outer
+			}
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
+	return append(env, extra...)
+}
+
+// command describes one git run beyond its arguments.
+type command struct {
+	env    []string  // added to gitEnv
+	stdin  io.Reader // nil: /dev/null
+	stdout io.Writer // nil: discarded
+}
+
+// run runs `git -C dir args…`. A failure is a *GitError, or the context's
+// error (errors.Is-able) when ctx ended first.
+func run(ctx context.Context, dir string, c command, args ...string) error {
+	full := append([]string{"-C", dir}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = gitEnv(c.env)
+	cmd.Stdin = c.stdin
+	cmd.Stdout = c.stdout
+	stderr := &tailBuffer{limit: stderrTail}
+	cmd.Stderr = stderr
+	// SIGTERM rather than SIGKILL: git removes its *.lock files on SIGTERM,
+	// so a canceled commit does not leave index.lock behind.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = waitDelay
+	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // git succeeded; a hook's child held a pipe open
+	}
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("git %s: %w", subcommand(args), ctx.Err())
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return fmt.Errorf("git %s: %w", subcommand(args), err)
+	}
+	return &GitError{Args: full, ExitCode: exit.ExitCode(), Stderr: stderr.String()}
+}
+
+// output runs git and returns its standard output without the final newline.
+func output(ctx context.Context, dir string, args ...string) (string, error) {
+	var out bytes.Buffer
+	err := run(ctx, dir, command{stdout: &out}, args...)
+	return strings.TrimSuffix(out.String(), "\n"), err
+}
+
+// exitCode reports the exit status of a failed git command, or -1 when err
+// is not a *GitError (nil included).
+func exitCode(err error) int {
+	var ge *GitError
+	if errors.As(err, &ge) {
+		return ge.ExitCode
+	}
+	return -1
+}
+
+// subcommand names a git run for messages: its first non-option argument.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-c" {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(args[i], "-") {
+			return args[i]
+		}
+	}
+	return strings.Join(args, " ")
+}

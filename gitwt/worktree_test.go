@@ -1,0 +1,183 @@
+package gitwt
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// repoWithCommit makes a repository with one commit and returns it and the
+// commit's hash.
+func repoWithCommit(t *testing.T) (string, string) {
+	t.Helper()
+	dir := newRepo(t)
+	write(t, dir, "README.md", "hello\n")
+	return dir, commit(t, dir, "first")
+}
+
+func TestWorktreeCommitMerge(t *testing.T) {
+	is := is.New(t)
+	dir, base := repoWithCommit(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	is.NoErr(r.Exclude(ctx, "/.architect/", "/.architect-worktrees/"))
+
+	wtPath := filepath.Join(r.Dir(), ".architect-worktrees", "run1")
+	is.NoErr(r.AddWorktree(ctx, ".architect-worktrees/run1", "architect/run1", base))
+	got, err := r.WorktreeOf(ctx, "architect/run1")
+	is.NoErr(err)
+	is.Equal(got, wtPath)
+	none, err := r.WorktreeOf(ctx, "nope")
+	is.NoErr(err)
+	is.Equal(none, "")
+
+	w := open(t, wtPath)
+	branch, err := w.CurrentBranch(ctx)
+	is.NoErr(err)
+	is.Equal(branch, "architect/run1")
+	write(t, wtPath, "feature.go", "package feature\n")
+	write(t, wtPath, "README.md", "hello\nworld\n")
+	write(t, wtPath, ".architect/state.json", "{}\n") // excluded
+	hash, committed, err := w.CommitAll(ctx, "#1: add feature\n\nbody", []string{".architect/"})
+	is.NoErr(err)
+	is.True(committed)
+	is.Equal(gitT(t, wtPath, "rev-parse", "HEAD"), hash)
+	is.Equal(gitT(t, wtPath, "log", "-1", "--format=%B"), "#1: add feature\n\nbody") // "#" lines kept
+	is.Equal(gitT(t, wtPath, "show", "--format=", "--name-only", "HEAD"), "README.md\nfeature.go")
+	is.Equal(gitT(t, wtPath, "log", "-1", "--format=%an <%ae>"), "Test User <test@example.com>")
+
+	again, committed, err := w.CommitAll(ctx, "nothing", []string{".architect/"})
+	is.NoErr(err)
+	is.True(!committed)
+	is.Equal(again, hash)
+
+	// The main checkout was not touched, and merging brings the work in.
+	is.Equal(gitT(t, dir, "status", "--porcelain"), "")
+	n, err := r.UnmergedCommits(ctx, "architect/run1", "main")
+	is.NoErr(err)
+	is.Equal(n, 1)
+	gitT(t, dir, "merge", "--quiet", "--no-edit", "architect/run1")
+	content, err := os.ReadFile(filepath.Join(dir, "feature.go"))
+	is.NoErr(err)
+	is.Equal(string(content), "package feature\n")
+	n, err = r.UnmergedCommits(ctx, "architect/run1", "main")
+	is.NoErr(err)
+	is.Equal(n, 0)
+
+	// Clean up as `architect clean` would.
+	is.NoErr(r.RemoveWorktree(ctx, wtPath, false))
+	is.True(!exists(wtPath))
+	is.NoErr(r.DeleteBranch(ctx, "architect/run1", false))
+	ok, err := r.BranchExists(ctx, "architect/run1")
+	is.NoErr(err)
+	is.True(!ok)
+}
+
+func TestAddWorktreeRefusesExistingFolder(t *testing.T) {
+	is := is.New(t)
+	dir, base := repoWithCommit(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	path := filepath.Join(t.TempDir(), "wt")
+	write(t, path, "precious.txt", "keep me\n")
+
+	err := r.AddWorktree(ctx, path, "architect/x", base)
+	is.True(errors.Is(err, ErrWorktreeExists))
+	is.True(strings.Contains(err.Error(), path)) // names the folder
+	is.True(exists(filepath.Join(path, "precious.txt")))
+	ok, err := r.BranchExists(ctx, "architect/x")
+	is.NoErr(err)
+	is.True(!ok) // no branch left behind
+
+	// An empty folder is refused too, and so is a registered worktree
+	// whose folder was deleted by hand.
+	empty := filepath.Join(t.TempDir(), "empty")
+	is.NoErr(os.Mkdir(empty, 0o755))
+	is.True(errors.Is(r.AddWorktree(ctx, empty, "architect/y", base), ErrWorktreeExists))
+	gone := filepath.Join(t.TempDir(), "gone")
+	is.NoErr(r.AddWorktree(ctx, gone, "architect/gone", base))
+	is.NoErr(os.RemoveAll(gone))
+	err = r.AddWorktree(ctx, gone, "architect/z", base)
+	is.True(errors.Is(err, ErrWorktreeExists))
+	is.True(strings.Contains(err.Error(), "prune"))
+}
+
+func TestAddWorktreeRefusesExistingBranch(t *testing.T) {
+	is := is.New(t)
+	dir, base := repoWithCommit(t)
+	ctx := context.Background()
+	gitT(t, dir, "branch", "architect/taken")
+	r := open(t, dir)
+	path := filepath.Join(t.TempDir(), "wt")
+
+	err := r.AddWorktree(ctx, path, "architect/taken", base)
+	is.True(errors.Is(err, ErrBranchExists))
+	is.True(strings.Contains(err.Error(), "architect/taken")) // names the branch
+	is.True(!exists(path))                                    // no folder left behind
+	is.Equal(gitT(t, dir, "rev-parse", "architect/taken"), base)
+}
+
+func TestAddWorktreeNoCommits(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	path := filepath.Join(t.TempDir(), "wt")
+	err := open(t, dir).AddWorktree(context.Background(), path, "architect/x", "HEAD")
+	is.True(errors.Is(err, ErrNoCommits))
+	is.True(!exists(path))
+}
+
+func TestRemoveWorktreeKeepsUncommittedWork(t *testing.T) {
+	is := is.New(t)
+	dir, base := repoWithCommit(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	path := filepath.Join(t.TempDir(), "wt")
+	is.NoErr(r.AddWorktree(ctx, path, "architect/x", base))
+	write(t, path, "wip.txt", "uncommitted\n")
+
+	err := r.RemoveWorktree(ctx, path, false)
+	var ge *GitError
+	is.True(errors.As(err, &ge))
+	is.True(exists(filepath.Join(path, "wip.txt")))
+
+	is.NoErr(r.RemoveWorktree(ctx, path, true))
+	is.True(!exists(path))
+}
+
+func TestUnmergedCommitsAndDeleteBranch(t *testing.T) {
+	is := is.New(t)
+	dir, _ := repoWithCommit(t)
+	ctx := context.Background()
+	r := open(t, dir)
+
+	gitT(t, dir, "checkout", "--quiet", "-b", "work")
+	for _, name := range []string{"one", "two"} {
+		write(t, dir, name, name+"\n")
+		commit(t, dir, name)
+	}
+	gitT(t, dir, "checkout", "--quiet", "main")
+	write(t, dir, "main-only", "x\n")
+	commit(t, dir, "main moves on") // does not count
+
+	n, err := r.UnmergedCommits(ctx, "work", "main")
+	is.NoErr(err)
+	is.Equal(n, 2)
+	n, err = r.UnmergedCommits(ctx, "main", "work")
+	is.NoErr(err)
+	is.Equal(n, 1)
+
+	var ge *GitError
+	is.True(errors.As(r.DeleteBranch(ctx, "work", false), &ge)) // not merged: refused
+	ok, err := r.BranchExists(ctx, "work")
+	is.NoErr(err)
+	is.True(ok)
+	is.NoErr(r.DeleteBranch(ctx, "work", true))
+	ok, err = r.BranchExists(ctx, "work")
+	is.NoErr(err)
+	is.True(!ok)
+}

@@ -1,0 +1,90 @@
+package loop
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxProgressLine bounds the first line of a check's error in the progress file.
+const maxProgressLine = 200
+
+// progressEntry renders one iteration in the seed's progress format.
+func progressEntry(it Iteration) string {
+	var b strings.Builder
+	verdict := "FAIL"
+	if it.AllChecksPassed && it.CompletionTagFound {
+		verdict = "PASS"
+	}
+	fmt.Fprintf(&b, "## Iteration %d — %s\n", it.Iteration, verdict)
+	fmt.Fprintf(&b, "- Steps: %d\n", it.StepsTaken)
+	if it.Cost != nil {
+		fmt.Fprintf(&b, "- Cost: $%.4f\n", *it.Cost)
+	} else {
+		b.WriteString("- Cost: unknown\n")
+	}
+	fmt.Fprintf(&b, "- Duration: %.1fs\n", it.Duration)
+	fmt.Fprintf(&b, "- Completion tag: %s\n", yesNo(it.CompletionTagFound))
+	if it.Error != nil {
+		fmt.Fprintf(&b, "- Agent error: %s\n", firstLine(*it.Error))
+	}
+	if len(it.CheckResults) == 0 {
+		b.WriteString("- Checks: none configured\n")
+	} else {
+		b.WriteString("- Checks:\n")
+	}
+	for _, r := range it.CheckResults {
+		if r.Passed {
+			fmt.Fprintf(&b, "  - [PASS] %s\n", r.Name)
+			continue
+		}
+		detail := r.Status()
+		if l := firstLine(r.Output); l != "" {
+			detail += ": " + l
+		}
+		fmt.Fprintf(&b, "  - [FAIL] %s — %s\n", r.Name, detail)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// firstLine returns the first non-blank line of s, bounded.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return clip(l, maxProgressLine)
+		}
+	}
+	return ""
+}
+
+// clip cuts s to at most n bytes at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

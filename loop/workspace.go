@@ -1,0 +1,166 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
+)
+
+// Names from the seed: the default worktree folder and branch.
+const (
+	StateDir          = ".architect"
+	DefaultWorktree   = ".architect-ralph-worktree"
+	DefaultBranch     = "architect/ralph-loop"
+	NamedWorktreesDir = ".architect-worktrees"
+	ProgressFile      = "ralph-progress.md"
+)
+
+// UsageError is a problem with what the user asked for (exit status 2).
+type UsageError struct{ Msg, Hint string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// WorktreeFor returns the worktree folder (relative to the repository's top
+// level) and branch for a worktree name ("" for the seed's default).
+func WorktreeFor(name string) (dir, branch string) {
+	if name == "" {
+		return DefaultWorktree, DefaultBranch
+	}
+	return filepath.Join(NamedWorktreesDir, name), "architect/" + name
+}
+
+// workspace is where a run happens.
+type workspace struct {
+	dir        string      // absolute: where the agent and the checks run
+	repo       *gitwt.Repo // nil outside a git repository
+	initialRef string      // HEAD when the run began ("" for a repo with no commit)
+	excludes   []string    // pathspecs kept out of diffs and commits, relative to dir
+	worktree   string      // absolute worktree path, when --worktree
+	branch     string      // the worktree's branch
+}
+
+func (w *workspace) state(parts ...string) string {
+	return filepath.Join(append([]string{w.dir, StateDir}, parts...)...)
+}
+
+// setupWorkspace finds the repository, records the initial ref, creates the
+// worktree when asked, and keeps architect's own folders out of git.
+func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (*workspace, error) {
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, &UsageError{Msg: fmt.Sprintf("workspace %s is not a directory", dir), Hint: "pass an existing directory with -C DIR"}
+	}
+	w := &workspace{dir: dir}
+	repo, err := gitwt.Open(ctx, dir)
+	if errors.Is(err, gitwt.ErrNotRepo) {
+		if cfg.Worktree {
+			return nil, &UsageError{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
+		}
+		warn("not a git repository: the prompt will not show the changes made so far (run `git init` to get them)")
+		return w, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	top := repo.Dir()
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = "."
+	}
+	if w.initialRef, err = repo.Head(ctx); err != nil {
+		return nil, err
+	}
+	wtDir, branch := WorktreeFor(cfg.WorktreeName)
+	excludeTop := []string{"/" + DefaultWorktree + "/", "/" + NamedWorktreesDir + "/"}
+	if err := repo.Exclude(ctx, append(excludeTop, "/"+filepath.ToSlash(filepath.Join(rel, StateDir))+"/")...); err != nil {
+		return nil, fmt.Errorf("keeping architect's folders out of git status: %w", err)
+	}
+	w.repo = repo
+	w.excludes = []string{StateDir}
+	if rel == "." {
+		w.excludes = append(w.excludes, DefaultWorktree, NamedWorktreesDir)
+	}
+	if !cfg.Worktree {
+		return w, nil
+	}
+	if w.initialRef == "" {
+		return nil, &UsageError{Msg: "--worktree needs a commit to start from, and this repository has none", Hint: "make a first commit (git add -A && git commit -m initial), or drop --worktree"}
+	}
+	path := filepath.Join(top, wtDir)
+	if err := repo.AddWorktree(ctx, path, branch, w.initialRef); err != nil {
+		switch {
+		case errors.Is(err, gitwt.ErrWorktreeExists), errors.Is(err, gitwt.ErrBranchExists):
+			clean := "architect clean"
+			if cfg.WorktreeName != "" {
+				clean += " " + cfg.WorktreeName
+			}
+			return nil, &UsageError{
+				Msg:  fmt.Sprintf("worktree %s or branch %s already exists (from an earlier run?); architect never replaces them", wtDir, branch),
+				Hint: fmt.Sprintf("merge or inspect it (git merge %s), then remove it with `%s`, or use another --worktree-name", branch, clean),
+			}
+		}
+		return nil, err
+	}
+	wtRepo, err := gitwt.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	w.repo, w.worktree, w.branch = wtRepo, path, branch
+	w.dir = filepath.Join(path, rel)
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		return nil, err
+	}
+	w.excludes = []string{StateDir}
+	return w, nil
+}
+
+// prepareStateDir creates .architect/ for a new run. A previous run's
+// progress file and prompts are moved to .architect/runs/<time>/ so the
+// agent starts without that history and nothing of it is lost.
+func (w *workspace) prepareStateDir(now time.Time) error {
+	if err := os.MkdirAll(w.state("prompts"), 0o700); err != nil {
+		return err
+	}
+	_ = os.Chmod(w.state(), 0o700)
+	old := w.state(ProgressFile)
+	fi, err := os.Stat(old)
+	if err != nil {
+		return nil // no previous run
+	}
+	base := w.state("runs", fi.ModTime().UTC().Format("20060102T150405.000Z"))
+	archive := base
+	for n := 2; ; n++ {
+		err := os.Mkdir(archive, 0o700)
+		if err == nil {
+			break
+		}
+		if os.IsNotExist(err) {
+			if err := os.MkdirAll(filepath.Dir(archive), 0o700); err != nil {
+				return err
+			}
+			continue
+		}
+		if !os.IsExist(err) {
+			return err
+		}
+		archive = fmt.Sprintf("%s-%d", base, n)
+	}
+	for _, name := range []string{ProgressFile, "prompts", "result.json"} {
+		if _, err := os.Stat(w.state(name)); err == nil {
+			if err := os.Rename(w.state(name), filepath.Join(archive, name)); err != nil {
+				return err
+			}
+		}
+	}
+	return os.MkdirAll(w.state("prompts"), 0o700)
+}

@@ -1,0 +1,40 @@
+package proc
+
+import (
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+func TestLineWriter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		max    int
+		writes []string
+		want   []string // after Flush
+	}{
+		{"split across writes", 100, []string{"a\nb", "c\n", "d"}, []string{"a", "bc", "d"}},
+		{"crlf", 100, []string{"a\r\nb\r\n"}, []string{"a", "b"}},
+		{"empty lines", 100, []string{"\n\nx\n"}, []string{"", "", "x"}},
+		{"nothing to flush", 100, []string{"x\n"}, []string{"x"}},
+		{"exactly max", 3, []string{"abc\n"}, []string{"abc"}},
+		{"too long", 4, []string{"abcdefgh\nxy\n"}, []string{"abcd", "xy"}},
+		{"too long across writes", 4, []string{"ab", "cdef", "gh\nz\n"}, []string{"abcd", "z"}},
+		{"too long, unterminated", 4, []string{"abcdefgh"}, []string{"abcd"}},
+		{"cut inside a character", 4, []string{"ab€\n"}, []string{"ab"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			var got []string
+			w := NewLineWriter(tc.max, func(line []byte) { got = append(got, string(line)) })
+			for _, s := range tc.writes {
+				n, err := w.Write([]byte(s))
+				is.NoErr(err)
+				is.Equal(n, len(s))
+			}
+			w.Flush()
+			is.Equal(got, tc.want)
+		})
+	}
+}

@@ -1,0 +1,140 @@
+package proc
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"reflect"
+	"sync"
+	"time"
+)
+
+// outputs carries a run's stdout and stderr through pipes proc owns, rather
+// than through exec's own copying goroutines, so that Wait returns when
+// the leader exits even if a descendant still holds the pipe open: the
+// group and the marked descendants are killed first and the pipes drained
+// afterwards (see run).
+type outputs struct {
+	touch   func() // records activity for the inactivity watchdog
+	readers []*os.File
+	writers []*os.File // the child's ends, closed in the parent after Start
+	dsts    []io.Writer
+	wg      sync.WaitGroup
+}
+
+// attach sets cmd.Stdout and cmd.Stderr. The same writer for both gets a
+// single pipe, as with "2>&1": one goroutine writes to it, so its writes
+// are serialised and interleave as the child wrote them. A nil writer
+// discards; an *os.File is handed to the child directly unless output
+// must be watched for inactivity.
+func (o *outputs) attach(cmd *exec.Cmd, stdout, stderr io.Writer, watch bool) error {
+	if sameWriter(stdout, stderr) {
+		f, err := o.pipe(stdout, watch)
+		cmd.Stdout, cmd.Stderr = f, f
+		return err
+	}
+	var err error
+	if cmd.Stdout, err = o.pipe(stdout, watch); err != nil {
+		return err
+	}
+	cmd.Stderr, err = o.pipe(stderr, watch)
+	return err
+}
+
+// pipe returns what the child should write to in order to reach w. It
+// returns an untyped nil (exec's /dev/null) for a nil w that is not
+// watched: a typed nil *os.File would be taken as a file.
+func (o *outputs) pipe(w io.Writer, watch bool) (io.Writer, error) {
+	if f, ok := w.(*os.File); ok && !watch {
+		return f, nil
+	}
+	if w == nil {
+		if !watch {
+			return nil, nil
+		}
+		w = io.Discard
+	}
+	r, wr, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	o.readers = append(o.readers, r)
+	o.writers = append(o.writers, wr)
+	o.dsts = append(o.dsts, w)
+	return wr, nil
+}
+
+// closeWriteEnds closes the parent's copies of the child's ends, so that
+// the readers see EOF once every process holding them has gone.
+func (o *outputs) closeWriteEnds() {
+	for _, w := range o.writers {
+		_ = w.Close()
+	}
+	o.writers = nil
+}
+
+// start copies each pipe to its writer as output arrives.
+func (o *outputs) start() {
+	for i, r := range o.readers {
+		o.wg.Add(1)
+		go o.copy(r, o.dsts[i])
+	}
+}
+
+func (o *outputs) copy(r *os.File, w io.Writer) {
+	defer o.wg.Done()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			o.touch()
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				w = io.Discard // keep draining so the child never blocks
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait waits for the copies to reach EOF. A process that escaped every
+// kill may hold a pipe open forever: after grace the reads are abandoned.
+func (o *outputs) wait(grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		o.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		for _, r := range o.readers {
+			_ = r.SetReadDeadline(time.Now())
+		}
+		<-done
+	}
+	o.close()
+}
+
+func (o *outputs) close() {
+	o.closeWriteEnds()
+	for _, r := range o.readers {
+		_ = r.Close()
+	}
+	o.readers = nil
+}
+
+// sameWriter reports whether a and b are the same non-nil writer, without
+// panicking on writers whose dynamic type is not comparable.
+func sameWriter(a, b io.Writer) bool {
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return false
+	}
+	if !reflect.ValueOf(a).Comparable() {
+		return false
+	}
+	return a == b
+}

@@ -1,0 +1,136 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// pinned is a process held by a pidfd, so that it cannot be confused with
+// a later process that reuses its pid. fd is -1 on kernels without pidfds
+// (before 5.3), where it falls back to the pid.
+type pinned struct{ pid, fd int }
+
+func pin(pid int) (pinned, bool) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	switch {
+	case err == nil:
+		return pinned{pid, fd}, true
+	case errors.Is(err, unix.ESRCH):
+		return pinned{}, false
+	default:
+		return pinned{pid, -1}, true
+	}
+}
+
+func (p pinned) kill() {
+	if p.fd >= 0 {
+		_ = unix.PidfdSendSignal(p.fd, unix.SIGKILL, nil, 0)
+		return
+	}
+	_ = unix.Kill(p.pid, unix.SIGKILL)
+}
+
+// waitExit waits, for a second at most, until the process has died, and
+// reports whether it has. A killed process dies in microseconds unless
+// stuck in uninterruptible sleep, which must not hang the caller.
+func (p pinned) waitExit() bool {
+	if p.fd < 0 {
+		return false
+	}
+	fds := []unix.PollFd{{Fd: int32(p.fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 1000)
+		if err != unix.EINTR {
+			return n > 0
+		}
+	}
+}
+
+// reap collects the exit status of a killed child of this process, unless
+// it is stuck: then a later sweep reaps it.
+func (p pinned) reap() {
+	opts := 0
+	if p.fd >= 0 && !p.waitExit() {
+		opts = unix.WNOHANG
+	}
+	var ws unix.WaitStatus
+	for {
+		if _, err := unix.Wait4(p.pid, &ws, opts, nil); err != unix.EINTR {
+			return
+		}
+	}
+}
+
+func (p pinned) close() {
+	if p.fd >= 0 {
+		_ = unix.Close(p.fd)
+	}
+}
+
+// pids lists the processes in /proc.
+func pids() []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	out := make([]int, 0, len(names))
+	for _, name := range names {
+		if pid, err := strconv.Atoi(name); err == nil && pid > 0 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// procStat is what proc needs from /proc/PID/stat.
+type procStat struct {
+	state      byte // R, S, D, Z, …
+	ppid, pgid int
+}
+
+func readStat(pid int) (procStat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	// "pid (comm) state ppid pgrp …", where comm may hold anything.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 3 || len(f[0]) != 1 {
+		return procStat{}, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgid, err2 := strconv.Atoi(f[2])
+	return procStat{f[0][0], ppid, pgid}, err1 == nil && err2 == nil
+}
+
+// readEnviron returns the initial environment of a process, or nil when
+// it cannot be read (another user's, gone, a zombie).
+func readEnviron(pid int) []byte {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	return b
+}
+
+// runIDOf returns the value of RunIDEnv in a NUL-separated environment.
+func runIDOf(env []byte) string {
+	prefix := []byte(RunIDEnv + "=")
+	id := ""
+	for len(env) > 0 {
+		var entry []byte
+		entry, env, _ = bytes.Cut(env, []byte{0})
+		if bytes.HasPrefix(entry, prefix) {
+			id = string(entry[len(prefix):])
+		}
+	}
+	return id
+}

@@ -1,0 +1,213 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+)
+
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		script string
+		code   int
+		signal string
+	}{
+		{"exit 0", 0, ""},
+		{"exit 3", 3, ""},
+		{"kill -KILL $$", -1, "SIGKILL"},
+		{"kill -TERM $$", -1, "SIGTERM"},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			t.Parallel()
+			is := is.New(t)
+			r := Shell(t.Context(), tc.script, Options{})
+			is.NoErr(r.StartErr)
+			is.Equal(r.ExitCode, tc.code)
+			is.Equal(r.Signalled, tc.signal)
+			is.True(!r.TimedOut && !r.Inactive && !r.Canceled)
+		})
+	}
+}
+
+func TestStdin(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	var out bytes.Buffer
+	r := Shell(t.Context(), "readlink /proc/self/fd/0; cat", Options{Stdout: &out})
+	is.Equal(r.ExitCode, 0)
+	is.Equal(out.String(), "/dev/null\n") // nil Stdin is /dev/null: cat sees EOF at once
+
+	out.Reset()
+	r = Shell(t.Context(), "cat", Options{Stdin: strings.NewReader("hello"), Stdout: &out})
+	is.Equal(r.ExitCode, 0)
+	is.Equal(out.String(), "hello")
+}
+
+func TestStartErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	noexec := filepath.Join(dir, "noexec")
+	if err := os.WriteFile(noexec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, dir string
+		want            error
+	}{
+		{"not found", "architect-no-such-program", "", exec.ErrNotFound},
+		{"no such file", filepath.Join(dir, "missing"), "", os.ErrNotExist},
+		{"permission denied", noexec, "", os.ErrPermission},
+		{"no such dir", "true", filepath.Join(dir, "missing"), os.ErrNotExist},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			r := Run(t.Context(), tc.path, nil, Options{Dir: tc.dir})
+			is.True(errors.Is(r.StartErr, tc.want)) // the cause is kept
+			is.Equal(r.ExitCode, -1)
+		})
+	}
+}
+
+func TestTimeoutKillsTree(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	var out bytes.Buffer
+	r := Shell(t.Context(), `echo $ARCHITECT_RUN_ID; sleep 100 & echo $!; wait`,
+		Options{Stdout: &out, Timeout: time.Second})
+	is.True(r.TimedOut)
+	is.True(!r.Canceled && !r.Inactive)
+	is.Equal(r.ExitCode, -1)
+	is.Equal(r.Signalled, "SIGTERM")
+	f := fields(out.String())
+	is.Equal(len(f), 2) // run ID and grandchild pid
+	id, grandchild := f[0], atoi(t, f[1])
+	killLater(t, grandchild)
+	is.True(!alive(grandchild))
+	is.Equal(len(marked(id)), 0) // nothing of the run is left
+}
+
+func TestIgnoredTermGetsKill(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	w := newWaiter()
+	const grace = 200 * time.Millisecond
+	done := background(t, ctx, `trap "" TERM; echo ready; exec sleep 1000`, Options{Stdout: w, Grace: grace})
+	awaitReady(t, w)
+	cancel()
+	r := awaitResult(t, done)
+	is.True(r.Canceled)
+	is.Equal(r.Signalled, "SIGKILL") // SIGTERM was ignored
+	is.True(r.Duration >= grace)
+}
+
+func TestInactivity(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	w := newWaiter()
+	r := Shell(t.Context(), `echo ready; exec sleep 1000`,
+		Options{Stdout: w, InactivityTimeout: 300 * time.Millisecond, Timeout: time.Minute})
+	is.True(r.Inactive)
+	is.True(!r.TimedOut && !r.Canceled)
+	is.Equal(r.Signalled, "SIGTERM")
+	is.Equal(w.String(), "ready\n")
+}
+
+func TestOutputResetsInactivity(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	out := NewTail(1024)
+	// Runs about 1.5s, three times the inactivity timeout, but never
+	// stays silent for more than a fifth of it (on stdout or stderr).
+	r := Shell(t.Context(), `for i in 1 2 3 4 5 6 7 8; do echo tick; sleep 0.1; echo tock >&2; sleep 0.1; done`,
+		Options{Stderr: out, InactivityTimeout: 500 * time.Millisecond})
+	is.True(!r.Inactive)
+	is.Equal(r.ExitCode, 0)
+	is.Equal(strings.Count(out.String(), "tock\n"), 8)
+}
+
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	w := newWaiter()
+	done := background(t, ctx, `echo ready; exec sleep 1000`, Options{Stdout: w})
+	awaitReady(t, w)
+	cancel()
+	r := awaitResult(t, done)
+	is.True(r.Canceled)
+	is.True(!r.TimedOut && !r.Inactive)
+	is.Equal(r.ExitCode, -1)
+	is.Equal(r.Signalled, "SIGTERM")
+
+	r = Shell(ctx, "true", Options{}) // already cancelled: not started
+	is.True(r.Canceled)
+	is.Equal(r.ExitCode, -1)
+}
+
+// The run ends when its leader does: a background process holding the
+// output pipe is killed rather than waited for (Grace is an hour here).
+func TestLeaderExitEndsRun(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	var out bytes.Buffer
+	r := Shell(t.Context(), `sleep 1000 & echo $!`, Options{Stdout: &out, Grace: time.Hour})
+	is.Equal(r.ExitCode, 0)
+	pid := atoi(t, out.String())
+	killLater(t, pid)
+	is.True(!alive(pid))
+}
+
+// The same writer for stdout and stderr is never written concurrently
+// (the race detector would see it: bytes.Buffer is not safe for that).
+func TestSameWriter(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	var both, errs bytes.Buffer
+	script := `for i in $(seq 500); do echo out; echo err >&2; done`
+	r := Shell(t.Context(), script, Options{Stdout: &both, Stderr: &both})
+	is.Equal(r.ExitCode, 0)
+	is.Equal(strings.Count(both.String(), "out\n"), 500)
+	is.Equal(strings.Count(both.String(), "err\n"), 500)
+
+	both.Reset()
+	r = Shell(t.Context(), script, Options{Stdout: &both, Stderr: &errs, InactivityTimeout: time.Minute})
+	is.Equal(r.ExitCode, 0)
+	is.Equal(both.String(), strings.Repeat("out\n", 500))
+	is.Equal(errs.String(), strings.Repeat("err\n", 500))
+}
+
+func TestConcurrentRuns(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	const n = 16
+	outs := make([]bytes.Buffer, n)
+	codes := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			codes[i] = Shell(t.Context(), `echo $ARCHITECT_RUN_ID; head -c 100000 /dev/zero >&2; exit 7`,
+				Options{Stdout: &outs[i], Stderr: &outs[i], Timeout: time.Minute}).ExitCode
+		})
+	}
+	wg.Wait()
+	ids := map[string]bool{}
+	for i := range outs {
+		is.Equal(codes[i], 7)
+		f := fields(Clean(outs[i].Bytes()))
+		is.Equal(len(f), 1)
+		is.Equal(outs[i].Len(), len(f[0])+1+100000)
+		ids[f[0]] = true
+	}
+	is.Equal(len(ids), n) // every run has its own marker
+}
