@@ -14,6 +14,7 @@ require (
 )
 
 require (
+	github.com/gofrs/flock v0.13.1 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

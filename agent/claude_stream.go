@@ -82,7 +82,7 @@ func (s *claudeStream) line(b []byte) {
 	}
 	f, complete := claudeFields(b)
 	var typ string
-	if !claudeField(f, "type", &typ) {
+	if !claudeField(f, "type", &typ) || (!complete && typ != "result") {
 		return
 	}
 	switch typ {
@@ -113,6 +113,9 @@ func (s *claudeStream) line(b []byte) {
 				s.limitResetAt = time.Unix(info.ResetsAt, 0)
 			}
 			msg := "usage limit reached"
+			if s.limitType != "" {
+				msg += " (" + s.limitType + ")"
+			}
 			if !s.limitResetAt.IsZero() {
 				msg += ", resets " + s.limitResetAt.Local().Format("2006-01-02 15:04 MST")
 			}

@@ -121,6 +121,9 @@ func TestClaudeActivity(t *testing.T) {
 		"Done. <promise>COMPLETE</promise>",
 		"done after 2 turns, $0.0023",
 	})
+	_, acts = replayClaude(t, claudeTestdata(t, "usage-limit.jsonl"), proc.Result{ExitCode: 1}, "", time.Now())
+	is.True(slices.ContainsFunc(acts, func(s string) bool { return strings.HasPrefix(s, "usage limit reached (five_hour), resets 2026-11-2") }))
+	is.True(slices.Contains(acts, "error: You've hit your session limit · resets 9:04am (UTC)"))
 	_, acts = replayClaude(t, claudeTestdata(t, "tool-output-mentions-limits.jsonl"), proc.Result{}, "", time.Now())
 	is.Equal(acts[2], `Bash echo "You've hit your limit · resets 5pm (Europe/Paris)"; echo 'API Error: 429 rate limit exceeded'; echo '{"type":"rat…`)
 }

@@ -47,6 +47,10 @@ func commands() []command {
 	return []command{
 		{name: "loop", summary: "run an agent in a check-driven loop until the checks pass", run: runLoop},
 		{name: "demo", summary: "run a real loop with the built-in demo agent on a temporary repository", run: runDemo},
+		{name: "status", summary: "show the state of a loop", run: runStatus},
+		{name: "pause", summary: "pause a running loop after its current agent run", run: runPause},
+		{name: "resume", summary: "resume a paused loop, or restart a stopped one from its state", run: runResume},
+		{name: "cancel", summary: "stop a running loop gracefully", run: runCancel},
 		{name: "clean", summary: "remove a loop's worktree and branch", run: runClean},
 		{name: "version", summary: "print the version", run: func(_ context.Context, e *env, _ []string) error {
 			fmt.Fprintln(e.stdout, "architect", Version)

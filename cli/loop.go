@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/proc"
-	"github.com/google/renameio/v2"
 	"github.com/spf13/pflag"
 )
 
@@ -33,6 +31,7 @@ func runLoop(ctx context.Context, e *env, args []string) error {
 	var flagged config.Config
 	config.RegisterFlags(fs, &flagged)
 	cfgPath := fs.StringP("config", "c", "", "YAML configuration `file` (section ralph_loop:)")
+	resume := fs.Bool("resume", false, "continue the run saved in the workspace's .architect/state.json (flags given adjust its configuration)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprint(e.stderr, loopUsage+fs.FlagUsages())
@@ -45,6 +44,19 @@ func runLoop(ctx context.Context, e *env, args []string) error {
 			Msg:  fmt.Sprintf("expected one TASK argument, got %d: %q", fs.NArg(), fs.Args()),
 			Hint: `quote the task: architect loop "fix the failing test" --check "go test ./..."`,
 		}
+	}
+	if *resume {
+		if fs.NArg() > 0 || *cfgPath != "" {
+			return &loop.UsageError{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK and -c, or start a new run without --resume"}
+		}
+		ws, err := findRun(flagged.Dir, flagged.WorktreeName)
+		if err != nil {
+			return err
+		}
+		return resumeRun(ctx, e, ws, func(c *config.Config) {
+			config.Override(fs, &flagged, c)
+			c.Quiet, c.JSON = flagged.Quiet, flagged.JSON
+		})
 	}
 	path := *cfgPath
 	if path == "" {
@@ -62,6 +74,24 @@ func runLoop(ctx context.Context, e *env, args []string) error {
 
 // execute runs a validated configuration and reports the result.
 func execute(ctx context.Context, e *env, cfg config.Config) error {
+	return drive(ctx, e, cfg, func(deps loop.Deps) (*loop.Result, error) { return loop.Run(ctx, cfg, deps) })
+}
+
+// resumeRun continues the saved run in workspace.
+func resumeRun(ctx context.Context, e *env, workspace string, override func(*config.Config)) error {
+	st, err := loop.ReadState(workspace)
+	if err != nil {
+		return &loop.UsageError{Msg: "no run to resume in " + workspace + ": " + err.Error(), Hint: "start one with `architect loop`"}
+	}
+	cfg := st.Config
+	override(&cfg)
+	return drive(ctx, e, cfg, func(deps loop.Deps) (*loop.Result, error) {
+		return loop.Resume(ctx, workspace, func(c *config.Config) { *c = cfg }, deps)
+	})
+}
+
+// drive builds the agent for cfg, runs start, and reports the result.
+func drive(ctx context.Context, e *env, cfg config.Config, start func(loop.Deps) (*loop.Result, error)) error {
 	ag, err := agent.New(agent.Config{
 		Name: cfg.Agent, Cmd: cfg.AgentCmd, Bin: cfg.AgentBin,
 		Model: cfg.Model, Args: cfg.AgentArgs, Prices: cfg.Prices,
@@ -81,14 +111,11 @@ func execute(ctx context.Context, e *env, cfg config.Config) error {
 	if cfg.Quiet {
 		logw = io.Discard
 	}
-	res, err := loop.Run(ctx, cfg, loop.Deps{Agent: ag, Log: logw})
+	res, err := start(loop.Deps{Agent: ag, Log: logw})
 	if err != nil {
 		return err
 	}
 	data, _ := json.MarshalIndent(res, "", "  ")
-	if err := renameio.WriteFile(filepath.Join(res.Workspace, loop.ResultPath), append(data, '\n'), 0o600); err != nil {
-		fmt.Fprintf(e.stderr, "architect: warning: could not save the result: %v\n", err)
-	}
 	if cfg.JSON {
 		fmt.Fprintln(e.stdout, string(data))
 	}

@@ -242,6 +242,10 @@ func RegisterFlags(fs *pflag.FlagSet, into *Config) {
 	}
 }
 
+// Override applies the flags set on fs (parsed into from) to to: for a
+// resumed run, whose saved configuration the user adjusts with flags.
+func Override(fs *pflag.FlagSet, from, to *Config) { applyFlags(fs, from, to, Sources{}) }
+
 func applyFlags(fs *pflag.FlagSet, from, to *Config, src Sources) {
 	for _, o := range options {
 		if o.flag == "-" || !fs.Changed(o.flagName()) {

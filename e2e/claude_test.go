@@ -15,26 +15,31 @@ import (
 	"github.com/architect-dev/architect/internal/stubmodel"
 )
 
-// claudeRun scripts one Claude Code run (one iteration): a Write of File
-// with Content, then Final as the last message. Status, when set, answers
-// the run's first request with that HTTP error instead.
+// claudeRun scripts one Claude Code run (one iteration): a Read of File
+// (Claude's Write refuses to overwrite a file it has not read), a Write of
+// File with Content, then Final as the last message. Status, when set,
+// answers the run's first request with that HTTP error instead.
 type claudeRun struct {
 	File, Content, Final string
 	Status               int
 }
 
-// Token usage the stub reports for each of a run's two answers, and what
-// Claude Code charges for it with --model claude-sonnet-4-5 ($3 input,
-// $0.30 cache reads, $15 output per million tokens).
+// Token usage the stub reports for a run's three answers, and what Claude
+// Code charges for it with --model claude-sonnet-4-5 ($3 input, $0.30
+// cache reads, $15 output per million tokens).
 var (
-	claudeUsage1    = stubmodel.Usage{Input: 1000, CachedInput: 200, Output: 50}
-	claudeUsage2    = stubmodel.Usage{Input: 1100, CachedInput: 300, Output: 20}
-	claudeRunCost   = (2100*3 + 500*0.30 + 70*15) / 1e6
+	claudeUsage = []stubmodel.Usage{
+		{Input: 1000, CachedInput: 200, Output: 50},
+		{Input: 1050, CachedInput: 250, Output: 30},
+		{Input: 1100, CachedInput: 300, Output: 20},
+	}
+	claudeRunCost   = (3150*3 + 750*0.30 + 100*15) / 1e6
 	claudeWorkdirRE = regexp.MustCompile(`Working directory: ([^"\\]+)`)
 )
 
-// claudeScript answers the stub's requests run by run: a request whose
-// last message carries no tool_result starts the next run.
+// claudeScript answers the stub's requests run by run. The number of
+// tool results in a request tells how far its run is; a request with none
+// starts the next run.
 type claudeScript struct {
 	mu     sync.Mutex
 	runs   []claudeRun
@@ -45,26 +50,29 @@ type claudeScript struct {
 func (s *claudeScript) respond(n int, r stubmodel.Request) stubmodel.Turn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !lastMessageHasToolResult(r.Body) {
+	step := toolResults(r.Body)
+	if step == 0 {
 		s.starts = append(s.starts, n)
-		i := min(s.next, len(s.runs)-1)
 		s.next++
-		run := s.runs[i]
-		if run.Status != 0 {
-			return stubmodel.Turn{Status: run.Status}
-		}
-		wd := "."
-		if m := claudeWorkdirRE.FindSubmatch(r.Body); m != nil {
-			wd = string(m[1])
-		}
-		return stubmodel.Turn{
-			Text:      "Editing " + run.File + ".",
-			ToolCalls: []stubmodel.ToolCall{{Name: "Write", Args: map[string]any{"file_path": filepath.Join(wd, run.File), "content": run.Content}}},
-			Usage:     claudeUsage1,
-		}
 	}
-	run := s.runs[min(s.next-1, len(s.runs)-1)]
-	return stubmodel.Turn{Text: run.Final, Usage: claudeUsage2}
+	run := s.runs[min(max(s.next-1, 0), len(s.runs)-1)]
+	if run.Status != 0 {
+		return stubmodel.Turn{Status: run.Status}
+	}
+	wd := "."
+	if m := claudeWorkdirRE.FindSubmatch(r.Body); m != nil {
+		wd = string(m[1])
+	}
+	path := filepath.Join(wd, run.File)
+	switch step {
+	case 0:
+		return stubmodel.Turn{Text: "Reading " + run.File + ".", Usage: claudeUsage[0],
+			ToolCalls: []stubmodel.ToolCall{{Name: "Read", Args: map[string]any{"file_path": path}}}}
+	case 1:
+		return stubmodel.Turn{Text: "Editing " + run.File + ".", Usage: claudeUsage[1],
+			ToolCalls: []stubmodel.ToolCall{{Name: "Write", Args: map[string]any{"file_path": path, "content": run.Content}}}}
+	}
+	return stubmodel.Turn{Text: run.Final, Usage: claudeUsage[2]}
 }
 
 // runStarts returns the first request of each run, in order.
@@ -81,27 +89,31 @@ func (s *claudeScript) runStarts(srv *stubmodel.Server) []stubmodel.Request {
 	return out
 }
 
-func lastMessageHasToolResult(body []byte) bool {
+// toolResults counts the tool_result blocks in a Messages request.
+func toolResults(body []byte) int {
 	var req struct {
 		Messages []struct {
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
 	}
-	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
-		return false
+	if json.Unmarshal(body, &req) != nil {
+		return 0
 	}
-	var blocks []struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &blocks) != nil {
-		return false
-	}
-	for _, b := range blocks {
-		if b.Type == "tool_result" {
-			return true
+	n := 0
+	for _, m := range req.Messages {
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_result" {
+				n++
+			}
 		}
 	}
-	return false
+	return n
 }
 
 // claudeLoop runs `architect loop --agent claude` on a fresh
@@ -159,8 +171,8 @@ func TestClaudeLoopFixesFailingTest(t *testing.T) {
 	is.True(it2.Error == nil)
 	is.True(it2.AllChecksPassed)
 	is.True(it2.CompletionTagFound)
-	is.Equal(it1.StepsTaken, 2)
-	is.Equal(it2.StepsTaken, 2)
+	is.Equal(it1.StepsTaken, 3)
+	is.Equal(it2.StepsTaken, 3)
 
 	// Iteration 2 was told how iteration 1's change failed.
 	starts := script.runStarts(srv)

@@ -316,3 +316,45 @@ func ReadFile(t testing.TB, path string) string {
 	}
 	return string(b)
 }
+
+// TestLeftovers checks the process scan the other tests rely on.
+func TestLeftovers(t *testing.T) {
+	r := NewRun(t)
+	dir := t.TempDir()
+	cmd := exec.Command("sleep", "60")
+	cmd.Env = r.Env
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	found := false
+	for _, p := range r.Leftovers() {
+		found = found || (p.PID == cmd.Process.Pid && p.Why == "marker")
+	}
+	if !found {
+		t.Fatalf("sleep %d (with the marker) not found: %v", cmd.Process.Pid, r.Leftovers())
+	}
+
+	other := exec.Command("sleep", "60") // no marker, but its cwd is in dir
+	other.Dir = dir
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	found = false
+	for _, p := range r.Leftovers(dir) {
+		found = found || (p.PID == other.Process.Pid && strings.HasPrefix(p.Why, "cwd "))
+	}
+	if !found {
+		t.Fatalf("sleep %d (cwd %s) not found: %v", other.Process.Pid, dir, r.Leftovers(dir))
+	}
+
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	_ = other.Process.Kill()
+	_ = other.Wait()
+	if left := r.Leftovers(dir); len(left) > 0 {
+		t.Fatalf("still listed after they ended: %v", left)
+	}
+}

@@ -2,7 +2,14 @@
 // (task, accumulated diff, failing checks, progress), starts a brand-new
 // agent process, runs the checks concurrently, records the iteration, and
 // stops on success (every check passed and the agent declared completion)
-// or on a limit: iterations, cost, time, cancellation.
+// or on a limit or safety net: iterations, cost, time, cancellation, agent
+// errors, the circuit breaker, idleness.
+//
+// Every completed iteration is appended to .architect/iterations.jsonl
+// before anything else is updated; the progress file, the counters and the
+// result are derived from those records, and state.json is written
+// atomically at each phase change. A run killed at any instant can
+// therefore be resumed (Resume) without losing or repeating an iteration.
 package loop
 
 import (
@@ -10,15 +17,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/prompt"
+	"github.com/gofrs/flock"
 )
 
 // ErrInterrupted is the cause the command line gives the context it cancels
@@ -32,64 +38,217 @@ type Deps struct {
 	Agent agent.Agent
 	Log   io.Writer        // human-readable progress lines (stderr); nil discards
 	Now   func() time.Time // nil means time.Now
+	// Sleep waits for d, returning early with ctx's error when ctx ends. The
+	// loop also uses it to poll for pause/resume requests. nil means a real
+	// timer; tests pass a fake clock.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Jitter returns a random duration in [0, max); nil means math/rand.
+	Jitter func(max time.Duration) time.Duration
 }
 
 type runner struct {
-	cfg   config.Config
-	deps  Deps
-	ws    *workspace
-	res   *Result
-	start time.Time
+	cfg     config.Config
+	deps    Deps
+	ws      *workspace
+	res     *Result
+	st      *State
+	records []record
+	start   time.Time // this session's start
 
 	prev, prevPrev []checks.Result // the last two iterations' check results
 	execErr        string          // the previous agent run's error
+	lastTree       string          // the working tree after the last iteration
+	usageWaits     int             // usage-limit waits in a row without a reset time
 }
 
-// Run runs the loop. The error is for problems that prevent a run at all
-// (a *UsageError for the user's input); how the loop ended is in Result.
+// Run starts a new run of the loop. The error is for problems that prevent
+// a run at all (a *UsageError for the user's input); how the loop ended is
+// in Result.
 func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
+	r := newRunner(cfg, deps)
+	ws, err := setupWorkspace(ctx, cfg, r.warn)
+	if err != nil {
+		return nil, err
+	}
+	r.ws = ws
+	lock, err := lockWorkspace(ws.state())
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if err := ws.prepareStateDir(r.start, cfg.DoneFile == ""); err != nil {
+		return nil, fmt.Errorf("preparing %s: %w", ws.state(), err)
+	}
+	_ = os.Remove(ws.state(ControlFile))
+	r.st = &State{
+		Mode:          "build",
+		StartedAt:     stamp(r.start),
+		MaxIterations: cfg.MaxIterations,
+		InitialRef:    ws.initialRef,
+		Workspace:     ws.dir,
+		WorktreePath:  ws.worktree,
+		Branch:        ws.branch,
+		Config:        cfg,
+	}
+	if ws.repo != nil {
+		if d, err := ws.repo.Diff(ctx, ws.initialRef, ws.excludes, 0); err == nil {
+			r.st.InitialTree = d.Tree
+		}
+	}
+	if ws.worktree != "" {
+		r.logf("working in worktree %s on branch %s", ws.worktree, ws.branch)
+	}
+	return r.session(ctx, lock)
+}
+
+// Resume continues the run whose state is in workspace: a stopped, crashed
+// or waiting run goes on with the same configuration (adjusted by
+// override, for the flags the user gave), iteration count, cost and
+// progress file.
+func Resume(ctx context.Context, workspace string, override func(*config.Config), deps Deps) (*Result, error) {
+	st, err := ReadState(workspace)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &UsageError{Msg: "no run to resume in " + workspace, Hint: "start one with `architect loop`, or pass the workspace with -C DIR"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !st.Resumable() {
+		return nil, &UsageError{Msg: "the run in " + workspace + " already succeeded; there is nothing to resume", Hint: "start a new run with `architect loop`"}
+	}
+	cfg := st.Config
+	if override != nil {
+		override(&cfg)
+	}
+	r := newRunner(cfg, deps)
+	ws, err := reopenWorkspace(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	r.ws = ws
+	lock, err := lockWorkspace(ws.state())
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if r.records, err = readRecords(ws.state(RecordsFile)); err != nil {
+		return nil, err
+	}
+	for _, f := range []string{WaitFile, ControlFile} {
+		if os.Remove(ws.state(f)) == nil && f == WaitFile {
+			r.logf("removed %s: the wait is over", ws.state(WaitFile))
+		}
+	}
+	st.MaxIterations = cfg.MaxIterations
+	st.Config = cfg
+	st.StopReason, st.StopDetail, st.WaitUntil = "", "", ""
+	r.st = st
+	r.restore()
+	r.logf("resuming after iteration %d of %d (%d recorded)", len(r.records), cfg.MaxIterations, len(r.records))
+	return r.session(ctx, lock)
+}
+
+func newRunner(cfg config.Config, deps Deps) *runner {
 	if deps.Log == nil {
 		deps.Log = io.Discard
 	}
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	r := &runner{cfg: cfg, deps: deps, start: deps.Now()}
-	ws, err := setupWorkspace(ctx, cfg, r.warn)
-	if err != nil {
-		return nil, err
+	if deps.Sleep == nil {
+		deps.Sleep = sleepCtx
 	}
-	r.ws = ws
-	if err := ws.prepareStateDir(r.start); err != nil {
-		return nil, fmt.Errorf("preparing %s: %w", ws.state(), err)
+	if deps.Jitter == nil {
+		deps.Jitter = func(max time.Duration) time.Duration {
+			if max <= 0 {
+				return 0
+			}
+			return rand.N(max)
+		}
 	}
+	return &runner{cfg: cfg, deps: deps, start: deps.Now()}
+}
+
+// restore rebuilds the in-memory view of a resumed run from its records.
+func (r *runner) restore() {
+	n := len(r.records)
+	if n > 0 {
+		last := r.records[n-1]
+		r.prev = last.CheckResults
+		if last.Error != nil {
+			r.execErr = *last.Error
+		}
+		r.lastTree = last.Tree
+	}
+	if n > 1 {
+		r.prevPrev = r.records[n-2].CheckResults
+	}
+	if r.lastTree == "" {
+		r.lastTree = r.st.InitialTree
+	}
+	// The progress file is derived from the records: rewrite it, in case
+	// the run was killed between recording an iteration and updating it.
+	if err := r.writeProgress(); err != nil {
+		r.warn("could not rewrite the progress file: " + err.Error())
+	}
+}
+
+// session runs iterations until the loop stops, then finalises the state.
+func (r *runner) session(ctx context.Context, _ *flock.Flock) (*Result, error) {
 	r.res = &Result{
-		Iterations:     []Iteration{},
-		TotalCostKnown: true,
-		WorktreePath:   ws.worktree,
-		Branch:         ws.branch,
-		InitialRef:     ws.initialRef,
-		Workspace:      ws.dir,
+		Iterations:   []Iteration{},
+		WorktreePath: r.ws.worktree,
+		Branch:       r.ws.branch,
+		InitialRef:   r.ws.initialRef,
+		Workspace:    r.ws.dir,
 	}
-	if ws.worktree != "" {
-		r.logf("working in worktree %s on branch %s", ws.worktree, ws.branch)
+	for _, rec := range r.records {
+		r.res.add(rec.Iteration)
 	}
+	r.res.TotalCostKnown = r.res.TotalCostKnown || len(r.records) == 0
+	r.st.Active, r.st.Status, r.st.PID = true, StatusRunning, os.Getpid()
+	r.recount()
+	r.save("starting")
 
 	runCtx := ctx
-	if cfg.MaxTime > 0 {
+	if r.cfg.MaxTime > 0 {
+		left := r.cfg.MaxTime - time.Duration(r.st.Elapsed*float64(time.Second))
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithDeadlineCause(ctx, r.start.Add(cfg.MaxTime), errTimeUp)
+		runCtx, cancel = context.WithDeadlineCause(ctx, r.start.Add(left), errTimeUp)
 		defer cancel()
 	}
 	r.run(ctx, runCtx)
-	r.res.TotalDuration = r.deps.Now().Sub(r.start).Seconds()
+
+	r.res.TotalDuration = r.st.Elapsed + r.deps.Now().Sub(r.start).Seconds()
 	r.res.Success = r.res.StopReason == StopSuccess
+	r.st.Active = false
+	r.st.Status = finalStatus(r.res.StopReason)
+	r.st.StopReason, r.st.StopDetail = r.res.StopReason, r.res.StopDetail
+	r.save("finished")
+	r.logEvent("DONE", "loop finished: %s after %d iterations", r.res.StopReason, r.res.TotalIterations)
+	if err := writeJSONAtomic(r.ws.state(resultFileName), r.res); err != nil {
+		r.warn("could not save the result: " + err.Error())
+	}
 	return r.res, nil
 }
 
+func finalStatus(reason string) string {
+	switch reason {
+	case StopSuccess:
+		return StatusSucceeded
+	case StopCancelled:
+		return StatusStopped
+	case StopWaiting:
+		return StatusWaiting
+	}
+	return StatusFailed
+}
+
+// run is the loop proper.
 func (r *runner) run(ctx, runCtx context.Context) {
-	for i := 1; ; i++ {
-		if r.stopped(ctx, runCtx) {
+	for {
+		i := len(r.records) + 1
+		if r.stopped(ctx, runCtx) || r.pauseIfAsked(ctx, runCtx) {
 			return
 		}
 		if i > r.cfg.MaxIterations {
@@ -100,14 +259,24 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			r.stop(StopBudget, fmt.Sprintf("spent $%.4f of the $%.4f budget", r.res.TotalCost, r.cfg.MaxCost))
 			return
 		}
-		it, fatal := r.iteration(ctx, runCtx, i)
-		r.res.add(it)
-		if it.AllChecksPassed && it.CompletionTagFound {
-			r.stop(StopSuccess, "")
+		if r.doneBeforeIteration(runCtx) {
 			return
 		}
-		if fatal != "" {
-			r.stop(StopAgentError, fatal)
+		rec, o, stop := r.iteration(ctx, runCtx, i)
+		if stop {
+			return
+		}
+		if o.ErrKind == agent.ErrUsageLimit {
+			if !r.waitUsageLimit(runCtx, o) {
+				return
+			}
+			continue // the same iteration again: a usage limit is not an iteration
+		}
+		r.usageWaits = 0
+		if !r.commitIteration(ctx, rec) {
+			return
+		}
+		if r.decide(runCtx, rec, o) {
 			return
 		}
 	}
@@ -132,149 +301,60 @@ func (r *runner) stop(reason, detail string) {
 	}
 }
 
-// iteration runs iteration i. fatal is non-empty when the agent failed in a
-// way that must stop the loop.
-func (r *runner) iteration(ctx, runCtx context.Context, i int) (it Iteration, fatal string) {
-	began := r.deps.Now()
-	it = Iteration{Iteration: i, StartedAt: began.UTC().Format(time.RFC3339), CheckResults: []checks.Result{}}
-	defer func() { it.Duration = r.deps.Now().Sub(began).Seconds() }()
-
-	text, err := r.buildPrompt(runCtx, i)
-	if err != nil {
-		msg := err.Error()
-		it.Error = &msg
-		return it, msg
+// save writes state.json for phase; failures are reported, not fatal.
+func (r *runner) save(phase string) {
+	r.st.Phase = phase
+	r.st.PID = os.Getpid()
+	if err := writeJSONAtomic(r.ws.state(StateFile), r.sessionState()); err != nil {
+		r.warn("could not save the state: " + err.Error())
 	}
-	promptFile := r.ws.state("prompts", "iteration-"+strconv.Itoa(i)+".md")
-	if err := os.WriteFile(promptFile, []byte(text), 0o600); err != nil {
-		msg := "writing the prompt: " + err.Error()
-		it.Error = &msg
-		return it, msg
-	}
-
-	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, r.deps.Agent.Name())
-	o := r.deps.Agent.Run(runCtx, agent.Request{
-		Prompt:            text,
-		PromptFile:        promptFile,
-		ResultFile:        r.ws.state("agent-result.json"),
-		Dir:               r.ws.dir,
-		Iteration:         i,
-		MaxIterations:     r.cfg.MaxIterations,
-		Timeout:           r.cfg.IterationTimeout,
-		InactivityTimeout: r.cfg.InactivityTimeout,
-		Grace:             r.cfg.KillGrace,
-	})
-	it.AgentDuration = o.Duration.Seconds()
-	it.StepsTaken = o.Steps
-	it.ExitCode = o.ExitCode
-	if o.CostKnown {
-		c := o.Cost
-		it.Cost = &c
-	}
-	if o.Usage != (agent.Usage{}) {
-		it.Tokens = &Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
-	}
-	r.execErr = o.Err
-	if o.Err != "" {
-		e := o.Err
-		it.Error = &e
-		it.ErrorKind = string(o.ErrKind)
-	}
-	r.logf("iteration %d/%d: agent finished in %s (exit %d, %d steps, cost %s)%s",
-		i, r.cfg.MaxIterations, round(o.Duration), o.ExitCode, o.Steps, costText(it.Cost), errSuffix(o.Err))
-	if o.ErrKind == agent.ErrFatal {
-		msg := o.Err
-		if o.Hint != "" {
-			msg += " (hint: " + o.Hint + ")"
-		}
-		return it, msg
-	}
-	if runCtx.Err() != nil {
-		return it, "" // cancelled or out of time: no checks, the caller stops
-	}
-	it.CompletionTagFound = prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag)
-
-	checksBegan := r.deps.Now()
-	it.CheckResults = checks.Run(runCtx, r.cfg.Checks, checks.Options{
-		Dir:     r.ws.dir,
-		Timeout: r.cfg.CheckTimeout,
-		Grace:   r.cfg.KillGrace,
-	})
-	it.ChecksDuration = r.deps.Now().Sub(checksBegan).Seconds()
-	it.AllChecksPassed = runCtx.Err() == nil
-	passing := 0
-	for _, c := range it.CheckResults {
-		if c.Passed {
-			passing++
-		} else {
-			it.AllChecksPassed = false
-		}
-	}
-	if len(r.cfg.Checks) > 0 {
-		r.logf("iteration %d/%d: checks %d/%d passing%s", i, r.cfg.MaxIterations, passing, len(it.CheckResults), failedList(it.CheckResults))
-	}
-	r.logf("iteration %d/%d: completion tag %s", i, r.cfg.MaxIterations, map[bool]string{true: "found", false: "not found"}[it.CompletionTagFound])
-	r.prevPrev, r.prev = r.prev, it.CheckResults
-
-	if err := appendFile(r.ws.state(ProgressFile), progressEntry(it)); err != nil {
-		r.warn("could not update the progress file: " + err.Error())
-	}
-	if r.ws.worktree != "" {
-		msg := fmt.Sprintf("architect: iteration %d (%d/%d checks passing)", i, passing, len(it.CheckResults))
-		hash, committed, err := r.ws.repo.CommitAll(ctx, msg, r.ws.excludes)
-		switch {
-		case err != nil:
-			r.warn("could not commit iteration " + strconv.Itoa(i) + " on " + r.ws.branch + ": " + err.Error())
-		case committed:
-			it.Commit = hash
-		}
-	}
-	return it, ""
 }
 
-func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
-	in := prompt.Input{
-		Task:          r.cfg.Task,
-		Iteration:     i,
-		MaxIterations: r.cfg.MaxIterations,
-		Checks:        r.cfg.Checks,
-		CompletionTag: r.cfg.CompletionTag,
-		ExecError:     r.execErr,
-	}
-	if r.cfg.Spec != "" {
-		spec, err := os.ReadFile(r.cfg.Spec)
-		if err != nil {
-			return "", fmt.Errorf("cannot read the specification file %s: %v", r.cfg.Spec, err)
-		}
-		in.Task, in.FromSpec = string(spec), true
-	}
-	if r.ws.repo != nil {
-		d, err := r.ws.repo.Diff(ctx, r.ws.initialRef, r.ws.excludes, prompt.DiffLimit)
-		if err != nil {
-			r.warn("could not compute the changes so far: " + err.Error())
+// sessionState is the state with this session's elapsed time added.
+func (r *runner) sessionState() State {
+	s := *r.st
+	s.Elapsed += r.deps.Now().Sub(r.start).Seconds()
+	return s
+}
+
+// recount derives the counters in the state from the records.
+func (r *runner) recount() {
+	s := r.st
+	s.ErrorCount, s.ConsecutiveErrors, s.Timeouts, s.LastError = 0, 0, 0, ""
+	s.TotalCost, s.TotalCostKnown = r.res.TotalCost, r.res.TotalCostKnown
+	for _, rec := range r.records {
+		if rec.Failed {
+			s.ErrorCount++
+			s.ConsecutiveErrors++
 		} else {
-			in.Diff, in.DiffTruncated = d.Text, d.Truncated
+			s.ConsecutiveErrors = 0
+		}
+		if rec.Error != nil {
+			s.LastError = *rec.Error
+		}
+		if rec.Timeouts() {
+			s.Timeouts++
+		}
+		if rec.Commit != "" {
+			s.LastCommit = rec.Commit
 		}
 	}
-	prevByName := map[string]checks.Result{}
-	for _, c := range r.prevPrev {
-		prevByName[c.Name] = c
+	s.IdleIterations = idleRun(r.records, s.InitialTree)
+	s.Iteration = len(r.records)
+	if n := len(r.records); n > 0 {
+		s.LastIterationAt = r.records[n-1].StartedAt
 	}
-	for _, c := range r.prev {
-		if c.Passed {
-			continue
-		}
-		f := prompt.CheckFailure{Command: c.Name, Status: c.Status(), Output: c.Output}
-		if p, ok := prevByName[c.Name]; ok && !p.Passed {
-			out := p.Output
-			f.PrevOutput = &out
-		}
-		in.Failed = append(in.Failed, f)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
-	if b, err := os.ReadFile(r.ws.state(ProgressFile)); err == nil {
-		in.Progress = string(b)
-	}
-	return prompt.Build(in), nil
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -282,37 +362,3 @@ func (r *runner) logf(format string, args ...any) {
 }
 
 func (r *runner) warn(msg string) { fmt.Fprintf(r.deps.Log, "architect: warning: %s\n", msg) }
-
-func round(d time.Duration) time.Duration {
-	if d < 10*time.Second {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Second)
-}
-
-func costText(c *float64) string {
-	if c == nil {
-		return "unknown"
-	}
-	return fmt.Sprintf("$%.4f", *c)
-}
-
-func errSuffix(e string) string {
-	if e == "" {
-		return ""
-	}
-	return ": " + firstLine(e)
-}
-
-func failedList(rs []checks.Result) string {
-	s := ""
-	for _, c := range rs {
-		if !c.Passed {
-			s += fmt.Sprintf("; failed: %s (%s)", c.Name, c.Status())
-		}
-	}
-	return s
-}
-
-// ResultPath is where the last result is saved, relative to the workspace.
-var ResultPath = filepath.Join(StateDir, "result.json")

@@ -30,6 +30,8 @@ type Iteration struct {
 	CheckResults       []checks.Result `json:"check_results"`
 	AllChecksPassed    bool            `json:"all_checks_passed"`
 	CompletionTagFound bool            `json:"completion_tag_found"`
+	CompletionSignal   string          `json:"completion_signal,omitempty"` // tag, done_file or done_pattern
+	AgentTimedOut      bool            `json:"agent_timed_out,omitempty"`   // iteration or inactivity timeout
 	Error              *string         `json:"error"`
 	ErrorKind          string          `json:"error_kind,omitempty"`
 	ExitCode           int             `json:"agent_exit_code"`
@@ -73,3 +75,6 @@ func (r *Result) add(it Iteration) {
 		r.TotalCost += *x.Cost
 	}
 }
+
+// Timeouts reports whether the agent run hit a timeout.
+func (it Iteration) Timeouts() bool { return it.AgentTimedOut }

@@ -125,19 +125,40 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 }
 
 // prepareStateDir creates .architect/ for a new run. A previous run's
-// progress file and prompts are moved to .architect/runs/<time>/ so the
-// agent starts without that history and nothing of it is lost.
-func (w *workspace) prepareStateDir(now time.Time) error {
+// files (progress, prompts, records, state, result, and the DONE and WAIT
+// signals when they are architect's own) are moved to
+// .architect/runs/<time>/, so the agent starts without that history and
+// nothing of it is lost.
+func (w *workspace) prepareStateDir(now time.Time, ownDone bool) error {
 	if err := os.MkdirAll(w.state("prompts"), 0o700); err != nil {
 		return err
 	}
 	_ = os.Chmod(w.state(), 0o700)
-	old := w.state(ProgressFile)
-	fi, err := os.Stat(old)
-	if err != nil {
+	names := []string{ProgressFile, "prompts", resultFileName, RecordsFile, StateFile, IterationsLog, WaitFile, "agent-result.json"}
+	if ownDone {
+		names = append(names, DoneFile)
+	}
+	var newest time.Time
+	found := false
+	for _, name := range names {
+		if fi, err := os.Stat(w.state(name)); err == nil && (name != "prompts" || !emptyDir(w.state(name))) {
+			found = true
+			if fi.ModTime().After(newest) {
+				newest = fi.ModTime()
+			}
+		}
+	}
+	if !found {
 		return nil // no previous run
 	}
-	base := w.state("runs", fi.ModTime().UTC().Format("20060102T150405.000Z"))
+	fi, err := os.Stat(w.state())
+	if err != nil {
+		return err
+	}
+	if newest.IsZero() {
+		newest = fi.ModTime()
+	}
+	base := w.state("runs", newest.UTC().Format("20060102T150405.000Z"))
 	archive := base
 	for n := 2; ; n++ {
 		err := os.Mkdir(archive, 0o700)
@@ -155,7 +176,7 @@ func (w *workspace) prepareStateDir(now time.Time) error {
 		}
 		archive = fmt.Sprintf("%s-%d", base, n)
 	}
-	for _, name := range []string{ProgressFile, "prompts", "result.json"} {
+	for _, name := range names {
 		if _, err := os.Stat(w.state(name)); err == nil {
 			if err := os.Rename(w.state(name), filepath.Join(archive, name)); err != nil {
 				return err
@@ -163,4 +184,30 @@ func (w *workspace) prepareStateDir(now time.Time) error {
 		}
 	}
 	return os.MkdirAll(w.state("prompts"), 0o700)
+}
+
+func emptyDir(path string) bool {
+	ents, err := os.ReadDir(path)
+	return err == nil && len(ents) == 0
+}
+
+// reopenWorkspace finds the workspace of a saved run again, for Resume.
+func reopenWorkspace(ctx context.Context, st *State) (*workspace, error) {
+	w := &workspace{dir: st.Workspace, initialRef: st.InitialRef, worktree: st.WorktreePath, branch: st.Branch}
+	if fi, err := os.Stat(w.dir); err != nil || !fi.IsDir() {
+		return nil, &UsageError{Msg: "the run's workspace " + w.dir + " is gone", Hint: "start a new run with `architect loop`"}
+	}
+	repo, err := gitwt.Open(ctx, w.dir)
+	if errors.Is(err, gitwt.ErrNotRepo) {
+		return w, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.repo = repo
+	w.excludes = []string{StateDir}
+	if w.worktree == "" && filepath.Clean(repo.Dir()) == filepath.Clean(w.dir) {
+		w.excludes = append(w.excludes, DefaultWorktree, NamedWorktreesDir)
+	}
+	return w, nil
 }

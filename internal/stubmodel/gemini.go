@@ -79,10 +79,10 @@ func GeminiErrorBody(status int) string {
 func GeminiQuotaBody(quotaID, retryDelay string) string {
 	details := []any{
 		map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []any{map[string]any{
-			"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
-			"quotaId":     quotaID,
+			"quotaMetric":     "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+			"quotaId":         quotaID,
 			"quotaDimensions": map[string]any{"location": "global", "model": "gemini-2.5-pro"},
-			"quotaValue":  "50",
+			"quotaValue":      "50",
 		}}},
 		map[string]any{"@type": "type.googleapis.com/google.rpc.Help", "links": []any{map[string]any{
 			"description": "Learn more about Gemini API quotas", "url": "https://ai.google.dev/gemini-api/docs/rate-limits"}}},

@@ -1,0 +1,386 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/architect-dev/architect/internal/stubmodel"
+	"github.com/architect-dev/architect/proc"
+)
+
+func TestGeminiCommandLine(t *testing.T) {
+	is := is.New(t)
+	is.Equal(geminiArgs("", nil), []string{"--output-format", "stream-json", "--yolo"})
+	is.Equal(geminiArgs("gemini-2.5-pro", []string{"--include-directories", "../lib"}),
+		[]string{"--output-format", "stream-json", "--yolo", "-m", "gemini-2.5-pro", "--include-directories", "../lib"})
+
+	a, err := New(Config{Name: "gemini"})
+	is.NoErr(err)
+	is.Equal(a.Name(), "gemini")
+	is.Equal(a.(*gemini).bin, "gemini")
+	a, err = New(Config{Name: "gemini", Bin: "/opt/gemini", Model: "gemini-2.5-pro", Args: []string{"--x"}})
+	is.NoErr(err)
+	is.Equal(a.(*gemini).bin, "/opt/gemini")
+	is.Equal(a.(*gemini).model, "gemini-2.5-pro")
+}
+
+func TestGeminiCheckPrices(t *testing.T) {
+	is := is.New(t)
+	check := func(c Config) error {
+		c.Name = "gemini"
+		a, err := New(c)
+		is.NoErr(err)
+		pc, ok := a.(PriceChecker)
+		is.True(ok) // gemini prices from the table
+		return pc.CheckPrices()
+	}
+	is.NoErr(check(Config{Model: "gemini-2.5-pro"}))
+	is.NoErr(check(Config{Model: "gem-x", Prices: Prices{"gem-x": {Input: 1}}}))
+	err := check(Config{Model: "gem-x"})
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), `"gem-x"`))
+	err = check(Config{})
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "--model"))
+}
+
+// replayGemini feeds captured output to the parser as proc would, and
+// returns the Outcome and the activity lines.
+func replayGemini(t *testing.T, c Config, stdout []byte, res proc.Result, stderr string, now time.Time) (Outcome, []string) {
+	t.Helper()
+	var acts []string
+	s := &geminiStream{dir: "/tmp/TestCaptureGemini3915995299/013", onActivity: func(m string) { acts = append(acts, m) }}
+	w := proc.NewLineWriter(geminiMaxLine, s.line)
+	_, _ = w.Write(stdout)
+	w.Flush()
+	a := &gemini{model: c.Model, prices: c.Prices, now: func() time.Time { return now }}
+	return a.outcome(res, s, stderr), acts
+}
+
+// geminiCapture reads a capture: stdout, stderr and exit status.
+func geminiCapture(t *testing.T, name string) ([]byte, string, int) {
+	t.Helper()
+	code, err := strconv.Atoi(strings.TrimSpace(string(tokenTestdata(t, "gemini", name+".exit"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tokenTestdata(t, "gemini", name+".jsonl"), string(tokenTestdata(t, "gemini", name+".stderr")), code
+}
+
+// TestGeminiCapturedOutput replays output captured from the Gemini CLI
+// 0.61.0 run against the stub model server (internal/stubmodel) answering
+// as named.
+func TestGeminiCapturedOutput(t *testing.T) {
+	now := time.Date(2026, 11, 22, 7, 40, 0, 0, time.UTC)
+	pro := Price{Input: 1.25, CachedInput: 0.125, Output: 10}
+	tests := []struct {
+		name    string
+		kind    ErrorKind
+		final   string
+		steps   int
+		usage   Usage
+		errHas  string
+		hintHas string
+		resetAt time.Time
+	}{
+		{name: "success", final: "I wrote hello.txt and checked it.\n\n<promise>COMPLETE</promise>", steps: 2,
+			usage: Usage{Input: 600, CachedInput: 170, Output: 45}},
+		{name: "tool-output-mentions-limits", final: "The command printed a quota message; nothing to do about it.", steps: 1,
+			usage: Usage{Input: 250, Output: 22}},
+		{name: "error-500", kind: ErrTransient, errHas: "An internal error has occurred"},
+		{name: "error-503-overloaded", kind: ErrTransient, errHas: "overloaded"},
+		{name: "network-down", kind: ErrTransient, errHas: "fetch failed"},
+		{name: "error-401", kind: ErrFatal, errHas: "invalid authentication credentials", hintHas: "GEMINI_API_KEY"},
+		{name: "error-400-api-key", kind: ErrFatal, errHas: "API key not valid", hintHas: "GEMINI_API_KEY"},
+		{name: "error-403", kind: ErrFatal, errHas: "PERMISSION_DENIED", hintHas: "GEMINI_API_KEY"},
+		{name: "error-404-model", kind: ErrFatal, errHas: "is not found", hintHas: "--model"},
+		{name: "no-api-key", kind: ErrFatal, errHas: "must specify the GEMINI_API_KEY", hintHas: "GEMINI_API_KEY"},
+		{name: "quota-daily", kind: ErrUsageLimit, errHas: "daily quota"},
+		{name: "quota-plain", kind: ErrUsageLimit, errHas: "Resource has been exhausted"},
+		{name: "quota-retry", kind: ErrUsageLimit, errHas: "exceeded your current quota", resetAt: now.Add(37 * time.Second)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			stdout, stderr, code := geminiCapture(t, tt.name)
+			o, _ := replayGemini(t, Config{Model: "gemini-2.5-pro", Prices: Prices{"gemini-2.5-pro": pro}},
+				stdout, proc.Result{ExitCode: code}, proc.Clean([]byte(stderr)), now)
+			is.Equal(o.ErrKind, tt.kind)
+			is.Equal(o.FinalMessage, tt.final)
+			is.Equal(o.Steps, tt.steps)
+			is.Equal(o.Usage, tt.usage)
+			is.True(o.CostKnown) // every run reported its tokens
+			want, _ := Prices{"gemini-2.5-pro": pro}.Cost("gemini-2.5-pro", tt.usage)
+			is.True(costNear(o.Cost, want))
+			is.True(strings.Contains(o.Err, tt.errHas)) // the error names the cause
+			is.True(strings.Contains(o.Hint, tt.hintHas))
+			is.True(o.ResetAt.Equal(tt.resetAt))
+			is.True(!strings.Contains(o.Err, "    at ")) // no stack trace
+			if tt.kind == ErrNone {
+				is.Equal(o.Err, "")
+			}
+		})
+	}
+}
+
+func TestGeminiActivity(t *testing.T) {
+	is := is.New(t)
+	stdout, _, _ := geminiCapture(t, "success")
+	_, acts := replayGemini(t, Config{}, stdout, proc.Result{}, "", time.Now())
+	is.Equal(acts, []string{
+		"write_file: hello.txt",
+		"run_shell_command: cat hello.txt",
+		"message: I wrote hello.txt and checked it. <promise>COMPLETE</promise>",
+	})
+}
+
+// TestGeminiThoughts: thinking tokens are billed as output but left out of
+// the CLI's output_tokens; they are what total_tokens counts beyond the
+// prompt. The line was captured with the stub reporting 7 thought tokens
+// per answer.
+func TestGeminiThoughts(t *testing.T) {
+	is := is.New(t)
+	o, _ := replayGemini(t, Config{Model: "gemini-2.5-pro"}, tokenTestdata(t, "gemini", "success-thoughts.jsonl"), proc.Result{}, "", time.Now())
+	is.Equal(o.Usage, Usage{Input: 600, CachedInput: 170, Output: 66})
+	is.True(o.CostKnown) // built-in price
+	is.True(costNear(o.Cost, (600*1.25+170*0.125+66*10)/1e6))
+}
+
+func TestGeminiSyntheticStreams(t *testing.T) {
+	now := time.Date(2026, 11, 22, 7, 40, 0, 0, time.UTC)
+	result := func(models string) string {
+		return `{"type":"result","status":"success","stats":{"total_tokens":30,"input_tokens":20,"output_tokens":10,"cached":5,"input":15,"tool_calls":0,"models":{` + models + `}}}`
+	}
+	tests := []struct {
+		name   string
+		c      Config
+		lines  string
+		res    proc.Result
+		stderr string
+		check  func(is *is.I, o Outcome)
+	}{
+		{name: "each model at its price", c: Config{Prices: Prices{"a": {Input: 1, CachedInput: 1, Output: 1}, "b": {Input: 2, Output: 2}}},
+			lines: result(`"a":{"total_tokens":10,"input_tokens":8,"output_tokens":2,"cached":0,"input":8},"b":{"total_tokens":20,"input_tokens":12,"output_tokens":8,"cached":5,"input":7}`),
+			check: func(is *is.I, o Outcome) {
+				is.Equal(o.Usage, Usage{Input: 15, CachedInput: 5, Output: 10})
+				is.True(o.CostKnown)
+				is.True(costNear(o.Cost, (10+7*2+8*2)/1e6))
+			}},
+		{name: "a model without a price: cost unknown", c: Config{Prices: Prices{"a": {Input: 1}}},
+			lines: result(`"a":{"total_tokens":10,"input_tokens":8,"output_tokens":2},"b":{"total_tokens":20,"input_tokens":12,"output_tokens":8}`),
+			check: func(is *is.I, o Outcome) { is.True(!o.CostKnown) }},
+		{name: "no per-model figures: the init model", c: Config{Prices: Prices{"m": {Input: 1}}},
+			lines: `{"type":"init","model":"m"}` + "\n" + result(``),
+			check: func(is *is.I, o Outcome) { is.True(o.CostKnown); is.True(costNear(o.Cost, 15/1e6)) }},
+		{name: "a whole message replaces the deltas", lines: `{"type":"message","role":"assistant","content":"a","delta":true}
+{"type":"message","role":"assistant","content":"whole"}
+{"type":"message","role":"assistant","content":" and more","delta":true}
+{"type":"message","role":"user","content":"ignored"}`,
+			check: func(is *is.I, o Outcome) { is.Equal(o.FinalMessage, "whole and more") }},
+		{name: "killed: no result, no cost", res: proc.Result{ExitCode: -1, TimedOut: true}, lines: `{"type":"init","model":"m"}`,
+			check: func(is *is.I, o Outcome) { is.Equal(o.ErrKind, ErrTransient); is.True(!o.CostKnown) }},
+		{name: "error event without a result", res: proc.Result{ExitCode: 1},
+			lines: `{"type":"error","severity":"warning","message":"Loop detected"}` + "\n" + `{"type":"error","severity":"error","message":"Maximum session turns exceeded"}`,
+			check: func(is *is.I, o Outcome) {
+				is.Equal(o.ErrKind, ErrTransient)
+				is.Equal(o.Err, "gemini: Maximum session turns exceeded")
+			}},
+		{name: "error result without a message", res: proc.Result{ExitCode: 1}, lines: `{"type":"result","status":"error"}`,
+			check: func(is *is.I, o Outcome) {
+				is.Equal(o.ErrKind, ErrTransient)
+				is.Equal(o.Err, `gemini: the run ended with status "error"`)
+			}},
+		{name: "silent crash", res: proc.Result{ExitCode: 134},
+			check: func(is *is.I, o Outcome) {
+				is.Equal(o.ErrKind, ErrTransient)
+				is.Equal(o.Err, "gemini exited with status 134 without a result")
+			}},
+		{name: "config error", res: proc.Result{ExitCode: 52}, stderr: "YOLO mode is enabled.\nInvalid configuration in settings.json",
+			check: func(is *is.I, o Outcome) {
+				is.Equal(o.ErrKind, ErrFatal)
+				is.Equal(o.Err, "gemini: Invalid configuration in settings.json")
+			}},
+		{name: "not found", res: proc.Result{ExitCode: -1, StartErr: os.ErrNotExist},
+			check: func(is *is.I, o Outcome) { is.Equal(o.ErrKind, ErrFatal); is.Equal(o.Hint, geminiInstallHint) }},
+		{name: "garbage is ignored", lines: "Loaded cached credentials.\n{\"type\":[]}\n{\n" + result(``),
+			check: func(is *is.I, o Outcome) { is.Equal(o.ErrKind, ErrNone) }},
+		{name: "no result line is an error", lines: `{"type":"message","role":"assistant","content":"hi","delta":true}`,
+			check: func(is *is.I, o Outcome) {
+				is.Equal(o.ErrKind, ErrTransient)
+				is.Equal(o.Err, "gemini exited with status 0 without a result")
+				is.True(!o.CostKnown)
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, _ := replayGemini(t, tt.c, []byte(tt.lines), tt.res, tt.stderr, now)
+			tt.check(is.New(t), o)
+		})
+	}
+}
+
+func TestGeminiFinalMessageBounded(t *testing.T) {
+	is := is.New(t)
+	s := &geminiStream{}
+	piece, _ := json.Marshal(map[string]any{"type": "message", "role": "assistant", "delta": true, "content": strings.Repeat("é", 100_000)})
+	for range 12 {
+		s.line(piece)
+	}
+	s.line([]byte(`{"type":"message","role":"assistant","delta":true,"content":"<promise>COMPLETE</promise>"}`))
+	is.True(len(s.text) <= geminiMaxFinal)
+	is.True(strings.HasSuffix(string(s.text), "<promise>COMPLETE</promise>"))
+	is.True(strings.HasPrefix(string(s.text), "é")) // cut at a character boundary
+}
+
+func TestGeminiStatus(t *testing.T) {
+	is := is.New(t)
+	is.Equal(geminiStatus(173, ""), 429)
+	is.Equal(geminiStatus(244, ""), 500)
+	is.Equal(geminiStatus(247, ""), 503)
+	is.Equal(geminiStatus(145, ""), 401)
+	is.Equal(geminiStatus(1, ""), 0)
+	is.Equal(geminiStatus(41, ""), 0)
+	is.Equal(geminiStatus(1, `[API Error: x (Status: 404)]`), 404)
+	is.Equal(geminiStatus(1, `[API Error: {"error":{"code":503,"message":"m"}}]`), 503)
+}
+
+func FuzzGeminiStream(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "gemini", "*.jsonl"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, 1)
+	}
+	f.Add([]byte(`{"type":"result","status":"success","stats":{"total_tokens":-1,"input_tokens":9223372036854775807,"input":-4,"models":{"":{}}}}`), 0)
+	f.Add([]byte(`{"type":"tool_use","parameters":"x"}`+"\n"+`{"type":"message","role":"assistant","content":"\u00e9"}`), 173)
+	f.Fuzz(func(t *testing.T, data []byte, exit int) {
+		s := &geminiStream{dir: "/w", onActivity: func(string) {}}
+		w := proc.NewLineWriter(256, s.line)
+		_, _ = w.Write(data)
+		w.Flush()
+		o := (&gemini{model: "gemini-2.5-pro", now: time.Now}).outcome(proc.Result{ExitCode: exit}, s, string(data))
+		if o.ErrKind == ErrNone && exit != 0 {
+			t.Fatalf("exit %d but no error", exit)
+		}
+		_ = geminiStatus(exit, string(data))
+	})
+}
+
+// --- against the real CLI ---------------------------------------------
+
+// geminiEnv is an environment that points the Gemini CLI at the stub,
+// with a fresh HOME holding the settings the CLI needs headless, and
+// nothing of the developer's.
+func geminiEnv(t *testing.T, srv *stubmodel.Server) []string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(stubmodel.GeminiSettings()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"TMPDIR=" + t.TempDir(), // it writes error reports there
+		"GOOGLE_GEMINI_BASE_URL=" + srv.URL,
+		"GEMINI_API_KEY=stub-key",
+	}
+}
+
+func TestGeminiRealCLI(t *testing.T) {
+	bin := tokenAgentBin(t, "gemini")
+	t.Parallel()
+	prices := Prices{"gemini-2.5-pro": {Input: 2, CachedInput: 0.5, Output: 8}}
+
+	t.Run("writes a file and finishes", func(t *testing.T) {
+		t.Parallel()
+		is := is.New(t)
+		dir := t.TempDir()
+		srv := stubmodel.Gemini(t, stubmodel.Sequence(
+			stubmodel.Turn{Text: "Writing the file.", ToolCalls: []stubmodel.ToolCall{{Name: "write_file",
+				Args: map[string]any{"file_path": filepath.Join(dir, "hello.txt"), "content": "hello\n"}}},
+				Usage: stubmodel.Usage{Input: 1000, CachedInput: 200, Output: 50}},
+			stubmodel.Turn{Text: "Wrote hello.txt. <promise>COMPLETE</promise>", Usage: stubmodel.Usage{Input: 300, CachedInput: 1000, Output: 20}},
+		))
+		o, acts := runTokenAgent(t, Config{Name: "gemini", Bin: bin, Model: "gemini-2.5-pro", Prices: prices},
+			Request{Prompt: "-- write hello.txt\n(a prompt that starts like a flag)", Dir: dir, Env: geminiEnv(t, srv)})
+		is.Equal(o.Err, "")
+		is.Equal(o.ErrKind, ErrNone)
+		is.Equal(o.ExitCode, 0)
+		is.Equal(o.FinalMessage, "Wrote hello.txt. <promise>COMPLETE</promise>")
+		is.Equal(o.Steps, 1)
+		is.Equal(o.Usage, Usage{Input: 1300, CachedInput: 1200, Output: 70})
+		is.True(o.CostKnown)
+		is.True(costNear(o.Cost, (1300*2+1200*0.5+70*8)/1e6)) // tokens × the price table
+		b, err := os.ReadFile(filepath.Join(dir, "hello.txt"))
+		is.NoErr(err)
+		is.Equal(string(b), "hello\n")
+		is.True(slices.Contains(acts, "write_file: hello.txt"))
+
+		gens := srv.Generations(func(r stubmodel.Request) bool { return strings.Contains(r.Path, ":streamGenerateContent") })
+		is.Equal(len(gens), 2)
+		is.True(strings.HasPrefix(gens[0].Path, "/v1beta/models/gemini-2.5-pro:")) // --model is passed on
+		is.True(bytes.Contains(gens[0].Body, []byte("a prompt that starts like a flag")))
+		is.Equal(gens[0].Header.Get("X-Goog-Api-Key"), "stub-key")
+		is.True(bytes.Contains(gens[1].Body, []byte(`"functionResponse"`))) // the file was written and answered
+	})
+
+	errorCases := []struct {
+		name   string
+		turn   stubmodel.Turn
+		kind   ErrorKind
+		errHas string
+		reset  bool
+	}{
+		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrTransient, errHas: "internal error"},
+		{name: "401", turn: stubmodel.Turn{Status: 401}, kind: ErrFatal, errHas: "UNAUTHENTICATED"},
+		{name: "404 model", turn: stubmodel.Turn{Status: 404}, kind: ErrFatal, errHas: "not found"},
+		{name: "daily quota", turn: stubmodel.Turn{Status: 429}, kind: ErrUsageLimit, errHas: "daily quota"},
+		{name: "quota with retry", turn: stubmodel.Turn{Status: 429,
+			ErrorBody: stubmodel.GeminiQuotaBody("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", "37s")},
+			kind: ErrUsageLimit, errHas: "quota", reset: true},
+	}
+	for _, tt := range errorCases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			is := is.New(t)
+			srv := stubmodel.Gemini(t, stubmodel.Sequence(tt.turn))
+			start := time.Now()
+			o, _ := runTokenAgent(t, Config{Name: "gemini", Bin: bin, Model: "gemini-2.5-pro", Prices: prices},
+				Request{Prompt: "hi", Dir: t.TempDir(), Env: geminiEnv(t, srv)})
+			is.True(time.Since(start) < 60*time.Second) // the run ends promptly
+			is.Equal(o.ErrKind, tt.kind)
+			is.True(strings.Contains(o.Err, tt.errHas)) // error text
+			is.True(o.ExitCode != 0)
+			is.Equal(!o.ResetAt.IsZero(), tt.reset)
+			if tt.reset {
+				is.True(o.ResetAt.After(start.Add(30 * time.Second)))
+			}
+			is.True(o.CostKnown)
+			is.Equal(o.Cost, 0.0)
+			if tt.kind == ErrFatal {
+				is.True(o.Hint != "")
+			}
+		})
+	}
+}
+
+func TestGeminiNotInstalled(t *testing.T) {
+	is := is.New(t)
+	o, _ := runTokenAgent(t, Config{Name: "gemini", Bin: filepath.Join(t.TempDir(), "gemini")}, Request{Prompt: "hi", Dir: t.TempDir()})
+	is.Equal(o.ErrKind, ErrFatal)
+	is.Equal(o.Hint, geminiInstallHint)
+}

@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/loop"
+	"github.com/spf13/pflag"
+)
+
+// findRun locates the workspace of a run from dir: dir itself, its default
+// worktree, or a named worktree (--worktree-name, or the only one there is).
+func findRun(dir, name string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	has := func(ws string) bool {
+		_, err := os.Stat(filepath.Join(ws, loop.StateDir, loop.StateFile))
+		return err == nil
+	}
+	if name != "" {
+		wtDir, _ := loop.WorktreeFor(name)
+		if ws := filepath.Join(abs, wtDir); has(ws) {
+			return ws, nil
+		}
+		return "", &loop.UsageError{Msg: fmt.Sprintf("no run of worktree %q under %s", name, abs), Hint: "check --worktree-name, or pass the repository with -C DIR"}
+	}
+	if has(abs) {
+		return abs, nil
+	}
+	var found []string
+	if ws := filepath.Join(abs, loop.DefaultWorktree); has(ws) {
+		found = append(found, ws)
+	}
+	named, _ := filepath.Glob(filepath.Join(abs, loop.NamedWorktreesDir, "*"))
+	for _, ws := range named {
+		if has(ws) {
+			found = append(found, ws)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", &loop.UsageError{Msg: "no architect run in " + abs, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
+	}
+	return "", &loop.UsageError{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
+}
+
+// controlFlags parses the flags every control command shares.
+func controlFlags(name, usage string, e *env, args []string) (ws string, jsonOut bool, err error) {
+	fs := newFlagSet(name, e.stderr)
+	dir := fs.StringP("dir", "C", ".", "workspace `directory` (or the repository of a --worktree run)")
+	wt := fs.String("worktree-name", "", "the run's worktree `NAME`")
+	js := false
+	if name == "status" {
+		fs.BoolVar(&js, "json", false, "print the state as JSON")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(e.stderr, usage+"\n\nFlags:\n"+fs.FlagUsages())
+			return "", false, pflag.ErrHelp
+		}
+		return "", false, flagError(name, err)
+	}
+	if fs.NArg() > 0 {
+		return "", false, &loop.UsageError{Msg: name + " takes no arguments", Hint: "select the run with -C DIR or --worktree-name NAME"}
+	}
+	ws, err = findRun(*dir, *wt)
+	return ws, js, err
+}
+
+func runStatus(_ context.Context, e *env, args []string) error {
+	ws, jsonOut, err := controlFlags("status", "Usage: architect status [-C DIR] [--json]\n\nShows the state of the loop run in the workspace.", e, args)
+	if err != nil {
+		return err
+	}
+	st, err := loop.ReadState(ws)
+	if err != nil {
+		return err
+	}
+	running := loop.Running(ws)
+	if jsonOut {
+		out := struct {
+			*loop.State
+			Running bool `json:"running"`
+		}{st, running}
+		data, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintln(e.stdout, string(data))
+		return nil
+	}
+	status := st.Status
+	if !running && st.Active {
+		status += fmt.Sprintf(" (but process %d is gone: continue with `architect resume -C %s`)", st.PID, ws)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "Ralph Loop: %s\n", ws)
+	fmt.Fprintf(w, "Status: %s\n", status)
+	if st.Phase != "" && running {
+		fmt.Fprintf(w, "Phase: %s\n", st.Phase)
+	}
+	fmt.Fprintf(w, "Iteration: %d/%d\n", st.Iteration, st.MaxIterations)
+	fmt.Fprintf(w, "Started: %s\n", localTime(st.StartedAt))
+	if st.LastIterationAt != "" {
+		fmt.Fprintf(w, "Current iteration started: %s\n", localTime(st.LastIterationAt))
+	}
+	fmt.Fprintf(w, "Consecutive failures: %d\n", st.ConsecutiveErrors)
+	fmt.Fprintf(w, "Total failures: %d\n", st.ErrorCount)
+	fmt.Fprintf(w, "Timeouts: %d\n", st.Timeouts)
+	if st.Config.InactivityTimeout > 0 {
+		fmt.Fprintf(w, "Inactivity timeout: %s\n", st.Config.InactivityTimeout)
+	}
+	if st.Config.DonePattern != "" {
+		fmt.Fprintf(w, "Done pattern: %s\n", st.Config.DonePattern)
+	}
+	cost := fmt.Sprintf("$%.4f", st.TotalCost)
+	if !st.TotalCostKnown {
+		cost += " (some iterations' cost unknown)"
+	}
+	fmt.Fprintf(w, "Cost so far: %s\n", cost)
+	if st.WaitUntil != "" && running {
+		fmt.Fprintf(w, "Waiting until: %s\n", localTime(st.WaitUntil))
+	}
+	if st.StopReason != "" {
+		fmt.Fprintf(w, "Stop reason: %s\n", st.StopReason)
+	}
+	if st.Branch != "" {
+		fmt.Fprintf(w, "Branch: %s\n", st.Branch)
+	}
+	return nil
+}
+
+func localTime(s string) string {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return s
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func runPause(_ context.Context, e *env, args []string) error {
+	ws, _, err := controlFlags("pause", "Usage: architect pause [-C DIR]\n\nPauses the running loop: the running agent finishes, then the loop waits\nfor `architect resume`.", e, args)
+	if err != nil {
+		return err
+	}
+	st, err := loop.ReadState(ws)
+	if err != nil {
+		return err
+	}
+	if !loop.Running(ws) {
+		return &loop.UsageError{Msg: "no loop is running in " + ws, Hint: "see `architect status -C " + ws + "`"}
+	}
+	if st.Status == loop.StatusPaused || controlAction(ws) == "pause" {
+		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is already paused\n", ws)
+		return nil
+	}
+	if err := loop.WriteControl(ws, "pause"); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "paused ralph loop for %s\n", ws)
+	return nil
+}
+
+func runResume(ctx context.Context, e *env, args []string) error {
+	ws, _, err := controlFlags("resume", "Usage: architect resume [-C DIR]\n\nResumes a paused loop; a loop whose process is gone (stopped, crashed,\nwaiting) is restarted from its state in this terminal.", e, args)
+	if err != nil {
+		return err
+	}
+	st, err := loop.ReadState(ws)
+	if err != nil {
+		return err
+	}
+	if loop.Running(ws) {
+		if st.Status != loop.StatusPaused && controlAction(ws) != "pause" {
+			fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not paused\n", ws)
+			return nil
+		}
+		if err := loop.WriteControl(ws, "resume"); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "resumed ralph loop for %s\n", ws)
+		return nil
+	}
+	if !st.Resumable() {
+		return &loop.UsageError{Msg: "the run in " + ws + " already succeeded; there is nothing to resume", Hint: "start a new run with `architect loop`"}
+	}
+	fmt.Fprintf(e.stdout, "resumed ralph loop for %s\n", ws)
+	return resumeRun(ctx, e, ws, func(*config.Config) {})
+}
+
+func runCancel(_ context.Context, e *env, args []string) error {
+	ws, _, err := controlFlags("cancel", "Usage: architect cancel [-C DIR]\n\nStops the running loop now, gracefully: the agent and checks get SIGTERM,\nthe state is saved and the loop exits with status 130.", e, args)
+	if err != nil {
+		return err
+	}
+	st, err := loop.ReadState(ws)
+	if err != nil {
+		return err
+	}
+	if !loop.Running(ws) {
+		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not running\n", ws)
+		return nil
+	}
+	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("signalling the loop (pid %d): %w", st.PID, err)
+	}
+	fmt.Fprintf(e.stdout, "cancelled ralph loop for %s (pid %d)\n", ws, st.PID)
+	return nil
+}
+
+func controlAction(ws string) string {
+	data, err := os.ReadFile(filepath.Join(ws, loop.StateDir, loop.ControlFile))
+	if err != nil {
+		return ""
+	}
+	var c loop.Control
+	_ = json.Unmarshal(data, &c)
+	return c.Action
+}

@@ -1,0 +1,251 @@
+package e2e
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/architect-dev/architect/internal/stubmodel"
+)
+
+// calcSource is the fixture's calc.go with Add computing a OP b.
+func calcSource(op string) string {
+	return "// Package calc does arithmetic.\npackage calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a " + op + " b\n}\n"
+}
+
+// tokenRun scripts one run (one iteration) of an agent whose cost comes
+// from the price table: Call (a tool call that edits the workspace), then
+// Final as the last message. Status, when set, answers the run's first
+// request with that HTTP error (and ErrorBody) instead.
+type tokenRun struct {
+	Call      stubmodel.ToolCall
+	Final     string
+	Status    int
+	ErrorBody string
+}
+
+// Token usage the stub reports for the two answers of a run, and their sum.
+var (
+	tokenUsage = []stubmodel.Usage{
+		{Input: 1000, CachedInput: 200, Output: 50},
+		{Input: 1100, CachedInput: 1300, Output: 20},
+	}
+	tokenRunInput, tokenRunCached, tokenRunOutput = 2100.0, 1500.0, 70.0
+)
+
+// tokenScript answers the stub's requests run by run. toolOutputs tells
+// how far into its run a request is (the number of tool results it
+// carries); a request with none starts the next run.
+type tokenScript struct {
+	mu          sync.Mutex
+	runs        []tokenRun
+	toolOutputs func(body []byte) int
+	next        int   // index of the next run to start
+	starts      []int // generation number of each run's first request
+}
+
+func (s *tokenScript) respond(n int, r stubmodel.Request) stubmodel.Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	step := s.toolOutputs(r.Body)
+	if step == 0 {
+		s.starts = append(s.starts, n)
+		s.next++
+	}
+	run := s.runs[min(max(s.next-1, 0), len(s.runs)-1)]
+	if run.Status != 0 {
+		return stubmodel.Turn{Status: run.Status, ErrorBody: run.ErrorBody}
+	}
+	if step == 0 {
+		return stubmodel.Turn{ToolCalls: []stubmodel.ToolCall{run.Call}, Usage: tokenUsage[0]}
+	}
+	return stubmodel.Turn{Text: run.Final, Usage: tokenUsage[1]}
+}
+
+// runStarts returns the body of each run's first request, in order.
+func (s *tokenScript) runStarts(srv *stubmodel.Server) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gens := srv.Generations(func(r stubmodel.Request) bool { return r.Method == "POST" })
+	var out []string
+	for _, n := range s.starts {
+		if n < len(gens) {
+			out = append(out, string(gens[n].Body))
+		}
+	}
+	return out
+}
+
+func (s *tokenScript) started() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.next
+}
+
+// codexToolOutputs counts the tool results in a Responses request.
+func codexToolOutputs(body []byte) int {
+	var req struct {
+		Input []struct {
+			Type string `json:"type"`
+		} `json:"input"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return 0
+	}
+	n := 0
+	for _, it := range req.Input {
+		if strings.HasSuffix(it.Type, "_call_output") {
+			n++
+		}
+	}
+	return n
+}
+
+// codexPatch is an apply_patch call changing Add's operator.
+func codexPatch(from, to string) stubmodel.ToolCall {
+	return stubmodel.ToolCall{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: calc.go\n@@\n-\treturn a " + from +
+		" b\n+\treturn a " + to + " b\n*** End Patch\n"}
+}
+
+// codexYAMLPrice is the price the tests give gpt-5.5 in ralph.yaml, unlike
+// the built-in one, so that a cost computed with it shows that it was used.
+const codexYAMLPrice = `prices:
+  gpt-5.5: {input: 2, cached_input: 0.5, output: 8}
+`
+
+// codexLoop runs `architect loop --agent codex -c ralph.yaml` on a fresh
+// failing-go-test fixture against a stub scripted with runs.
+func codexLoop(t *testing.T, extra []string, runs ...tokenRun) (r *Run, dir string, srv *stubmodel.Server, script *tokenScript, res Result) {
+	t.Helper()
+	bin := AgentBin(t, "codex")
+	r = NewRun(t)
+	dir = Fixture(t, "failing-go-test")
+	script = &tokenScript{runs: runs, toolOutputs: codexToolOutputs}
+	srv = stubmodel.OpenAI(t, script.respond)
+	codexHome := filepath.Join(r.Home, ".codex")
+	if err := os.MkdirAll(codexHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(srv.CodexConfig("gpt-5.5")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(r.Root, "ralph.yaml")
+	if err := os.WriteFile(cfg, []byte("ralph_loop:\n  max_iterations: 4\n  backoff_cap: 1s\n"+codexYAMLPrice), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Env = append(r.Env, "CODEX_HOME="+codexHome, "STUB_API_KEY=sk-stub", "TZ=UTC")
+	args := append([]string{"loop", "make go test pass", "-c", cfg,
+		"--agent", "codex", "--agent-bin", bin, "--model", "gpt-5.5",
+		"--check", "go test ./...", "--json", "-C", dir}, extra...)
+	res = r.Architect(dir, 5*time.Minute, args...)
+	return r, dir, srv, script, res
+}
+
+func TestCodexLoopFixesFailingTest(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	r, dir, srv, script, res := codexLoop(t, nil,
+		tokenRun{Call: codexPatch("-", "*"), Final: "I changed Add; it should work now."},
+		tokenRun{Call: codexPatch("*", "+"), Final: "Add adds now. <promise>COMPLETE</promise>"},
+	)
+	lr := ParseLoopResult(t, res)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
+	}
+	is.True(lr.Success)
+	is.Equal(lr.TotalIterations, 2)
+	is.Equal(len(lr.Iterations), 2)
+	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), calcSource("+"))
+
+	it1, it2 := lr.Iterations[0], lr.Iterations[1]
+	is.True(it1.Error == nil)
+	is.True(!it1.AllChecksPassed)
+	is.True(!it1.CompletionTagFound)
+	is.True(it2.Error == nil)
+	is.True(it2.AllChecksPassed)
+	is.True(it2.CompletionTagFound)
+	is.Equal(it1.StepsTaken, 1) // one patch per run
+	is.Equal(it2.StepsTaken, 1)
+
+	// Iteration 2 was told how iteration 1's change failed.
+	starts := script.runStarts(srv)
+	is.Equal(len(starts), 2)
+	is.True(!strings.Contains(starts[0], "Add(2, 3) = 6, want 5"))
+	is.True(strings.Contains(starts[1], "Add(2, 3) = 6, want 5")) // iteration 1's failing check output
+
+	// Costs: tokens × the price ralph.yaml gives gpt-5.5, and they add up.
+	want := (tokenRunInput*2 + tokenRunCached*0.5 + tokenRunOutput*8) / 1e6
+	is.True(lr.TotalCostKnown)
+	sum := 0.0
+	for _, it := range lr.Iterations {
+		is.True(it.Tokens != nil)
+		is.Equal([]int64{it.Tokens.Input, it.Tokens.CachedInput, it.Tokens.Output}, []int64{2100, 1500, 70})
+		is.True(it.Cost != nil)
+		is.True(math.Abs(*it.Cost-want) < 1e-12)
+		sum += *it.Cost
+	}
+	is.True(math.Abs(lr.TotalCost-sum) < 1e-12)
+	is.True(math.Abs(lr.TotalCost-2*want) < 1e-12)
+
+	r.NoLeftovers(dir)
+}
+
+func TestCodexLoopServerErrorIsRecordedAndLoopGoesOn(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	r, dir, _, _, res := codexLoop(t, nil,
+		tokenRun{Status: 500},
+		tokenRun{Call: codexPatch("-", "+"), Final: "Fixed. <promise>COMPLETE</promise>"},
+	)
+	lr := ParseLoopResult(t, res)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
+	}
+	is.True(lr.Success)
+	is.Equal(lr.TotalIterations, 2)
+	is.True(lr.Iterations[0].Error != nil)
+	is.True(strings.Contains(*lr.Iterations[0].Error, "high demand")) // Codex's words for a 500
+	is.Equal(lr.Iterations[0].ErrorKind, "transient")
+	is.True(lr.Iterations[1].Error == nil)
+	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), calcSource("+"))
+	r.NoLeftovers(dir)
+}
+
+func TestCodexLoopAuthErrorStops(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	r, dir, _, script, res := codexLoop(t, nil, tokenRun{Status: 401})
+	lr := ParseLoopResult(t, res)
+	is.Equal(res.ExitCode, 1)
+	is.True(!lr.Success)
+	is.Equal(lr.StopReason, "agent_error")
+	is.Equal(lr.TotalIterations, 1)
+	is.True(lr.Iterations[0].Error != nil)
+	is.True(strings.Contains(*lr.Iterations[0].Error, "401 Unauthorized"))
+	is.Equal(lr.Iterations[0].ErrorKind, "fatal")
+	is.True(strings.Contains(res.Stderr, "hint:"))
+	is.Equal(script.started(), 1) // no second run
+	r.NoLeftovers(dir)
+}
+
+func TestCodexLoopUsageLimit(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	r, dir, _, script, res := codexLoop(t, []string{"--on-usage-limit", "stop"},
+		tokenRun{Status: 429, ErrorBody: stubmodel.OpenAIUsageLimitBody(1900000000)})
+	lr := ParseLoopResult(t, res)
+	is.True(!lr.Success)
+	is.Equal(lr.StopReason, "usage_limit")
+	is.True(strings.Contains(lr.StopDetail, "usage limit"))              // Codex's message
+	is.True(strings.Contains(lr.StopDetail, "resets 2030-03-17T17:46:00Z")) // read from it
+	is.Equal(lr.TotalIterations, 0)                                         // a usage limit is not an iteration
+	is.Equal(script.started(), 1)
+	r.NoLeftovers(dir)
+}

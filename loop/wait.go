@@ -1,0 +1,149 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/google/renameio/v2"
+)
+
+// pollEvery is how often waits look for pause and resume requests.
+const pollEvery = 500 * time.Millisecond
+
+// Control is a request written by `architect pause` / `architect resume`
+// to .architect/control.json.
+type Control struct {
+	Action string `json:"action"` // pause or resume
+	At     string `json:"at"`
+}
+
+// WriteControl asks the loop in workspace to pause or resume.
+func WriteControl(workspace, action string) error {
+	data, _ := json.Marshal(Control{Action: action, At: stamp(time.Now())})
+	return renameio.WriteFile(statePath(workspace, ControlFile), append(data, '\n'), 0o600)
+}
+
+func (r *runner) pauseRequested() bool {
+	data, err := os.ReadFile(r.ws.state(ControlFile))
+	if err != nil {
+		return false
+	}
+	var c Control
+	return json.Unmarshal(data, &c) == nil && c.Action == "pause"
+}
+
+// pauseIfAsked holds the loop while a pause is requested. It reports
+// whether the loop must stop (cancelled or out of time while paused).
+func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
+	if !r.pauseRequested() {
+		return false
+	}
+	r.st.Status = StatusPaused
+	r.save("paused")
+	r.logf("paused: the loop waits for `architect resume`")
+	for r.pauseRequested() {
+		if err := r.deps.Sleep(runCtx, pollEvery); err != nil {
+			return r.stopped(ctx, runCtx)
+		}
+	}
+	r.st.Status = StatusRunning
+	r.save("resumed")
+	r.logf("resumed")
+	return false
+}
+
+// wait waits d in slices, giving way to a pause request (which ends the
+// wait: "pausing during backoff immediately stops the wait"). It returns
+// false when ctx ended.
+func (r *runner) wait(ctx context.Context, d time.Duration) bool {
+	until := r.deps.Now().Add(d)
+	r.st.WaitUntil = stamp(until)
+	defer func() { r.st.WaitUntil = "" }()
+	for {
+		left := until.Sub(r.deps.Now())
+		if left <= 0 {
+			return true
+		}
+		if r.pauseRequested() {
+			return true
+		}
+		if err := r.deps.Sleep(ctx, min(left, pollEvery)); err != nil {
+			return false
+		}
+	}
+}
+
+// backoff waits min(2^(n-1), cap) seconds after the n-th failed agent run
+// in a row. It returns false when the loop must stop instead.
+func (r *runner) backoff(ctx context.Context, i int, o agent.Outcome, n int) bool {
+	d := time.Duration(1<<min(n-1, 30)) * time.Second
+	if r.cfg.BackoffCap > 0 && d > r.cfg.BackoffCap {
+		d = r.cfg.BackoffCap
+	}
+	attempt := fmt.Sprintf("attempt %d", n)
+	if r.cfg.MaxConsecutiveErrors > 0 {
+		attempt = fmt.Sprintf("attempt %d/%d", n, r.cfg.MaxConsecutiveErrors)
+	}
+	r.logf("iteration %d failed (exit: %d), retrying in %s (%s)", i, o.ExitCode, human(d), attempt)
+	r.save("backoff")
+	if !r.wait(ctx, d) {
+		return false
+	}
+	return true
+}
+
+// usageBaseWait and usageMaxWait bound the wait for a usage limit whose
+// reset time is unknown: 60 s, doubling, up to 30 min.
+const (
+	usageBaseWait = 60 * time.Second
+	usageMaxWait  = 30 * time.Minute
+)
+
+// waitUsageLimit waits for the agent's usage limit to lift, without
+// counting an iteration or an error. It returns false when the loop stops.
+func (r *runner) waitUsageLimit(ctx context.Context, o agent.Outcome) bool {
+	if r.cfg.OnUsageLimit == "stop" {
+		r.stop(StopUsageLimit, "the agent hit its usage limit: "+firstLine(o.Err)+resetText(o.ResetAt))
+		return false
+	}
+	var d time.Duration
+	if !o.ResetAt.IsZero() {
+		d = o.ResetAt.Sub(r.deps.Now())
+		d += r.deps.Jitter(min(max(d/20, 5*time.Second), time.Minute))
+		r.usageWaits = 0
+	} else {
+		d = min(usageBaseWait<<min(r.usageWaits, 20), usageMaxWait)
+		r.usageWaits++
+	}
+	d = max(d, time.Second)
+	if dl, ok := ctx.Deadline(); ok && r.deps.Now().Add(d).After(dl) {
+		r.logf("usage limit reached; it lifts after the max-time deadline, stopping")
+		r.stop(StopTimeout, "the agent's usage limit lifts after the max-time deadline"+resetText(o.ResetAt))
+		return false
+	}
+	until := r.deps.Now().Add(d)
+	r.logEvent("WAIT", "usage limit: waiting until %s", until.Format(time.RFC3339))
+	r.logf("usage limit reached (%s); waiting %s, until %s", firstLine(o.Err), human(d), until.Format("15:04:05"))
+	r.st.WaitUntil = stamp(until)
+	r.save("usage_limit_wait")
+	if !r.wait(ctx, d) {
+		r.stopped(context.Background(), ctx)
+		return false
+	}
+	return true
+}
+
+func resetText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " (resets " + t.Format(time.RFC3339) + ")"
+}
+
+func writeBytesAtomic(path string, data []byte) error {
+	return renameio.WriteFile(path, data, 0o600)
+}
