@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
@@ -151,10 +150,3 @@ func idleRun(records []record, initialTree string) int {
 	}
 	return n
 }
-
-// writeFileAtomic replaces path with text.
-func writeFileAtomic(path, text string) error {
-	return writeBytesAtomic(path, []byte(text))
-}
-
-var _ = strings.TrimSpace

@@ -22,7 +22,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	began := r.deps.Now()
 	it := Iteration{Iteration: i, StartedAt: stamp(began), CheckResults: []checks.Result{}}
 	r.st.Iteration = i
-	r.save("prompt")
+	r.st.LastIterationAt = stamp(began)
 
 	text, err := r.buildPrompt(runCtx, i)
 	if err != nil {
@@ -74,8 +74,10 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	it.Duration = r.deps.Now().Sub(began).Seconds()
 	rec = record{Iteration: it, Failed: o.Failed() && o.ExitCode != agent.ExitWaiting, ChecksID: checksID(it.CheckResults)}
 	if r.ws.repo != nil {
-		if d, err := r.ws.repo.Diff(ctx, r.ws.initialRef, r.ws.excludes, 0); err == nil {
+		// One snapshot serves both idle detection and the next prompt.
+		if d, err := r.ws.repo.Diff(ctx, r.ws.initialRef, r.ws.excludes, prompt.DiffLimit); err == nil {
 			rec.Tree = d.Tree
+			r.nextDiff = &d
 		}
 	}
 	return rec, o, false
@@ -141,7 +143,6 @@ func (r *runner) runChecks(ctx context.Context, it *Iteration) {
 // commitIteration records a completed iteration: the record first (from
 // then on it counts as done), then everything derived from it.
 func (r *runner) commitIteration(ctx context.Context, rec record) bool {
-	r.save("recording")
 	if err := appendRecord(r.ws.state(RecordsFile), rec); err != nil {
 		r.stop(StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
 		return false
@@ -177,13 +178,19 @@ func (r *runner) commitIteration(ctx context.Context, rec record) bool {
 	return true
 }
 
-// writeProgress rewrites the progress file from the records.
+// writeProgress rewrites the progress file from the records. It is derived
+// data (rebuilt on resume), so an atomic rename without fsync is enough.
 func (r *runner) writeProgress() error {
 	var b strings.Builder
 	for _, rec := range r.records {
 		b.WriteString(progressEntry(rec.Iteration))
 	}
-	return writeFileAtomic(r.ws.state(ProgressFile), b.String())
+	path := r.ws.state(ProgressFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
@@ -202,7 +209,10 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 		}
 		in.Task, in.FromSpec = string(spec), true
 	}
-	if r.ws.repo != nil {
+	if d := r.nextDiff; d != nil {
+		in.Diff, in.DiffTruncated = d.Text, d.Truncated
+		r.nextDiff = nil
+	} else if r.ws.repo != nil {
 		d, err := r.ws.repo.Diff(ctx, r.ws.initialRef, r.ws.excludes, prompt.DiffLimit)
 		if err != nil {
 			r.warn("could not compute the changes so far: " + err.Error())

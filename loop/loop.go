@@ -24,6 +24,7 @@ import (
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/gofrs/flock"
 )
 
@@ -59,6 +60,7 @@ type runner struct {
 	execErr        string          // the previous agent run's error
 	lastTree       string          // the working tree after the last iteration
 	usageWaits     int             // usage-limit waits in a row without a reset time
+	nextDiff       *gitwt.Diff     // the snapshot taken after the last iteration, for the next prompt
 }
 
 // Run starts a new run of the loop. The error is for problems that prevent

@@ -3,11 +3,13 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
 	"github.com/google/renameio/v2"
 )
 
@@ -43,6 +45,7 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 		return false
 	}
 	r.st.Status = StatusPaused
+	r.nextDiff = nil // the user may change files while the loop is paused
 	r.save("paused")
 	r.logf("paused: the loop waits for `architect resume`")
 	for r.pauseRequested() {
@@ -57,16 +60,22 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 }
 
 // wait waits d in slices, giving way to a pause request (which ends the
-// wait: "pausing during backoff immediately stops the wait"). It returns
-// false when ctx ended.
+// wait: "pausing during backoff immediately stops the wait"). It never
+// waits past ctx's deadline (--max-time), and returns false when ctx ended
+// or the deadline came first.
 func (r *runner) wait(ctx context.Context, d time.Duration) bool {
 	until := r.deps.Now().Add(d)
+	dl, hasDeadline := ctx.Deadline()
+	pastDeadline := hasDeadline && until.After(dl)
+	if pastDeadline {
+		until = dl
+	}
 	r.st.WaitUntil = stamp(until)
 	defer func() { r.st.WaitUntil = "" }()
 	for {
 		left := until.Sub(r.deps.Now())
 		if left <= 0 {
-			return true
+			return !pastDeadline
 		}
 		if r.pauseRequested() {
 			return true
@@ -91,6 +100,7 @@ func (r *runner) backoff(ctx context.Context, i int, o agent.Outcome, n int) boo
 	r.logf("iteration %d failed (exit: %d), retrying in %s (%s)", i, o.ExitCode, human(d), attempt)
 	r.save("backoff")
 	if !r.wait(ctx, d) {
+		r.waitEnded(ctx, "backing off")
 		return false
 	}
 	return true
@@ -131,10 +141,19 @@ func (r *runner) waitUsageLimit(ctx context.Context, o agent.Outcome) bool {
 	r.st.WaitUntil = stamp(until)
 	r.save("usage_limit_wait")
 	if !r.wait(ctx, d) {
-		r.stopped(context.Background(), ctx)
+		r.waitEnded(ctx, "waiting for the usage limit")
 		return false
 	}
 	return true
+}
+
+// waitEnded records why a wait ended early: cancellation, or max-time.
+func (r *runner) waitEnded(ctx context.Context, doing string) {
+	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errTimeUp) {
+		r.stop(StopCancelled, "interrupted while "+doing)
+		return
+	}
+	r.stop(StopTimeout, fmt.Sprintf("max-time of %s reached while %s", config.FormatDuration(r.cfg.MaxTime), doing))
 }
 
 func resetText(t time.Time) string {
@@ -142,8 +161,4 @@ func resetText(t time.Time) string {
 		return ""
 	}
 	return " (resets " + t.Format(time.RFC3339) + ")"
-}
-
-func writeBytesAtomic(path string, data []byte) error {
-	return renameio.WriteFile(path, data, 0o600)
 }
