@@ -243,7 +243,7 @@ func TestCodexLoopUsageLimit(t *testing.T) {
 	lr := ParseLoopResult(t, res)
 	is.True(!lr.Success)
 	is.Equal(lr.StopReason, "usage_limit")
-	is.True(strings.Contains(lr.StopDetail, "usage limit"))              // Codex's message
+	is.True(strings.Contains(lr.StopDetail, "usage limit"))                 // Codex's message
 	is.True(strings.Contains(lr.StopDetail, "resets 2030-03-17T17:46:00Z")) // read from it
 	is.Equal(lr.TotalIterations, 0)                                         // a usage limit is not an iteration
 	is.Equal(script.started(), 1)

@@ -118,6 +118,36 @@ func fifo(t *testing.T) string {
 	return p
 }
 
+// readFifo reads what a child writes to the fifo at path, with a deadline:
+// if no child opens it, the test opens it for writing itself to unblock
+// the read, and fails.
+func readFifo(t *testing.T, path string) []byte {
+	t.Helper()
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := os.ReadFile(path)
+		done <- read{b, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		return r.b
+	case <-time.After(20 * time.Second):
+		if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		<-done
+		t.Fatal("no child wrote to the fifo")
+		return nil
+	}
+}
+
 // fields returns the whitespace-separated words of s.
 func fields(s string) []string { return strings.Fields(s) }
 

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"bytes"
+	"crypto/rand"
 	"errors"
 	"io/fs"
 	"os"
@@ -62,18 +63,17 @@ func TestEscapedDescendantKilled(t *testing.T) {
 func TestKillMarked(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	f := fifo(t)
+	f, id := fifo(t), "test-"+rand.Text()
 	cmd := exec.Command("sh", "-c", escape)
-	cmd.Env = env("FIFO="+f, RunIDEnv+"=test-kill-marked")
+	cmd.Env = env("FIFO="+f, RunIDEnv+"="+id)
 	is.NoErr(cmd.Start())
-	b, err := os.ReadFile(f)
-	is.NoErr(err)
+	b := readFifo(t, f)
 	is.NoErr(cmd.Wait())
 	pid, _ := parsePids(t, string(b))
 	killLater(t, pid)
 	is.True(alive(pid))
 	startMu.Lock()
-	killMarked(map[string]bool{"test-kill-marked": true})
+	killMarked(map[string]bool{id: true})
 	startMu.Unlock()
 	is.True(!alive(pid))
 }
@@ -85,8 +85,7 @@ func TestSweepKillsOrphan(t *testing.T) {
 	cmd := exec.Command("sh", "-c", escape) // no proc, no marker
 	cmd.Env = env("FIFO=" + f)
 	is.NoErr(cmd.Start())
-	b, err := os.ReadFile(f)
-	is.NoErr(err)
+	b := readFifo(t, f)
 	is.NoErr(cmd.Wait())
 	pid, _ := parsePids(t, string(b))
 	killLater(t, pid)
