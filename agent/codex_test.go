@@ -436,6 +436,18 @@ func TestCodexRealCLI(t *testing.T) {
 		is.True(bytes.Contains(gens[1].Body, []byte(`"custom_tool_call_output"`))) // the patch was applied and answered
 	})
 
+	t.Run("a prompt longer than an argument may be", func(t *testing.T) {
+		t.Parallel()
+		is := is.New(t)
+		srv := stubmodel.OpenAI(t, stubmodel.Sequence(stubmodel.Turn{Text: "read it all"}))
+		prompt := strings.Repeat("lorem ipsum ", 30_000) + "THE END" // 360 KB: over Linux's 128 KiB per argument
+		o, _ := runTokenAgent(t, Config{Name: "codex", Bin: bin, Model: "gpt-5.5"},
+			Request{Prompt: prompt, Dir: t.TempDir(), Env: codexEnv(t, srv, "gpt-5.5")})
+		is.Equal(o.Err, "")
+		is.Equal(o.FinalMessage, "read it all")
+		is.True(bytes.Contains(srv.Requests()[0].Body, []byte("lorem ipsum THE END")))
+	})
+
 	errorCases := []struct {
 		name    string
 		turn    stubmodel.Turn

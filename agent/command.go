@@ -53,13 +53,13 @@ func (a *command) Run(ctx context.Context, req Request) Outcome {
 	stdout := proc.NewTail(finalTail)
 	stderr := proc.NewTail(finalTail)
 	var out io.Writer = stdout
+	var lines *proc.LineWriter
 	if req.OnActivity != nil {
-		lines := proc.NewLineWriter(512, func(line []byte) {
+		lines = proc.NewLineWriter(512, func(line []byte) {
 			if s := strings.TrimSpace(string(line)); s != "" {
 				req.OnActivity(s)
 			}
 		})
-		defer lines.Flush()
 		out = io.MultiWriter(stdout, lines)
 	}
 	res := proc.Shell(ctx, a.script, proc.Options{
@@ -72,6 +72,9 @@ func (a *command) Run(ctx context.Context, req Request) Outcome {
 		InactivityTimeout: req.InactivityTimeout,
 		Grace:             req.Grace,
 	})
+	if lines != nil {
+		lines.Flush()
+	}
 	o := fromProc(res)
 	o.FinalMessage = stdout.String()
 	if r, err := readCommandResult(req.ResultFile); err != nil {

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -338,6 +339,36 @@ func TestGeminiRealCLI(t *testing.T) {
 		is.True(bytes.Contains(gens[1].Body, []byte(`"functionResponse"`))) // the file was written and answered
 	})
 
+	t.Run("a prompt longer than an argument may be", func(t *testing.T) {
+		t.Parallel()
+		is := is.New(t)
+		srv := stubmodel.Gemini(t, stubmodel.Sequence(stubmodel.Turn{Text: "read it all"}))
+		prompt := strings.Repeat("lorem ipsum ", 30_000) + "THE END" // 360 KB: over Linux's 128 KiB per argument
+		o, _ := runTokenAgent(t, Config{Name: "gemini", Bin: bin, Model: "gemini-2.5-pro"},
+			Request{Prompt: prompt, Dir: t.TempDir(), Env: geminiEnv(t, srv)})
+		is.Equal(o.Err, "")
+		is.Equal(o.FinalMessage, "read it all")
+		gens := srv.Generations(func(r stubmodel.Request) bool { return strings.Contains(r.Path, ":streamGenerateContent") })
+		is.True(bytes.Contains(gens[0].Body, []byte("lorem ipsum THE END")))
+	})
+
+	t.Run("inactivity ends the run", func(t *testing.T) {
+		t.Parallel()
+		is := is.New(t)
+		release := make(chan struct{})
+		srv := stubmodel.Gemini(t, func(int, stubmodel.Request) stubmodel.Turn {
+			<-release // no answer while the run lasts
+			return stubmodel.Turn{Status: 500}
+		})
+		t.Cleanup(func() { close(release) }) // before the server's Close, which waits for handlers
+		o, _ := runTokenAgent(t, Config{Name: "gemini", Bin: bin, Model: "gemini-2.5-pro"},
+			Request{Prompt: "hi", Dir: t.TempDir(), Env: geminiEnv(t, srv), InactivityTimeout: 10 * time.Second})
+		is.True(o.Inactive)
+		is.True(!o.Canceled)
+		is.Equal(o.ErrKind, ErrTransient)
+		is.True(strings.Contains(o.Err, "inactivity"))
+	})
+
 	errorCases := []struct {
 		name   string
 		turn   stubmodel.Turn
@@ -376,6 +407,41 @@ func TestGeminiRealCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestGeminiFileOut(t *testing.T) {
+	is := is.New(t)
+	var got bytes.Buffer
+	out, err := newGeminiFileOut(&got, 0)
+	is.NoErr(err)
+	defer out.remove()
+	stop := out.follow(func() { t.Error("no inactivity timeout set") })
+	big := strings.Repeat("x", 100_000) + "\n"
+	for range 5 {
+		_, err := out.file.WriteString(big)
+		is.NoErr(err)
+	}
+	_, err = out.file.WriteString(`{"type":"result"}`) // written just before the end
+	is.NoErr(err)
+	is.True(!stop())                                                   // not inactive
+	is.Equal(got.String(), strings.Repeat(big, 5)+`{"type":"result"}`) // all of it, in order
+
+	name := out.file.Name()
+	out.remove()
+	_, err = os.Stat(name)
+	is.True(os.IsNotExist(err)) // removed
+
+	out, err = newGeminiFileOut(io.Discard, 100*time.Millisecond)
+	is.NoErr(err)
+	defer out.remove()
+	fired := make(chan struct{})
+	stop = out.follow(func() { close(fired) })
+	select {
+	case <-fired:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the inactivity timeout did not fire")
+	}
+	is.True(stop())
 }
 
 func TestGeminiNotInstalled(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 
 // GitError is a git command that ran and failed.
 type GitError struct {
-	Args     []string // the arguments given to git, starting with "-C", dir
+	Args     []string // the arguments given to git, starting with "-C", dir and "-c" options
 	ExitCode int      // git's exit status; -1 when it was ended by a signal
 	Stderr   string   // the tail of what git printed on standard error
 }
@@ -35,7 +35,7 @@ type GitError struct {
 // what is wrong ("fatal: …").
 func (e *GitError) Error() string {
 	args := e.Args
-	if len(args) >= 2 && args[0] == "-C" {
+	for len(args) >= 2 && (args[0] == "-C" || args[0] == "-c") {
 		args = args[2:]
 	}
 	shown := make([]string, len(args))
@@ -95,7 +95,9 @@ type command struct {
 // run runs `git -C dir args…`. A failure is a *GitError, or the context's
 // error (errors.Is-able) when ctx ended first.
 func run(ctx context.Context, dir string, c command, args ...string) error {
-	full := append([]string{"-C", dir}, args...)
+	// gc.autoDetach=false: a detached `git gc --auto` daemon would be swept
+	// as an orphan by architect's subreaper.
+	full := append([]string{"-C", dir, "-c", "gc.autoDetach=false"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Env = gitEnv(c.env)
 	cmd.Stdin = c.stdin

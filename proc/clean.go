@@ -9,7 +9,8 @@ import (
 // terminal. It removes terminal escape sequences (CSI such as colours and
 // cursor moves, OSC such as titles and hyperlinks, DCS/SOS/PM/APC strings
 // and other ESC sequences), NUL and the other C0 and C1 control
-// characters except "\n" and "\t", and DEL; turns "\r\n" into "\n"; and
+// characters except "\n" and "\t", and DEL; turns "\r\n" into "\n" and a lone
+// "\r" (progress bars) into "\n"; and
 // replaces each run of invalid UTF-8 with U+FFFD.
 //
 // A string sequence (OSC, DCS, …) ends at BEL or ST as terminals say, and
@@ -42,6 +43,11 @@ func Clean(b []byte) string {
 		switch {
 		case r == '\n' || r == '\t':
 			sb.WriteByte(byte(r))
+		case r == '\r':
+			// "\r\n" is one line end; a lone "\r" (progress bars) starts a new line.
+			if i >= len(b) || b[i] != '\n' {
+				sb.WriteByte('\n')
+			}
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
 			// control character: dropped ("\r" of "\r\n" included)
 		default:

@@ -25,7 +25,7 @@ func TestClean(t *testing.T) {
 		{"\x1b7saved\x1b8", "saved"},
 		{"trailing\x1b", "trailing"},
 		{"line\r\nnext\r\n", "line\nnext\n"},
-		{"10%\r50%", "10%50%"},
+		{"10%\r50%", "10%\n50%"}, // a lone CR (progress bars) starts a new line
 		{"bell\x07\x08\x7f", "bell"},
 		{"c1\u009b31m", "c131m"},
 		{"bad\xff\xfeutf8\xc3", "bad\uFFFDutf8\uFFFD"},

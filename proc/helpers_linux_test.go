@@ -91,7 +91,7 @@ func alive(pid int) bool {
 func marked(id string) []int {
 	var out []int
 	for _, pid := range pids() {
-		if runIDOf(readEnviron(pid)) == id && alive(pid) {
+		if m, _ := markOf(pid); m == id && alive(pid) {
 			out = append(out, pid)
 		}
 	}

@@ -20,6 +20,7 @@ type outputs struct {
 	writers []*os.File // the child's ends, closed in the parent after Start
 	dsts    []io.Writer
 	wg      sync.WaitGroup
+	done    chan struct{} // closed when every copy has reached EOF
 }
 
 // attach sets cmd.Stdout and cmd.Stderr. The same writer for both gets a
@@ -79,6 +80,11 @@ func (o *outputs) start() {
 		o.wg.Add(1)
 		go o.copy(r, o.dsts[i])
 	}
+	o.done = make(chan struct{})
+	go func() {
+		o.wg.Wait()
+		close(o.done)
+	}()
 }
 
 func (o *outputs) copy(r *os.File, w io.Writer) {
@@ -98,23 +104,27 @@ func (o *outputs) copy(r *os.File, w io.Writer) {
 	}
 }
 
+// drain waits until every process holding the pipes has closed them, or
+// until deadline, and reports whether they have.
+func (o *outputs) drain(deadline time.Time) bool {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-o.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // wait waits for the copies to reach EOF. A process that escaped every
 // kill may hold a pipe open forever: after grace the reads are abandoned.
 func (o *outputs) wait(grace time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		o.wg.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
+	if !o.drain(time.Now().Add(grace)) {
 		for _, r := range o.readers {
 			_ = r.SetReadDeadline(time.Now())
 		}
-		<-done
+		<-o.done
 	}
 	o.close()
 }

@@ -93,6 +93,8 @@ func pids() []int {
 type procStat struct {
 	state      byte // R, S, D, Z, …
 	ppid, pgid int
+	kthread    bool
+	envEnd     int64 // 0 while exec is building the new image (or no mm); -1 unknown
 }
 
 func readStat(pid int) (procStat, bool) {
@@ -100,25 +102,43 @@ func readStat(pid int) (procStat, bool) {
 	if err != nil {
 		return procStat{}, false
 	}
-	// "pid (comm) state ppid pgrp …", where comm may hold anything.
+	// "pid (comm) state ppid pgrp session tty tpgid flags …", where comm
+	// may hold anything; env_end is field 51 (Linux 3.5 and later).
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return procStat{}, false
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 || len(f[0]) != 1 {
+	if len(f) < 7 || len(f[0]) != 1 {
 		return procStat{}, false
 	}
-	ppid, err1 := strconv.Atoi(f[1])
-	pgid, err2 := strconv.Atoi(f[2])
-	return procStat{f[0][0], ppid, pgid}, err1 == nil && err2 == nil
+	st := procStat{state: f[0][0], envEnd: -1}
+	var err1, err2 error
+	st.ppid, err1 = strconv.Atoi(f[1])
+	st.pgid, err2 = strconv.Atoi(f[2])
+	flags, _ := strconv.ParseUint(f[6], 10, 64)
+	st.kthread = flags&0x00200000 != 0 // PF_KTHREAD
+	if len(f) > 48 {
+		st.envEnd, _ = strconv.ParseInt(f[48], 10, 64)
+	}
+	return st, err1 == nil && err2 == nil
 }
 
-// readEnviron returns the initial environment of a process, or nil when
-// it cannot be read (another user's, gone, a zombie).
-func readEnviron(pid int) []byte {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	return b
+// markOf returns the run ID in the environment of pid, if any. unsure is
+// true when the environment reads empty because the process is in the
+// middle of exec (the kernel has not laid out the new one yet): ask again
+// shortly. A process whose environment is really empty, a zombie, a kernel
+// thread or another user's process (unreadable) is never unsure.
+func markOf(pid int) (id string, unsure bool) {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return "", false
+	}
+	if len(env) > 0 {
+		return runIDOf(env), false
+	}
+	st, ok := readStat(pid)
+	return "", ok && st.envEnd == 0 && !st.kthread && st.state != 'Z' && st.state != 'X'
 }
 
 // runIDOf returns the value of RunIDEnv in a NUL-separated environment.

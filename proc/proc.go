@@ -3,6 +3,15 @@
 // timeout and a graceful-then-forced kill, and with output delivered to
 // caller-supplied writers so that memory stays bounded whatever a process
 // prints. Agents and checks share this one helper.
+//
+// Nothing a run starts outlives it. When the leader has exited (or been
+// stopped: SIGTERM to the group, then after Grace SIGKILL) the whole group
+// is killed; then every process still carrying the run's RunIDEnv marker
+// in its environment, which finds descendants that left the group with
+// setsid or by daemonizing (Linux); then, with EnableSubreaper, the
+// orphans this process has adopted (Sweep). KillAll is for a second
+// interrupt. Tail, Head and LineWriter keep output bounded; Clean makes it
+// safe to show.
 package proc
 
 import (

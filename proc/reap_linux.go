@@ -3,6 +3,7 @@ package proc
 import (
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -38,18 +39,25 @@ func sweepRun(id string) {
 
 // killMarked kills every process carrying one of the run IDs in its
 // environment and waits for it to die, reaping it if it is an orphan
-// adopted by this process. It repeats until a pass finds none, in case one
-// forked while being killed. The caller holds startMu.
+// adopted by this process. It looks again while a pass finds some, in case
+// one forked while being killed, or finds a process in the middle of exec
+// (which may be one of them), with a short pause. The caller holds startMu.
 func killMarked(ids map[string]bool) {
 	if len(ids) == 0 {
 		return
 	}
 	self := os.Getpid()
+	pause := time.Millisecond
 	for range 8 {
 		pgids, _ := snapshot() // running leaders: their Wait reaps them
-		found := false
+		found, unsure := false, false
 		for _, pid := range pids() {
-			if pid == self || !ids[runIDOf(readEnviron(pid))] {
+			if pid == self {
+				continue
+			}
+			id, u := markOf(pid)
+			unsure = unsure || u
+			if !ids[id] {
 				continue
 			}
 			p, ok := pin(pid)
@@ -58,7 +66,7 @@ func killMarked(ids map[string]bool) {
 			}
 			// Check again now that the pid cannot be reused.
 			st, ok := readStat(pid)
-			if ok && ids[runIDOf(readEnviron(pid))] {
+			if id, _ := markOf(pid); ok && ids[id] {
 				found = true
 				p.kill()
 				if st.ppid == self && !pgids[pid] {
@@ -69,21 +77,41 @@ func killMarked(ids map[string]bool) {
 			}
 			p.close()
 		}
-		if !found {
+		switch {
+		case found:
+		case unsure:
+			time.Sleep(pause) // an exec takes well under a millisecond when not starved
+			pause *= 2
+		default:
 			return
 		}
 	}
 }
 
-// sweepOrphans is Sweep with startMu held.
+// sweepOrphans is Sweep with startMu held. An orphan in the middle of
+// exec cannot be told from one of a live run yet: it is looked at again
+// after a short pause.
 func sweepOrphans() int {
+	n, pause := 0, time.Millisecond
+	for range 8 {
+		k, unsure := sweepOnce()
+		n += k
+		if !unsure {
+			break
+		}
+		time.Sleep(pause)
+		pause *= 2
+	}
+	return n
+}
+
+func sweepOnce() (n int, unsure bool) {
 	self, own := os.Getpid(), syscall.Getpgrp()
 	pgids, ids := snapshot()
 	orphan := func(pid int) bool {
 		st, ok := readStat(pid)
 		return ok && st.ppid == self && st.pgid != own && !pgids[st.pgid] && !pgids[pid]
 	}
-	n := 0
 	for _, pid := range pids() {
 		if !orphan(pid) {
 			continue
@@ -92,12 +120,14 @@ func sweepOrphans() int {
 		if !ok {
 			continue
 		}
-		if orphan(pid) && !ids[runIDOf(readEnviron(pid))] {
+		id, u := markOf(pid)
+		unsure = unsure || u
+		if orphan(pid) && !u && !ids[id] {
 			p.kill()
 			p.reap()
 			n++
 		}
 		p.close()
 	}
-	return n
+	return n, unsure
 }

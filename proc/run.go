@@ -20,9 +20,10 @@ var (
 
 // run is the one place where processes are started. The sequence is:
 // start the process as the leader of a new group, registered so that
-// Sweep and KillAll know about it; wait for the leader; SIGKILL whatever
-// is left of the group; kill escaped descendants by their run marker and
-// adopted orphans (sweepRun); then drain the output pipes.
+// Sweep and KillAll know about it; wait for the leader; if the run was
+// stopped, give the rest of the group what is left of the grace period;
+// SIGKILL whatever is left of the group; kill escaped descendants by their
+// run marker and adopted orphans (sweepRun); then drain the output pipes.
 func run(ctx context.Context, name string, args []string, opt Options) Result {
 	if ctx.Err() != nil {
 		return Result{ExitCode: -1, Canceled: true}
@@ -46,11 +47,12 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	cmd.Env = append(slices.Clip(env), RunIDEnv+"="+id)
 	cmd.SysProcAttr = groupAttr()
 	cmd.WaitDelay = grace
-	// stopCause is written by Cancel (exec's context goroutine) and read
-	// after Wait, which synchronises with that goroutine.
+	// stopCause and stopAt are written by Cancel (exec's context
+	// goroutine) and read after Wait, which synchronises with it.
 	var stopCause error
+	var stopAt time.Time
 	cmd.Cancel = func() error {
-		stopCause = context.Cause(runCtx)
+		stopCause, stopAt = context.Cause(runCtx), time.Now()
 		return killGroup(cmd.Process.Pid, syscall.SIGTERM)
 	}
 	if opt.Stdin != nil {
@@ -97,6 +99,12 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	_ = cmd.Wait() // the outcome is read from ProcessState and stopCause
 	res := Result{Duration: time.Since(start)}
 	stopWatchdog()
+	if stopCause != nil {
+		// The leader often dies of SIGTERM at once (sh does); the rest of
+		// the group gets the rest of the grace period too. Those holding
+		// the output pipes are waited for; the others are not seen.
+		out.drain(stopAt.Add(grace))
+	}
 	pid := cmd.Process.Pid
 	_ = killGroup(pid, syscall.SIGKILL)
 	untrack(pid)

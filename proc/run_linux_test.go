@@ -111,6 +111,23 @@ func TestIgnoredTermGetsKill(t *testing.T) {
 	is.True(r.Duration >= grace)
 }
 
+// When the leader dies of SIGTERM at once, as sh does, the rest of its
+// group still gets the grace period to finish.
+func TestGroupGetsGrace(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	w := newWaiter()
+	done := background(t, ctx, `sh -c 'trap "echo stopped cleanly; exit 0" TERM; echo ready; while :; do sleep 1; done' & wait`,
+		Options{Stdout: w, Grace: time.Minute})
+	awaitReady(t, w)
+	cancel()
+	r := awaitResult(t, done)
+	is.True(r.Canceled)
+	is.Equal(r.Signalled, "SIGTERM") // the leader
+	is.Equal(w.String(), "ready\nstopped cleanly\n")
+}
+
 func TestInactivity(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
@@ -127,13 +144,15 @@ func TestOutputResetsInactivity(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	out := NewTail(1024)
-	// Runs about 1.5s, three times the inactivity timeout, but never
-	// stays silent for more than a fifth of it (on stdout or stderr).
-	r := Shell(t.Context(), `for i in 1 2 3 4 5 6 7 8; do echo tick; sleep 0.1; echo tock >&2; sleep 0.1; done`,
-		Options{Stderr: out, InactivityTimeout: 500 * time.Millisecond})
+	// Runs about 2.4s, well over the inactivity timeout, but never stays
+	// silent (on stdout or stderr) for more than a tenth of it.
+	const timeout = time.Second
+	r := Shell(t.Context(), `for i in $(seq 12); do echo tick; sleep 0.1; echo tock >&2; sleep 0.1; done`,
+		Options{Stderr: out, InactivityTimeout: timeout})
 	is.True(!r.Inactive)
 	is.Equal(r.ExitCode, 0)
-	is.Equal(strings.Count(out.String(), "tock\n"), 8)
+	is.True(r.Duration > timeout)
+	is.Equal(strings.Count(out.String(), "tock\n"), 12)
 }
 
 func TestCancel(t *testing.T) {
