@@ -38,6 +38,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	r.save("agent")
 	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, r.deps.Agent.Name())
+	r.ev.emit(Event{Type: EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations})
 	o = r.deps.Agent.Run(runCtx, agent.Request{
 		Prompt:            text,
 		PromptFile:        promptFile,
@@ -48,8 +49,10 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		Timeout:           r.cfg.IterationTimeout,
 		InactivityTimeout: r.cfg.InactivityTimeout,
 		Grace:             r.cfg.KillGrace,
+		OnActivity:        func(text string) { r.ev.activity(i, text) },
 	})
 	fillFromOutcome(&it, o)
+	r.ev.emit(agentFinished(i, o))
 	r.logAgent(i, o)
 	if ctx.Err() != nil || runCtx.Err() != nil {
 		// Cancelled or out of time: the iteration is not recorded; a resume
@@ -120,10 +123,15 @@ func (r *runner) logAgent(i int, o agent.Outcome) {
 func (r *runner) runChecks(ctx context.Context, it *Iteration) {
 	r.save("checks")
 	began := r.deps.Now()
+	i := it.Iteration
 	it.CheckResults = checks.Run(ctx, r.cfg.Checks, checks.Options{
 		Dir:     r.ws.dir,
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
+		OnStart: func(idx int, name string) {
+			r.ev.emit(Event{Type: EventCheckStarted, Iteration: i, Check: name, Index: ptr(idx)})
+		},
+		OnFinish: func(idx int, c checks.Result) { r.ev.emit(checkFinished(i, idx, c)) },
 	})
 	it.ChecksDuration = r.deps.Now().Sub(began).Seconds()
 	it.AllChecksPassed = ctx.Err() == nil
@@ -171,10 +179,12 @@ func (r *runner) commitIteration(ctx context.Context, rec record) bool {
 			r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.ws.branch + ": " + err.Error())
 		case committed:
 			r.st.LastCommit = hash
+			rec.Iteration.Commit = hash
 		}
 	}
 	r.recount()
 	r.save("recorded")
+	r.ev.emit(iterationFinished(rec.Iteration))
 	return true
 }
 

@@ -45,6 +45,12 @@ type Deps struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Jitter returns a random duration in [0, max); nil means math/rand.
 	Jitter func(max time.Duration) time.Duration
+	// Events, when set, receives every event as it is written to
+	// .architect/events.jsonl (live display, --events -, hooks).
+	Events func(Event)
+	// Redact, when set, removes secrets from text before architect writes
+	// it anywhere (prompts, progress, events, logs, results).
+	Redact func(string) string
 }
 
 type runner struct {
@@ -61,6 +67,8 @@ type runner struct {
 	lastTree       string          // the working tree after the last iteration
 	usageWaits     int             // usage-limit waits in a row without a reset time
 	nextDiff       *gitwt.Diff     // the snapshot taken after the last iteration, for the next prompt
+	ev             *emitter        // the event stream
+	resumed        bool
 }
 
 // Run starts a new run of the loop. The error is for problems that prevent
@@ -145,6 +153,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	st.Config = cfg
 	st.StopReason, st.StopDetail, st.WaitUntil = "", "", ""
 	r.st = st
+	r.resumed = true
 	r.restore()
 	r.logf("resuming after iteration %d of %d (%d recorded)", len(r.records), cfg.MaxIterations, len(r.records))
 	return r.session(ctx, lock)
@@ -159,6 +168,9 @@ func newRunner(cfg config.Config, deps Deps) *runner {
 	}
 	if deps.Sleep == nil {
 		deps.Sleep = sleepCtx
+	}
+	if deps.Redact == nil {
+		deps.Redact = func(s string) string { return s }
 	}
 	if deps.Jitter == nil {
 		deps.Jitter = func(max time.Duration) time.Duration {
@@ -211,6 +223,10 @@ func (r *runner) session(ctx context.Context, _ *flock.Flock) (*Result, error) {
 	r.st.Active, r.st.Status, r.st.PID = true, StatusRunning, os.Getpid()
 	r.recount()
 	r.save("starting")
+	r.ev = newEmitter(r.ws.state(EventsFile), r.deps.Events, r.deps.Now, r.deps.Redact, r.warn)
+	defer r.ev.close()
+	r.ev.emit(Event{Type: EventLoopStarted, Iteration: len(r.records), MaxIterations: r.cfg.MaxIterations,
+		Agent: r.deps.Agent.Name(), Checks: r.cfg.Checks, Workspace: r.ws.dir, Branch: r.ws.branch, Resumed: r.resumed})
 
 	runCtx := ctx
 	if r.cfg.MaxTime > 0 {
@@ -223,14 +239,19 @@ func (r *runner) session(ctx context.Context, _ *flock.Flock) (*Result, error) {
 
 	r.res.TotalDuration = r.st.Elapsed + r.deps.Now().Sub(r.start).Seconds()
 	r.res.Success = r.res.StopReason == StopSuccess
+	// The result before the state: once the state says the run ended
+	// (succeeded: not resumable), its result must be there.
+	if err := writeJSONAtomic(r.ws.state(resultFileName), r.res); err != nil {
+		r.warn("could not save the result: " + err.Error())
+	}
 	r.st.Active = false
 	r.st.Status = finalStatus(r.res.StopReason)
 	r.st.StopReason, r.st.StopDetail = r.res.StopReason, r.res.StopDetail
 	r.save("finished")
 	r.logEvent("DONE", "loop finished: %s after %d iterations", r.res.StopReason, r.res.TotalIterations)
-	if err := writeJSONAtomic(r.ws.state(resultFileName), r.res); err != nil {
-		r.warn("could not save the result: " + err.Error())
-	}
+	r.ev.emit(Event{Type: EventLoopFinished, Iteration: r.res.TotalIterations, Success: ptr(r.res.Success),
+		StopReason: r.res.StopReason, StopDetail: r.res.StopDetail, TotalIterations: ptr(r.res.TotalIterations),
+		TotalCost: ptr(r.res.TotalCost), Duration: ptr(r.res.TotalDuration)})
 	return r.res, nil
 }
 
@@ -248,6 +269,12 @@ func finalStatus(reason string) string {
 
 // run is the loop proper.
 func (r *runner) run(ctx, runCtx context.Context) {
+	if n := len(r.records); n > 0 && r.records[n-1].CompletionSignal != "" {
+		// A resumed run that was killed after recording its successful
+		// last iteration, before saving that it had succeeded.
+		r.stop(StopSuccess, "")
+		return
+	}
 	for {
 		i := len(r.records) + 1
 		if r.stopped(ctx, runCtx) || r.pauseIfAsked(ctx, runCtx) {
@@ -275,6 +302,14 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			continue // the same iteration again: a usage limit is not an iteration
 		}
 		r.usageWaits = 0
+		if rec.AllChecksPassed {
+			// Recorded with the iteration (decide reaches the same verdict),
+			// so that a run killed before it saves the verdict resumes as the
+			// success it was.
+			if signal, err := r.completionSignal(o.FinalMessage, rec.CompletionTagFound); err == nil {
+				rec.CompletionSignal = signal
+			}
+		}
 		if !r.commitIteration(ctx, rec) {
 			return
 		}

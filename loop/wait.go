@@ -98,6 +98,7 @@ func (r *runner) backoff(ctx context.Context, i int, o agent.Outcome, n int) boo
 		attempt = fmt.Sprintf("attempt %d/%d", n, r.cfg.MaxConsecutiveErrors)
 	}
 	r.logf("iteration %d failed (exit: %d), retrying in %s (%s)", i, o.ExitCode, human(d), attempt)
+	r.ev.emit(Event{Type: EventBackoff, Iteration: i, Seconds: ptr(d.Seconds()), Until: stamp(r.deps.Now().Add(d)), Attempt: n})
 	r.save("backoff")
 	if !r.wait(ctx, d) {
 		r.waitEnded(ctx, "backing off")
@@ -140,6 +141,7 @@ func (r *runner) waitUsageLimit(ctx context.Context, o agent.Outcome) bool {
 	r.logf("usage limit reached (%s); waiting %s, until %s", firstLine(o.Err), human(d), until.Format("15:04:05"))
 	r.st.WaitUntil = stamp(until)
 	r.save("usage_limit_wait")
+	r.ev.emit(Event{Type: EventUsageLimitWait, Iteration: len(r.records) + 1, Seconds: ptr(d.Seconds()), Until: stamp(until), Error: o.Err})
 	if !r.wait(ctx, d) {
 		r.waitEnded(ctx, "waiting for the usage limit")
 		return false

@@ -1,0 +1,172 @@
+package loop
+
+import (
+	"encoding/json"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/checks"
+)
+
+// Event types, as they appear in .architect/events.jsonl. The schema is
+// documented in the README and kept stable: fields are only ever added.
+const (
+	EventLoopStarted       = "loop_started"
+	EventIterationStarted  = "iteration_started"
+	EventAgentActivity     = "agent_activity"
+	EventAgentFinished     = "agent_finished"
+	EventCheckStarted      = "check_started"
+	EventCheckFinished     = "check_finished"
+	EventIterationFinished = "iteration_finished"
+	EventBackoff           = "backoff"
+	EventUsageLimitWait    = "usage_limit_wait"
+	EventLoopFinished      = "loop_finished"
+)
+
+// EventsFile is the run's event log in .architect/.
+const EventsFile = "events.jsonl"
+
+// activityEvery throttles agent_activity events.
+const activityEvery = 250 * time.Millisecond
+
+// Event is one line of the event stream. Fields beyond type, time and
+// iteration are set by the event types that carry them.
+type Event struct {
+	Type      string `json:"type"`
+	Time      string `json:"time"`
+	Iteration int    `json:"iteration"`
+
+	MaxIterations int      `json:"max_iterations,omitempty"` // loop_started, iteration_started
+	Agent         string   `json:"agent,omitempty"`          // loop_started
+	Checks        []string `json:"checks,omitempty"`         // loop_started
+	Workspace     string   `json:"workspace,omitempty"`      // loop_started
+	Branch        string   `json:"branch,omitempty"`         // loop_started
+	Resumed       bool     `json:"resumed,omitempty"`        // loop_started
+
+	Text string `json:"text,omitempty"` // agent_activity: one line
+
+	ExitCode  *int     `json:"exit_code,omitempty"`  // agent_finished, check_finished
+	Steps     int      `json:"steps,omitempty"`      // agent_finished
+	Tokens    *Tokens  `json:"tokens,omitempty"`     // agent_finished
+	Cost      *float64 `json:"cost,omitempty"`       // agent_finished, iteration_finished (absent: unknown)
+	Error     string   `json:"error,omitempty"`      // agent_finished
+	ErrorKind string   `json:"error_kind,omitempty"` // agent_finished
+	Duration  *float64 `json:"duration,omitempty"`   // seconds: agent_finished, check_finished, iteration_finished, loop_finished
+
+	Check    string `json:"check,omitempty"`     // check_started, check_finished: the command
+	Index    *int   `json:"index,omitempty"`     // check_started, check_finished: position in the list
+	Passed   *bool  `json:"passed,omitempty"`    // check_finished
+	TimedOut bool   `json:"timed_out,omitempty"` // check_finished
+
+	AllChecksPassed    *bool    `json:"all_checks_passed,omitempty"`    // iteration_finished
+	CompletionTagFound *bool    `json:"completion_tag_found,omitempty"` // iteration_finished
+	CompletionSignal   string   `json:"completion_signal,omitempty"`    // iteration_finished
+	AgentDuration      *float64 `json:"agent_duration,omitempty"`       // iteration_finished
+	ChecksDuration     *float64 `json:"checks_duration,omitempty"`      // iteration_finished
+	Commit             string   `json:"commit,omitempty"`               // iteration_finished (worktree runs)
+
+	Seconds *float64 `json:"seconds,omitempty"` // backoff, usage_limit_wait: how long
+	Until   string   `json:"until,omitempty"`   // backoff, usage_limit_wait
+	Attempt int      `json:"attempt,omitempty"` // backoff: failures in a row
+
+	Success         *bool    `json:"success,omitempty"`          // loop_finished
+	StopReason      string   `json:"stop_reason,omitempty"`      // loop_finished
+	StopDetail      string   `json:"stop_detail,omitempty"`      // loop_finished
+	TotalIterations *int     `json:"total_iterations,omitempty"` // loop_finished
+	TotalCost       *float64 `json:"total_cost,omitempty"`       // loop_finished
+}
+
+// emitter writes events to the run's event log and hands them to the
+// caller's observer (live display, --events -). Safe for concurrent use:
+// checks finish concurrently.
+type emitter struct {
+	mu       sync.Mutex
+	f        *os.File
+	observe  func(Event)
+	now      func() time.Time
+	redact   func(string) string
+	lastAct  time.Time
+	warnOnce sync.Once
+	warn     func(string)
+}
+
+func newEmitter(path string, observe func(Event), now func() time.Time, redact func(string) string, warn func(string)) *emitter {
+	e := &emitter{observe: observe, now: now, redact: redact, warn: warn}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		warn("cannot write the event log: " + err.Error())
+	} else {
+		e.f = f
+	}
+	return e
+}
+
+func (e *emitter) emit(ev Event) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ev.Time = e.now().UTC().Format(time.RFC3339Nano)
+	if e.redact != nil {
+		ev.Text, ev.Error, ev.StopDetail = e.redact(ev.Text), e.redact(ev.Error), e.redact(ev.StopDetail)
+	}
+	if e.f != nil {
+		data, _ := json.Marshal(ev)
+		if _, err := e.f.Write(append(data, '\n')); err != nil {
+			e.warnOnce.Do(func() { e.warn("cannot write the event log: " + err.Error()) })
+		}
+	}
+	if e.observe != nil {
+		e.observe(ev)
+	}
+}
+
+// activity emits agent_activity at most every activityEvery.
+func (e *emitter) activity(iteration int, text string) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	now := e.now()
+	if now.Sub(e.lastAct) < activityEvery {
+		e.mu.Unlock()
+		return
+	}
+	e.lastAct = now
+	e.mu.Unlock()
+	e.emit(Event{Type: EventAgentActivity, Iteration: iteration, Text: text})
+}
+
+func (e *emitter) close() {
+	if e != nil && e.f != nil {
+		e.f.Close()
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func agentFinished(i int, o agent.Outcome) Event {
+	ev := Event{Type: EventAgentFinished, Iteration: i, ExitCode: ptr(o.ExitCode), Steps: o.Steps,
+		Duration: ptr(o.Duration.Seconds()), Error: o.Err, ErrorKind: string(o.ErrKind)}
+	if o.CostKnown {
+		ev.Cost = ptr(o.Cost)
+	}
+	if o.Usage != (agent.Usage{}) {
+		ev.Tokens = &Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
+	}
+	return ev
+}
+
+func checkFinished(i, index int, c checks.Result) Event {
+	return Event{Type: EventCheckFinished, Iteration: i, Check: c.Name, Index: ptr(index), Passed: ptr(c.Passed),
+		ExitCode: ptr(c.ExitCode), TimedOut: c.TimedOut, Duration: ptr(c.Duration)}
+}
+
+func iterationFinished(it Iteration) Event {
+	return Event{Type: EventIterationFinished, Iteration: it.Iteration, AllChecksPassed: ptr(it.AllChecksPassed),
+		CompletionTagFound: ptr(it.CompletionTagFound), CompletionSignal: it.CompletionSignal, Cost: it.Cost,
+		Duration: ptr(it.Duration), AgentDuration: ptr(it.AgentDuration), ChecksDuration: ptr(it.ChecksDuration), Commit: it.Commit}
+}
