@@ -134,7 +134,7 @@ func (w *workspace) prepareStateDir(now time.Time, ownDone bool) error {
 		return err
 	}
 	_ = os.Chmod(w.state(), 0o700)
-	names := []string{ProgressFile, "prompts", resultFileName, RecordsFile, StateFile, IterationsLog, WaitFile, "agent-result.json"}
+	names := []string{ProgressFile, "prompts", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile, "agent-result.json"}
 	if ownDone {
 		names = append(names, DoneFile)
 	}
