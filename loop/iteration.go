@@ -64,6 +64,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		return rec, o, false
 	}
 	if o.ErrKind == agent.ErrFatal {
+		it.Duration = r.deps.Now().Sub(began).Seconds()
 		return record{Iteration: it, Failed: true}, o, false
 	}
 	if o.ExitCode != agent.ExitWaiting {

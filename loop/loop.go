@@ -64,7 +64,6 @@ type runner struct {
 
 	prev, prevPrev []checks.Result // the last two iterations' check results
 	execErr        string          // the previous agent run's error
-	lastTree       string          // the working tree after the last iteration
 	usageWaits     int             // usage-limit waits in a row without a reset time
 	nextDiff       *gitwt.Diff     // the snapshot taken after the last iteration, for the next prompt
 	ev             *emitter        // the event stream
@@ -192,13 +191,9 @@ func (r *runner) restore() {
 		if last.Error != nil {
 			r.execErr = *last.Error
 		}
-		r.lastTree = last.Tree
 	}
 	if n > 1 {
 		r.prevPrev = r.records[n-2].CheckResults
-	}
-	if r.lastTree == "" {
-		r.lastTree = r.st.InitialTree
 	}
 	// The progress file is derived from the records: rewrite it, in case
 	// the run was killed between recording an iteration and updating it.
