@@ -17,7 +17,7 @@ func runClean(ctx context.Context, e *env, args []string) error {
 	dir := fs.StringP("dir", "C", ".", "repository `directory`")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stderr, "Usage: architect clean [NAME] [--force]\n\nRemoves the worktree and branch of a loop run with --worktree (or\n--worktree-name NAME). Refuses when the branch has commits that are not\nmerged into the current branch, unless --force.\n\nFlags:\n"+fs.FlagUsages())
+			fmt.Fprint(e.stdout, "Usage: architect clean [NAME] [--force]\n\nRemoves the worktree and branch of a loop run with --worktree (or\n--worktree-name NAME). Refuses when the branch has commits that are not\nmerged into the current branch, unless --force.\n\nFlags:\n"+fs.FlagUsages())
 			return nil
 		}
 		return flagError("clean", err)

@@ -63,11 +63,12 @@ func commands() []command {
 // Main runs architect with args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookup: os.LookupEnv}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(e.stderr)
-		if len(args) == 0 {
-			return ExitUsage
-		}
+		return ExitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(e.stdout)
 		return ExitOK
 	}
 	if args[0] == "--version" || args[0] == "-v" {

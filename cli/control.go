@@ -67,7 +67,7 @@ func controlFlags(name, usage string, e *env, args []string) (ws string, jsonOut
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stderr, usage+"\n\nFlags:\n"+fs.FlagUsages())
+			fmt.Fprint(e.stdout, usage+"\n\nFlags:\n"+fs.FlagUsages())
 			return "", false, pflag.ErrHelp
 		}
 		return "", false, flagError(name, err)

@@ -67,7 +67,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stderr, "Usage: architect demo [--keep] [--json]\n\nBuilds a temporary Go repository with two failing tests and runs a real\nloop on it with the built-in demo agent, which fixes one bug per iteration.\n\nFlags:\n"+fs.FlagUsages())
+			fmt.Fprint(e.stdout, "Usage: architect demo [--keep] [--json]\n\nBuilds a temporary Go repository with two failing tests and runs a real\nloop on it with the built-in demo agent, which fixes one bug per iteration.\n\nFlags:\n"+fs.FlagUsages())
 			return nil
 		}
 		return flagError("demo", err)

@@ -34,7 +34,7 @@ func runLoop(ctx context.Context, e *env, args []string) error {
 	resume := fs.Bool("resume", false, "continue the run saved in the workspace's .architect/state.json (flags given adjust its configuration)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stderr, loopUsage+fs.FlagUsages())
+			fmt.Fprint(e.stdout, loopUsage+fs.FlagUsages())
 			return nil
 		}
 		return flagError("loop", err)
