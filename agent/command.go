@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/architect-dev/architect/proc"
 )
@@ -16,6 +17,10 @@ import (
 // finalTail is how much of a command agent's stdout stands for its final
 // message when it writes no result file.
 const finalTail = 4096
+
+// activitySample is how often a line of the command agent's output is
+// shown as its activity.
+const activitySample = 100 * time.Millisecond
 
 // maxResultFile bounds what is read of a command agent's result file.
 const maxResultFile = 1 << 20
@@ -53,13 +58,10 @@ func (a *command) Run(ctx context.Context, req Request) Outcome {
 	stdout := proc.NewTail(finalTail)
 	stderr := proc.NewTail(finalTail)
 	var out io.Writer = stdout
-	var lines *proc.LineWriter
 	if req.OnActivity != nil {
-		lines = proc.NewLineWriter(512, func(line []byte) {
-			if s := strings.TrimSpace(string(line)); s != "" {
-				req.OnActivity(s)
-			}
-		})
+		// Sampled, not split into lines: the agent's output is only shown,
+		// and must cost next to nothing however much it prints.
+		lines := proc.NewLineSampler(activitySample, 512, func(line []byte) { req.OnActivity(string(line)) })
 		out = io.MultiWriter(stdout, lines)
 	}
 	res := proc.Shell(ctx, a.script, proc.Options{
@@ -72,9 +74,6 @@ func (a *command) Run(ctx context.Context, req Request) Outcome {
 		InactivityTimeout: req.InactivityTimeout,
 		Grace:             req.Grace,
 	})
-	if lines != nil {
-		lines.Flush()
-	}
 	o := fromProc(res)
 	o.FinalMessage = stdout.String()
 	if r, err := readCommandResult(req.ResultFile); err != nil {
@@ -115,6 +114,8 @@ func readCommandResult(path string) (*commandResult, error) {
 		return nil, err
 	}
 	defer f.Close()
+	// Read once, then removed: it holds the agent's words unredacted.
+	defer os.Remove(path)
 	var r commandResult
 	if err := json.NewDecoder(io.LimitReader(f, maxResultFile)).Decode(&r); err != nil {
 		return nil, fmt.Errorf("agent result file %s: %v (expected {\"cost_usd\": 0.01, \"steps\": 3, \"final_message\": \"…\"})", path, err)

@@ -45,6 +45,8 @@ const (
 	geminiExitAuth   = 41
 	geminiExitInput  = 42
 	geminiExitConfig = 52
+	// geminiExitUntrusted: a headless run in an untrusted folder.
+	geminiExitUntrusted = 55
 )
 
 // gemini drives the Gemini CLI headless: one `gemini --output-format
@@ -77,9 +79,11 @@ func (a *gemini) CheckPrices() error {
 
 // geminiArgs is the command line after the executable's name. The prompt
 // is not on it: the CLI reads a piped stdin as the prompt (up to 8 MiB),
-// so no argument-length limit applies. --yolo approves every tool call.
+// so no argument-length limit applies. --yolo approves every tool call;
+// --skip-trust trusts the workspace for the run, without which a headless
+// run in a folder the user never trusted (a fresh worktree) stops at once.
 func geminiArgs(model string, extra []string) []string {
-	args := []string{"--output-format", "stream-json", "--yolo"}
+	args := []string{"--output-format", "stream-json", "--yolo", "--skip-trust"}
 	if model != "" {
 		args = append(args, "-m", model)
 	}
@@ -115,7 +119,7 @@ func (a *gemini) Run(ctx context.Context, req Request) Outcome {
 	opt.InactivityTimeout = 0 // watched here: proc would put a pipe back
 	stop := out.follow(cancel)
 	res := proc.Run(runCtx, a.bin, geminiArgs(a.model, a.args), opt)
-	if stop() && ctx.Err() == nil {
+	if inactive := stop(); inactive && res.Canceled && ctx.Err() == nil {
 		res.Canceled, res.Inactive = false, true
 	}
 	lines.Flush()
@@ -330,6 +334,9 @@ func geminiClassify(exit int, text string, now time.Time) (ErrorKind, string, ti
 			reset = now.Add(d)
 		}
 		return ErrUsageLimit, "", reset
+	case exit == geminiExitUntrusted, has("not running in a trusted directory"):
+		return ErrFatal, "let the Gemini CLI trust the workspace: unset GEMINI_CLI_TRUST_WORKSPACE=false and " +
+			"GEMINI_RESTRICTED_MODE, or trust the folder in interactive mode", time.Time{}
 	case exit == geminiExitConfig:
 		return ErrFatal, "fix the Gemini CLI's settings (~/.gemini/settings.json) or the flags given with --agent-arg", time.Time{}
 	case exit == geminiExitInput:

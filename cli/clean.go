@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
@@ -33,7 +32,6 @@ func runClean(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	wtDir, branch := loop.WorktreeFor(fs.Arg(0))
-	path := filepath.Join(repo.Dir(), wtDir)
 	exists, err := repo.BranchExists(ctx, branch)
 	if err != nil {
 		return err
@@ -56,9 +54,8 @@ func runClean(ctx context.Context, e *env, args []string) error {
 	if wt, err := repo.WorktreeOf(ctx, branch); err != nil {
 		return err
 	} else if wt != "" {
-		path = wt
-		if err := repo.RemoveWorktree(ctx, path, *force); err != nil {
-			return &loop.UsageError{Msg: "could not remove the worktree " + path + ": " + err.Error(), Hint: "commit or discard its changes, or pass --force"}
+		if err := repo.RemoveWorktree(ctx, wt, *force); err != nil {
+			return &loop.UsageError{Msg: "could not remove the worktree " + wt + ": " + err.Error(), Hint: "commit or discard its changes, or pass --force"}
 		}
 	}
 	if err := repo.DeleteBranch(ctx, branch, true); err != nil {

@@ -52,6 +52,10 @@ func commands() []command {
 		{name: "resume", summary: "resume a paused loop, or restart a stopped one from its state", run: runResume},
 		{name: "cancel", summary: "stop a running loop gracefully", run: runCancel},
 		{name: "clean", summary: "remove a loop's worktree and branch", run: runClean},
+		{name: "report", summary: "write a self-contained HTML report of a run", run: runReport},
+		{name: "init", summary: "write a starter PROMPT.md and a ralph.yaml with detected checks", run: runInit},
+		{name: "template", summary: "print the starter prompt on stdout", run: runTemplate},
+		{name: "batch", summary: "run many tasks from a file, each in its own worktree, N at a time", run: runBatch},
 		{name: "version", summary: "print the version", run: func(_ context.Context, e *env, _ []string) error {
 			fmt.Fprintln(e.stdout, "architect", Version)
 			return nil

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/redact"
 	"github.com/spf13/pflag"
 )
 
@@ -90,6 +92,27 @@ func resumeRun(ctx context.Context, e *env, workspace string, override func(*con
 	})
 }
 
+// redactor masks secret environment values and --redact matches in all
+// architect writes; nil when there is nothing to mask. Values that appear
+// in the task or the specification are left alone: they are the user's own
+// words, and masking them would change the task.
+func redactor(cfg config.Config) (func(string) string, error) {
+	keep := []string{cfg.Task}
+	if cfg.Spec != "" {
+		if b, err := os.ReadFile(cfg.Spec); err == nil {
+			keep = append(keep, string(b))
+		}
+	}
+	r, err := redact.FromEnv(cfg.Redact, keep...)
+	if err != nil {
+		return nil, &loop.UsageError{Msg: "--redact: " + err.Error(), Hint: "use Go (RE2) syntax that matches some text"}
+	}
+	if r.Empty() {
+		return nil, nil
+	}
+	return r.String, nil
+}
+
 // drive builds the agent for cfg, runs start, and reports the result.
 func drive(ctx context.Context, e *env, cfg config.Config, start func(loop.Deps) (*loop.Result, error)) error {
 	ag, err := agent.New(agent.Config{
@@ -107,11 +130,18 @@ func drive(ctx context.Context, e *env, cfg config.Config, start func(loop.Deps)
 	if err := proc.EnableSubreaper(); err != nil {
 		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
 	}
-	logw := e.stderr
-	if cfg.Quiet {
-		logw = io.Discard
+	deps := loop.Deps{Agent: ag}
+	if deps.Redact, err = redactor(cfg); err != nil {
+		return err
 	}
-	res, err := start(loop.Deps{Agent: ag, Log: logw})
+	stopWatch, err := watch(ctx, e, cfg, &deps)
+	if err != nil {
+		return err
+	}
+	gha := startGitHubActions(e)
+	gha.observe(&deps)
+	res, err := start(deps)
+	stopWatch()
 	if err != nil {
 		return err
 	}
@@ -119,6 +149,7 @@ func drive(ctx context.Context, e *env, cfg config.Config, start func(loop.Deps)
 	if cfg.JSON {
 		fmt.Fprintln(e.stdout, string(data))
 	}
+	gha.finish(res, data)
 	printSummary(e.stderr, res)
 	switch {
 	case res.Success:

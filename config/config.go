@@ -22,6 +22,9 @@ type Config struct {
 	MaxCost       float64       `json:"max_cost,omitempty"`
 	MaxTime       time.Duration `json:"max_time,omitempty"`
 	CompletionTag string        `json:"completion_tag"`
+	// Mode is "", "plan" (gap analysis into IMPLEMENTATION_PLAN.md) or
+	// "build" (implement the plan, one commit per iteration).
+	Mode string `json:"mode,omitempty"`
 
 	Agent     string       `json:"agent"`
 	AgentCmd  string       `json:"agent_cmd,omitempty"`
@@ -43,10 +46,25 @@ type Config struct {
 	DonePattern          string        `json:"done_pattern,omitempty"`
 	IdleThreshold        int           `json:"idle_threshold"`
 
+	// Protect lists globs of files the agent must not change (package
+	// protect); Redact, regular expressions masked in everything written
+	// (package redact), on top of secret environment values.
+	Protect []string `json:"protect,omitempty"`
+	Redact  []string `json:"redact,omitempty"`
+
+	// Acting on the loop's events (package hooks). YAML: hooks.on_iteration
+	// and hooks.on_finish.
+	OnIteration string `json:"on_iteration,omitempty"`
+	OnFinish    string `json:"on_finish,omitempty"`
+	Notify      bool   `json:"notify,omitempty"`
+	Push        bool   `json:"push,omitempty"`
+
 	// Presentation: not part of a run's identity.
 	Quiet bool   `json:"-"`
 	JSON  bool   `json:"-"`
 	Dir   string `json:"-"` // -C: the workspace
+	// Events is where the event stream is also written: "-" is stdout.
+	Events string `json:"-"`
 }
 
 // Defaults returns the built-in defaults (the seed's table).

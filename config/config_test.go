@@ -180,3 +180,18 @@ func TestParseDuration(t *testing.T) {
 	is.Equal(FormatDuration(30*time.Minute), "30m")
 	is.Equal(FormatDuration(90*time.Minute), "1h30m")
 }
+
+func TestHooksSection(t *testing.T) {
+	is := is.New(t)
+	path := writeFile(t, "hooks.yaml", "ralph_loop:\n  task: t\n  push: true\n  events: '-'\n  hooks:\n    on_iteration: echo it\n    on_finish: echo done\n")
+	c, err := LoadFile(path)
+	is.NoErr(err)
+	is.Equal(c.OnIteration, "echo it")
+	is.Equal(c.OnFinish, "echo done")
+	is.True(c.Push)
+	is.Equal(c.Events, "-")
+	bad := writeFile(t, "badhooks.yaml", "ralph_loop:\n  hooks:\n    on_finsh: x\n")
+	_, err = LoadFile(bad)
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), `unknown key "on_finsh" in hooks`)) // names the typo
+}

@@ -103,6 +103,10 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			errs = append(errs, loadPrices(path, v, c, src)...)
 			continue
 		}
+		if k.Value == "hooks" {
+			errs = append(errs, loadHooks(path, v, c, src)...)
+			continue
+		}
 		o, ok := lookupOption(k.Value)
 		if !ok || !o.yaml {
 			errs = append(errs, unknownKey(path, k, yamlKeys(), "ralph_loop"))
@@ -186,6 +190,31 @@ func loadPrices(path string, m *yaml.Node, c *Config, src Sources) Errors {
 		}
 		c.Prices[model.Value] = p
 		src["prices"] = at(path, model)
+	}
+	return errs
+}
+
+// loadHooks reads hooks: {on_iteration: CMD, on_finish: CMD}.
+func loadHooks(path string, m *yaml.Node, c *Config, src Sources) Errors {
+	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+		return nil
+	}
+	if m.Kind != yaml.MappingNode {
+		return Errors{{Source: at(path, m), Key: "hooks", Msg: "must map on_iteration and on_finish to shell commands", Hint: `hooks: {on_finish: 'echo "$ARCHITECT_OUTCOME"'}`}}
+	}
+	var errs Errors
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Value != "on_iteration" && k.Value != "on_finish" {
+			errs = append(errs, unknownKey(path, k, []string{"on_iteration", "on_finish"}, "hooks"))
+			continue
+		}
+		o, _ := lookupOption(k.Value)
+		if err := setFromNode(o, c, v); err != nil {
+			errs = append(errs, &Error{Source: at(path, v), Key: "hooks." + k.Value, Msg: err.Error(), Hint: "give a shell command"})
+			continue
+		}
+		src[o.key] = at(path, k)
 	}
 	return errs
 }
@@ -293,7 +322,7 @@ func (d *durationFlag) Set(s string) error {
 func (d *durationFlag) Type() string { return "duration" }
 
 func yamlKeys() []string {
-	keys := []string{"prices"}
+	keys := []string{"prices", "hooks"}
 	for _, o := range options {
 		if o.yaml {
 			keys = append(keys, o.key)

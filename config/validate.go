@@ -3,11 +3,24 @@ package config
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/protect"
+	"github.com/architect-dev/architect/redact"
 )
+
+// Modes (--mode): seed 000's plan and build.
+const (
+	ModePlan  = "plan"
+	ModeBuild = "build"
+)
+
+// ModePromptFile is the prompt file of mode, used as the specification when
+// no TASK or --spec is given: PROMPT_plan.md or PROMPT_build.md.
+func ModePromptFile(mode string) string { return "PROMPT_" + mode + ".md" }
 
 var worktreeNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -36,10 +49,24 @@ func (c *Config) validate(src Sources) ([]string, error) {
 		}
 	}
 
+	switch c.Mode {
+	case "", ModePlan, ModeBuild:
+	default:
+		bad("mode", fmt.Sprintf("unknown mode %q", c.Mode), "use --mode plan or --mode build (or leave it out)")
+	}
+	modeSpecMissing := false
+	if (c.Mode == ModePlan || c.Mode == ModeBuild) && strings.TrimSpace(c.Task) == "" && c.Spec == "" {
+		// The mode's prompt file is the specification.
+		c.Spec = filepath.Join(c.Dir, ModePromptFile(c.Mode))
+		if _, err := os.Stat(c.Spec); err != nil {
+			modeSpecMissing = true
+			bad("mode", fmt.Sprintf("%s mode needs its prompt file %s, which was not found", c.Mode, c.Spec), "create it with `architect init --plan-build`, or give a TASK or --spec PATH")
+		}
+	}
 	if strings.TrimSpace(c.Task) == "" && c.Spec == "" {
 		bad("task", "no task given", `give the task as an argument, architect loop "fix the failing test" --check "go test ./...", or a specification file with --spec PATH`)
 	}
-	if c.Spec != "" {
+	if c.Spec != "" && !modeSpecMissing {
 		switch fi, err := os.Stat(c.Spec); {
 		case err != nil:
 			bad("spec", fmt.Sprintf("specification file not found: %s", c.Spec), "check the --spec path (it is not replaced by TASK when missing)")
@@ -89,7 +116,15 @@ func (c *Config) validate(src Sources) ([]string, error) {
 			bad("checks", fmt.Sprintf("check %d is empty", i+1), "give each --check a shell command")
 		}
 	}
-	if len(c.Checks) == 0 && len(errs) == 0 {
+	for _, p := range c.Protect {
+		if err := protect.Valid(p); err != nil {
+			bad("protect", fmt.Sprintf("%q: %v", p, err), "use a glob relative to the workspace, e.g. 'tests/**' or '*_test.go'")
+		}
+	}
+	if _, err := redact.New(nil, c.Redact); err != nil {
+		bad("redact", err.Error(), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
+	}
+	if len(c.Checks) == 0 && len(errs) == 0 && c.Mode != ModePlan {
 		warnings = append(warnings, "no --check given: success rests on the agent's completion tag alone")
 	}
 	return warnings, errs.orNil()

@@ -38,7 +38,7 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 	} else {
 		r.logf("iteration %d/%d: no completion signal", i, r.cfg.MaxIterations)
 	}
-	if signal != "" && it.AllChecksPassed {
+	if signal != "" && it.AllChecksPassed && len(it.ProtectedRestored) == 0 {
 		r.res.Iterations[len(r.res.Iterations)-1].CompletionSignal = signal
 		r.stop(StopSuccess, "")
 		return true

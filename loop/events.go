@@ -3,11 +3,13 @@ package loop
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
+	"github.com/architect-dev/architect/proc"
 )
 
 // Event types, as they appear in .architect/events.jsonl. The schema is
@@ -111,7 +113,7 @@ func (e *emitter) emit(ev Event) {
 	defer e.mu.Unlock()
 	ev.Time = e.now().UTC().Format(time.RFC3339Nano)
 	if e.redact != nil {
-		ev.Text, ev.Error, ev.StopDetail = e.redact(ev.Text), e.redact(ev.Error), e.redact(ev.StopDetail)
+		ev.Text, ev.Error, ev.StopDetail, ev.Check = e.redact(ev.Text), e.redact(ev.Error), e.redact(ev.StopDetail), e.redact(ev.Check)
 	}
 	if e.f != nil {
 		data, _ := json.Marshal(ev)
@@ -137,7 +139,8 @@ func (e *emitter) activity(iteration int, text string) {
 	}
 	e.lastAct = now
 	e.mu.Unlock()
-	e.emit(Event{Type: EventAgentActivity, Iteration: iteration, Text: text})
+	// Cleaned here, after the throttle, not for every line the agent prints.
+	e.emit(Event{Type: EventAgentActivity, Iteration: iteration, Text: clip(strings.TrimSpace(proc.Clean([]byte(text))), maxProgressLine)})
 }
 
 func (e *emitter) close() {

@@ -9,9 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/prompt"
 )
 
@@ -29,6 +32,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		r.stop(StopError, err.Error())
 		return rec, o, true
 	}
+	text = r.deps.Redact(text)
 	promptFile := r.ws.state("prompts", "iteration-"+strconv.Itoa(i)+".md")
 	if err := os.WriteFile(promptFile, []byte(text), 0o600); err != nil {
 		r.stop(StopError, "writing the prompt: "+err.Error())
@@ -37,8 +41,9 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 
 	r.save("agent")
 	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
-	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, r.deps.Agent.Name())
 	r.ev.emit(Event{Type: EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations})
+	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, r.deps.Agent.Name())
+	snap := r.snapshotProtected()
 	o = r.deps.Agent.Run(runCtx, agent.Request{
 		Prompt:            text,
 		PromptFile:        promptFile,
@@ -51,7 +56,11 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		Grace:             r.cfg.KillGrace,
 		OnActivity:        func(text string) { r.ev.activity(i, text) },
 	})
+	o = r.sanitize(o)
+	it.ProtectedRestored = r.restoreProtected(snap, i)
+	r.protectNote = protectNote(i, it.ProtectedRestored)
 	fillFromOutcome(&it, o)
+	it.FinalMessage = r.deps.Redact(tailUTF8(o.FinalMessage, FinalMessageLimit))
 	r.ev.emit(agentFinished(i, o))
 	r.logAgent(i, o)
 	if ctx.Err() != nil || runCtx.Err() != nil {
@@ -76,15 +85,28 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		}
 	}
 	it.Duration = r.deps.Now().Sub(began).Seconds()
-	rec = record{Iteration: it, Failed: o.Failed() && o.ExitCode != agent.ExitWaiting, ChecksID: checksID(it.CheckResults)}
+	rec = record{Iteration: it, Failed: o.Failed() && o.ExitCode != agent.ExitWaiting || len(it.ProtectedRestored) > 0, ChecksID: checksID(it.CheckResults)}
 	if r.ws.repo != nil {
 		// One snapshot serves both idle detection and the next prompt.
 		if d, err := r.ws.repo.Diff(ctx, r.ws.initialRef, r.ws.excludes, prompt.DiffLimit); err == nil {
 			rec.Tree = d.Tree
+			rec.DiffStat = r.deps.Redact(d.Stat)
 			r.nextDiff = &d
 		}
 	}
 	return rec, o, false
+}
+
+// tailUTF8 returns the last n bytes of s at most, not splitting a character.
+func tailUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
 }
 
 func fillFromOutcome(it *Iteration, o agent.Outcome) {
@@ -135,6 +157,7 @@ func (r *runner) runChecks(ctx context.Context, it *Iteration) {
 		OnFinish: func(idx int, c checks.Result) { r.ev.emit(checkFinished(i, idx, c)) },
 	})
 	it.ChecksDuration = r.deps.Now().Sub(began).Seconds()
+	r.sanitizeChecks(it)
 	it.AllChecksPassed = ctx.Err() == nil
 	passing := 0
 	for _, c := range it.CheckResults {
@@ -166,7 +189,10 @@ func (r *runner) commitIteration(ctx context.Context, rec record) bool {
 	if err := r.writeProgress(); err != nil {
 		r.warn("could not update the progress file: " + err.Error())
 	}
-	if r.ws.worktree != "" {
+	// A worktree run commits every iteration on its branch; a build-mode run
+	// commits each iteration on the current branch (seed 000: build commits
+	// after each task).
+	if r.ws.worktree != "" || r.cfg.Mode == config.ModeBuild && r.ws.repo != nil {
 		passing := 0
 		for _, c := range rec.CheckResults {
 			if c.Passed {
@@ -198,7 +224,7 @@ func (r *runner) writeProgress() error {
 	}
 	path := r.ws.state(ProgressFile)
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+	if err := os.WriteFile(tmp, []byte(r.deps.Redact(b.String())), 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -212,23 +238,24 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 		Checks:        r.cfg.Checks,
 		CompletionTag: r.cfg.CompletionTag,
 		ExecError:     r.execErr,
+		Notes:         append(modeNotes(r.cfg.Mode), r.protectNote),
 	}
 	if r.cfg.Spec != "" {
 		spec, err := os.ReadFile(r.cfg.Spec)
 		if err != nil {
 			return "", fmt.Errorf("cannot read the specification file %s: %v", r.cfg.Spec, err)
 		}
-		in.Task, in.FromSpec = string(spec), true
+		in.Task, in.FromSpec = proc.Clean(spec), true
 	}
 	if d := r.nextDiff; d != nil {
-		in.Diff, in.DiffTruncated = d.Text, d.Truncated
+		in.Diff, in.DiffTruncated = proc.Clean([]byte(d.Text)), d.Truncated
 		r.nextDiff = nil
 	} else if r.ws.repo != nil {
 		d, err := r.ws.repo.Diff(ctx, r.ws.initialRef, r.ws.excludes, prompt.DiffLimit)
 		if err != nil {
 			r.warn("could not compute the changes so far: " + err.Error())
 		} else {
-			in.Diff, in.DiffTruncated = d.Text, d.Truncated
+			in.Diff, in.DiffTruncated = proc.Clean([]byte(d.Text)), d.Truncated
 		}
 	}
 	prevByName := map[string]checks.Result{}
@@ -250,6 +277,17 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 		in.Progress = string(b)
 	}
 	return prompt.Build(in), nil
+}
+
+// modeNotes are the instructions plan and build modes add to the prompt.
+func modeNotes(mode string) []string {
+	switch mode {
+	case config.ModePlan:
+		return []string{"Plan mode: do not implement anything. Compare the specification with the code, and write or update IMPLEMENTATION_PLAN.md: a prioritised list of the tasks left, each small enough for one iteration."}
+	case config.ModeBuild:
+		return []string{"Build mode: pick the most important unfinished task from IMPLEMENTATION_PLAN.md, implement it with its tests, and mark it done there. One task per iteration: architect commits after each iteration."}
+	}
+	return nil
 }
 
 // checksID summarises check results for idle detection: which checks

@@ -68,6 +68,7 @@ type runner struct {
 	nextDiff       *gitwt.Diff     // the snapshot taken after the last iteration, for the next prompt
 	ev             *emitter        // the event stream
 	resumed        bool
+	protectNote    string // why the last iteration failed, when it changed protected files
 }
 
 // Run starts a new run of the loop. The error is for problems that prevent
@@ -89,8 +90,12 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 		return nil, fmt.Errorf("preparing %s: %w", ws.state(), err)
 	}
 	_ = os.Remove(ws.state(ControlFile))
+	mode := cfg.Mode
+	if mode == "" {
+		mode = config.ModeBuild
+	}
 	r.st = &State{
-		Mode:          "build",
+		Mode:          mode,
 		StartedAt:     stamp(r.start),
 		MaxIterations: cfg.MaxIterations,
 		InitialRef:    ws.initialRef,
@@ -170,6 +175,8 @@ func newRunner(cfg config.Config, deps Deps) *runner {
 	}
 	if deps.Redact == nil {
 		deps.Redact = func(s string) string { return s }
+	} else {
+		deps.Log = redactWriter{deps.Log, deps.Redact}
 	}
 	if deps.Jitter == nil {
 		deps.Jitter = func(max time.Duration) time.Duration {
@@ -191,6 +198,7 @@ func (r *runner) restore() {
 		if last.Error != nil {
 			r.execErr = *last.Error
 		}
+		r.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
 	}
 	if n > 1 {
 		r.prevPrev = r.records[n-2].CheckResults
@@ -297,7 +305,7 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			continue // the same iteration again: a usage limit is not an iteration
 		}
 		r.usageWaits = 0
-		if rec.AllChecksPassed {
+		if rec.AllChecksPassed && len(rec.ProtectedRestored) == 0 {
 			// Recorded with the iteration (decide reaches the same verdict),
 			// so that a run killed before it saves the verdict resumes as the
 			// success it was.
@@ -329,7 +337,7 @@ func (r *runner) stopped(ctx, runCtx context.Context) bool {
 
 func (r *runner) stop(reason, detail string) {
 	if r.res.StopReason == "" {
-		r.res.StopReason, r.res.StopDetail = reason, detail
+		r.res.StopReason, r.res.StopDetail = reason, r.deps.Redact(detail)
 	}
 }
 

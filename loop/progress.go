@@ -14,7 +14,7 @@ const maxProgressLine = 200
 func progressEntry(it Iteration) string {
 	var b strings.Builder
 	verdict := "FAIL"
-	if it.AllChecksPassed && it.CompletionTagFound {
+	if it.AllChecksPassed && it.CompletionTagFound && len(it.ProtectedRestored) == 0 {
 		verdict = "PASS"
 	}
 	fmt.Fprintf(&b, "## Iteration %d — %s\n", it.Iteration, verdict)
@@ -28,6 +28,9 @@ func progressEntry(it Iteration) string {
 	fmt.Fprintf(&b, "- Completion tag: %s\n", yesNo(it.CompletionTagFound))
 	if it.Error != nil {
 		fmt.Fprintf(&b, "- Agent error: %s\n", firstLine(*it.Error))
+	}
+	if len(it.ProtectedRestored) > 0 {
+		fmt.Fprintf(&b, "- Protected files changed (restored): %s\n", listPaths(it.ProtectedRestored))
 	}
 	if len(it.CheckResults) == 0 {
 		b.WriteString("- Checks: none configured\n")

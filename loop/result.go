@@ -38,7 +38,20 @@ type Iteration struct {
 	Tokens             *Tokens         `json:"tokens,omitempty"`
 	Commit             string          `json:"commit,omitempty"`
 	StartedAt          string          `json:"started_at"`
+	// FinalMessage is the tail (at most FinalMessageLimit bytes) of the
+	// agent's final message, for reports.
+	FinalMessage string `json:"final_message,omitempty"`
+	// DiffStat is `git diff --stat` of the changes so far (against the
+	// initial ref) after the iteration.
+	DiffStat string `json:"diff_stat,omitempty"`
+	// ProtectedRestored lists the protected files (--protect) the agent
+	// changed, created or deleted, which architect restored; such an
+	// iteration failed, whatever the checks said.
+	ProtectedRestored []string `json:"protected_restored,omitempty"`
 }
+
+// FinalMessageLimit bounds the final message kept with each iteration.
+const FinalMessageLimit = 4096
 
 // Tokens is an iteration's token usage.
 type Tokens struct {

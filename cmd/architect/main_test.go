@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,10 +52,12 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfile": cmdWaitFile,
-			"jsonget":  cmdJSONGet,
-			"gitrepo":  cmdGitRepo,
-			"pidgone":  cmdPidGone,
+			"waitfile":  cmdWaitFile,
+			"jsonget":   cmdJSONGet,
+			"gitrepo":   cmdGitRepo,
+			"pidgone":   cmdPidGone,
+			"archfiles": cmdArchFiles,
+			"tmuxwait":  cmdTmuxWait,
 		},
 	})
 }
@@ -149,6 +153,8 @@ func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
 //	touch PATH          create PATH (e.g. to tell the test it is running)
 //	hang                sleep until killed
 //	spawn PIDFILE       start a `sleep 1000` in a new session, write its pid
+//	waitfor PATH        wait until PATH exists (the test lets the agent go on)
+//	ignoreterm PATH     ignore SIGTERM from now on, creating PATH when one arrives
 //	exit N              exit with status N
 func fakeAgent() int {
 	dir := os.Getenv("FAKE_AGENT_DIR")
@@ -193,6 +199,21 @@ func fakeAgent() int {
 		case "spawn":
 			cmd := exec.Command("setsid", "-f", "sh", "-c", "echo $$ > "+arg+"; exec sleep 1000")
 			must(cmd.Run())
+		case "waitfor":
+			for {
+				if _, err := os.Stat(arg); err == nil {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		case "ignoreterm":
+			ch := make(chan os.Signal, 1)
+			signal.Notify(ch, syscall.SIGTERM)
+			go func() {
+				for range ch {
+					_ = os.WriteFile(arg, nil, 0o644)
+				}
+			}()
 		case "exit":
 			n, _ := strconv.Atoi(arg)
 			writeResult(result)

@@ -22,7 +22,6 @@ func TestMemoryBoundedByOutput(t *testing.T) {
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := build.CombinedOutput()
-	is.True(err == nil || len(out) < 0)
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

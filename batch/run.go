@@ -1,0 +1,294 @@
+package batch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/loop"
+	"github.com/sourcegraph/conc/pool"
+)
+
+// Outcomes of a task.
+const (
+	Succeeded  = "succeeded"
+	Failed     = "failed"      // the loop ended without success
+	Cancelled  = "cancelled"   // interrupted
+	Skipped    = "skipped"     // --resume: it had already succeeded
+	NotStarted = "not_started" // the batch was interrupted before its turn
+	Errored    = "error"       // the loop could not run at all
+)
+
+// Options say how to run a batch.
+type Options struct {
+	Dir      string                 // the repository (or a folder in it): -C
+	Parallel int                    // tasks at a time; < 1 means 1
+	Resume   bool                   // continue tasks from their saved state
+	Agents   map[string]agent.Agent // each task's agent, by id
+	// Redact, by task id, removes secrets from what the task's loop
+	// writes (loop.Deps.Redact); a missing entry redacts nothing.
+	Redact map[string]func(string) string
+	// Log receives plain progress lines, each prefixed with the task id;
+	// nil discards them.
+	Log io.Writer
+	// Events, when set, receives every task's loop events (live display).
+	// It is called from several goroutines.
+	Events func(id string, ev loop.Event)
+}
+
+// TaskResult is how one task ended.
+type TaskResult struct {
+	ID           string       `json:"id"`
+	Outcome      string       `json:"outcome"`
+	Success      bool         `json:"success"` // succeeded now or, for skipped, earlier
+	StopReason   string       `json:"stop_reason,omitempty"`
+	Iterations   int          `json:"iterations"`
+	Cost         float64      `json:"cost"`
+	CostKnown    bool         `json:"cost_known"`
+	Duration     float64      `json:"duration"`
+	Branch       string       `json:"branch"`
+	WorktreePath string       `json:"worktree_path"`
+	Error        string       `json:"error,omitempty"`
+	Result       *loop.Result `json:"result,omitempty"`
+}
+
+// Workspace returns where task id's loop runs, for the repository holding
+// dir: the worktree .architect-worktrees/ID (and the same sub-folder as
+// dir within it).
+func Workspace(ctx context.Context, dir, id string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	repo, err := gitwt.Open(ctx, abs)
+	if errors.Is(err, gitwt.ErrNotRepo) {
+		return "", &loop.UsageError{Msg: abs + " is not in a git repository, and every batch task runs in a worktree", Hint: "run `git init` and make a first commit, or pass the repository with -C DIR"}
+	}
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(repo.Dir(), abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = "."
+	}
+	wt, _ := loop.WorktreeFor(id)
+	return filepath.Join(repo.Dir(), wt, rel), nil
+}
+
+// Preflight refuses, before anything runs, a new batch (not --resume)
+// whose worktrees or branches are already there.
+func Preflight(ctx context.Context, dir string, tasks []Task) error {
+	repo, err := gitwt.Open(ctx, dir)
+	if err != nil {
+		_, werr := Workspace(ctx, dir, "x")
+		if werr != nil {
+			return werr
+		}
+		return err
+	}
+	var taken []string
+	for _, t := range tasks {
+		wt, branch := loop.WorktreeFor(t.ID)
+		_, statErr := os.Lstat(filepath.Join(repo.Dir(), wt))
+		has, _ := repo.BranchExists(ctx, branch)
+		if statErr == nil || has {
+			taken = append(taken, t.ID)
+		}
+	}
+	if len(taken) == 0 {
+		return nil
+	}
+	return &loop.UsageError{
+		Msg:  fmt.Sprintf("the worktree or branch of task %s already exists (from an earlier run?)", strings.Join(taken, ", ")),
+		Hint: "continue the batch with --resume, or remove them with `architect clean ID` (merge or inspect them first)",
+	}
+}
+
+// Run runs tasks, opts.Parallel at a time, and returns their results in
+// the order of tasks. A task that fails does not stop the others; when ctx
+// ends, the running loops stop gracefully and the tasks not started yet
+// are not started.
+func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	out := make([]TaskResult, len(tasks))
+	var logMu sync.Mutex // one line at a time from every task
+	// Worktree creation writes to the shared repository (.git/worktrees,
+	// refs, info/exclude): one task sets up at a time; the loops then run
+	// in parallel, each in its own worktree under its own lock.
+	var setupMu sync.Mutex
+	p := pool.New().WithMaxGoroutines(max(opts.Parallel, 1))
+	for i, t := range tasks {
+		p.Go(func() {
+			logw := &prefixWriter{mu: &logMu, w: opts.Log, prefix: "architect: [" + t.ID + "] "}
+			out[i] = runTask(ctx, t, opts, logw, &setupMu)
+			fmt.Fprintf(logw, "architect: %s\n", describe(out[i]))
+			logw.flush()
+		})
+	}
+	p.Wait()
+	return out
+}
+
+func runTask(ctx context.Context, t Task, opts Options, logw io.Writer, setupMu *sync.Mutex) TaskResult {
+	_, branch := loop.WorktreeFor(t.ID)
+	r := TaskResult{ID: t.ID, Branch: branch}
+	if ctx.Err() != nil {
+		r.Outcome = NotStarted
+		return r
+	}
+	ws, err := Workspace(ctx, opts.Dir, t.ID)
+	if err != nil {
+		return errored(r, err)
+	}
+	r.WorktreePath = ws
+	ag := opts.Agents[t.ID]
+	if ag == nil {
+		return errored(r, fmt.Errorf("no agent for task %s", t.ID))
+	}
+	setupMu.Lock()
+	var once sync.Once
+	release := func() { once.Do(setupMu.Unlock) }
+	defer release()
+	deps := loop.Deps{Agent: ag, Log: logw, Redact: opts.Redact[t.ID], Events: func(ev loop.Event) {
+		release() // the loop has started: its worktree is set up
+		if opts.Events != nil {
+			opts.Events(t.ID, ev)
+		}
+	}}
+	cfg := t.Config
+	cfg.Dir = opts.Dir
+	var res *loop.Result
+	st, stErr := loop.ReadState(ws)
+	switch {
+	case opts.Resume && stErr == nil && !st.Resumable():
+		release()
+		if prev, err := readResult(ws); err == nil {
+			fill(&r, prev)
+		}
+		r.Outcome, r.Success = Skipped, true
+		return r
+	case opts.Resume && stErr == nil:
+		fmt.Fprintf(logw, "architect: resuming from its saved state\n")
+		res, err = loop.Resume(ctx, ws, func(c *config.Config) { *c = cfg }, deps)
+	default:
+		res, err = loop.Run(ctx, cfg, deps)
+	}
+	release()
+	if err != nil {
+		return errored(r, err)
+	}
+	fill(&r, res)
+	return r
+}
+
+func fill(r *TaskResult, res *loop.Result) {
+	r.Result = res
+	r.Success = res.Success
+	r.StopReason = res.StopReason
+	r.Iterations = res.TotalIterations
+	r.Cost, r.CostKnown = res.TotalCost, res.TotalCostKnown
+	r.Duration = res.TotalDuration
+	if res.Branch != "" {
+		r.Branch = res.Branch
+	}
+	if res.Workspace != "" {
+		r.WorktreePath = res.Workspace
+	}
+	switch {
+	case res.Success:
+		r.Outcome = Succeeded
+	case res.StopReason == loop.StopCancelled:
+		r.Outcome = Cancelled
+	default:
+		r.Outcome = Failed
+	}
+}
+
+func errored(r TaskResult, err error) TaskResult {
+	r.Outcome = Errored
+	r.Error = err.Error()
+	var ue *loop.UsageError
+	if errors.As(err, &ue) && ue.Hint != "" {
+		r.Error += " (" + ue.Hint + ")"
+	}
+	return r
+}
+
+func readResult(ws string) (*loop.Result, error) {
+	data, err := os.ReadFile(filepath.Join(ws, loop.StateDir, "result.json"))
+	if err != nil {
+		return nil, err
+	}
+	var res loop.Result
+	return &res, json.Unmarshal(data, &res)
+}
+
+// describe is the one-line account of a task's end.
+func describe(r TaskResult) string {
+	switch r.Outcome {
+	case Succeeded:
+		return fmt.Sprintf("succeeded after %d iteration%s; the work is on branch %s", r.Iterations, plural(r.Iterations), r.Branch)
+	case Skipped:
+		return "already succeeded: not run again"
+	case NotStarted:
+		return "not started: the batch was interrupted"
+	case Errored:
+		return "error: " + r.Error
+	}
+	return fmt.Sprintf("%s: stopped on %s after %d iteration%s", r.Outcome, r.StopReason, r.Iterations, plural(r.Iterations))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// prefixWriter inserts prefix after the "architect: " of each line (or
+// before lines without it), writing whole lines under a shared mutex so
+// that tasks' lines never mix.
+type prefixWriter struct {
+	mu     *sync.Mutex
+	w      io.Writer
+	prefix string
+	buf    []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = append(p.buf, b...)
+	for {
+		i := strings.IndexByte(string(p.buf), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		p.line(string(p.buf[:i]))
+		p.buf = p.buf[i+1:]
+	}
+}
+
+func (p *prefixWriter) line(s string) {
+	fmt.Fprintln(p.w, p.prefix+strings.TrimPrefix(s, "architect: "))
+}
+
+func (p *prefixWriter) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.buf) > 0 {
+		p.line(string(p.buf))
+		p.buf = nil
+	}
+}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/architect-dev/architect/ghactions"
+	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/loop"
+)
+
+// githubActions is architect's side of a GitHub Actions runner: masks,
+// log groups, annotations, the step summary and the step outputs. A nil
+// *githubActions (not on a runner) does nothing.
+type githubActions struct {
+	e   *env
+	rep *ghactions.Reporter
+}
+
+// startGitHubActions masks the secrets in the environment and returns the
+// reporter when GITHUB_ACTIONS=true.
+func startGitHubActions(e *env) *githubActions {
+	if !ghactions.Enabled(e.lookup) {
+		return nil
+	}
+	for _, m := range ghactions.Masks(os.Environ()) {
+		fmt.Fprintln(e.stderr, m)
+	}
+	return &githubActions{e: e, rep: &ghactions.Reporter{W: e.stderr}}
+}
+
+// observe adds the log groups to deps' event observers.
+func (g *githubActions) observe(deps *loop.Deps) {
+	if g == nil {
+		return
+	}
+	prev := deps.Events
+	deps.Events = func(ev loop.Event) {
+		if prev != nil {
+			prev(ev)
+		}
+		g.rep.Event(ev)
+	}
+}
+
+// finish annotates the failing checks and writes the step summary and
+// outputs; resultJSON is the --json document.
+func (g *githubActions) finish(res *loop.Result, resultJSON []byte) {
+	if g == nil || res == nil {
+		return
+	}
+	g.rep.Finish(res)
+	if path, ok := g.e.lookup("GITHUB_STEP_SUMMARY"); ok && path != "" {
+		if err := ghactions.AppendFile(path, ghactions.Summary(res, diffStat(res))); err != nil {
+			fmt.Fprintf(g.e.stderr, "architect: warning: cannot write the step summary: %v\n", err)
+		}
+	}
+	if path, ok := g.e.lookup("GITHUB_OUTPUT"); ok && path != "" {
+		if err := ghactions.AppendFile(path, ghactions.FormatOutputs(ghactions.Outputs(res, resultJSON))); err != nil {
+			fmt.Fprintf(g.e.stderr, "architect: warning: cannot write the step outputs: %v\n", err)
+		}
+	}
+}
+
+// diffStat is `git diff --stat` of the whole run, "" when unknown.
+func diffStat(res *loop.Result) string {
+	if res.Workspace == "" || res.InitialRef == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	repo, err := gitwt.Open(ctx, res.Workspace)
+	if err != nil {
+		return ""
+	}
+	d, err := repo.Diff(ctx, res.InitialRef, []string{loop.StateDir, loop.DefaultWorktree, loop.NamedWorktreesDir}, 0)
+	if err != nil {
+		return ""
+	}
+	return d.Stat
+}

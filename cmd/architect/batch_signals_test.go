@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+)
+
+// SIGINT stops every running task of a batch gracefully (their agents are
+// stopped, their state saved), does not start the queued ones, prints the
+// summary and exits 130.
+func TestBatchInterruptStopsAll(t *testing.T) {
+	is := is.New(t)
+	repo, agentDir := loopFixture(t, "touch started\nhang\n")
+	file := filepath.Join(filepath.Dir(repo), "batch.yaml")
+	is.NoErr(os.WriteFile(file, []byte("defaults:\n  agent_cmd: fake-agent\n  checks: [true]\n  task: wait forever\ntasks:\n  - id: a\n  - id: b\n  - id: c\n"), 0o644))
+	cmd, stderr := startArchitect(t, agentDir, "batch", file, "-C", repo, "--parallel", "2")
+	waitFile(t, filepath.Join(repo, ".architect-worktrees", "a", "started"))
+	waitFile(t, filepath.Join(repo, ".architect-worktrees", "b", "started"))
+	is.True(len(leftovers(agentDir)) >= 2) // both agents are running
+
+	is.NoErr(cmd.Process.Signal(syscall.SIGINT))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		is.Equal(exitStatus(err), 130)
+	case <-time.After(7 * time.Second):
+		t.Fatalf("architect batch did not stop within 7 s of SIGINT; stderr:\n%s", stderr)
+	}
+	out := stderr.String()
+	for _, want := range []string{
+		`(?m)^a +cancelled +cancelled +0 `,
+		`(?m)^b +cancelled +cancelled +0 `,
+		`(?m)^c +not_started +- +0 +- +- +architect/c$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Fatalf("no match for %q in stderr:\n%s", want, out)
+		}
+	}
+	is.Equal(leftovers(agentDir), []string(nil)) // nothing left behind
+	_, err := os.Stat(filepath.Join(repo, ".architect-worktrees", "c"))
+	is.True(os.IsNotExist(err)) // the queued task never started
+	for _, id := range []string{"a", "b"} {
+		res := readResult(t, filepath.Join(repo, ".architect-worktrees", id))
+		is.Equal(res["stop_reason"], "cancelled")
+	}
+}

@@ -1,0 +1,598 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+)
+
+// The supervision features seen from outside: the lock, pause, resume and
+// cancel from another process, a second interrupt, and SIGKILL at random
+// moments followed by --resume. The scripts supervise_*.txtar cover the
+// rest (timeouts, waiting, DONE file, done pattern, idle, circuit breaker).
+
+// syncBuffer is a bytes.Buffer that a process writes while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// loopProc is an architect process running in the background.
+type loopProc struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan struct{}
+	err    error // set when done is closed
+}
+
+// archEnv is the environment of the architect processes a test starts.
+// The race detector's exit-time sleep (1 s by default, in every
+// race-enabled architect and fake-agent) is turned off: it would make
+// each agent run a second longer. TMPDIR keeps what a killed architect
+// leaves in the temporary folder inside the test's.
+func archEnv(t *testing.T, agentDir string) []string {
+	return append(os.Environ(),
+		"FAKE_AGENT_DIR="+agentDir,
+		"WORK="+filepath.Dir(agentDir),
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
+		"TMPDIR="+t.TempDir(),
+	)
+}
+
+// startLoop starts architect with args in its own process group; the
+// group is killed when the test ends, whatever happened.
+func startLoop(t *testing.T, agentDir string, args ...string) *loopProc {
+	t.Helper()
+	p := &loopProc{cmd: exec.Command("architect", args...), stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Env = archEnv(t, agentDir)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	})
+	return p
+}
+
+// exit waits up to limit for the process to end and returns its status.
+func (p *loopProc) exit(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return exitStatus(p.err)
+	case <-time.After(limit):
+		t.Fatalf("architect did not exit within %s; stderr:\n%s", limit, p.stderr)
+		return 0
+	}
+}
+
+// waitOutput waits until the process has printed want on stderr.
+func (p *loopProc) waitOutput(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(p.stderr.String(), want) {
+		select {
+		case <-p.done:
+			if strings.Contains(p.stderr.String(), want) {
+				return
+			}
+			t.Fatalf("architect exited (%v) without printing %q; stderr:\n%s", p.err, want, p.stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("architect did not print %q; stderr:\n%s", want, p.stderr)
+		}
+	}
+}
+
+// waitFile waits until path exists, failing early if the process ends.
+func (p *loopProc) waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !exists(path) {
+		select {
+		case <-p.done:
+			if exists(path) {
+				return
+			}
+			t.Fatalf("architect exited (%v) before %s appeared; stderr:\n%s", p.err, path, p.stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear; stderr:\n%s", path, p.stderr)
+		}
+	}
+}
+
+// architect runs a short architect command to its end and returns its
+// output and exit status.
+func architect(t *testing.T, agentDir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "architect", args...)
+	cmd.Env = archEnv(t, agentDir)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("architect %v did not end within a minute; stderr:\n%s", args, e.String())
+	}
+	return o.String(), e.String(), exitStatus(err)
+}
+
+// readState reads the workspace's state.json.
+func readState(t *testing.T, repo string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repo, ".architect", "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// waitGone waits until no process whose environment mentions marker is
+// left (a killed architect's agent may outlive it briefly).
+func waitGone(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		left := leftovers(marker)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left behind: %v", left)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func touch(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// A second loop on a workspace whose loop is running fails at once with
+// exit status 2, naming the holder's pid, and leaves the first run's state
+// alone; so does --resume.
+func TestLockSecondLoopFails(t *testing.T) {
+	is := is.New(t)
+	repo, agentDir := loopFixture(t, "touch $WORK/started\nhang\n")
+	work := filepath.Dir(agentDir)
+	first := startLoop(t, agentDir, "loop", "task", "-C", repo, "--check", "true", "--agent-cmd", "fake-agent")
+	waitFile(t, filepath.Join(work, "started"))
+	before, err := os.ReadFile(filepath.Join(repo, ".architect", "state.json"))
+	is.NoErr(err)
+
+	holder := fmt.Sprintf("another architect loop (pid %d) is running in %s", first.cmd.Process.Pid, repo)
+	for _, args := range [][]string{
+		{"loop", "task", "-C", repo, "--check", "true", "--agent-cmd", "fake-agent"},
+		{"loop", "--resume", "-C", repo},
+	} {
+		start := time.Now()
+		_, stderr, code := architect(t, agentDir, args...)
+		is.Equal(code, 2) // usage error
+		if !strings.Contains(stderr, "architect: error: "+holder) || !strings.Contains(stderr, "architect: hint: ") {
+			t.Fatalf("architect %v: stderr does not name the holder (%q):\n%s", args, holder, stderr)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Fatalf("architect %v took %s to give up: it should fail at once", args, d)
+		}
+	}
+	after, err := os.ReadFile(filepath.Join(repo, ".architect", "state.json"))
+	is.NoErr(err)
+	is.Equal(string(after), string(before)) // the first run's state is untouched
+	is.True(exists(filepath.Join(work, "started")))
+	is.True(!exists(filepath.Join(repo, ".architect", "runs"))) // nothing was archived
+
+	is.NoErr(first.cmd.Process.Signal(syscall.SIGINT))
+	is.Equal(first.exit(t, 30*time.Second), 130)
+	is.Equal(leftovers(agentDir), []string(nil))
+}
+
+// pause, resume and cancel from other processes. The agent of iteration N
+// creates started-N and then waits for go-N, so the test decides when each
+// iteration ends.
+func TestPauseResumeCancel(t *testing.T) {
+	is := is.New(t)
+	repo, agentDir := loopFixture(t, "touch $WORK/started-$ARCHITECT_ITERATION\nwaitfor $WORK/go-$ARCHITECT_ITERATION\nsay <promise>COMPLETE</promise>\n")
+	work := filepath.Dir(agentDir)
+	file := func(name string) string { return filepath.Join(work, name) }
+	run := func(args ...string) (string, string, int) {
+		t.Helper()
+		return architect(t, agentDir, append(args, "-C", repo)...)
+	}
+	// The check passes once the test creates ok: until then the agent's
+	// completion tag is not enough.
+	loop := startLoop(t, agentDir, "loop", "task", "-C", repo, "--check", "test -f "+file("ok"),
+		"--agent-cmd", "fake-agent", "--idle-threshold", "0")
+	waitFile(t, file("started-1"))
+
+	stdout, _, code := run("status")
+	is.Equal(code, 0)
+	is.True(strings.Contains(stdout, "Status: running\n"))
+	is.True(strings.Contains(stdout, "Phase: agent\n"))
+	is.True(strings.Contains(stdout, "Iteration: 1/25\n"))
+
+	// pause: asked while iteration 1 runs; it takes effect when it ends.
+	stdout, _, code = run("pause")
+	is.Equal(code, 0)
+	is.Equal(stdout, "paused ralph loop for "+repo+"\n")
+	stdout, stderr, code := run("pause")
+	is.Equal(code, 0)
+	is.Equal(stdout, "")
+	is.Equal(stderr, "architect: warning: ralph loop for "+repo+" is already paused\n")
+	touch(t, file("go-1"))
+	loop.waitOutput(t, "architect: paused: the loop waits for `architect resume`")
+	stdout, _, code = run("status")
+	is.Equal(code, 0)
+	is.True(strings.Contains(stdout, "Status: paused\n"))
+	is.True(strings.Contains(stdout, "Iteration: 1/25\n"))
+	is.True(!exists(file("started-2"))) // no new iteration while paused
+	_, stderr, _ = run("pause")
+	is.True(strings.Contains(stderr, "is already paused"))
+
+	// resume: the loop goes on with iteration 2.
+	stdout, _, code = run("resume")
+	is.Equal(code, 0)
+	is.Equal(stdout, "resumed ralph loop for "+repo+"\n")
+	waitFile(t, file("started-2"))
+	loop.waitOutput(t, "architect: resumed\n")
+	stdout, _, _ = run("status")
+	is.True(strings.Contains(stdout, "Status: running\n"))
+	_, stderr, code = run("resume")
+	is.Equal(code, 0)
+	is.Equal(stderr, "architect: warning: ralph loop for "+repo+" is not paused\n")
+
+	// cancel: the running loop stops gracefully with 130; iteration 2,
+	// interrupted, is not recorded.
+	stdout, _, code = run("cancel")
+	is.Equal(code, 0)
+	is.Equal(stdout, fmt.Sprintf("cancelled ralph loop for %s (pid %d)\n", repo, loop.cmd.Process.Pid))
+	is.Equal(loop.exit(t, 30*time.Second), 130)
+	is.True(strings.Contains(loop.stderr.String(), "architect: sigterm received: stopping"))
+	is.Equal(leftovers(agentDir), []string(nil))
+	res := readResult(t, repo)
+	is.Equal(res["stop_reason"], "cancelled")
+	is.Equal(res["total_iterations"], 1.0)
+
+	// status --json on the finished run.
+	stdout, _, code = run("status", "--json")
+	is.Equal(code, 0)
+	var st map[string]any
+	is.NoErr(json.Unmarshal([]byte(stdout), &st))
+	is.Equal(st["status"], "stopped")
+	is.Equal(st["stop_reason"], "cancelled")
+	is.Equal(st["running"], false)
+	is.Equal(st["active"], false)
+	is.Equal(st["pid"], float64(loop.cmd.Process.Pid))
+	is.Equal(st["max_iterations"], 25.0)
+	stdout, _, _ = run("status")
+	is.True(strings.Contains(stdout, "Status: stopped\n"))
+	is.True(strings.Contains(stdout, "Stop reason: cancelled\n"))
+	is.True(!strings.Contains(stdout, "Phase:")) // only shown while running
+
+	// Nothing is running now.
+	_, stderr, code = run("cancel")
+	is.Equal(code, 0)
+	is.Equal(stderr, "architect: warning: ralph loop for "+repo+" is not running\n")
+	_, stderr, code = run("pause")
+	is.Equal(code, 2)
+	is.True(strings.Contains(stderr, "architect: error: no loop is running in "+repo))
+
+	// resume on a stopped run restarts it in the foreground: iteration 2
+	// runs again and, the check now passing, the run succeeds.
+	touch(t, file("ok"))
+	touch(t, file("go-2"))
+	stdout, stderr, code = run("resume")
+	is.Equal(code, 0)
+	is.Equal(stdout, "resumed ralph loop for "+repo+"\n")
+	is.True(strings.Contains(stderr, "resuming after iteration 1 of 25"))
+	is.True(strings.Contains(stderr, "architect: success: "))
+	is.True(!strings.Contains(stderr, "iteration 1/25: running"))
+	is.Equal(recordedIterations(t, repo), []int{1, 2})
+	is.Equal(readState(t, repo)["status"], "succeeded")
+	_, stderr, code = run("resume")
+	is.Equal(code, 2)
+	is.True(strings.Contains(stderr, "already succeeded; there is nothing to resume"))
+	is.Equal(leftovers(agentDir), []string(nil))
+}
+
+// A first SIGINT stops the loop gracefully: the agent gets SIGTERM and the
+// grace period; an agent that ignores SIGTERM keeps running. A second
+// SIGINT kills it at once: architect exits 130 long before the grace
+// period ends, and nothing is left behind.
+func TestSecondInterruptKills(t *testing.T) {
+	is := is.New(t)
+	repo, agentDir := loopFixture(t, "ignoreterm $WORK/termed\ntouch $WORK/started\nhang\n")
+	work := filepath.Dir(agentDir)
+	loop := startLoop(t, agentDir, "loop", "task", "-C", repo, "--check", "true", "--agent-cmd", "fake-agent", "--kill-grace", "60s")
+	waitFile(t, filepath.Join(work, "started"))
+
+	is.NoErr(loop.cmd.Process.Signal(syscall.SIGINT))
+	loop.waitOutput(t, "architect: sigint received: stopping (send it again to kill the agent and checks at once)")
+	loop.waitFile(t, filepath.Join(work, "termed")) // the agent got SIGTERM ...
+	select {
+	case <-loop.done:
+		t.Fatalf("architect exited after one SIGINT, within the grace period; stderr:\n%s", loop.stderr)
+	default:
+	}
+	agentAlive := false
+	for _, p := range leftovers(agentDir) {
+		agentAlive = agentAlive || strings.Contains(p, "fake-agent")
+	}
+	is.True(agentAlive) // ... and runs on
+
+	start := time.Now()
+	is.NoErr(loop.cmd.Process.Signal(syscall.SIGINT))
+	is.Equal(loop.exit(t, 40*time.Second), 130)
+	if d := time.Since(start); d > 30*time.Second { // the grace period is 60 s
+		t.Fatalf("architect took %s to exit after the second SIGINT", d)
+	}
+	is.True(strings.Contains(loop.stderr.String(), "architect: killing the agent and checks now"))
+	is.Equal(leftovers(agentDir), []string(nil))
+	res := readResult(t, repo)
+	is.Equal(res["stop_reason"], "cancelled")
+	is.Equal(res["total_iterations"], 0.0)
+}
+
+// recordedIterations returns the iteration numbers in iterations.jsonl, in
+// order.
+func recordedIterations(t *testing.T, repo string) []int {
+	t.Helper()
+	f, err := os.Open(filepath.Join(repo, ".architect", "iterations.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []int
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r struct {
+			Iteration int `json:"iteration"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("iterations.jsonl: %v in %q", err, sc.Text())
+		}
+		out = append(out, r.Iteration)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// faultIterations is the length of the scripted loop of TestKillAndResume.
+const faultIterations = 4
+
+// SIGKILL architect at random moments of a scripted loop, resume each
+// time, and check that the finished run is consistent: every iteration
+// recorded once and in order, one progress entry per record, the state and
+// the result agreeing with the records, the working tree as the script
+// leaves it.
+//
+// Iteration k writes it-k.txt (idempotent: an iteration killed before it
+// is recorded runs again on resume); the check passes once all four files
+// exist, and only iteration 4 prints the completion tag.
+func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and resumes 20 loops")
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("ARCHITECT_FAULT_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	t.Logf("seed %d (set ARCHITECT_FAULT_SEED to repeat)", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+
+	// How long an undisturbed run takes sets the range of the kill delays.
+	repo, agentDir := faultFixture(t)
+	began := time.Now()
+	p := startLoop(t, agentDir, faultArgs(repo, false)...)
+	is.New(t).Equal(p.exit(t, 60*time.Second), 0)
+	span := time.Since(began)
+	checkConsistent(t, repo)
+	t.Logf("an undisturbed run takes %s", span.Round(time.Millisecond))
+
+	const runs = 20
+	kills, resumes := 0, 0
+	for run := range runs {
+		repo, agentDir := faultFixture(t)
+		for attempt := 0; ; attempt++ {
+			if attempt > 10 {
+				t.Fatalf("run %d: no success after %d attempts", run, attempt)
+			}
+			statePath := filepath.Join(repo, ".architect", "state.json")
+			resume := exists(statePath)
+			if resume && readState(t, repo)["status"] == "succeeded" {
+				break // killed after saving its final state, before exiting
+			}
+			if resume {
+				resumes++
+			}
+			p := startLoop(t, agentDir, faultArgs(repo, resume)...)
+			// Up to three kills per run, each at a random moment of what is
+			// left of it.
+			if attempt < 3 && rng.IntN(4) != 0 {
+				delay := time.Duration(rng.Int64N(int64(span)))
+				select {
+				case <-p.done:
+				case <-time.After(delay):
+					_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+					<-p.done
+					kills++
+					// The agent, in a group of its own, outlives architect
+					// for a moment; let it finish before resuming.
+					waitGone(t, agentDir)
+					continue
+				}
+			}
+			code := p.exit(t, 60*time.Second)
+			if code != 0 {
+				t.Fatalf("run %d, attempt %d (resume %v): exit %d; stderr:\n%s", run, attempt, resume, code, p.stderr)
+			}
+			break
+		}
+		waitGone(t, agentDir)
+		checkConsistent(t, repo)
+	}
+	t.Logf("%d runs, %d kills, %d resumes", runs, kills, resumes)
+}
+
+func faultFixture(t *testing.T) (repo, agentDir string) {
+	t.Helper()
+	repo, agentDir = loopFixture(t, "")
+	for k := 1; k <= faultIterations; k++ {
+		say := fmt.Sprintf("did step %d", k)
+		if k == faultIterations {
+			say = "<promise>COMPLETE</promise>"
+		}
+		script := fmt.Sprintf("write it-%d.txt %d\nsay %s\n", k, k, say)
+		if err := os.WriteFile(filepath.Join(agentDir, fmt.Sprintf("iter-%d.txt", k)), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return repo, agentDir
+}
+
+func faultArgs(repo string, resume bool) []string {
+	if resume {
+		return []string{"loop", "--resume", "-C", repo}
+	}
+	check := ""
+	for k := 1; k <= faultIterations; k++ {
+		check += fmt.Sprintf("test -f it-%d.txt && ", k)
+	}
+	return []string{"loop", "task", "-C", repo, "--agent-cmd", "fake-agent", "--check", check + "true",
+		"--max-iterations", "8", "--idle-threshold", "0"}
+}
+
+// checkConsistent checks a run of faultFixture's loop that ended in
+// success.
+func checkConsistent(t *testing.T, repo string) {
+	t.Helper()
+	want := []int{1, 2, 3, 4}
+	if got := recordedIterations(t, repo); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("iterations.jsonl holds iterations %v, want %v", got, want)
+	}
+	progress, err := os.ReadFile(filepath.Join(repo, ".architect", "ralph-progress.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var headings []string
+	for _, m := range regexp.MustCompile(`(?m)^## Iteration (\d+) — (PASS|FAIL)$`).FindAllStringSubmatch(string(progress), -1) {
+		headings = append(headings, m[1]+" "+m[2])
+	}
+	if fmt.Sprint(headings) != "[1 FAIL 2 FAIL 3 FAIL 4 PASS]" {
+		t.Fatalf("progress headings %q, want iterations 1-3 FAIL and 4 PASS; progress:\n%s", headings, progress)
+	}
+	st := readState(t, repo)
+	res := readResult(t, repo)
+	for k, v := range map[string]any{"status": "succeeded", "active": false, "iteration": 4.0, "stop_reason": "all_checks_passed"} {
+		if st[k] != v {
+			t.Fatalf("state.json %s = %v, want %v", k, st[k], v)
+		}
+	}
+	for k, v := range map[string]any{"success": true, "total_iterations": 4.0, "stop_reason": "all_checks_passed"} {
+		if res[k] != v {
+			t.Fatalf("result.json %s = %v, want %v", k, res[k], v)
+		}
+	}
+	its := res["iterations"].([]any)
+	for i, it := range its {
+		if n := it.(map[string]any)["iteration"]; n != float64(i+1) {
+			t.Fatalf("result.json iterations[%d] is iteration %v", i, n)
+		}
+	}
+	if sig := its[3].(map[string]any)["completion_signal"]; sig != "tag" {
+		t.Fatalf("result.json: iteration 4's completion signal is %v, want tag", sig)
+	}
+	// The working tree: the committed file and exactly it-1..4.txt.
+	out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(out); got != "?? it-1.txt\n?? it-2.txt\n?? it-3.txt\n?? it-4.txt\n" {
+		t.Fatalf("git status:\n%s", got)
+	}
+	for k := 1; k <= faultIterations; k++ {
+		b, err := os.ReadFile(filepath.Join(repo, fmt.Sprintf("it-%d.txt", k)))
+		if err != nil || string(b) != strconv.Itoa(k) {
+			t.Fatalf("it-%d.txt: %q, %v", k, b, err)
+		}
+	}
+}
+
+// A run killed after recording its last, successful iteration but before
+// saving its final state (the state says running, phase "recorded"; no
+// result yet) is finished by --resume as the success it was, without
+// running another iteration.
+func TestResumeAfterSuccessRecorded(t *testing.T) {
+	is := is.New(t)
+	repo, agentDir := faultFixture(t)
+	p := startLoop(t, agentDir, faultArgs(repo, false)...)
+	is.Equal(p.exit(t, 60*time.Second), 0)
+
+	// What the run had written when it was killed.
+	st := readState(t, repo)
+	st["status"], st["active"], st["phase"] = "running", true, "recorded"
+	delete(st, "stop_reason")
+	data, err := json.Marshal(st)
+	is.NoErr(err)
+	is.NoErr(os.WriteFile(filepath.Join(repo, ".architect", "state.json"), data, 0o600))
+	is.NoErr(os.Remove(filepath.Join(repo, ".architect", "result.json")))
+
+	_, stderr, code := architect(t, agentDir, faultArgs(repo, true)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d; stderr:\n%s", code, stderr)
+	}
+	is.True(!strings.Contains(stderr, "iteration 5/"))
+	checkConsistent(t, repo)
+}

@@ -1,0 +1,62 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+func TestModePromptFileIsTheSpec(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, "PROMPT_plan.md"), []byte("plan it"), 0o644))
+	fs, fl := parse(t, "--mode", "plan", "-C", dir)
+	c, warnings, err := Load("", "", noEnv, fs, fl)
+	is.NoErr(err)
+	is.Equal(c.Spec, filepath.Join(dir, "PROMPT_plan.md"))
+	is.Equal(len(warnings), 0) // checks are optional in plan mode
+}
+
+func TestModeWithTaskKeepsTheTask(t *testing.T) {
+	is := is.New(t)
+	fs, fl := parse(t, "--mode", "build", "--check", "true")
+	c, _, err := Load("", "do it", noEnv, fs, fl)
+	is.NoErr(err)
+	is.Equal(c.Spec, "")
+	is.Equal(c.Mode, "build")
+}
+
+func TestModeErrors(t *testing.T) {
+	for _, tc := range []struct{ mode, want, hint string }{
+		{"build", "PROMPT_build.md, which was not found", "architect init --plan-build"},
+		{"draft", `unknown mode "draft"`, "--mode plan"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			is := is.New(t)
+			fs, fl := parse(t, "--mode", tc.mode, "-C", t.TempDir())
+			_, _, err := Load("", "", noEnv, fs, fl)
+			es, ok := err.(Errors)
+			is.True(ok)
+			is.True(len(es) >= 1)
+			is.True(strings.Contains(es[0].Error(), tc.want))
+			is.True(strings.Contains(es[0].Hint, tc.hint))
+			if tc.mode == "build" {
+				is.Equal(len(es), 1) // not also "no task" or "spec not found"
+			}
+		})
+	}
+}
+
+func TestModeFromEnvAndFile(t *testing.T) {
+	is := is.New(t)
+	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  mode: plan\n  task: analyse\n")
+	c, _, err := Load(file, "", noEnv, nil, nil)
+	is.NoErr(err)
+	is.Equal(c.Mode, "plan")
+	c, _, err = Load("", "x", envOf(map[string]string{"ARCHITECT_MODE": "build"}), nil, nil)
+	is.NoErr(err)
+	is.Equal(c.Mode, "build")
+}

@@ -1,0 +1,152 @@
+package ghactions
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/architect-dev/architect/loop"
+)
+
+// Summary renders a run's result as the step summary's markdown: the
+// outcome, one table row per iteration (checks passed, completion, cost,
+// duration) and stat, the final `git diff --stat`.
+func Summary(r *loop.Result, stat string) string {
+	var b strings.Builder
+	if r.Success {
+		fmt.Fprintf(&b, "## ✅ architect: success\n\nAll checks passed and the agent declared completion after %d iteration%s.\n\n", r.TotalIterations, plural(r.TotalIterations))
+	} else {
+		detail := ""
+		if r.StopDetail != "" {
+			detail = ": " + cell(r.StopDetail)
+		}
+		fmt.Fprintf(&b, "## ❌ architect: no success\n\nStopped on `%s`%s after %d iteration%s.\n\n", r.StopReason, detail, r.TotalIterations, plural(r.TotalIterations))
+	}
+	fmt.Fprintf(&b, "**Cost:** %s · **Duration:** %s", cost(r.TotalCost, r.TotalCostKnown), seconds(r.TotalDuration))
+	if r.Branch != "" {
+		fmt.Fprintf(&b, " · **Branch:** `%s`", strings.ReplaceAll(r.Branch, "`", ""))
+	}
+	b.WriteString("\n\n")
+	if len(r.Iterations) > 0 {
+		b.WriteString("| Iteration | Checks passed | Completion | Cost | Duration |\n|---:|:---|:---:|---:|---:|\n")
+		for _, it := range r.Iterations {
+			passed := 0
+			var failed []string
+			for _, c := range it.CheckResults {
+				if c.Passed {
+					passed++
+				} else {
+					failed = append(failed, "`"+strings.ReplaceAll(cell(c.Name), "`", "'")+"`")
+				}
+			}
+			checks := fmt.Sprintf("%d/%d", passed, len(it.CheckResults))
+			if it.AllChecksPassed {
+				checks = "✅ " + checks
+			} else if len(failed) > 0 {
+				checks = "❌ " + checks + " (failing: " + strings.Join(failed, ", ") + ")"
+			}
+			done := "no"
+			if it.CompletionTagFound || it.CompletionSignal != "" {
+				done = "yes"
+			}
+			c := "unknown"
+			if it.Cost != nil {
+				c = cost(*it.Cost, true)
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", it.Iteration, checks, done, c, seconds(it.Duration))
+		}
+		b.WriteString("\n")
+	}
+	if s := strings.TrimRight(stat, "\n"); s != "" {
+		fence := "```"
+		for strings.Contains(s, fence) {
+			fence += "`"
+		}
+		fmt.Fprintf(&b, "### Changes\n\n%stext\n%s\n%s\n", fence, s, fence)
+	} else {
+		b.WriteString("### Changes\n\nNo changes.\n")
+	}
+	return b.String()
+}
+
+// cell keeps text on one table row.
+func cell(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ", "|", `\|`).Replace(s)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func cost(v float64, known bool) string {
+	s := fmt.Sprintf("$%.4f", v)
+	if !known {
+		s += " (some unknown)"
+	}
+	return s
+}
+
+func seconds(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "s" }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Output is one step output.
+type Output struct{ Name, Value string }
+
+// Outputs are the step outputs for a run: success, stop-reason,
+// iterations, total-cost, branch, worktree-path and result-json (the
+// --json document).
+func Outputs(r *loop.Result, resultJSON []byte) []Output {
+	return []Output{
+		{"success", strconv.FormatBool(r.Success)},
+		{"stop-reason", r.StopReason},
+		{"iterations", strconv.Itoa(r.TotalIterations)},
+		{"total-cost", strconv.FormatFloat(r.TotalCost, 'f', -1, 64)},
+		{"branch", r.Branch},
+		{"worktree-path", r.WorktreePath},
+		{"result-json", string(resultJSON)},
+	}
+}
+
+// FormatOutputs renders outputs in $GITHUB_OUTPUT's heredoc form, each
+// with a random delimiter that its value does not contain, as
+// @actions/core does.
+func FormatOutputs(outs []Output) string {
+	var b strings.Builder
+	for _, o := range outs {
+		delim := delimiter()
+		for strings.Contains(o.Value, delim) {
+			delim = delimiter()
+		}
+		fmt.Fprintf(&b, "%s<<%s\n%s\n%s\n", o.Name, delim, o.Value, delim)
+	}
+	return b.String()
+}
+
+func delimiter() string {
+	var p [16]byte
+	_, _ = rand.Read(p[:])
+	return "ghadelimiter_" + hex.EncodeToString(p[:])
+}
+
+// AppendFile appends text to the file at path, as the runner expects of
+// $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT.
+func AppendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

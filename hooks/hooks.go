@@ -1,0 +1,211 @@
+// Package hooks acts on the loop's events for people who are not watching:
+// it runs the user's on_iteration and on_finish shell commands with
+// ARCHITECT_* variables describing what happened, pushes the loop's branch
+// to its remote after iterations that commit (--push), and tells the user
+// the loop ended (--notify). It is one observer among those the command
+// line gives loop.Deps.Events.
+//
+// Nothing here can end the loop: a failing hook, push or notification is
+// reported as a warning and the loop goes on.
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/proc"
+)
+
+// DefaultTimeout bounds each hook, push and notification.
+const DefaultTimeout = 60 * time.Second
+
+// ReportFile is where `architect report` writes the run's report, relative
+// to the workspace; on_finish hooks get its path as ARCHITECT_REPORT_PATH.
+const ReportFile = ".architect/report.html"
+
+// Config says what to do on which event.
+type Config struct {
+	OnIteration string // shell command run after each iteration
+	OnFinish    string // shell command run when the loop ends
+	Notify      bool   // notify-send, or the terminal bell, when the loop ends
+	Push        bool   // push the loop's branch after iterations that commit
+
+	Timeout time.Duration // per command; 0 means DefaultTimeout
+	// Log receives "architect: …" lines: warnings and what was pushed.
+	Log io.Writer
+	// Bell receives the terminal bell when notify-send is missing.
+	Bell io.Writer
+	// LookPath finds notify-send; nil means exec.LookPath.
+	LookPath func(string) (string, error)
+}
+
+// Active reports whether c asks for anything at all.
+func (c Config) Active() bool {
+	return c.OnIteration != "" || c.OnFinish != "" || c.Notify || c.Push
+}
+
+// Observer acts on one run's events. Its methods are called one at a time
+// (the loop's emitter serialises them), from the loop's goroutine: the loop
+// waits for a hook or a push to finish, up to Timeout.
+type Observer struct {
+	ctx context.Context
+	cfg Config
+
+	workspace, branch string
+	maxIterations     int
+	pusher            *pusher
+}
+
+// New returns an observer whose iteration hooks and pushes end with ctx;
+// the actions taken when the loop finishes outlive ctx (an interrupted run
+// still reports), bounded by the timeout.
+func New(ctx context.Context, cfg Config) *Observer {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Bell == nil {
+		cfg.Bell = io.Discard
+	}
+	return &Observer{ctx: ctx, cfg: cfg}
+}
+
+// Observe handles one event.
+func (o *Observer) Observe(ev loop.Event) {
+	switch ev.Type {
+	case loop.EventLoopStarted:
+		o.workspace, o.maxIterations = ev.Workspace, ev.MaxIterations
+		o.branch = ev.Branch
+		if o.cfg.Push {
+			o.pusher = newPusher(o.ctx, o.cfg, ev.Workspace, ev.Branch)
+		}
+		if o.branch == "" && o.pusher != nil {
+			o.branch = o.pusher.branch
+		}
+	case loop.EventIterationFinished:
+		if o.pusher != nil {
+			o.pusher.push(o.ctx, false)
+		}
+		if o.cfg.OnIteration != "" {
+			o.run(o.ctx, "on_iteration", o.cfg.OnIteration, o.iterationEnv(ev))
+		}
+	case loop.EventLoopFinished:
+		ctx := context.WithoutCancel(o.ctx)
+		if o.pusher != nil {
+			o.pusher.push(ctx, true) // a push that failed earlier gets a last try
+		}
+		if o.cfg.OnFinish != "" {
+			o.run(ctx, "on_finish", o.cfg.OnFinish, o.finishEnv(ev))
+		}
+		if o.cfg.Notify {
+			o.notify(ctx, ev)
+		}
+	}
+}
+
+func (o *Observer) iterationEnv(ev loop.Event) []string {
+	return []string{
+		"ARCHITECT_EVENT=" + ev.Type,
+		"ARCHITECT_ITERATION=" + strconv.Itoa(ev.Iteration),
+		"ARCHITECT_MAX_ITERATIONS=" + strconv.Itoa(o.maxIterations),
+		"ARCHITECT_ALL_CHECKS_PASSED=" + boolText(ev.AllChecksPassed),
+		"ARCHITECT_COMPLETION_SIGNAL=" + ev.CompletionSignal,
+		"ARCHITECT_COST=" + number(ev.Cost),
+		"ARCHITECT_DURATION=" + number(ev.Duration),
+		"ARCHITECT_COMMIT=" + ev.Commit,
+		"ARCHITECT_BRANCH=" + o.branch,
+		"ARCHITECT_WORKSPACE=" + o.workspace,
+	}
+}
+
+func (o *Observer) finishEnv(ev loop.Event) []string {
+	outcome := "failure"
+	if ev.Success != nil && *ev.Success {
+		outcome = "success"
+	}
+	iterations := ev.Iteration
+	if ev.TotalIterations != nil {
+		iterations = *ev.TotalIterations
+	}
+	return []string{
+		"ARCHITECT_EVENT=" + ev.Type,
+		"ARCHITECT_OUTCOME=" + outcome,
+		"ARCHITECT_STOP_REASON=" + ev.StopReason,
+		"ARCHITECT_STOP_DETAIL=" + ev.StopDetail,
+		"ARCHITECT_ITERATIONS=" + strconv.Itoa(iterations),
+		"ARCHITECT_MAX_ITERATIONS=" + strconv.Itoa(o.maxIterations),
+		"ARCHITECT_TOTAL_COST=" + number(ev.TotalCost),
+		"ARCHITECT_DURATION=" + number(ev.Duration),
+		"ARCHITECT_BRANCH=" + o.branch,
+		"ARCHITECT_WORKSPACE=" + o.workspace,
+		"ARCHITECT_REPORT_PATH=" + filepath.Join(o.workspace, ReportFile),
+	}
+}
+
+// run runs one hook in the workspace; a failure becomes a warning.
+func (o *Observer) run(ctx context.Context, name, script string, vars []string) {
+	out := proc.NewTail(2 << 10)
+	res := proc.Shell(ctx, script, proc.Options{
+		Dir:     o.workspace,
+		Env:     append(os.Environ(), vars...),
+		Stdout:  out,
+		Stderr:  out,
+		Timeout: o.cfg.Timeout,
+	})
+	var why string
+	switch {
+	case res.StartErr != nil:
+		why = res.StartErr.Error()
+	case res.TimedOut:
+		why = "timed out after " + o.cfg.Timeout.String()
+	case res.Canceled:
+		why = "stopped: the loop was interrupted"
+	case res.ExitCode != 0:
+		why = "exit status " + strconv.Itoa(res.ExitCode)
+	default:
+		return
+	}
+	if last := lastLine(out.Bytes()); last != "" {
+		why += ": " + last
+	}
+	o.warn("%s hook failed (%s); the loop goes on", name, why)
+}
+
+func (o *Observer) warn(format string, args ...any) {
+	fmt.Fprintf(o.cfg.Log, "architect: warning: "+format+"\n", args...)
+}
+
+func boolText(b *bool) string {
+	if b == nil {
+		return ""
+	}
+	return strconv.FormatBool(*b)
+}
+
+// number formats f, or "" when it is unknown.
+func number(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f, 'f', -1, 64)
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimSpace(proc.Clean(b))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
