@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,4 +111,44 @@ func TestLiveViewRedrawsInPlace(t *testing.T) {
 	v.Write([]byte("architect: warning: disk full\n")) // printed above the view
 	is.Equal(out.String(), "\r\x1b[2A\x1b[Jarchitect: warning: disk full\x1b[K\n"+
 		"architect ⠋ iteration 0/3 · starting · elapsed 2s · $0.0000\x1b[K\n  · true\x1b[K\n\x1b[J")
+}
+
+// TestLiveViewConcurrent: the ticker, events and log lines may arrive at
+// once (run with -race); stop ends the ticker and leaves the last frame.
+func TestLiveViewConcurrent(t *testing.T) {
+	is := is.New(t)
+	var out syncBuffer
+	v := startLive(&out, -1, palette{on: true}, time.Now)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 50; i++ {
+			v.Write([]byte("architect: warning: w\n"))
+		}
+	}()
+	v.observe(evAt(0, loop.Event{Type: loop.EventLoopStarted, MaxIterations: 3, Checks: []string{"true"}}))
+	for i := 0; i < 50; i++ {
+		v.observe(evAt(float64(i), loop.Event{Type: loop.EventAgentActivity, Text: "x"}))
+	}
+	<-done
+	v.stop()
+	v.stop() // idempotent
+	is.True(strings.HasSuffix(out.String(), "\x1b[J"))
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

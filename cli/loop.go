@@ -130,6 +130,7 @@ func drive(ctx context.Context, e *env, cfg config.Config, start func(loop.Deps)
 	if err := proc.EnableSubreaper(); err != nil {
 		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
 	}
+	gha := startGitHubActions(e) // masks the secrets before anything runs
 	deps := loop.Deps{Agent: ag}
 	if deps.Redact, err = redactor(cfg); err != nil {
 		return err
@@ -138,7 +139,6 @@ func drive(ctx context.Context, e *env, cfg config.Config, start func(loop.Deps)
 	if err != nil {
 		return err
 	}
-	gha := startGitHubActions(e)
 	gha.observe(&deps)
 	res, err := start(deps)
 	stopWatch()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"github.com/architect-dev/architect/ghactions"
 	"io"
 	"os"
 	"strconv"
@@ -36,7 +37,8 @@ func newProgress(e *env, quiet bool) progress {
 	if quiet {
 		return progress{Log: io.Discard, Stop: func() {}}
 	}
-	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	// A GitHub Actions log is no terminal, even when a runner (act) gives a pty.
+	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !ghactions.Enabled(e.lookup) {
 		if t, _ := e.lookup("TERM"); t != "dumb" {
 			noColor, _ := e.lookup("NO_COLOR")
 			v := startLive(f, int(f.Fd()), palette{on: noColor == ""}, time.Now)
