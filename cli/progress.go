@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"github.com/architect-dev/architect/ghactions"
 	"io"
 	"os"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/architect-dev/architect/ghactions"
 	"github.com/architect-dev/architect/loop"
 	"golang.org/x/term"
 )

@@ -342,10 +342,21 @@ func (r *runner) stop(reason, detail string) {
 }
 
 // save writes state.json for phase; failures are reported, not fatal.
+//
+// Every save is atomic (a whole file renamed into place), so a run killed
+// at any instant leaves a complete state.json. Only the start and the end
+// of a run are also synced to disk: the phases in between are informative,
+// and what a resume relies on, the iteration records, is synced as each
+// iteration is recorded. This keeps ~5 ms of fsync per phase off every
+// iteration.
 func (r *runner) save(phase string) {
 	r.st.Phase = phase
 	r.st.PID = os.Getpid()
-	if err := writeJSONAtomic(r.ws.state(StateFile), r.sessionState()); err != nil {
+	write := writeJSONQuick
+	if phase == "starting" || phase == "finished" {
+		write = writeJSONAtomic
+	}
+	if err := write(r.ws.state(StateFile), r.sessionState()); err != nil {
 		r.warn("could not save the state: " + err.Error())
 	}
 }

@@ -101,6 +101,21 @@ func writeJSONAtomic(path string, v any) error {
 	return renameio.WriteFile(path, append(data, '\n'), 0o600)
 }
 
+// writeJSONQuick replaces path atomically (write a temporary file, rename
+// it into place) without waiting for the disk: safe against the process
+// being killed, not against the machine losing power.
+func writeJSONQuick(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
 // record is one completed iteration, as appended to iterations.jsonl.
 type record struct {
 	Iteration
