@@ -49,7 +49,7 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		return true
 	}
 	if n := r.cfg.IdleThreshold; n > 0 && r.st.IdleIterations >= n {
-		r.stop(StopIdle, fmt.Sprintf("%d iterations in a row changed nothing and left the checks as they were", r.st.IdleIterations))
+		r.stop(StopIdle, fmt.Sprintf("%d iteration(s) in a row changed nothing and left the checks as they were", r.st.IdleIterations))
 		return true
 	}
 	if !rec.Failed {
@@ -139,7 +139,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 
 // idleRun counts the iterations at the end of records that changed nothing:
 // the same working tree as before and the same check results.
-func idleRun(records []record, initialTree string) int {
+func idleRun(records []record) int {
 	n := 0
 	for i := len(records) - 1; i >= 1; i-- {
 		cur, prev := records[i], records[i-1]

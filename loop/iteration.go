@@ -77,7 +77,9 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		return record{Iteration: it, Failed: true}, o, false
 	}
 	if o.ExitCode != agent.ExitWaiting {
-		it.CompletionTagFound = prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag)
+		// A run stopped by a timeout did not finish: whatever it printed is
+		// not a final message, so it cannot declare completion.
+		it.CompletionTagFound = !o.TimedOut && !o.Inactive && prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag)
 		r.runChecks(runCtx, &it)
 		if ctx.Err() != nil || runCtx.Err() != nil {
 			r.stopped(ctx, runCtx)

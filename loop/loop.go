@@ -247,6 +247,7 @@ func (r *runner) session(ctx context.Context, _ *flock.Flock) (*Result, error) {
 	if err := writeJSONAtomic(r.ws.state(resultFileName), r.res); err != nil {
 		r.warn("could not save the result: " + err.Error())
 	}
+	r.recount() // an iteration cut short is not counted
 	r.st.Active = false
 	r.st.Status = finalStatus(r.res.StopReason)
 	r.st.StopReason, r.st.StopDetail = r.res.StopReason, r.res.StopDetail
@@ -390,7 +391,7 @@ func (r *runner) recount() {
 			s.LastCommit = rec.Commit
 		}
 	}
-	s.IdleIterations = idleRun(r.records, s.InitialTree)
+	s.IdleIterations = idleRun(r.records)
 	s.Iteration = len(r.records)
 	if n := len(r.records); n > 0 {
 		s.LastIterationAt = r.records[n-1].StartedAt

@@ -51,7 +51,7 @@ func loopFixture(t *testing.T, script string) (repo, agentDir string) {
 func startArchitect(t *testing.T, agentDir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command("architect", args...)
-	cmd.Env = append(os.Environ(), "FAKE_AGENT_DIR="+agentDir, "WORK="+filepath.Dir(agentDir))
+	cmd.Env = append(os.Environ(), "FAKE_AGENT_DIR="+agentDir, "WORK="+filepath.Dir(agentDir), "GORACE=atexit_sleep_ms=0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
