@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,9 +128,9 @@ var (
 	// by aider itself (which puts the cost on a line of its own when there
 	// are both cache writes and cache hits):
 	// "Tokens: 12k sent, 3.1k cache write, 5.0k cache hit, 245 received. Cost: $0.04 message, $0.10 session."
-	aiderReport = regexp.MustCompile(`^Tokens: ([\d.,]+[kKmM]?) sent(?:, ([\d.,]+[kKmM]?) cache write)?(?:, ([\d.,]+[kKmM]?) cache hit)?, ([\d.,]+[kKmM]?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?$`)
-	aiderModel  = regexp.MustCompile(`^(?:Main )?[Mm]odel: (\S+) with `)
-	aiderError  = regexp.MustCompile(`^litellm\.(\w+): ?(.*)$`)
+	aiderReport = lazyRegexp(`^Tokens: ([\d.,]+[kKmM]?) sent(?:, ([\d.,]+[kKmM]?) cache write)?(?:, ([\d.,]+[kKmM]?) cache hit)?, ([\d.,]+[kKmM]?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?$`)
+	aiderModel  = lazyRegexp(`^(?:Main )?[Mm]odel: (\S+) with `)
+	aiderError  = lazyRegexp(`^litellm\.(\w+): ?(.*)$`)
 	// aiderNotes are aider's own explanations of API errors (aider/exceptions.py).
 	aiderNotes = []string{
 		"The API provider is not able to authenticate you.",
@@ -150,7 +149,7 @@ func (s *aiderStream) line(b []byte) {
 			s.pending = nil
 			return
 		}
-		if len(s.pending) < 3 && (strings.HasPrefix(line, "Cost: $") || !aiderReport.MatchString(strings.Join(s.pending, " "))) {
+		if len(s.pending) < 3 && (strings.HasPrefix(line, "Cost: $") || !aiderReport().MatchString(strings.Join(s.pending, " "))) {
 			s.pending = append(s.pending, line) // a report split over lines
 			return
 		}
@@ -161,12 +160,12 @@ func (s *aiderStream) line(b []byte) {
 		if !strings.Contains(line, "Cost: $") || !s.report(line) {
 			s.pending = []string{line} // its cost may follow on the next line
 		}
-	case aiderModel.MatchString(line):
-		s.model = aiderModel.FindStringSubmatch(line)[1]
+	case aiderModel().MatchString(line):
+		s.model = aiderModel().FindStringSubmatch(line)[1]
 	case strings.HasPrefix(line, "Applied edit to "):
 		s.activity("edited " + strings.TrimPrefix(line, "Applied edit to "))
-	case aiderError.MatchString(line):
-		m := aiderError.FindStringSubmatch(line)
+	case aiderError().MatchString(line):
+		m := aiderError().FindStringSubmatch(line)
 		s.errName, s.errText, s.errNote = m[1], capText(m[2], 2000), ""
 		s.activity("error: " + claudeFirstLine(line, 160))
 	case s.errName != "" && slices.ContainsFunc(aiderNotes, func(n string) bool { return strings.HasPrefix(line, n) }):
@@ -179,7 +178,7 @@ func (s *aiderStream) line(b []byte) {
 // report reads a usage report; false if line is not one. A report means a
 // successful model call: an error before it was recovered from.
 func (s *aiderStream) report(line string) bool {
-	m := aiderReport.FindStringSubmatch(line)
+	m := aiderReport().FindStringSubmatch(line)
 	if m == nil {
 		return false
 	}
@@ -266,10 +265,10 @@ func readAiderHistory(path string) aiderHistory {
 	return h
 }
 
-var aiderHistoryHeader = regexp.MustCompile(`^(TO LLM|LLM RESPONSE) \d{4}-\d{2}-\d{2}T`)
+var aiderHistoryHeader = lazyRegexp(`^(TO LLM|LLM RESPONSE) \d{4}-\d{2}-\d{2}T`)
 
 func (h *aiderHistory) line(b []byte, cur *strings.Builder, inReply *bool) {
-	if m := aiderHistoryHeader.FindSubmatch(b); m != nil {
+	if m := aiderHistoryHeader().FindSubmatch(b); m != nil {
 		if *inReply {
 			h.last = cur.String()
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -261,17 +260,17 @@ func (s *claudeStream) finalText() string {
 // resets 9:04am (UTC)", "You've hit your weekly limit · resets Nov 28, 5pm
 // (UTC)".
 var (
-	claudeLimitText = regexp.MustCompile(`(?i)\byou(?:'|’)ve (?:hit|reached) your (?:[\w .-]+ )?limit\b`)
-	claudeResetText = regexp.MustCompile(`(?i)\bresets (?:at )?([A-Za-z]{3} \d{1,2}, (?:\d{4}, )?)?(\d{1,2}(?::\d{2})? ?[ap]m)\b(?: \(([^()]+)\))?`)
+	claudeLimitText = lazyRegexp(`(?i)\byou(?:'|’)ve (?:hit|reached) your (?:[\w .-]+ )?limit\b`)
+	claudeResetText = lazyRegexp(`(?i)\bresets (?:at )?([A-Za-z]{3} \d{1,2}, (?:\d{4}, )?)?(\d{1,2}(?::\d{2})? ?[ap]m)\b(?: \(([^()]+)\))?`)
 )
 
 // claudeParseLimit reports whether text announces a usage limit, and when the
 // limit resets if text says so and the time can be read (zero otherwise).
 func claudeParseLimit(text string, now time.Time) (bool, time.Time) {
-	if !claudeLimitText.MatchString(text) {
+	if !claudeLimitText().MatchString(text) {
 		return false, time.Time{}
 	}
-	m := claudeResetText.FindStringSubmatch(text)
+	m := claudeResetText().FindStringSubmatch(text)
 	if m == nil {
 		return true, time.Time{}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -373,12 +372,12 @@ func codexParse(b []byte) (ev codexEvent, ok bool) {
 
 // codexTryAgainAt matches the reset time in Codex's usage-limit message:
 // "Try again at 5:46 PM." (today) or "try again at Mar 17th, 2030 5:46 PM."
-var codexTryAgainAt = regexp.MustCompile(`(?i)try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th)?, (\d{4}) )?(\d{1,2}):(\d{2}) ?([AP]M)`)
+var codexTryAgainAt = lazyRegexp(`(?i)try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th)?, (\d{4}) )?(\d{1,2}):(\d{2}) ?([AP]M)`)
 
 // codexResetAt reads when a usage limit lifts from Codex's message, in
 // now's time zone; zero when the message does not say.
 func codexResetAt(text string, now time.Time) time.Time {
-	m := codexTryAgainAt.FindStringSubmatch(text)
+	m := codexTryAgainAt().FindStringSubmatch(text)
 	if m == nil {
 		if d, ok := retryDelay(text); ok {
 			return now.Add(d)
@@ -435,11 +434,11 @@ func checkTokenPrices(agent, cli, model string, p Prices, example string) error 
 
 // retryIn matches a delay given in an error message: "try again in 2.5s",
 // "Please retry in 37.5s", "Suggested retry after 37s.", "retry after 2m".
-var retryIn = regexp.MustCompile(`(?i)(?:try again in|retry in|retry after)\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b`)
+var retryIn = lazyRegexp(`(?i)(?:try again in|retry in|retry after)\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b`)
 
 // retryDelay reads a delay from an error message.
 func retryDelay(text string) (time.Duration, bool) {
-	m := retryIn.FindStringSubmatch(text)
+	m := retryIn().FindStringSubmatch(text)
 	if m == nil {
 		return 0, false
 	}

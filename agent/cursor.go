@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -267,7 +266,7 @@ func (a *cursor) outcome(res proc.Result, s *cursorStream, stderr string) Outcom
 var (
 	// cursorCycleEnd is the reset date of Cursor's monthly usage limit:
 	// "Your usage limits will reset when your monthly cycle ends on 11/17/2025."
-	cursorCycleEnd = regexp.MustCompile(`(?i)reset when your monthly cycle ends on (\d{1,2})/(\d{1,2})/(\d{4})`)
+	cursorCycleEnd = lazyRegexp(`(?i)reset when your monthly cycle ends on (\d{1,2})/(\d{1,2})/(\d{4})`)
 )
 
 // classify sets ErrKind, Err, Hint and ResetAt from the error result and
@@ -307,7 +306,7 @@ func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 		o.ErrKind, o.Hint = ErrFatal, "cursor-agent wants the workspace trusted: check that --trust reached it (see --agent-arg), or run cursor-agent once in the directory"
 	case containsFold(all, "hit your usage limit", "usage limit reached", "free requests limit", "spend limit"):
 		o.ErrKind = ErrUsageLimit
-		if m := cursorCycleEnd.FindStringSubmatch(all); m != nil {
+		if m := cursorCycleEnd().FindStringSubmatch(all); m != nil {
 			if t, err := time.ParseInLocation("1/2/2006", m[1]+"/"+m[2]+"/"+m[3], time.Local); err == nil {
 				o.ResetAt = t
 			}
@@ -328,10 +327,10 @@ func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 var (
 	// cursorEffort is a reasoning-effort or thinking suffix of a Cursor
 	// model id: gpt-5.3-codex-high, claude-4.6-sonnet-medium-thinking.
-	cursorEffort = regexp.MustCompile(`(?:-(?:thinking|none|minimal|low|medium|high|xhigh|extra-high|max))+$`)
+	cursorEffort = lazyRegexp(`(?:-(?:thinking|none|minimal|low|medium|high|xhigh|extra-high|max))+$`)
 	// cursorClaude is a Claude id in Cursor's spellings: sonnet-4.5,
 	// opus-4.5, claude-4.6-sonnet, claude-4-sonnet.
-	cursorClaude = regexp.MustCompile(`^(?:claude-)?(?:(opus|sonnet|haiku)-(\d+)(?:[.-](\d+))?|(\d+)(?:\.(\d+))?-(opus|sonnet|haiku))$`)
+	cursorClaude = lazyRegexp(`^(?:claude-)?(?:(opus|sonnet|haiku)-(\d+)(?:[.-](\d+))?|(\d+)(?:\.(\d+))?-(opus|sonnet|haiku))$`)
 )
 
 // cursorPriceModel maps a Cursor model id to the API id the price table
@@ -343,8 +342,8 @@ func cursorPriceModel(model string) string {
 	if i := strings.IndexByte(m, '['); i > 0 {
 		m = m[:i]
 	}
-	m = cursorEffort.ReplaceAllString(m, "")
-	if c := cursorClaude.FindStringSubmatch(m); c != nil {
+	m = cursorEffort().ReplaceAllString(m, "")
+	if c := cursorClaude().FindStringSubmatch(m); c != nil {
 		family, major, minor := c[1], c[2], c[3]
 		if family == "" {
 			family, major, minor = c[6], c[4], c[5]

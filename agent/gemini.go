@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -347,13 +346,13 @@ func geminiClassify(exit int, text string, now time.Time) (ErrorKind, string, ti
 
 // geminiStatusIn finds an HTTP status in an API error message:
 // "(Status: 404)" or a JSON body's "code":404.
-var geminiStatusIn = regexp.MustCompile(`\(Status: (\d{3})\)|"code":\s*(\d{3})\b`)
+var geminiStatusIn = lazyRegexp(`\(Status: (\d{3})\)|"code":\s*(\d{3})\b`)
 
 // geminiStatus is the HTTP status behind a failed run: from the message,
 // else from the exit status, which the CLI sets to the status & 0xFF after
 // an API error.
 func geminiStatus(exit int, text string) int {
-	if m := geminiStatusIn.FindStringSubmatch(text); m != nil {
+	if m := geminiStatusIn().FindStringSubmatch(text); m != nil {
 		n, _ := strconv.Atoi(m[1] + m[2])
 		return n
 	}

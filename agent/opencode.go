@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -264,7 +263,7 @@ func (l *opencodeLog) line(b []byte) {
 	l.lines = append(l.lines, s)
 }
 
-var opencodeLogError = regexp.MustCompile(`\berror="((?:[^"\\]|\\.)*)"`)
+var opencodeLogError = lazyRegexp(`\berror="((?:[^"\\]|\\.)*)"`)
 
 // explain returns the error logged with ref, "" if none was kept.
 func (l *opencodeLog) explain(ref string) string {
@@ -275,7 +274,7 @@ func (l *opencodeLog) explain(ref string) string {
 		if !strings.Contains(l.lines[i], "ref="+ref) {
 			continue
 		}
-		if m := opencodeLogError.FindStringSubmatch(l.lines[i]); m != nil {
+		if m := opencodeLogError().FindStringSubmatch(l.lines[i]); m != nil {
 			if s, err := strconv.Unquote(`"` + m[1] + `"`); err == nil {
 				return s
 			}
@@ -405,12 +404,12 @@ func usageLimit(status int, text string, headers map[string]string, now time.Tim
 	if !limited {
 		return false, time.Time{}
 	}
-	if m := resetsAt.FindStringSubmatch(text); m != nil && reset.IsZero() {
+	if m := resetsAt().FindStringSubmatch(text); m != nil && reset.IsZero() {
 		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n > 0 {
 			reset = time.Unix(n, 0)
 		}
 	}
-	if m := resetsIn.FindStringSubmatch(text); m != nil && reset.IsZero() {
+	if m := resetsIn().FindStringSubmatch(text); m != nil && reset.IsZero() {
 		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n > 0 {
 			reset = now.Add(time.Duration(n) * time.Second)
 		}
@@ -424,8 +423,8 @@ func usageLimit(status int, text string, headers map[string]string, now time.Tim
 }
 
 var (
-	resetsAt = regexp.MustCompile(`\\?"resets_at\\?"\s*:\s*(\d{9,11})\b`)
-	resetsIn = regexp.MustCompile(`\\?"resets_in_seconds\\?"\s*:\s*(\d+)\b`)
+	resetsAt = lazyRegexp(`\\?"resets_at\\?"\s*:\s*(\d{9,11})\b`)
+	resetsIn = lazyRegexp(`\\?"resets_in_seconds\\?"\s*:\s*(\d+)\b`)
 )
 
 // isBillingError reports whether an API error says the account is out of

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -87,10 +86,10 @@ func (p Prices) Has(model string) bool {
 
 var (
 	// modelDate is a snapshot date: -20250929, -2025-08-07, @20250929.
-	modelDate = regexp.MustCompile(`(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2})$`)
+	modelDate = lazyRegexp(`(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2})$`)
 	// claudeDotted is a Claude id written with a dotted version, as
 	// OpenRouter and GitHub Copilot do: claude-sonnet-4.5.
-	claudeDotted = regexp.MustCompile(`^(claude-[a-z]+-\d+)\.(\d+)`)
+	claudeDotted = lazyRegexp(`^(claude-[a-z]+-\d+)\.(\d+)`)
 )
 
 // modelKeys returns the names under which model is looked up, from the
@@ -115,11 +114,11 @@ func modelKeys(model string) []string {
 		k = k[i+1:]
 		add(k)
 	}
-	if d := modelDate.ReplaceAllString(k, ""); d != k {
+	if d := modelDate().ReplaceAllString(k, ""); d != k {
 		k = d
 		add(k)
 	}
-	if m := claudeDotted.FindStringSubmatch(k); m != nil {
+	if m := claudeDotted().FindStringSubmatch(k); m != nil {
 		k = m[1] + "-" + m[2] + k[len(m[0]):]
 		add(k)
 	}
