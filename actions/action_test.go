@@ -91,7 +91,7 @@ func TestActionExhaustsIterations(t *testing.T) {
 
 	sum := r.Summaries()
 	is.True(strings.Contains(sum, "## ❌ architect: no success"))
-	is.True(strings.Contains(sum, "Stopped on `max_iterations` after 2 iterations"))
+	is.True(strings.Contains(sum, "Stopped on `max_iterations`: the limit of 2 iterations was reached after 2 iterations."))
 	is.True(strings.Contains(sum, "| 2 | ❌ 0/1 (failing: `./check.sh`) | no | $0.2500 |"))
 
 	errs := r.Commands("error")
@@ -107,7 +107,7 @@ func TestActionTaskIsNotEvaluated(t *testing.T) {
 	is := is.New(t)
 	r := run(t, "injection.yml", acttest.Options{Event: "issues", EventFile: "injection-event.json"})
 	is.Equal(r.StepResult("arch"), "success")
-	is.True(r.Printed("agent: the task arrived verbatim"))
+	is.True(r.Printed("the task arrived verbatim"))
 	is.True(r.Printed("no pwned file"))
 	_ = filepath.WalkDir(r.Tmp, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.Name() == "pwned" {

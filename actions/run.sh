@@ -32,7 +32,10 @@ done <<<"${INPUT_ARGS:-}"
 if [[ -n ${INPUT_TASK:-} ]]; then args+=(-- "$INPUT_TASK"); fi
 
 # Run in the background and wait, so that the runner's SIGINT (then
-# SIGTERM 7.5 s later) reaches architect, which stops gracefully.
+# SIGTERM 7.5 s later), sent to this shell, reaches architect, which stops
+# gracefully. Job control (set -m) gives architect its own process group,
+# where SIGINT is not ignored and a signal to our group is not received twice.
+set -m
 "${ARCHITECT_BIN:-architect}" "${args[@]}" &
 pid=$!
 trap 'kill -INT "$pid" 2>/dev/null' INT

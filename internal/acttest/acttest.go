@@ -56,10 +56,42 @@ func ModuleRoot(t testing.TB) string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// ThisAction maps the name users write, OWNER/architect@v1, to this
-// checkout, for Options.LocalRepos.
+// ThisAction maps the name users write, OWNER/architect@v1, to a copy of
+// this checkout's files, for Options.LocalRepos.
 func ThisAction(t testing.TB) map[string]string {
-	return map[string]string{"OWNER/architect@v1": ModuleRoot(t)}
+	return map[string]string{"OWNER/architect@v1": Source(t)}
+}
+
+// Source copies the files of this checkout that git tracks or would track
+// (git ls-files -co --exclude-standard) to a temporary directory: act
+// copies an action's whole directory, ignored caches and all, on every use.
+func Source(t testing.TB) string {
+	t.Helper()
+	root := ModuleRoot(t)
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "-co", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("listing the source files: %v", err)
+	}
+	dst := t.TempDir()
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		src := filepath.Join(root, filepath.FromSlash(name))
+		fi, err := os.Lstat(src)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue // deleted in the working tree, or not a file
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dst, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, fi.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
 }
 
 // gitEnv keeps a developer's git configuration out and fixes the author

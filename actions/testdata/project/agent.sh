@@ -4,7 +4,7 @@
 # changes nothing. Reports a cost of 0.25 USD per run.
 prompt=$(cat)
 case $prompt in
-*'$(touch pwned)'*) echo "agent: the task arrived verbatim" ;;
+*'"; touch pwned; echo "'*'$(touch pwned)'*'`touch pwned`'*) echo "the task arrived verbatim" >.verbatim ;;
 esac
 echo "agent: thinking about it"
 if [ "${AGENT_MODE:-}" = fix ]; then
