@@ -50,8 +50,12 @@ func FuzzMatch(f *testing.F) {
 	f.Add("a/**/b/**", "a/x/b/y/z")
 	f.Add("[", "x")
 	f.Add("*", "")
+	f.Add("[/]", "/") // a class holding the separator: invalid here (patterns split on "/" first)
 	f.Fuzz(func(t *testing.T, pat, name string) {
 		got := Match(pat, name) // must not panic or hang
+		if Valid(pat) != nil {
+			return // rejected when the configuration is loaded; path.Match's view does not apply
+		}
 		if !strings.Contains(pat, "**") && strings.Contains(pat, "/") && !strings.HasPrefix(pat, "/") && !strings.HasPrefix(pat, "./") {
 			// Without "**", a pattern with a slash is path.Match segment by segment.
 			want, err := path.Match(pat, name)

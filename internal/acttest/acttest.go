@@ -147,11 +147,19 @@ type Options struct {
 // Event is one line of act's JSON log. Which fields are set depends on
 // the line: a step's output (RawOutput), a workflow command (Command,
 // Arg, KV), a step output (Command "set-output", Name, Arg), a step
-// summary (Command "summary", Content), a step or job result.
+// summary (Command "summary", Content), a step or job result. Every line
+// of a job names it: Job is "WORKFLOW/JOB" (with "-N" for the Nth entry
+// of a matrix), JobID the key under jobs:, Matrix the entry's values.
+//
+// act keeps one result for a whole matrix, like needs.JOB.result: once an
+// entry fails, the entries that end later report "failure" as well. Tell
+// the entries apart by their step results.
 type Event struct {
 	Msg        string            `json:"msg"`
 	Level      string            `json:"level"`
 	Job        string            `json:"job"`
+	JobID      string            `json:"jobID"`
+	Matrix     map[string]any    `json:"matrix"`
 	Step       string            `json:"step"`
 	StepID     []string          `json:"stepID"`
 	Stage      string            `json:"stage"`
