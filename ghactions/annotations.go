@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Annotation is one file:line location that a failing check's output
@@ -26,18 +27,18 @@ const MaxPerCheck = 10
 var (
 	// Go (go build, go vet, go test), mypy, flake8, ruff, pytest's
 	// "path.py:12: AssertionError", gcc, tsc --pretty ("a.ts:3:7 - error").
-	reGeneric = regexp.MustCompile(`^\s*([^\s:()"'<>|,]*[^\s:()"'<>|,.]\.[A-Za-z][A-Za-z0-9]*):(\d+)(?::(\d+))?(?::| +- )[ \t]*(.*)$`)
+	reGeneric = lazyRegexp(`^\s*([^\s:()"'<>|,]*[^\s:()"'<>|,.]\.[A-Za-z][A-Za-z0-9]*):(\d+)(?::(\d+))?(?::| +- )[ \t]*(.*)$`)
 	// tsc --pretty false: "src/a.ts(12,5): error TS2322: …".
-	reTSC = regexp.MustCompile(`^\s*([^\s()"'<>|,]+\.[cm]?[jt]sx?)\((\d+),(\d+)\): *(.*)$`)
+	reTSC = lazyRegexp(`^\s*([^\s()"'<>|,]+\.[cm]?[jt]sx?)\((\d+),(\d+)\): *(.*)$`)
 	// rustc and cargo: "error[E0308]: mismatched types" then "  --> src/main.rs:4:5".
-	reRustMsg = regexp.MustCompile(`^(error(?:\[\w+\])?): (.*)$`)
-	reRustLoc = regexp.MustCompile(`^\s*--> ([^\s:]+):(\d+):(\d+)\s*$`)
+	reRustMsg = lazyRegexp(`^(error(?:\[\w+\])?): (.*)$`)
+	reRustLoc = lazyRegexp(`^\s*--> ([^\s:]+):(\d+):(\d+)\s*$`)
 	// Rust test panics: "thread 't' panicked at src/lib.rs:10:5:" (message on
 	// the next line) or the older "panicked at 'msg', src/lib.rs:10:5".
-	rePanicNew = regexp.MustCompile(`panicked at ([^\s:']+\.rs):(\d+):(\d+):\s*$`)
-	rePanicOld = regexp.MustCompile(`panicked at '(.*)', ([^\s:']+\.rs):(\d+):(\d+)`)
+	rePanicNew = lazyRegexp(`panicked at ([^\s:']+\.rs):(\d+):(\d+):\s*$`)
+	rePanicOld = lazyRegexp(`panicked at '(.*)', ([^\s:']+\.rs):(\d+):(\d+)`)
 	// Python tracebacks: `  File "pkg/mod.py", line 12, in f`.
-	rePyFrame = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)`)
+	rePyFrame = lazyRegexp(`^\s*File "([^"]+)", line (\d+)`)
 )
 
 // Parse finds the file:line locations in a check's output, in order,
@@ -72,29 +73,29 @@ func Parse(output string) []Annotation {
 			pyFrame = nil
 		}
 		switch {
-		case rePyFrame.MatchString(l):
-			m := rePyFrame.FindStringSubmatch(l)
+		case rePyFrame().MatchString(l):
+			m := rePyFrame().FindStringSubmatch(l)
 			pyFrame = []string{m[1], m[2]}
-		case reRustMsg.MatchString(l):
+		case reRustMsg().MatchString(l):
 			rustMsg = l
-		case reRustLoc.MatchString(l):
-			m := reRustLoc.FindStringSubmatch(l)
+		case reRustLoc().MatchString(l):
+			m := reRustLoc().FindStringSubmatch(l)
 			add(m[1], m[2], m[3], rustMsg)
-		case rePanicOld.MatchString(l):
-			m := rePanicOld.FindStringSubmatch(l)
+		case rePanicOld().MatchString(l):
+			m := rePanicOld().FindStringSubmatch(l)
 			add(m[2], m[3], m[4], "panicked: "+m[1])
-		case rePanicNew.MatchString(l):
-			m := rePanicNew.FindStringSubmatch(l)
+		case rePanicNew().MatchString(l):
+			m := rePanicNew().FindStringSubmatch(l)
 			msg := "panicked"
 			if i+1 < len(lines) {
 				msg += ": " + lines[i+1]
 			}
 			add(m[1], m[2], m[3], msg)
-		case reTSC.MatchString(l):
-			m := reTSC.FindStringSubmatch(l)
+		case reTSC().MatchString(l):
+			m := reTSC().FindStringSubmatch(l)
 			add(m[1], m[2], m[3], m[4])
-		case reGeneric.MatchString(l):
-			m := reGeneric.FindStringSubmatch(l)
+		case reGeneric().MatchString(l):
+			m := reGeneric().FindStringSubmatch(l)
 			add(m[1], m[2], m[3], m[4])
 		}
 	}
@@ -181,4 +182,10 @@ func (a Annotation) ErrorCommand(title string) string {
 		}
 	}
 	return Command("error", props, a.Message)
+}
+
+// lazyRegexp compiles expr on first use, keeping it out of architect's
+// start-up time.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -1,6 +1,7 @@
 package gitwt
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -93,7 +94,7 @@ func (r *Repo) snapshot(ctx context.Context, excludes []string) (string, error) 
 		return "", err
 	}
 	c := command{env: []string{"GIT_INDEX_FILE=" + index}}
-	if len(excludes) > 0 {
+	if len(excludes) > 0 && indexMayTrack(index, excludes) {
 		// Drop excluded paths the copied index tracks, so that neither the
 		// tree nor its hash depends on them. --cached: only the temporary
 		// index changes, never a file; -f: whatever its staged state.
@@ -187,4 +188,55 @@ func copyIndex(src, dst string) error {
 		return err
 	}
 	return os.Chtimes(dst, info.ModTime(), info.ModTime())
+}
+
+// indexMayTrack reports whether the index file at path may track one of
+// paths, so that snapshot can skip `git rm --cached` (a process, ~13 ms on
+// a 5,000-file repository) in the usual case where it tracks none. Index
+// versions 2 and 3 store each entry's path in full, so a path that appears
+// nowhere in the file is not tracked; for anything else (version 4's
+// compressed paths, a split index) the answer is yes. The file is read in
+// chunks: memory does not grow with the repository.
+func indexMayTrack(path string, paths []string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	defer f.Close()
+	var header [8]byte
+	if _, err := io.ReadFull(f, header[:]); err != nil {
+		return true
+	}
+	if string(header[:4]) != "DIRC" || (header[7] != 2 && header[7] != 3) || header[4]|header[5]|header[6] != 0 {
+		return true
+	}
+	needles := [][]byte{[]byte("link")} // the split-index extension
+	longest := 4
+	for _, p := range paths {
+		p = strings.Trim(p, "/")
+		if p == "" {
+			return true
+		}
+		needles = append(needles, []byte(p))
+		longest = max(longest, len(p))
+	}
+	buf := make([]byte, 64<<10+longest)
+	carry := 0
+	for {
+		n, err := f.Read(buf[carry:])
+		window := buf[:carry+n]
+		for _, needle := range needles {
+			if bytes.Contains(window, needle) {
+				return true
+			}
+		}
+		if err == io.EOF {
+			return false
+		}
+		if err != nil {
+			return true
+		}
+		carry = min(longest-1, len(window))
+		copy(buf, window[len(window)-carry:])
+	}
 }

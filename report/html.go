@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/architect-dev/architect/checks"
@@ -18,7 +19,10 @@ import (
 //go:embed report.html.tmpl
 var pageText string
 
-var page = template.Must(template.New("report").Parse(pageText))
+// page is parsed on first use, keeping it out of architect's start-up time.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(pageText))
+})
 
 // page is the view of a Run the template renders.
 type view struct {
@@ -67,7 +71,7 @@ type iterView struct {
 
 // Write renders the page for r.
 func Write(w io.Writer, r *Run, now time.Time) error {
-	return page.Execute(w, build(r, now))
+	return page().Execute(w, build(r, now))
 }
 
 // WriteFile renders the page for r into path (its folder must exist).
