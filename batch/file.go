@@ -59,7 +59,7 @@ func Load(path string) ([]Task, []string, error) {
 	baseSrc := config.Sources{}
 	if defaults != nil {
 		errs = append(errs, worktreeKeys(path, "defaults.", defaults)...)
-		errs = append(errs, config.ApplyYAML(path, "defaults.", "defaults", withoutKeys(defaults, "worktree", "worktree_name"), &base, baseSrc)...)
+		errs = append(errs, config.ApplyYAML(path, "defaults.", "defaults", withoutKeys(defaults, "worktree", "worktree_name", "events"), &base, baseSrc)...)
 	}
 	if tasks == nil || tasks.Kind != yaml.SequenceNode || len(tasks.Content) == 0 {
 		n := root
@@ -118,7 +118,7 @@ func loadTask(path string, i int, tn *yaml.Node, base config.Config, baseSrc con
 	cfg.Prices = maps.Clone(base.Prices)
 	src := maps.Clone(baseSrc)
 	errs = append(errs, worktreeKeys(path, name+".", tn)...)
-	errs = append(errs, config.ApplyYAML(path, name+".", "a task", withoutKeys(tn, "id", "worktree", "worktree_name"), &cfg, src)...)
+	errs = append(errs, config.ApplyYAML(path, name+".", "a task", withoutKeys(tn, "id", "worktree", "worktree_name", "events"), &cfg, src)...)
 	if len(errs) > 0 {
 		return t, nil, errs
 	}
@@ -155,8 +155,11 @@ func worktreeKeys(path, prefix string, m *yaml.Node) config.Errors {
 		return nil
 	}
 	for j := 0; j+1 < len(m.Content); j += 2 {
-		if k := m.Content[j]; k.Value == "worktree" || k.Value == "worktree_name" {
+		switch k := m.Content[j]; k.Value {
+		case "worktree", "worktree_name":
 			errs = append(errs, &config.Error{Source: at(path, k), Key: prefix + k.Value, Msg: "a batch runs every task in its own worktree, named after its id", Hint: "drop " + k.Value + ": task ID runs in .architect-worktrees/ID on branch architect/ID"})
+		case "events":
+			errs = append(errs, &config.Error{Source: at(path, k), Key: prefix + k.Value, Msg: "a batch cannot stream several tasks' events to one place", Hint: "drop events: each task's events are in .architect-worktrees/ID/.architect/events.jsonl"})
 		}
 	}
 	return errs

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/architect-dev/architect/hooks"
 	"io"
 	"os"
 	"path/filepath"
@@ -160,10 +161,19 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer, setupMu 
 	var once sync.Once
 	release := func() { once.Do(setupMu.Unlock) }
 	defer release()
+	// The task's own hooks, notification and push, as `architect loop` has.
+	hc := hooks.Config{OnIteration: t.Config.OnIteration, OnFinish: t.Config.OnFinish, Notify: t.Config.Notify, Push: t.Config.Push, Log: logw, Bell: logw}
+	var hook func(loop.Event)
+	if hc.Active() {
+		hook = hooks.New(ctx, hc).Observe
+	}
 	deps := loop.Deps{Agent: ag, Log: logw, Redact: opts.Redact[t.ID], Events: func(ev loop.Event) {
 		release() // the loop has started: its worktree is set up
 		if opts.Events != nil {
 			opts.Events(t.ID, ev)
+		}
+		if hook != nil {
+			hook(ev)
 		}
 	}}
 	cfg := t.Config
