@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/architect-dev/architect/proc"
 )
@@ -31,20 +30,10 @@ const aiderStderrTail = 4096
 // report lines on stdout ("Tokens: … Cost: $X message, $Y session."), its
 // errors from its own error lines, and the final message from its LLM
 // history file, which architect points at a temporary file.
-type aider struct {
-	bin    string
-	model  string
-	args   []string
-	prices Prices
-	now    func() time.Time
-}
+type aider struct{ cliAdapter }
 
 func newAider(c Config) (Agent, error) {
-	bin := c.Bin
-	if bin == "" {
-		bin = "aider"
-	}
-	return &aider{bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+	return &aider{newCLIAdapter(c, "aider")}, nil
 }
 
 func (a *aider) Name() string { return "aider" }

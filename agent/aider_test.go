@@ -87,7 +87,7 @@ func TestAiderOutput(t *testing.T) {
 			if tt.stderrFile != "" {
 				stderr = string(testdata(t, "aider", tt.stderrFile))
 			}
-			a := &aider{model: tt.model, now: func() time.Time { return now }}
+			a := &aider{cliAdapter{model: tt.model, now: func() time.Time { return now }}}
 			o, _ := replayAider(t, a, stdout, tt.history, proc.Result{ExitCode: tt.exit}, stderr)
 			is.Equal(o.ErrKind, tt.kind)
 			is.Equal(o.FinalMessage, tt.final)
@@ -104,7 +104,7 @@ func TestAiderOutput(t *testing.T) {
 
 func TestAiderActivity(t *testing.T) {
 	is := is.New(t)
-	_, acts := replayAider(t, &aider{now: time.Now}, testdata(t, "aider", "success.stdout"), "", proc.Result{}, "")
+	_, acts := replayAider(t, &aider{cliAdapter{now: time.Now}}, testdata(t, "aider", "success.stdout"), "", proc.Result{}, "")
 	is.Equal(acts, []string{
 		"tokens: 4.6k sent, 173 received, $0.02 so far",
 		"edited hello.py",
@@ -196,7 +196,7 @@ func FuzzAiderParser(f *testing.F) {
 			t.Fatal(err)
 		}
 		h := readAiderHistory(p)
-		a := &aider{now: time.Now, model: "gpt-5"}
+		a := &aider{cliAdapter{now: time.Now, model: "gpt-5"}}
 		_ = a.outcome(proc.Result{ExitCode: exit % 256}, s, h, string(stdout))
 	})
 }

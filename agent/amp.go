@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/architect-dev/architect/proc"
 )
@@ -28,20 +26,10 @@ const ampNoteLines = 20
 // Amp's differences are handled here: assistant messages carry usage but
 // neither id nor model, the result line has no cost, and an error result
 // says what went wrong in "error".
-type amp struct {
-	bin    string
-	mode   string
-	args   []string
-	prices Prices
-	now    func() time.Time
-}
+type amp struct{ cliAdapter }
 
 func newAmp(c Config) (Agent, error) {
-	bin := c.Bin
-	if bin == "" {
-		bin = "amp"
-	}
-	return &amp{bin: bin, mode: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+	return &amp{newCLIAdapter(c, "amp")}, nil
 }
 
 func (a *amp) Name() string { return "amp" }
@@ -72,7 +60,7 @@ func (a *amp) Run(ctx context.Context, req Request) Outcome {
 	s := newAmpStream(req.Dir, req.OnActivity)
 	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
 	stderr := proc.NewTail(claudeStderrTail)
-	res := proc.Run(ctx, a.bin, ampArgs(a.mode, a.args), proc.Options{
+	res := proc.Run(ctx, a.bin, ampArgs(a.model, a.args), proc.Options{
 		Dir:               req.Dir,
 		Env:               baseEnv(req.Env),
 		Stdin:             strings.NewReader(req.Prompt),

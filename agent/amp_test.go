@@ -86,7 +86,7 @@ func TestAmpOutput(t *testing.T) {
 			if tt.stderrFile != "" {
 				stderr = string(testdata(t, "amp", tt.stderrFile))
 			}
-			a := &amp{prices: tt.prices, now: func() time.Time { return now }}
+			a := &amp{cliAdapter{prices: tt.prices, now: func() time.Time { return now }}}
 			o, _ := replayAmp(t, a, stdout, proc.Result{ExitCode: tt.exit}, stderr)
 			is.Equal(o.ErrKind, tt.kind)
 			is.Equal(o.FinalMessage, tt.final)
@@ -108,19 +108,19 @@ func TestAmpCostFromStream(t *testing.T) {
 {"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","name":"Bash","input":{"cmd":"ls"}}],"usage":{"input_tokens":1000,"output_tokens":100}}}
 {"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"hi"}
 `
-	o, _ := replayAmp(t, &amp{now: time.Now}, []byte(withModel), proc.Result{}, "")
+	o, _ := replayAmp(t, &amp{cliAdapter{now: time.Now}}, []byte(withModel), proc.Result{}, "")
 	is.Equal(o.Usage, Usage{Input: 1000, Output: 100}) // one message over two lines, counted once
 	is.True(o.CostKnown)
 	is.True(near(o.Cost, (1000*3+100*15)/1e6))
 	withCost := strings.Replace(withModel, `"result":"hi"`, `"result":"hi","total_cost_usd":0.5`, 1)
-	o, _ = replayAmp(t, &amp{now: time.Now}, []byte(withCost), proc.Result{}, "")
+	o, _ = replayAmp(t, &amp{cliAdapter{now: time.Now}}, []byte(withCost), proc.Result{}, "")
 	is.True(o.CostKnown)
 	is.Equal(o.Cost, 0.5)
 }
 
 func TestAmpActivity(t *testing.T) {
 	is := is.New(t)
-	_, acts := replayAmp(t, &amp{now: time.Now}, testdata(t, "amp", "success.jsonl"), proc.Result{}, "")
+	_, acts := replayAmp(t, &amp{cliAdapter{now: time.Now}}, testdata(t, "amp", "success.jsonl"), proc.Result{}, "")
 	is.Equal(acts, []string{"create_file hello.txt", "I'll create the file.", "Created hello.txt. <promise>COMPLETE</promise>", "done after 2 turns"})
 }
 
@@ -163,7 +163,7 @@ func FuzzAmpParser(f *testing.F) {
 		w := proc.NewLineWriter(4096, s.line)
 		_, _ = w.Write(stdout)
 		w.Flush()
-		a := &amp{now: time.Now, prices: Prices{"amp": {Input: 1}}}
+		a := &amp{cliAdapter{now: time.Now, prices: Prices{"amp": {Input: 1}}}}
 		_ = a.outcome(proc.Result{ExitCode: exit % 256}, s, stderr)
 	})
 }

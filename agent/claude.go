@@ -3,9 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/architect-dev/architect/proc"
 )
@@ -25,20 +23,10 @@ const claudeInstallHint = "install Claude Code (npm install -g @anthropic-ai/cla
 // claude drives Claude Code headless: one `claude -p` process per
 // iteration, the prompt on stdin, its stream-json output parsed as it
 // arrives.
-type claude struct {
-	bin    string
-	model  string
-	args   []string
-	prices Prices
-	now    func() time.Time
-}
+type claude struct{ cliAdapter }
 
 func newClaude(c Config) (Agent, error) {
-	bin := c.Bin
-	if bin == "" {
-		bin = "claude"
-	}
-	return &claude{bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+	return &claude{newCLIAdapter(c, "claude")}, nil
 }
 
 func (a *claude) Name() string { return "claude" }

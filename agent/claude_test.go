@@ -46,7 +46,7 @@ func replayClaude(t *testing.T, stdout []byte, res proc.Result, stderr string, n
 	w := proc.NewLineWriter(claudeMaxLine, s.line)
 	_, _ = w.Write(stdout)
 	w.Flush()
-	a := &claude{now: func() time.Time { return now }}
+	a := &claude{cliAdapter{now: func() time.Time { return now }}}
 	return a.outcome(res, s, stderr), acts
 }
 
@@ -281,7 +281,7 @@ func TestClaudeTruncatedResult(t *testing.T) {
 	w := proc.NewLineWriter(len(out)/2, s.line) // the assistant line fits, the result line does not
 	_, _ = w.Write([]byte(out))
 	w.Flush()
-	o := (&claude{now: time.Now}).outcome(proc.Result{}, s, "")
+	o := (&claude{cliAdapter{now: time.Now}}).outcome(proc.Result{}, s, "")
 	is.Equal(o.ErrKind, ErrNone)
 	is.Equal(o.FinalMessage, long)
 	is.Equal(o.Steps, 4)
@@ -303,7 +303,7 @@ func FuzzClaudeStream(f *testing.F) {
 		w := proc.NewLineWriter(256, s.line)
 		_, _ = w.Write(data)
 		w.Flush()
-		o := (&claude{now: time.Now}).outcome(proc.Result{ExitCode: exit}, s, string(data))
+		o := (&claude{cliAdapter{now: time.Now}}).outcome(proc.Result{ExitCode: exit}, s, string(data))
 		if o.ErrKind == ErrNone && exit != 0 {
 			t.Fatalf("exit %d but no error", exit)
 		}

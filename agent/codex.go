@@ -36,20 +36,10 @@ const (
 // iteration (never resumed), the prompt on stdin, its JSONL events parsed
 // as they arrive. Codex reports tokens, not dollars: the cost is the
 // tokens times the price of the model given with --model.
-type codex struct {
-	bin    string
-	model  string
-	args   []string
-	prices Prices
-	now    func() time.Time
-}
+type codex struct{ cliAdapter }
 
 func newCodex(c Config) (Agent, error) {
-	bin := c.Bin
-	if bin == "" {
-		bin = "codex"
-	}
-	return &codex{bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+	return &codex{newCLIAdapter(c, "codex")}, nil
 }
 
 func (a *codex) Name() string { return "codex" }

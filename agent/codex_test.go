@@ -66,7 +66,7 @@ func replayCodex(t *testing.T, c Config, stdout []byte, res proc.Result, stderr 
 	w := proc.NewLineWriter(codexMaxLine, s.line)
 	_, _ = w.Write(stdout)
 	w.Flush()
-	a := &codex{model: c.Model, prices: c.Prices, now: func() time.Time { return now }}
+	a := &codex{cliAdapter{model: c.Model, prices: c.Prices, now: func() time.Time { return now }}}
 	return a.outcome(res, s, stderr, time.UTC), acts
 }
 
@@ -295,7 +295,7 @@ func FuzzCodexStream(f *testing.F) {
 		w := proc.NewLineWriter(256, s.line)
 		_, _ = w.Write(data)
 		w.Flush()
-		o := (&codex{model: "gpt-5.5", now: time.Now}).outcome(proc.Result{ExitCode: exit}, s, string(data), time.UTC)
+		o := (&codex{cliAdapter{model: "gpt-5.5", now: time.Now}}).outcome(proc.Result{ExitCode: exit}, s, string(data), time.UTC)
 		if o.ErrKind == ErrNone && exit != 0 {
 			t.Fatalf("exit %d but no error", exit)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -23,20 +22,10 @@ const cursorStderrTail = 8192
 // --output-format stream-json` process per iteration, the prompt on stdin.
 // Cursor reports tokens (recent versions) but no dollars: the cost comes
 // from the price table, for the model given with --model.
-type cursor struct {
-	bin    string
-	model  string
-	args   []string
-	prices Prices
-	now    func() time.Time
-}
+type cursor struct{ cliAdapter }
 
 func newCursor(c Config) (Agent, error) {
-	bin := c.Bin
-	if bin == "" {
-		bin = "cursor-agent"
-	}
-	return &cursor{bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+	return &cursor{newCLIAdapter(c, "cursor-agent")}, nil
 }
 
 func (a *cursor) Name() string { return "cursor" }

@@ -105,7 +105,7 @@ func TestCursorOutput(t *testing.T) {
 			if tt.stderrFile != "" {
 				stderr = proc.Clean(testdata(t, "cursor", tt.stderrFile))
 			}
-			a := &cursor{model: tt.model, now: func() time.Time { return now }}
+			a := &cursor{cliAdapter{model: tt.model, now: func() time.Time { return now }}}
 			o, _ := replayCursor(t, a, stdout, proc.Result{ExitCode: tt.exit}, stderr)
 			is.Equal(o.ErrKind, tt.kind)
 			is.Equal(o.FinalMessage, tt.final)
@@ -123,7 +123,7 @@ func TestCursorOutput(t *testing.T) {
 
 func TestCursorActivity(t *testing.T) {
 	is := is.New(t)
-	_, acts := replayCursor(t, &cursor{now: time.Now}, testdata(t, "cursor", "success.jsonl"), proc.Result{}, "")
+	_, acts := replayCursor(t, &cursor{cliAdapter{now: time.Now}}, testdata(t, "cursor", "success.jsonl"), proc.Result{}, "")
 	is.Equal(acts, []string{
 		"session started, model Claude Sonnet 5 300K High",
 		"glob **/hello.py",
@@ -172,7 +172,7 @@ func FuzzCursorParser(f *testing.F) {
 		w := proc.NewLineWriter(4096, s.line)
 		_, _ = w.Write(stdout)
 		w.Flush()
-		a := &cursor{now: time.Now, model: "sonnet-4.5"}
+		a := &cursor{cliAdapter{now: time.Now, model: "sonnet-4.5"}}
 		_ = a.outcome(proc.Result{ExitCode: exit % 256}, s, stderr)
 		_ = cursorPriceModel(stderr)
 	})

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,20 +51,10 @@ const (
 // stream-json --yolo` process per iteration (never resumed), the prompt on
 // stdin, its JSON lines parsed as they arrive. The CLI reports tokens per
 // model, not dollars: the cost is those tokens times the price table.
-type gemini struct {
-	bin    string
-	model  string
-	args   []string
-	prices Prices
-	now    func() time.Time
-}
+type gemini struct{ cliAdapter }
 
 func newGemini(c Config) (Agent, error) {
-	bin := c.Bin
-	if bin == "" {
-		bin = "gemini"
-	}
-	return &gemini{bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+	return &gemini{newCLIAdapter(c, "gemini")}, nil
 }
 
 func (a *gemini) Name() string { return "gemini" }

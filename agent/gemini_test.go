@@ -63,7 +63,7 @@ func replayGemini(t *testing.T, c Config, stdout []byte, res proc.Result, stderr
 	w := proc.NewLineWriter(geminiMaxLine, s.line)
 	_, _ = w.Write(stdout)
 	w.Flush()
-	a := &gemini{model: c.Model, prices: c.Prices, now: func() time.Time { return now }}
+	a := &gemini{cliAdapter{model: c.Model, prices: c.Prices, now: func() time.Time { return now }}}
 	return a.outcome(res, s, stderr), acts
 }
 
@@ -271,7 +271,7 @@ func FuzzGeminiStream(f *testing.F) {
 		w := proc.NewLineWriter(256, s.line)
 		_, _ = w.Write(data)
 		w.Flush()
-		o := (&gemini{model: "gemini-2.5-pro", now: time.Now}).outcome(proc.Result{ExitCode: exit}, s, string(data))
+		o := (&gemini{cliAdapter{model: "gemini-2.5-pro", now: time.Now}}).outcome(proc.Result{ExitCode: exit}, s, string(data))
 		if o.ErrKind == ErrNone && exit != 0 {
 			t.Fatalf("exit %d but no error", exit)
 		}

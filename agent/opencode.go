@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,20 +32,10 @@ const opencodeInstallHint = "install opencode (npm install -g opencode-ai) or po
 // opencode drives opencode headless: one `opencode run --format json`
 // process per iteration, the prompt on stdin, its JSON events parsed as
 // they arrive. Cost is opencode's own figure (models.dev prices).
-type opencode struct {
-	bin    string
-	model  string
-	args   []string
-	prices Prices
-	now    func() time.Time
-}
+type opencode struct{ cliAdapter }
 
 func newOpencode(c Config) (Agent, error) {
-	bin := c.Bin
-	if bin == "" {
-		bin = "opencode"
-	}
-	return &opencode{bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}, nil
+	return &opencode{newCLIAdapter(c, "opencode")}, nil
 }
 
 func (a *opencode) Name() string { return "opencode" }

@@ -175,7 +175,7 @@ func TestOpencodeCapturedOutput(t *testing.T) {
 			if tt.stderr != "" {
 				stderr = testdata(t, "opencode", tt.stderr)
 			}
-			a := &opencode{now: func() time.Time { return now }}
+			a := &opencode{cliAdapter{now: func() time.Time { return now }}}
 			o, _ := replayOpencode(t, a, testdata(t, "opencode", tt.file), stderr, proc.Result{ExitCode: tt.exit})
 			is.Equal(o.ErrKind, tt.kind)
 			is.Equal(o.FinalMessage, tt.final)
@@ -193,15 +193,15 @@ func TestOpencodeCapturedOutput(t *testing.T) {
 
 func TestOpencodeActivity(t *testing.T) {
 	is := is.New(t)
-	_, acts := replayOpencode(t, &opencode{now: time.Now}, testdata(t, "opencode", "success.jsonl"), nil, proc.Result{})
+	_, acts := replayOpencode(t, &opencode{cliAdapter{now: time.Now}}, testdata(t, "opencode", "success.jsonl"), nil, proc.Result{})
 	is.Equal(acts, []string{"I'll create the file.", "write hello.txt", "Created hello.txt. <promise>COMPLETE</promise>"})
-	_, acts = replayOpencode(t, &opencode{now: time.Now}, testdata(t, "opencode", "permission-rejected.jsonl"), nil, proc.Result{})
+	_, acts = replayOpencode(t, &opencode{cliAdapter{now: time.Now}}, testdata(t, "opencode", "permission-rejected.jsonl"), nil, proc.Result{})
 	is.Equal(acts[1], "write /tmp/oc/outside.txt (failed)")
 }
 
 func TestOpencodeUnknownFlag(t *testing.T) {
 	is := is.New(t)
-	o, _ := replayOpencode(t, &opencode{now: time.Now}, nil, testdata(t, "opencode", "unknown-flag.stderr"), proc.Result{ExitCode: 1})
+	o, _ := replayOpencode(t, &opencode{cliAdapter{now: time.Now}}, nil, testdata(t, "opencode", "unknown-flag.stderr"), proc.Result{ExitCode: 1})
 	is.Equal(o.ErrKind, ErrFatal)
 	is.True(strings.Contains(o.Hint, "1.18"))
 }
@@ -213,21 +213,21 @@ func TestOpencodeCost(t *testing.T) {
 {"type":"step_finish","part":{"type":"step-finish","cost":0,"tokens":{"input":1000000,"output":1000000,"reasoning":0,"cache":{"read":0,"write":0}}}}
 `
 	// opencode says $0: it stands unless the user priced the model.
-	o, _ := replayOpencode(t, &opencode{model: "ollama/qwen3", now: time.Now}, []byte(free), nil, proc.Result{})
+	o, _ := replayOpencode(t, &opencode{cliAdapter{model: "ollama/qwen3", now: time.Now}}, []byte(free), nil, proc.Result{})
 	is.True(o.CostKnown)
 	is.Equal(o.Cost, 0.0)
-	a := &opencode{model: "ollama/qwen3", prices: Prices{"qwen3": {Input: 1, Output: 2}}, now: time.Now}
+	a := &opencode{cliAdapter{model: "ollama/qwen3", prices: Prices{"qwen3": {Input: 1, Output: 2}}, now: time.Now}}
 	o, _ = replayOpencode(t, a, []byte(free), nil, proc.Result{})
 	is.True(o.CostKnown)
 	is.True(near(o.Cost, 3))
 	// A built-in price does not override opencode's $0 (subscriptions, free models).
-	a = &opencode{model: "github-copilot/claude-sonnet-4.5", now: time.Now}
+	a = &opencode{cliAdapter{model: "github-copilot/claude-sonnet-4.5", now: time.Now}}
 	o, _ = replayOpencode(t, a, []byte(free), nil, proc.Result{})
 	is.Equal(o.Cost, 0.0)
 
 	// Killed in the middle of a step: what it spent there is unknown.
 	open := `{"type":"step_start","part":{"type":"step-start"}}` + "\n"
-	o, _ = replayOpencode(t, &opencode{now: time.Now}, []byte(open), nil, proc.Result{ExitCode: -1, TimedOut: true})
+	o, _ = replayOpencode(t, &opencode{cliAdapter{now: time.Now}}, []byte(open), nil, proc.Result{ExitCode: -1, TimedOut: true})
 	is.True(!o.CostKnown)
 	is.Equal(o.ErrKind, ErrTransient)
 }
@@ -273,7 +273,7 @@ func TestOpencodeBoundedMemory(t *testing.T) {
 	// A tool output longer than the line limit is cut, then ignored.
 	long := `{"type":"tool_use","part":{"type":"tool","tool":"read","state":{"status":"completed","output":"` +
 		strings.Repeat("x", opencodeMaxLine) + `"}}}` + "\n"
-	o, acts := replayOpencode(t, &opencode{now: time.Now}, []byte(long+string(testdata(t, "opencode", "success.jsonl"))), nil, proc.Result{})
+	o, acts := replayOpencode(t, &opencode{cliAdapter{now: time.Now}}, []byte(long+string(testdata(t, "opencode", "success.jsonl"))), nil, proc.Result{})
 	is.Equal(o.Steps, 2)
 	is.Equal(len(acts), 3)
 }
@@ -296,7 +296,7 @@ func FuzzOpencodeParser(f *testing.F) {
 		for _, l := range bytes.Split(stderr, []byte("\n")) {
 			logs.line(l)
 		}
-		a := &opencode{now: time.Now, model: "m", prices: Prices{"m": {Input: 1}}}
+		a := &opencode{cliAdapter{now: time.Now, model: "m", prices: Prices{"m": {Input: 1}}}}
 		_ = a.outcome(proc.Result{ExitCode: exit % 256}, s, logs, string(stderr))
 	})
 }
