@@ -3,6 +3,10 @@ package agent
 import (
 	"slices"
 	"time"
+	// Usage-limit messages name their reset time in a zone ("resets 5pm
+	// (Europe/Paris)"): embed the zone database so parsing them does not
+	// depend on the machine having one.
+	_ "time/tzdata"
 )
 
 // cliAdapter is what every CLI adapter is configured with; each adapter

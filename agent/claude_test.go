@@ -131,7 +131,7 @@ func TestClaudeActivity(t *testing.T) {
 func TestClaudeParseLimit(t *testing.T) {
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
-		t.Skip("no time zone data")
+		t.Fatalf("no time zone data: %v", err)
 	}
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, paris)
 	tests := []struct {
@@ -174,7 +174,7 @@ func claudeJSONLine(t *testing.T, v map[string]any) string {
 func TestClaudeSyntheticStreams(t *testing.T) {
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
-		t.Skip("no time zone data")
+		t.Fatalf("no time zone data: %v", err)
 	}
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, paris)
 	text := func(id, s string) string {
