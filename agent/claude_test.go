@@ -26,15 +26,6 @@ func TestClaudeCommandLine(t *testing.T) {
 	is.Equal(claudeArgs("sonnet", []string{"--append-system-prompt", "be brief"}),
 		[]string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
 			"--model", "sonnet", "--append-system-prompt", "be brief"})
-
-	a, err := New(Config{Name: "claude"})
-	is.NoErr(err)
-	is.Equal(a.Name(), "claude")
-	is.Equal(a.(*claude).bin, "claude")
-	a, err = New(Config{Name: "claude", Bin: "/opt/claude", Model: "opus", Args: []string{"--x"}})
-	is.NoErr(err)
-	is.Equal(a.(*claude).bin, "/opt/claude")
-	is.Equal(a.(*claude).model, "opus")
 }
 
 // replayClaude feeds a captured output to the parser as proc would, and returns

@@ -25,15 +25,6 @@ func TestCodexCommandLine(t *testing.T) {
 	is.Equal(codexArgs("gpt-5.5", []string{"-c", `model_reasoning_effort="high"`}),
 		[]string{"exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check",
 			"-m", "gpt-5.5", "-c", `model_reasoning_effort="high"`, "-"})
-
-	a, err := New(Config{Name: "codex"})
-	is.NoErr(err)
-	is.Equal(a.Name(), "codex")
-	is.Equal(a.(*codex).bin, "codex")
-	a, err = New(Config{Name: "codex", Bin: "/opt/codex", Model: "gpt-5.5", Args: []string{"--x"}})
-	is.NoErr(err)
-	is.Equal(a.(*codex).bin, "/opt/codex")
-	is.Equal(a.(*codex).model, "gpt-5.5")
 }
 
 func TestCodexCheckPrices(t *testing.T) {

@@ -23,15 +23,6 @@ func TestGeminiCommandLine(t *testing.T) {
 	is.Equal(geminiArgs("", nil), []string{"--output-format", "stream-json", "--yolo", "--skip-trust"})
 	is.Equal(geminiArgs("gemini-2.5-pro", []string{"--include-directories", "../lib"}),
 		[]string{"--output-format", "stream-json", "--yolo", "--skip-trust", "-m", "gemini-2.5-pro", "--include-directories", "../lib"})
-
-	a, err := New(Config{Name: "gemini"})
-	is.NoErr(err)
-	is.Equal(a.Name(), "gemini")
-	is.Equal(a.(*gemini).bin, "gemini")
-	a, err = New(Config{Name: "gemini", Bin: "/opt/gemini", Model: "gemini-2.5-pro", Args: []string{"--x"}})
-	is.NoErr(err)
-	is.Equal(a.(*gemini).bin, "/opt/gemini")
-	is.Equal(a.(*gemini).model, "gemini-2.5-pro")
 }
 
 func TestGeminiCheckPrices(t *testing.T) {
