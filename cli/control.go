@@ -56,6 +56,16 @@ func findRun(dir, name string) (string, error) {
 	return "", &loop.UsageError{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
 }
 
+// controlRun parses the flags every control command shares and reads the
+// run's state.
+func controlRun(name, usage string, e *env, args []string) (ws string, st *loop.State, jsonOut bool, err error) {
+	if ws, jsonOut, err = controlFlags(name, usage, e, args); err != nil {
+		return "", nil, false, err
+	}
+	st, err = loop.ReadState(ws)
+	return ws, st, jsonOut, err
+}
+
 // controlFlags parses the flags every control command shares.
 func controlFlags(name, usage string, e *env, args []string) (ws string, jsonOut bool, err error) {
 	fs := newFlagSet(name, e.stderr)
@@ -80,11 +90,7 @@ func controlFlags(name, usage string, e *env, args []string) (ws string, jsonOut
 }
 
 func runStatus(_ context.Context, e *env, args []string) error {
-	ws, jsonOut, err := controlFlags("status", "Usage: architect status [-C DIR] [--json]\n\nShows the state of the loop run in the workspace.", e, args)
-	if err != nil {
-		return err
-	}
-	st, err := loop.ReadState(ws)
+	ws, st, jsonOut, err := controlRun("status", "Usage: architect status [-C DIR] [--json]\n\nShows the state of the loop run in the workspace.", e, args)
 	if err != nil {
 		return err
 	}
@@ -148,11 +154,7 @@ func localTime(s string) string {
 }
 
 func runPause(_ context.Context, e *env, args []string) error {
-	ws, _, err := controlFlags("pause", "Usage: architect pause [-C DIR]\n\nPauses the running loop: the running agent finishes, then the loop waits\nfor `architect resume`.", e, args)
-	if err != nil {
-		return err
-	}
-	st, err := loop.ReadState(ws)
+	ws, st, _, err := controlRun("pause", "Usage: architect pause [-C DIR]\n\nPauses the running loop: the running agent finishes, then the loop waits\nfor `architect resume`.", e, args)
 	if err != nil {
 		return err
 	}
@@ -171,11 +173,7 @@ func runPause(_ context.Context, e *env, args []string) error {
 }
 
 func runResume(ctx context.Context, e *env, args []string) error {
-	ws, _, err := controlFlags("resume", "Usage: architect resume [-C DIR]\n\nResumes a paused loop; a loop whose process is gone (stopped, crashed,\nwaiting) is restarted from its state in this terminal.", e, args)
-	if err != nil {
-		return err
-	}
-	st, err := loop.ReadState(ws)
+	ws, st, _, err := controlRun("resume", "Usage: architect resume [-C DIR]\n\nResumes a paused loop; a loop whose process is gone (stopped, crashed,\nwaiting) is restarted from its state in this terminal.", e, args)
 	if err != nil {
 		return err
 	}
@@ -198,11 +196,7 @@ func runResume(ctx context.Context, e *env, args []string) error {
 }
 
 func runCancel(_ context.Context, e *env, args []string) error {
-	ws, _, err := controlFlags("cancel", "Usage: architect cancel [-C DIR]\n\nStops the running loop now, gracefully: the agent and checks get SIGTERM,\nthe state is saved and the loop exits with status 130.", e, args)
-	if err != nil {
-		return err
-	}
-	st, err := loop.ReadState(ws)
+	ws, st, _, err := controlRun("cancel", "Usage: architect cancel [-C DIR]\n\nStops the running loop now, gracefully: the agent and checks get SIGTERM,\nthe state is saved and the loop exits with status 130.", e, args)
 	if err != nil {
 		return err
 	}
