@@ -150,49 +150,15 @@ func codexLoop(t *testing.T, extra []string, runs ...tokenRun) (r *Run, dir stri
 
 func TestCodexLoopFixesFailingTest(t *testing.T) {
 	t.Parallel()
-	is := is.New(t)
 	r, dir, srv, script, res := codexLoop(t, nil,
 		tokenRun{Call: codexPatch("-", "*"), Final: "I changed Add; it should work now."},
 		tokenRun{Call: codexPatch("*", "+"), Final: "Add adds now. <promise>COMPLETE</promise>"},
 	)
-	lr := ParseLoopResult(t, res)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
-	}
-	is.True(lr.Success)
-	is.Equal(lr.TotalIterations, 2)
-	is.Equal(len(lr.Iterations), 2)
-	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), calcSource("+"))
-
-	it1, it2 := lr.Iterations[0], lr.Iterations[1]
-	is.True(it1.Error == nil)
-	is.True(!it1.AllChecksPassed)
-	is.True(!it1.CompletionTagFound)
-	is.True(it2.Error == nil)
-	is.True(it2.AllChecksPassed)
-	is.True(it2.CompletionTagFound)
-	is.Equal(it1.StepsTaken, 1) // one patch per run
-	is.Equal(it2.StepsTaken, 1)
-
-	// Iteration 2 was told how iteration 1's change failed.
-	starts := script.runStarts(srv)
-	is.Equal(len(starts), 2)
-	is.True(!strings.Contains(starts[0], "Add(2, 3) = 6, want 5"))
-	is.True(strings.Contains(starts[1], "Add(2, 3) = 6, want 5")) // iteration 1's failing check output
+	lr := fixedInTwo(t, res, dir, calcSource("+"), 1, script.runStarts(srv)) // one patch per run
 
 	// Costs: tokens × the price ralph.yaml gives gpt-5.5, and they add up.
 	want := (tokenRunInput*2 + tokenRunCached*0.5 + tokenRunOutput*8) / 1e6
-	is.True(lr.TotalCostKnown)
-	sum := 0.0
-	for _, it := range lr.Iterations {
-		is.True(it.Tokens != nil)
-		is.Equal([]int64{it.Tokens.Input, it.Tokens.CachedInput, it.Tokens.Output}, []int64{2100, 1500, 70})
-		is.True(it.Cost != nil)
-		is.True(math.Abs(*it.Cost-want) < 1e-12)
-		sum += *it.Cost
-	}
-	is.True(math.Abs(lr.TotalCost-sum) < 1e-12)
-	is.True(math.Abs(lr.TotalCost-2*want) < 1e-12)
+	tokenCosts(t, lr, want)
 
 	r.NoLeftovers(dir)
 }
@@ -248,4 +214,23 @@ func TestCodexLoopUsageLimit(t *testing.T) {
 	is.Equal(lr.TotalIterations, 0)                                         // a usage limit is not an iteration
 	is.Equal(script.started(), 1)
 	r.NoLeftovers(dir)
+}
+
+// tokenCosts asserts that every iteration used a scripted run's tokens and
+// cost want (those tokens × the model's price), and that the total is their
+// sum.
+func tokenCosts(t *testing.T, lr LoopResult, want float64) {
+	t.Helper()
+	is := is.New(t)
+	is.True(lr.TotalCostKnown)
+	sum := 0.0
+	for _, it := range lr.Iterations {
+		is.True(it.Tokens != nil)
+		is.Equal([]int64{it.Tokens.Input, it.Tokens.CachedInput, it.Tokens.Output}, []int64{2100, 1500, 70})
+		is.True(it.Cost != nil)
+		is.True(math.Abs(*it.Cost-want) < 1e-12)
+		sum += *it.Cost
+	}
+	is.True(math.Abs(lr.TotalCost-sum) < 1e-12)
+	is.True(math.Abs(lr.TotalCost-2*want) < 1e-12)
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,52 +67,18 @@ func geminiLoop(t *testing.T, extra []string, runs func(dir string) []tokenRun) 
 
 func TestGeminiLoopFixesFailingTest(t *testing.T) {
 	t.Parallel()
-	is := is.New(t)
 	r, dir, srv, script, res := geminiLoop(t, nil, func(dir string) []tokenRun {
 		return []tokenRun{
 			{Call: geminiWrite(dir, "*"), Final: "I changed Add; it should work now."},
 			{Call: geminiWrite(dir, "+"), Final: "Add adds now. <promise>COMPLETE</promise>"},
 		}
 	})
-	lr := ParseLoopResult(t, res)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
-	}
-	is.True(lr.Success)
-	is.Equal(lr.TotalIterations, 2)
-	is.Equal(len(lr.Iterations), 2)
-	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), calcSource("+"))
-
-	it1, it2 := lr.Iterations[0], lr.Iterations[1]
-	is.True(it1.Error == nil)
-	is.True(!it1.AllChecksPassed)
-	is.True(!it1.CompletionTagFound)
-	is.True(it2.Error == nil)
-	is.True(it2.AllChecksPassed)
-	is.True(it2.CompletionTagFound)
-	is.Equal(it1.StepsTaken, 1) // one write per run
-	is.Equal(it2.StepsTaken, 1)
-
-	// Iteration 2 was told how iteration 1's change failed.
-	starts := script.runStarts(srv)
-	is.Equal(len(starts), 2)
-	is.True(!strings.Contains(starts[0], "Add(2, 3) = 6, want 5"))
-	is.True(strings.Contains(starts[1], "Add(2, 3) = 6, want 5")) // iteration 1's failing check output
+	lr := fixedInTwo(t, res, dir, calcSource("+"), 1, script.runStarts(srv)) // one write per run
 
 	// Costs: tokens × the built-in price of gemini-2.5-pro ($1.25 input,
 	// $0.125 cached input, $10 output per million), and they add up.
 	want := (tokenRunInput*1.25 + tokenRunCached*0.125 + tokenRunOutput*10) / 1e6
-	is.True(lr.TotalCostKnown)
-	sum := 0.0
-	for _, it := range lr.Iterations {
-		is.True(it.Tokens != nil)
-		is.Equal([]int64{it.Tokens.Input, it.Tokens.CachedInput, it.Tokens.Output}, []int64{2100, 1500, 70})
-		is.True(it.Cost != nil)
-		is.True(math.Abs(*it.Cost-want) < 1e-12)
-		sum += *it.Cost
-	}
-	is.True(math.Abs(lr.TotalCost-sum) < 1e-12)
-	is.True(math.Abs(lr.TotalCost-2*want) < 1e-12)
+	tokenCosts(t, lr, want)
 
 	r.NoLeftovers(dir)
 }

@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/matryer/is"
 )
 
 // MarkerEnv is set, to a value unique to each test, in the environment of
@@ -357,4 +359,38 @@ func TestLeftovers(t *testing.T) {
 	if left := r.Leftovers(dir); len(left) > 0 {
 		t.Fatalf("still listed after they ended: %v", left)
 	}
+}
+
+// fixedInTwo asserts the loop every CLI's main test runs: iteration 1's
+// wrong fix fails the check and does not declare completion; iteration 2's
+// right fix passes and does; calc.go ends as want; each run took steps
+// steps; and the model saw iteration 1's failing check output only in
+// iteration 2 (prompts holds each run's first request, in order).
+func fixedInTwo(t *testing.T, res Result, dir, want string, steps int, prompts []string) LoopResult {
+	t.Helper()
+	is := is.New(t)
+	lr := ParseLoopResult(t, res)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
+	}
+	is.True(lr.Success)
+	is.Equal(lr.TotalIterations, 2)
+	is.Equal(len(lr.Iterations), 2)
+	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), want)
+
+	it1, it2 := lr.Iterations[0], lr.Iterations[1]
+	is.True(it1.Error == nil)
+	is.True(!it1.AllChecksPassed)
+	is.True(!it1.CompletionTagFound)
+	is.True(it2.Error == nil)
+	is.True(it2.AllChecksPassed)
+	is.True(it2.CompletionTagFound)
+	is.Equal(it1.StepsTaken, steps)
+	is.Equal(it2.StepsTaken, steps)
+
+	// Iteration 2 was told how iteration 1's change failed.
+	is.Equal(len(prompts), 2)
+	is.True(!strings.Contains(prompts[0], "Add(2, 3) = 6, want 5"))
+	is.True(strings.Contains(prompts[1], "Add(2, 3) = 6, want 5")) // iteration 1's failing check output
+	return lr
 }
