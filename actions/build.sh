@@ -28,7 +28,7 @@ else
 	echo "architect: building architect ($hash) with $(go version)"
 	mkdir -p "$dir"
 	tmp=$(mktemp "$dir/.architect.XXXXXX")
-	(cd "$src" && go build -trimpath -ldflags "-X github.com/architect-dev/architect/cli.Version=action-$hash" -o "$tmp" ./cmd/architect)
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-X github.com/architect-dev/architect/cli.Version=action-$hash" -o "$tmp" ./cmd/architect)
 	mv -f "$tmp" "$bin"
 fi
 echo "bin=$bin" >>"$GITHUB_OUTPUT"

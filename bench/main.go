@@ -65,8 +65,10 @@ func main() {
 	os.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
 
 	bin = filepath.Join(tmp, "architect")
-	fmt.Fprintln(os.Stderr, "bench: building architect")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/architect").CombinedOutput(); err != nil {
+	fmt.Fprintln(os.Stderr, "bench: building architect as releases are built (static, CGO_ENABLED=0)")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/architect")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
 		fatal(fmt.Errorf("go build: %v\n%s", err, out))
 	}
 	want := func(s string) bool { return *only == "" || slices.Contains(strings.Split(*only, ","), s) }

@@ -60,3 +60,15 @@ func TestModeFromEnvAndFile(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(c.Mode, "build")
 }
+
+func TestValidWorktreeName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"fix-auth": true, "v1.2_rc": true, "A9": true, "9lives": true,
+		"": false, "-x": false, ".x": false, "_x": false, "a..b": false, "x.lock": false,
+		"a/b": false, "a b": false, "é": false, "a~": false, "a:b": false,
+	} {
+		if got := ValidWorktreeName(name); got != want {
+			t.Errorf("ValidWorktreeName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -36,10 +35,19 @@ func ApplyYAML(path, prefix, where string, m *yaml.Node, c *Config, src Sources)
 // src says where each key came from. It returns warnings worth printing.
 func (c *Config) Validate(src Sources) ([]string, error) { return c.validate(src) }
 
-var worktreeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
 // ValidWorktreeName reports whether name can name a worktree folder
-// (.architect-worktrees/NAME) and a branch (architect/NAME).
+// (.architect-worktrees/NAME) and a branch (architect/NAME): letters,
+// digits, '.', '_' and '-', starting with a letter or digit, without ".."
+// or a ".lock" ending (git refuses both in a branch name).
 func ValidWorktreeName(name string) bool {
-	return worktreeName.MatchString(name) && !strings.Contains(name, "..") && !strings.HasSuffix(name, ".lock")
+	if name == "" || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
+		return false
+	}
+	for i, r := range name {
+		alnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if !alnum && (i == 0 || r != '.' && r != '_' && r != '-') {
+			return false
+		}
+	}
+	return true
 }

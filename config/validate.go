@@ -22,8 +22,6 @@ const (
 // no TASK or --spec is given: PROMPT_plan.md or PROMPT_build.md.
 func ModePromptFile(mode string) string { return "PROMPT_" + mode + ".md" }
 
-var worktreeNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
 // validate normalises c and reports every problem at once. src tells where
 // each key came from, so errors can point at the right place.
 func (c *Config) validate(src Sources) ([]string, error) {
@@ -44,7 +42,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	}
 	if c.WorktreeName != "" {
 		c.Worktree = true
-		if !worktreeNameRE.MatchString(c.WorktreeName) || strings.Contains(c.WorktreeName, "..") || strings.HasSuffix(c.WorktreeName, ".lock") {
+		if !ValidWorktreeName(c.WorktreeName) {
 			bad("worktree_name", fmt.Sprintf("%q is not a usable worktree name", c.WorktreeName), "use letters, digits, '.', '_' and '-', starting with a letter or digit")
 		}
 	}
