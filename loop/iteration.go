@@ -90,7 +90,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	rec = record{Iteration: it, Failed: o.Failed() && o.ExitCode != agent.ExitWaiting || len(it.ProtectedRestored) > 0, ChecksID: checksID(it.CheckResults)}
 	if r.ws.repo != nil {
 		// One snapshot serves both idle detection and the next prompt.
-		if d, err := r.ws.repo.Diff(ctx, r.ws.initialRef, r.ws.excludes, prompt.DiffLimit); err == nil {
+		if d, err := r.ws.diff(ctx); err == nil {
 			rec.Tree = d.Tree
 			rec.DiffStat = r.deps.Redact(d.Stat)
 			r.nextDiff = &d
@@ -202,7 +202,7 @@ func (r *runner) commitIteration(ctx context.Context, rec record) bool {
 			}
 		}
 		msg := fmt.Sprintf("architect: iteration %d (%d/%d checks passing)", rec.Iteration.Iteration, passing, len(rec.CheckResults))
-		hash, committed, err := r.ws.repo.CommitAll(ctx, msg, r.ws.excludes)
+		hash, committed, err := r.ws.commit(ctx, msg)
 		switch {
 		case err != nil:
 			r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.ws.branch + ": " + err.Error())
@@ -253,7 +253,7 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 		in.Diff, in.DiffTruncated = proc.Clean([]byte(d.Text)), d.Truncated
 		r.nextDiff = nil
 	} else if r.ws.repo != nil {
-		d, err := r.ws.repo.Diff(ctx, r.ws.initialRef, r.ws.excludes, prompt.DiffLimit)
+		d, err := r.ws.diff(ctx)
 		if err != nil {
 			r.warn("could not compute the changes so far: " + err.Error())
 		} else {

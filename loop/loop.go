@@ -81,6 +81,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 		return nil, err
 	}
 	r.ws = ws
+	defer ws.close()
 	lock, err := lockWorkspace(ws.state())
 	if err != nil {
 		return nil, err
@@ -105,7 +106,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 		Config:        cfg,
 	}
 	if ws.repo != nil {
-		if d, err := ws.repo.Diff(ctx, ws.initialRef, ws.excludes, 0); err == nil {
+		if d, err := ws.diff(ctx); err == nil {
 			r.st.InitialTree = d.Tree
 		}
 	}
@@ -140,6 +141,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 		return nil, err
 	}
 	r.ws = ws
+	defer ws.close()
 	lock, err := lockWorkspace(ws.state())
 	if err != nil {
 		return nil, err

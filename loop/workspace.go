@@ -11,6 +11,7 @@ import (
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/prompt"
 )
 
 // Names from the seed: the default worktree folder and branch.
@@ -44,7 +45,39 @@ type workspace struct {
 	excludes   []string    // pathspecs kept out of diffs and commits, relative to dir
 	worktree   string      // absolute worktree path, when --worktree
 	branch     string      // the worktree's branch
+
+	changes      *gitwt.Changes // the diff against initialRef, reused while the tree is unchanged
+	committed    bool           // an iteration was committed in this session, at committedGen
+	committedGen uint64
 }
+
+// diff returns the working tree's changes since the run began (the repo
+// must be set). The first call starts watching the tree.
+func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
+	if w.changes == nil {
+		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, prompt.DiffLimit)
+	}
+	return w.changes.Diff(ctx)
+}
+
+// commit commits the working tree on the current branch (CommitAll),
+// unless the tree is watched and nothing changed since the last commit.
+func (w *workspace) commit(ctx context.Context, msg string) (hash string, committed bool, err error) {
+	if w.changes != nil && w.committed {
+		if gen, ok := w.changes.Gen(ctx); ok && gen == w.committedGen {
+			return "", false, nil
+		}
+	}
+	hash, committed, err = w.repo.CommitAll(ctx, msg, w.excludes)
+	if err == nil && w.changes != nil {
+		// After the commit: what it wrote (the index) is not a change.
+		w.committedGen, w.committed = w.changes.Gen(ctx)
+	}
+	return hash, committed, err
+}
+
+// close stops watching the tree.
+func (w *workspace) close() { _ = w.changes.Close() }
 
 func (w *workspace) state(parts ...string) string {
 	return filepath.Join(append([]string{w.dir, StateDir}, parts...)...)
