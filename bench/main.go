@@ -270,14 +270,17 @@ const printGB = `yes 'architect bench: a line of output from a chatty process...
 
 func output() {
 	dir := fixture("output", 10)
-	base := []float64{}
+	var base, cat, aRate, aRSS, cRate, cRSS []float64
 	for range *runs {
+		// Interleaved, so that the references and architect see the same
+		// machine: the pipeline alone into /dev/null, then with cat reading
+		// it, the least a reader can cost.
 		t0 := time.Now()
 		sh(dir, printGB+" >/dev/null")
 		base = append(base, 1e9/time.Since(t0).Seconds()/1e6)
-	}
-	var aRate, aRSS, cRate, cRSS []float64
-	for range *runs {
+		t0 = time.Now()
+		sh(dir, printGB+" | cat >/dev/null")
+		cat = append(cat, 1e9/time.Since(t0).Seconds()/1e6)
 		res, _, hwm := run(dir, "print", "--agent-cmd", printGB, "--max-iterations", "1")
 		aRate = append(aRate, 1e9/res.Iterations[0].AgentDuration/1e6)
 		aRSS = append(aRSS, float64(hwm)/(1<<20))
@@ -285,10 +288,10 @@ func output() {
 		cRate = append(cRate, 1e9/res.Iterations[0].CheckResults[0].Duration/1e6)
 		cRSS = append(cRSS, float64(hwm)/(1<<20))
 	}
-	note := fmt.Sprintf(" (the printing pipeline alone, to /dev/null: %.0f MB/s)", median(base))
+	note := fmt.Sprintf(" (the same pipeline into cat: %.0f MB/s; into /dev/null: %.0f MB/s)", median(cat), median(base))
 	report("agent printing 1 GB: consumed at", fmt.Sprintf("%.0f MB/s%s", median(aRate), note), "≥ 500 MB/s", median(aRate) >= 500)
 	report("agent printing 1 GB: architect's peak RSS", fmt.Sprintf("%.1f MB", median(aRSS)), "≤ 50 MB", median(aRSS) <= 50)
-	report("check printing 1 GB: consumed at", fmt.Sprintf("%.0f MB/s", median(cRate)), "≥ 500 MB/s", median(cRate) >= 500)
+	report("check printing 1 GB: consumed at", fmt.Sprintf("%.0f MB/s%s", median(cRate), note), "≥ 500 MB/s", median(cRate) >= 500)
 	report("check printing 1 GB: architect's peak RSS", fmt.Sprintf("%.1f MB", median(cRSS)), "≤ 50 MB", median(cRSS) <= 50)
 }
 

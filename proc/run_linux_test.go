@@ -3,7 +3,9 @@ package proc
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+	"golang.org/x/sys/unix"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -229,4 +232,49 @@ func TestConcurrentRuns(t *testing.T) {
 		ids[f[0]] = true
 	}
 	is.Equal(len(ids), n) // every run has its own marker
+}
+
+// TestFloodArrivesWhole: a writer fast enough to fill the pipe switches
+// the copy to a big pipe and batched reads; every byte still arrives, in
+// order, and a slow writer afterwards on the same pipe too.
+func TestFloodArrivesWhole(t *testing.T) {
+	const size = 30_000_000
+	line := "architect: a line of output from a chatty process.\n"
+	want := sha256.New()
+	for n := 0; n < size; n += len(line) {
+		want.Write([]byte(line[:min(len(line), size-n)]))
+	}
+	want.Write([]byte("slow 1\nslow 2\n"))
+	got := sha256.New()
+	var total countWriter
+	r := Shell(t.Context(), "yes 'architect: a line of output from a chatty process.' | head -c 30000000; for i in 1 2; do sleep 0.01; echo slow $i; done",
+		Options{Stdout: io.MultiWriter(got, &total)})
+	if r.ExitCode != 0 {
+		t.Fatalf("exit %d", r.ExitCode)
+	}
+	if int(total) != size+14 || !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
+		t.Fatalf("got %d bytes (hash %x), want %d (hash %x)", total, got.Sum(nil), size+14, want.Sum(nil))
+	}
+}
+
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+func TestGrowPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if !growPipe(r, bigPipe) {
+		t.Fatal("growPipe failed (has this user reached /proc/sys/fs/pipe-user-pages-soft?)")
+	}
+	rc, _ := w.SyscallConn()
+	size := 0
+	rc.Control(func(fd uintptr) { size, _ = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) })
+	if size < bigPipe {
+		t.Fatalf("pipe size %d after growPipe, want %d", size, bigPipe)
+	}
 }
