@@ -45,6 +45,9 @@ type Config struct {
 	DoneFile             string        `json:"done_file,omitempty"`
 	DonePattern          string        `json:"done_pattern,omitempty"`
 	IdleThreshold        int           `json:"idle_threshold"`
+	// NoWatch snapshots the working tree after every iteration instead of
+	// watching it for changes (gitwt.Watcher).
+	NoWatch bool `json:"no_watch,omitempty"`
 
 	// Protect lists globs of files the agent must not change (package
 	// protect); Redact, regular expressions masked in everything written

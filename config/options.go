@@ -55,6 +55,7 @@ var options = []option{
 	{key: "on_usage_limit", usage: "when the agent hits a usage limit: wait or stop", field: func(c *Config) any { return &c.OnUsageLimit }, yaml: true, env: true},
 	{key: "done_file", usage: "`path` whose existence signals completion (default .architect/DONE)", field: func(c *Config) any { return &c.DoneFile }, yaml: true, env: true},
 	{key: "done_pattern", usage: "`regex` on the agent's final message that signals completion", field: func(c *Config) any { return &c.DonePattern }, yaml: true, env: true},
+	{key: "no_watch", usage: "snapshot the working tree after every iteration instead of watching it for changes (for trees changed through mmap or from another machine)", field: func(c *Config) any { return &c.NoWatch }, yaml: true, env: true},
 	{key: "idle_threshold", usage: "stop after N iterations in a row with no change (0: never)", field: func(c *Config) any { return &c.IdleThreshold }, yaml: true, env: true},
 	{key: "protect", usage: "`glob` of files the agent must not change, e.g. 'tests/**' (repeatable); a change is undone and fails the iteration", field: func(c *Config) any { return &c.Protect }, yaml: true, env: true},
 	{key: "redact", usage: "`regex` whose matches are replaced by *** in everything architect writes (repeatable)", field: func(c *Config) any { return &c.Redact }, yaml: true, env: true},

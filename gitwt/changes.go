@@ -22,10 +22,13 @@ type Changes struct {
 }
 
 // Changes returns a Changes against base with Diff's excludes and limit.
-// Watching is best effort: where it is not possible, every Diff is
-// computed afresh. Close releases the watch.
-func (r *Repo) Changes(ctx context.Context, base string, excludes []string, limit int) *Changes {
+// With watch, the tree is watched, as a best effort: where that is not
+// possible, every Diff is computed afresh. Close releases the watch.
+func (r *Repo) Changes(ctx context.Context, base string, excludes []string, limit int, watch bool) *Changes {
 	c := &Changes{repo: r, base: base, excludes: excludes, limit: limit}
+	if !watch {
+		return c
+	}
 	if w, err := r.Watch(ctx, excludes); err == nil {
 		c.w = w
 	}

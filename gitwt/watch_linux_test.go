@@ -156,7 +156,7 @@ func TestChangesMatchAFreshDiff(t *testing.T) {
 	w.Close()
 	base := gitT(t, dir, "rev-parse", "HEAD")
 	excludes := []string{".architect"}
-	c := repo.Changes(ctx, base, excludes, 1<<20)
+	c := repo.Changes(ctx, base, excludes, 1<<20, true)
 	defer c.Close()
 	is.True(c.Watching())
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -210,7 +210,7 @@ func TestChangesReuseWithoutRunningGit(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	dir, repo, _ := watched(t)
-	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, true)
 	defer c.Close()
 	writeFile(t, dir, "a.txt", "changed\n")
 	first, err := c.Diff(ctx)
@@ -240,4 +240,20 @@ func TestDirCollector(t *testing.T) {
 		d.Write([]byte(chunk))
 	}
 	is.Equal(d.dirs, map[string]bool{"node_modules": true, "build": true, "dist": true})
+}
+
+func TestChangesWithoutWatching(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, _ := watched(t)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, false)
+	defer c.Close()
+	is.True(!c.Watching())
+	_, err := c.Diff(ctx)
+	is.NoErr(err)
+	away := filepath.Join(t.TempDir(), "git")
+	is.NoErr(os.Rename(filepath.Join(dir, ".git"), away))
+	defer os.Rename(away, filepath.Join(dir, ".git"))
+	_, err = c.Diff(ctx)
+	is.True(err != nil) // recomputed, though nothing changed
 }

@@ -81,6 +81,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 		return nil, err
 	}
 	r.ws = ws
+	ws.watch = !cfg.NoWatch
 	defer ws.close()
 	lock, err := lockWorkspace(ws.state())
 	if err != nil {
@@ -141,6 +142,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 		return nil, err
 	}
 	r.ws = ws
+	ws.watch = !cfg.NoWatch
 	defer ws.close()
 	lock, err := lockWorkspace(ws.state())
 	if err != nil {

@@ -46,6 +46,7 @@ type workspace struct {
 	worktree   string      // absolute worktree path, when --worktree
 	branch     string      // the worktree's branch
 
+	watch        bool           // watch the tree rather than snapshot it every time (config NoWatch)
 	changes      *gitwt.Changes // the diff against initialRef, reused while the tree is unchanged
 	committed    bool           // an iteration was committed in this session, at committedGen
 	committedGen uint64
@@ -55,7 +56,7 @@ type workspace struct {
 // must be set). The first call starts watching the tree.
 func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
 	if w.changes == nil {
-		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, prompt.DiffLimit)
+		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, prompt.DiffLimit, w.watch)
 	}
 	return w.changes.Diff(ctx)
 }
