@@ -1,9 +1,6 @@
 package gitwt
 
-import (
-	"bytes"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // headBuffer keeps the first limit bytes written to it and counts the rest,
 // so that memory stays bounded however much git prints.
@@ -79,34 +76,4 @@ func (t *tailBuffer) String() string {
 		b = b[len(b)-t.limit:]
 	}
 	return string(b)
-}
-
-// statThenPatch splits the output of `git diff --stat -p`, a stat block, one
-// empty line and then the patch, into two buffers. Stat lines never hold an
-// empty line (git quotes file names with a newline in them).
-type statThenPatch struct {
-	stat, patch *headBuffer
-	inPatch     bool
-	last        byte // the last byte written to stat
-}
-
-// Write never fails.
-func (s *statThenPatch) Write(p []byte) (int, error) {
-	n := len(p)
-	if !s.inPatch && len(p) > 0 {
-		if s.last == '\n' && p[0] == '\n' {
-			s.inPatch, p = true, p[1:]
-		} else if i := bytes.Index(p, []byte("\n\n")); i >= 0 {
-			s.stat.Write(p[:i+1])
-			s.inPatch, p = true, p[i+2:]
-		} else {
-			s.stat.Write(p)
-			s.last = p[len(p)-1]
-			return n, nil
-		}
-	}
-	if s.inPatch {
-		s.patch.Write(p)
-	}
-	return n, nil
 }

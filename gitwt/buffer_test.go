@@ -1,7 +1,6 @@
 package gitwt
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -48,27 +47,4 @@ func TestTailBuffer(t *testing.T) {
 	is.Equal(tb.String(), "ijkl")
 	tb.Write([]byte("0123456789"))
 	is.Equal(tb.String(), "6789")
-}
-
-// TestStatThenPatch splits git's output at every possible chunk boundary.
-func TestStatThenPatch(t *testing.T) {
-	is := is.New(t)
-	stat := " a | 1 +\n 1 file changed, 1 insertion(+)\n"
-	patch := "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -0,0 +1 @@\n+\n\n"
-	out := stat + "\n" + patch
-	for i := 0; i <= len(out); i++ {
-		for j := i; j <= len(out); j++ {
-			s := &statThenPatch{stat: &headBuffer{limit: 1 << 10}, patch: &headBuffer{limit: 1 << 10}}
-			for _, part := range []string{out[:i], out[i:j], out[j:]} {
-				n, err := s.Write([]byte(part))
-				is.NoErr(err)
-				is.Equal(n, len(part))
-			}
-			is.Equal(s.stat.String(), stat)
-			is.Equal(s.patch.String(), patch)
-		}
-	}
-	empty := &statThenPatch{stat: &headBuffer{limit: 10}, patch: &headBuffer{limit: 10}}
-	is.Equal(empty.stat.String()+empty.patch.String(), "")
-	is.True(!strings.Contains(stat, "\n\n"))
 }

@@ -29,7 +29,7 @@ func (r *Repo) CommitAll(ctx context.Context, message string, excludes []string)
 	if strings.TrimSpace(message) == "" {
 		return "", false, errors.New("commit: empty message")
 	}
-	if err := r.addAll(ctx, command{}, excludes); err != nil {
+	if err := r.addAll(ctx, command{}, excludes, "-A"); err != nil {
 		return "", false, err
 	}
 	err = run(ctx, r.dir, command{}, "diff", "--cached", "--quiet", "--no-ext-diff")

@@ -57,7 +57,7 @@ func TestDiffWorkingTree(t *testing.T) {
 	is.Equal(d.Total, int64(len(d.Text)))
 	is.Equal(d.Truncated, int64(0))
 	is.True(strings.HasSuffix(d.Stat, "5 files changed, 4 insertions(+), 3 deletions(-)"))
-	is.Equal(len(d.Tree), 40)
+	is.Equal(len(d.Tree), 64)
 
 	// The user's index and status are exactly as they were.
 	indexAfter, err := os.ReadFile(indexPath)
@@ -142,7 +142,7 @@ func TestDiffNoCommit(t *testing.T) {
 
 	empty, err := open(t, newRepo(t)).Diff(context.Background(), "", nil, 100)
 	is.NoErr(err)
-	is.Equal(empty, Diff{Tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904"})
+	is.Equal(empty, Diff{Tree: noChange})
 }
 
 func TestDiffTree(t *testing.T) {
@@ -155,7 +155,7 @@ func TestDiffTree(t *testing.T) {
 
 	clean, err := r.Diff(ctx, base, nil, 1<<20)
 	is.NoErr(err)
-	is.Equal(clean, Diff{Tree: gitT(t, dir, "rev-parse", "HEAD^{tree}")})
+	is.Equal(clean, Diff{Tree: noChange})
 	again, err := r.Diff(ctx, base, nil, 1<<20)
 	is.NoErr(err)
 	is.Equal(again.Tree, clean.Tree) // unchanged state, same tree
@@ -172,6 +172,50 @@ func TestDiffTree(t *testing.T) {
 	reverted, err := r.Diff(ctx, base, nil, 1<<20)
 	is.NoErr(err)
 	is.Equal(reverted.Tree, clean.Tree)
+
+	// What a diff's text alone would not tell apart: binary content with
+	// the same size, and a mode.
+	write(t, dir, "b.bin", "\x00one")
+	commit(t, dir, "binary")
+	base = gitT(t, dir, "rev-parse", "HEAD")
+	write(t, dir, "b.bin", "\x00two")
+	bin1, err := r.Diff(ctx, base, nil, 1<<20)
+	is.NoErr(err)
+	write(t, dir, "b.bin", "\x00six")
+	bin2, err := r.Diff(ctx, base, nil, 1<<20)
+	is.NoErr(err)
+	is.True(bin1.Tree != bin2.Tree)
+	is.Equal(strings.ReplaceAll(bin1.Text, bin1.Text[strings.Index(bin1.Text, "..")+2:strings.Index(bin1.Text, "..")+42], ""),
+		strings.ReplaceAll(bin2.Text, bin2.Text[strings.Index(bin2.Text, "..")+2:strings.Index(bin2.Text, "..")+42], "")) // only the object name differs
+	write(t, dir, "b.bin", "\x00one")
+	is.NoErr(os.Chmod(filepath.Join(dir, "b.bin"), 0o755))
+	mode, err := r.Diff(ctx, base, nil, 1<<20)
+	is.NoErr(err)
+	is.True(mode.Tree != clean.Tree)
+	is.True(strings.Contains(mode.Stat, "1 file changed"))
+}
+
+// noChange is Diff.Tree when nothing changed: the hash of an empty diff.
+const noChange = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// TestDiffWritesNoObject: comparing costs the repository nothing, but for
+// the empty blob, which new files marked as to be added refer to (15
+// bytes, once per repository).
+func TestDiffWritesNoObject(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	write(t, dir, "a.txt", "a\n")
+	base := commit(t, dir, "first")
+	write(t, dir, "empty", "")
+	gitT(t, dir, "hash-object", "-w", "empty")
+	is.NoErr(os.Remove(filepath.Join(dir, "empty")))
+	write(t, dir, "a.txt", "changed\n")
+	write(t, dir, "new.txt", "new\n")
+	before := gitT(t, dir, "count-objects", "-v")
+	d, err := open(t, dir).Diff(context.Background(), base, nil, 1<<20)
+	is.NoErr(err)
+	is.True(strings.Contains(d.Text, "+changed") && strings.Contains(d.Text, "+new"))
+	is.Equal(gitT(t, dir, "count-objects", "-v"), before)
 }
 
 func TestDiffTruncatesAtCharacterBoundary(t *testing.T) {

@@ -174,9 +174,10 @@ func (w *Watcher) event(wd int32, mask uint32, name string) bool {
 }
 
 // excluded reports whether rel, relative to the top level, is left out of
-// snapshots by the excludes, or is the .git folder or file.
+// snapshots by the excludes, or is a .git folder or file (this
+// repository's, or a nested one's, whose snapshot is a commit hash).
 func (w *Watcher) excluded(rel string) bool {
-	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") || strings.HasSuffix(rel, "/.git") || strings.Contains(rel, "/.git/") {
 		return true
 	}
 	for _, e := range w.excludes {

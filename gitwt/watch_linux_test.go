@@ -24,6 +24,7 @@ func watched(t *testing.T) (string, *Repo, *Watcher) {
 	writeFile(t, dir, ".gitignore", "node_modules/\n*.log\n")
 	writeFile(t, dir, "node_modules/pkg/index.js", "x\n")
 	writeFile(t, dir, ".architect/state.json", "{}\n")
+	writeFile(t, dir, "nested/.git/HEAD", "ref: refs/heads/main\n")
 	gitT(t, dir, "add", "a.txt", "src", ".gitignore")
 	gitT(t, dir, "commit", "-qm", "base")
 	repo, err := Open(context.Background(), dir)
@@ -89,6 +90,7 @@ func TestWatcherIgnoresWhatNoSnapshotHolds(t *testing.T) {
 		"an ignored folder":       func() { writeFile(t, dir, "node_modules/pkg/index.js", "y\n") },
 		"an object in .git":       func() { writeFile(t, dir, ".git/objects/ab/cdef", "z") },
 		"a ref in .git":           func() { writeFile(t, dir, ".git/refs/heads/other", "0000\n") },
+		"a nested repo's .git":    func() { writeFile(t, dir, "nested/.git/objects/ab/cdef", "z") },
 		"reading files":           func() { os.ReadFile(filepath.Join(dir, "src/b.txt")) },
 		"a snapshot (Diff) taken": func() { _, _ = mustOpen(t, dir).Diff(ctx, "", []string{".architect"}, 0) },
 	}
