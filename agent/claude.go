@@ -44,8 +44,9 @@ func claudeArgs(model string, extra []string) []string {
 func (a *claude) Run(ctx context.Context, req Request) Outcome {
 	s := &claudeStream{dir: req.Dir, onActivity: req.OnActivity}
 	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
+	stdout.KeepTail(claudeLineTail, s.longLine)
 	stderr := proc.NewTail(claudeStderrTail)
-	res := proc.Run(ctx, a.bin, claudeArgs(a.model, a.args), proc.Options{
+	res := runToFile(ctx, a.bin, claudeArgs(a.model, a.args), proc.Options{
 		Dir:               req.Dir,
 		Env:               baseEnv(req.Env),
 		Stdin:             strings.NewReader(req.Prompt),
@@ -54,7 +55,7 @@ func (a *claude) Run(ctx context.Context, req Request) Outcome {
 		Timeout:           req.Timeout,
 		InactivityTimeout: req.InactivityTimeout,
 		Grace:             req.Grace,
-	})
+	}, "architect-claude-*.jsonl")
 	stdout.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
 }
@@ -69,7 +70,7 @@ func (a *claude) outcome(res proc.Result, s *claudeStream, stderr string) Outcom
 		return o
 	}
 	o.FinalMessage = s.finalText()
-	if r := s.result; r != nil && !s.truncated {
+	if r := s.result; r != nil && (!s.truncated || s.tailSeen) {
 		o.Steps = r.NumTurns
 		o.Usage = r.Usage
 		o.Cost, o.CostKnown = r.Cost, r.HasCost

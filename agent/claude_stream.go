@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // claudeStream reads Claude Code's stream-json output one line at a time,
@@ -18,7 +19,9 @@ type claudeStream struct {
 	onActivity func(string) // may be nil
 
 	result    *claudeResult
-	truncated bool // the result line was longer than the line limit
+	truncated bool   // the result line was longer than the line limit
+	tailSeen  bool   // and its figures were read from its end (longLine)
+	tailText  string // the end of its result text, when it was cut
 
 	lastText  string // the last text block of a (non-synthetic) assistant message
 	model     string // the model of the last assistant message
@@ -250,7 +253,64 @@ func (s *claudeStream) finalText() string {
 		return s.result.Result
 	}
 	if s.truncated && !s.result.IsError {
+		if s.tailText != "" {
+			return s.tailText
+		}
 		return s.lastText
+	}
+	return ""
+}
+
+// claudeLineTail is how much of the end of a line too long to hold is
+// kept: a result line's figures (cost, usage) come after its text.
+const claudeLineTail = 64 << 10
+
+// longLine handles a line longer than the line limit, from its head and
+// its tail. Only a result line matters: its head gives the kind of result,
+// its tail the cost, the usage and the end of the final message (where
+// the completion tag is). Its middle, the bulk of the final message, is
+// not kept.
+func (s *claudeStream) longLine(head, tail []byte) {
+	f, _ := claudeFields(bytes.TrimSpace(head))
+	var typ string
+	if !claudeField(f, "type", &typ) || typ != "result" {
+		return
+	}
+	s.resultLine(f, false)
+	r := s.result
+	// `,"total_cost_usd":` cannot occur inside the text (its quotes would
+	// be escaped): the last one starts the figures.
+	if i := bytes.LastIndex(tail, []byte(`,"total_cost_usd":`)); i >= 0 {
+		g, _ := claudeFields(append([]byte("{"), bytes.TrimSpace(tail[i+1:])...))
+		r.HasCost = claudeField(g, "total_cost_usd", &r.Cost)
+		var u claudeUsage
+		if claudeField(g, "usage", &u) {
+			r.Usage = u.usage()
+		}
+	}
+	s.tailSeen = r.HasCost // from the tail, or from the head in another order
+	if r.HasResult || bytes.Contains(head, []byte(`"result":"`)) {
+		s.tailText = jsonStringEnd(tail)
+	}
+}
+
+// jsonStringEnd decodes the end of a JSON string value that b starts
+// inside of and that another field follows: up to the first `","`, which
+// cannot occur inside an encoded string (its second quote would be
+// escaped). The start may be the rest of an escape sequence cut in two
+// ("\\u00e9" cut after "\\u0"): decoding starts at the first byte that
+// cannot be part of one.
+func jsonStringEnd(b []byte) string {
+	end := bytes.Index(b, []byte(`","`))
+	for p := 0; p < end; p++ {
+		if c := b[p]; c == '\\' || strings.IndexByte(`"/bfnrtu0123456789abcdefABCDEF`, c) >= 0 || !utf8.RuneStart(c) {
+			continue
+		}
+		var text string
+		if json.Unmarshal(append(append([]byte{'"'}, b[p:end]...), '"'), &text) == nil {
+			return text
+		}
+		break
 	}
 	return ""
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/architect-dev/architect/internal/stubmodel"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/prompt"
 )
 
 func TestClaudeCommandLine(t *testing.T) {
@@ -278,6 +281,48 @@ func TestClaudeTruncatedResult(t *testing.T) {
 	is.Equal(o.Steps, 4)
 }
 
+// TestClaudeLongResult: a result line longer than the line limit still
+// gives the cost, the usage and the end of the final message (where the
+// completion tag is), from the line's tail; whatever characters the text
+// holds and wherever the tail starts.
+func TestClaudeLongResult(t *testing.T) {
+	is := is.New(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "b", " ", "\n", "\"", "\\", "\\x", "é", "😀", "\u00e9", "\t", "<", ">", "&", "\x01"}
+	for round := range 200 {
+		var text strings.Builder
+		for range 3000 + rng.IntN(3000) {
+			text.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		text.WriteString(" <promise>COMPLETE</promise>")
+		quoted, err := json.Marshal(text.String())
+		is.NoErr(err)
+		// Claude Code's order: the kind of result first, the figures last.
+		line := `{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":` + string(quoted) +
+			`,"stop_reason":"end_turn","session_id":"s","total_cost_usd":0.5,` +
+			`"usage":{"input_tokens":100,"cache_read_input_tokens":10,"output_tokens":20000},"uuid":"u"}` + "\n"
+		s := &claudeStream{}
+		w := proc.NewLineWriter(1000, s.line) // the head: the line's first 1000 bytes
+		w.KeepTail(1500+rng.IntN(500), s.longLine)
+		for p := []byte(line); len(p) > 0; {
+			n := min(len(p), 1+rng.IntN(700))
+			_, _ = w.Write(p[:n])
+			p = p[n:]
+		}
+		w.Flush()
+		o := (&claude{cliAdapter{now: time.Now}}).outcome(proc.Result{}, s, "")
+		is.Equal(o.ErrKind, ErrNone)
+		is.True(o.CostKnown)
+		is.Equal(o.Cost, 0.5)
+		is.Equal(o.Usage, Usage{Input: 100, CachedInput: 10, Output: 20000})
+		is.Equal(o.Steps, 3)
+		if !strings.HasSuffix(text.String(), o.FinalMessage) || len(o.FinalMessage) < 200 {
+			t.Fatalf("round %d: final message (%d bytes) %q… is not the end of the text", round, len(o.FinalMessage), o.FinalMessage[:min(80, len(o.FinalMessage))])
+		}
+		is.True(prompt.HasCompletion(o.FinalMessage, "COMPLETE"))
+	}
+}
+
 func FuzzClaudeStream(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "claude", "*.jsonl"))
 	for _, name := range files {
@@ -409,6 +454,26 @@ func TestClaudeRealCLI(t *testing.T) {
 		is.Equal(body.Model, "claude-sonnet-4-5") // --model is passed on
 		is.True(bytes.Contains(gens[0].Body, []byte("a prompt that starts like a flag")))
 		is.Equal(gens[0].Header.Get("x-api-key"), "sk-ant-stub")
+	})
+
+	t.Run("a large final message arrives whole", func(t *testing.T) {
+		// Through a pipe, Claude Code lost the end of such an output when
+		// it exited (as the Gemini CLI did, see fileOut): the result line,
+		// with the cost and the completion tag, was cut.
+		t.Parallel()
+		is := is.New(t)
+		var text strings.Builder
+		for i := range 30000 {
+			fmt.Fprintf(&text, "line %05d of a long answer, to fill the pipe many times over\n", i)
+		}
+		text.WriteString("<promise>COMPLETE</promise>")
+		srv := stubmodel.Anthropic(t, stubmodel.Sequence(stubmodel.Turn{Text: text.String(), Usage: stubmodel.Usage{Input: 1000, Output: 400000}}))
+		o, _ := runClaude(t, Config{Bin: bin, Model: "claude-sonnet-4-5"}, Request{Prompt: "talk at length", Dir: t.TempDir(), Env: claudeEnv(t, srv.URL)})
+		is.Equal(o.Err, "")
+		is.Equal(o.ExitCode, 0)
+		is.True(o.CostKnown)
+		is.Equal(o.Usage, Usage{Input: 1000, Output: 400000})
+		is.True(strings.HasSuffix(o.FinalMessage, "line 29999 of a long answer, to fill the pipe many times over\n<promise>COMPLETE</promise>"))
 	})
 
 	errorCases := []struct {

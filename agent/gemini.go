@@ -5,12 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -92,115 +89,9 @@ func (a *gemini) Run(ctx context.Context, req Request) Outcome {
 		InactivityTimeout: req.InactivityTimeout,
 		Grace:             req.Grace,
 	}
-	out, err := newGeminiFileOut(lines, req.InactivityTimeout)
-	if err != nil {
-		// No temporary file: a pipe, and a large output may be cut short.
-		res := proc.Run(ctx, a.bin, geminiArgs(a.model, a.args), opt)
-		lines.Flush()
-		return a.outcome(res, s, proc.Clean(stderr.Bytes()))
-	}
-	defer out.remove()
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	opt.Stdout = out.file
-	opt.Stderr = touchWriter{stderr, out.touch}
-	opt.InactivityTimeout = 0 // watched here: proc would put a pipe back
-	stop := out.follow(cancel)
-	res := proc.Run(runCtx, a.bin, geminiArgs(a.model, a.args), opt)
-	if inactive := stop(); inactive && res.Canceled && ctx.Err() == nil {
-		res.Canceled, res.Inactive = false, true
-	}
+	res := runToFile(ctx, a.bin, geminiArgs(a.model, a.args), opt, "architect-gemini-*.jsonl")
 	lines.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
-}
-
-// geminiFileOut gives the CLI a regular file as its stdout and follows it.
-// Node drops what it has not yet written to a pipe when the CLI calls
-// process.exit, which it does at the end of every run: with more than a
-// pipe's 64 KiB pending (the CLI echoes the prompt), the end of the output
-// and its result line were lost. Writes to a file are synchronous in Node.
-// Since proc watches for inactivity only on pipes it owns, the file's
-// growth and stderr are watched here instead.
-type geminiFileOut struct {
-	file *os.File      // the CLI's stdout
-	dst  io.Writer     // where the output goes
-	idle time.Duration // the inactivity timeout, 0 = none
-	last atomic.Int64  // UnixNano of the last output
-}
-
-// geminiPoll is how often the output file is read for more.
-const geminiPoll = 50 * time.Millisecond
-
-func newGeminiFileOut(dst io.Writer, idle time.Duration) (*geminiFileOut, error) {
-	f, err := os.CreateTemp("", "architect-gemini-*.jsonl")
-	if err != nil {
-		return nil, err
-	}
-	o := &geminiFileOut{file: f, dst: dst, idle: idle}
-	o.touch()
-	return o, nil
-}
-
-func (o *geminiFileOut) touch() { o.last.Store(time.Now().UnixNano()) }
-
-// follow copies the file to dst as it grows, and calls inactive when
-// nothing was written to it (or stderr) for the inactivity timeout. The
-// stop function it returns, called once the process has ended, copies
-// what is left and reports whether inactive was called.
-func (o *geminiFileOut) follow(inactive func()) (stop func() bool) {
-	done, finished := make(chan struct{}), make(chan struct{})
-	var fired atomic.Bool
-	go func() {
-		defer close(finished)
-		buf := make([]byte, 32<<10)
-		t := time.NewTicker(geminiPoll)
-		defer t.Stop()
-		var off int64
-		ended := false
-		for {
-			n, err := o.file.ReadAt(buf, off)
-			if n > 0 {
-				off += int64(n)
-				_, _ = o.dst.Write(buf[:n])
-				o.touch()
-				continue
-			}
-			if ended || (err != nil && err != io.EOF) {
-				return
-			}
-			select {
-			case <-done:
-				ended = true // read what came since, then stop
-				continue
-			case <-t.C:
-			}
-			if o.idle > 0 && !fired.Load() && time.Since(time.Unix(0, o.last.Load())) >= o.idle {
-				fired.Store(true)
-				inactive()
-			}
-		}
-	}()
-	return func() bool {
-		close(done)
-		<-finished
-		return fired.Load()
-	}
-}
-
-func (o *geminiFileOut) remove() {
-	_ = o.file.Close()
-	_ = os.Remove(o.file.Name())
-}
-
-// touchWriter notes activity on every write.
-type touchWriter struct {
-	w     io.Writer
-	touch func()
-}
-
-func (t touchWriter) Write(p []byte) (int, error) {
-	t.touch()
-	return t.w.Write(p)
 }
 
 // outcome turns a finished run into an Outcome.

@@ -430,7 +430,7 @@ func TestGeminiRealCLI(t *testing.T) {
 func TestGeminiFileOut(t *testing.T) {
 	is := is.New(t)
 	var got bytes.Buffer
-	out, err := newGeminiFileOut(&got, 0)
+	out, err := newFileOut("architect-test-*", &got, 0)
 	is.NoErr(err)
 	defer out.remove()
 	stop := out.follow(func() { t.Error("no inactivity timeout set") })
@@ -449,7 +449,7 @@ func TestGeminiFileOut(t *testing.T) {
 	_, err = os.Stat(name)
 	is.True(os.IsNotExist(err)) // removed
 
-	out, err = newGeminiFileOut(io.Discard, 100*time.Millisecond)
+	out, err = newFileOut("architect-test-*", io.Discard, 100*time.Millisecond)
 	is.NoErr(err)
 	defer out.remove()
 	fired := make(chan struct{})

@@ -32,24 +32,24 @@ func TestPatchStatMatchesGit(t *testing.T) {
 		"quote\"d\tname.txt": "a\n",
 	}
 	for name, text := range files {
-		writeFile(t, dir, name, text)
+		write(t, dir, name, text)
 	}
 	gitT(t, dir, "add", "-A")
 	gitT(t, dir, "commit", "-qm", "base")
 	base := gitT(t, dir, "rev-parse", "HEAD")
-	writeFile(t, dir, "edit.txt", "one\n2\nthree\nfour\n")
+	write(t, dir, "edit.txt", "one\n2\nthree\nfour\n")
 	is.NoErr(os.Remove(filepath.Join(dir, "delete.txt")))
 	is.NoErr(os.Rename(filepath.Join(dir, "rename-me.txt"), filepath.Join(dir, "renamed.txt")))
 	is.NoErr(os.Chmod(filepath.Join(dir, "mode.sh"), 0o755))
-	writeFile(t, dir, "bin.dat", "\x00\x03binary too")
-	writeFile(t, dir, "with space.txt", "b\n")
-	writeFile(t, dir, "ünïcode.txt", "b\nc\n")
-	writeFile(t, dir, "tricky.txt", "--- still not\n+++ a header\n-- nope\n")
-	writeFile(t, dir, "long.txt", long+long)
-	writeFile(t, dir, "no-newline.txt", "last\n")
-	writeFile(t, dir, "dir/nested/f.go", "package g\n")
-	writeFile(t, dir, "quote\"d\tname.txt", "b\n")
-	writeFile(t, dir, "new file.txt", "brand\nnew\n")
+	write(t, dir, "bin.dat", "\x00\x03binary too")
+	write(t, dir, "with space.txt", "b\n")
+	write(t, dir, "ünïcode.txt", "b\nc\n")
+	write(t, dir, "tricky.txt", "--- still not\n+++ a header\n-- nope\n")
+	write(t, dir, "long.txt", long+long)
+	write(t, dir, "no-newline.txt", "last\n")
+	write(t, dir, "dir/nested/f.go", "package g\n")
+	write(t, dir, "quote\"d\tname.txt", "b\n")
+	write(t, dir, "new file.txt", "brand\nnew\n")
 	gitT(t, dir, "add", "-A")
 
 	patch := gitT(t, dir, "-c", "core.quotePath=false", "diff", "--cached", "-M", "--full-index", "--no-color", base) + "\n"

@@ -19,12 +19,12 @@ func watched(t *testing.T) (string, *Repo, *Watcher) {
 	is := is.New(t)
 	dir := newRepo(t)
 	for _, f := range []string{"a.txt", "src/b.txt", "src/deep/c.txt", ".gitignore"} {
-		writeFile(t, dir, f, "one\n")
+		write(t, dir, f, "one\n")
 	}
-	writeFile(t, dir, ".gitignore", "node_modules/\n*.log\n")
-	writeFile(t, dir, "node_modules/pkg/index.js", "x\n")
-	writeFile(t, dir, ".architect/state.json", "{}\n")
-	writeFile(t, dir, "nested/.git/HEAD", "ref: refs/heads/main\n")
+	write(t, dir, ".gitignore", "node_modules/\n*.log\n")
+	write(t, dir, "node_modules/pkg/index.js", "x\n")
+	write(t, dir, ".architect/state.json", "{}\n")
+	write(t, dir, "nested/.git/HEAD", "ref: refs/heads/main\n")
 	gitT(t, dir, "add", "a.txt", "src", ".gitignore")
 	gitT(t, dir, "commit", "-qm", "base")
 	repo, err := Open(context.Background(), dir)
@@ -35,31 +35,20 @@ func watched(t *testing.T) (string, *Repo, *Watcher) {
 	return dir, repo, w
 }
 
-func writeFile(t *testing.T, dir, rel, text string) {
-	t.Helper()
-	p := filepath.Join(dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestWatcherSeesChangesThatMatter(t *testing.T) {
 	ctx := context.Background()
 	dir, _, w := watched(t)
 	changes := map[string]func(){
-		"edit in a subfolder": func() { writeFile(t, dir, "src/deep/c.txt", "two\n") },
-		"new file":            func() { writeFile(t, dir, "new.txt", "x\n") },
+		"edit in a subfolder": func() { write(t, dir, "src/deep/c.txt", "two\n") },
+		"new file":            func() { write(t, dir, "new.txt", "x\n") },
 		"delete":              func() { os.Remove(filepath.Join(dir, "a.txt")) },
 		"chmod":               func() { os.Chmod(filepath.Join(dir, "src/b.txt"), 0o755) },
 		"rename":              func() { os.Rename(filepath.Join(dir, "src/b.txt"), filepath.Join(dir, "src/b2.txt")) },
 		"new folder":          func() { os.Mkdir(filepath.Join(dir, "pkg"), 0o755) },
-		"file in new folder":  func() { writeFile(t, dir, "pkg/x.go", "package x\n") },
-		"gitignore edited":    func() { writeFile(t, dir, ".gitignore", "*.log\n") },
+		"file in new folder":  func() { write(t, dir, "pkg/x.go", "package x\n") },
+		"gitignore edited":    func() { write(t, dir, ".gitignore", "*.log\n") },
 		"index written":       func() { gitT(t, dir, "add", "new.txt") },
-		"info/exclude edited": func() { writeFile(t, dir, ".git/info/exclude", "*.tmp\n") },
+		"info/exclude edited": func() { write(t, dir, ".git/info/exclude", "*.tmp\n") },
 		"empty file truncated": func() {
 			f, _ := os.OpenFile(filepath.Join(dir, "new.txt"), os.O_WRONLY|os.O_TRUNC, 0)
 			f.Close()
@@ -85,14 +74,14 @@ func TestWatcherIgnoresWhatNoSnapshotHolds(t *testing.T) {
 	ctx := context.Background()
 	dir, _, w := watched(t)
 	quiet := map[string]func(){
-		"architect's state":       func() { writeFile(t, dir, ".architect/state.json", "{\"x\":1}\n") },
-		"a new state file":        func() { writeFile(t, dir, ".architect/prompts/iteration-1.md", "p\n") },
-		"an ignored folder":       func() { writeFile(t, dir, "node_modules/pkg/index.js", "y\n") },
-		"an object in .git":       func() { writeFile(t, dir, ".git/objects/ab/cdef", "z") },
-		"a ref in .git":           func() { writeFile(t, dir, ".git/refs/heads/other", "0000\n") },
-		"a nested repo's .git":    func() { writeFile(t, dir, "nested/.git/objects/ab/cdef", "z") },
+		"architect's state":       func() { write(t, dir, ".architect/state.json", "{\"x\":1}\n") },
+		"a new state file":        func() { write(t, dir, ".architect/prompts/iteration-1.md", "p\n") },
+		"an ignored folder":       func() { write(t, dir, "node_modules/pkg/index.js", "y\n") },
+		"an object in .git":       func() { write(t, dir, ".git/objects/ab/cdef", "z") },
+		"a ref in .git":           func() { write(t, dir, ".git/refs/heads/other", "0000\n") },
+		"a nested repo's .git":    func() { write(t, dir, "nested/.git/objects/ab/cdef", "z") },
 		"reading files":           func() { os.ReadFile(filepath.Join(dir, "src/b.txt")) },
-		"a snapshot (Diff) taken": func() { _, _ = mustOpen(t, dir).Diff(ctx, "", []string{".architect"}, 0) },
+		"a snapshot (Diff) taken": func() { _, _ = open(t, dir).Diff(ctx, "", []string{".architect"}, 0) },
 	}
 	for name, do := range quiet {
 		before := w.Gen(ctx)
@@ -101,15 +90,6 @@ func TestWatcherIgnoresWhatNoSnapshotHolds(t *testing.T) {
 			t.Errorf("%s: Gen changed (%d → %d)", name, before, after)
 		}
 	}
-}
-
-func mustOpen(t *testing.T, dir string) *Repo {
-	t.Helper()
-	r, err := Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 func TestWatcherGivesUpSafely(t *testing.T) {
@@ -141,8 +121,8 @@ func TestWatcherGivesUpSafely(t *testing.T) {
 		maxWatches = 2
 		t.Cleanup(func() { maxWatches = old })
 		dir := newRepo(t)
-		writeFile(t, dir, "a/b/c/d.txt", "x\n")
-		_, err := mustOpen(t, dir).Watch(ctx, nil)
+		write(t, dir, "a/b/c/d.txt", "x\n")
+		_, err := open(t, dir).Watch(ctx, nil)
 		is.True(err != nil) // the caller does without
 	})
 }
@@ -179,7 +159,7 @@ func TestChangesMatchAFreshDiff(t *testing.T) {
 			f := pick()
 			switch rng.IntN(6) {
 			case 0, 1:
-				writeFile(t, dir, f, fmt.Sprintf("round %d\n", round))
+				write(t, dir, f, fmt.Sprintf("round %d\n", round))
 			case 2:
 				os.Remove(filepath.Join(dir, f))
 			case 3:
@@ -188,9 +168,9 @@ func TestChangesMatchAFreshDiff(t *testing.T) {
 				os.Rename(filepath.Join(dir, f), filepath.Join(dir, pick()))
 			case 5:
 				if rng.IntN(2) == 0 {
-					writeFile(t, dir, ".gitignore", "node_modules/\n*.log\n")
+					write(t, dir, ".gitignore", "node_modules/\n*.log\n")
 				} else {
-					writeFile(t, dir, ".gitignore", "node_modules/\nf1*.txt\n")
+					write(t, dir, ".gitignore", "node_modules/\nf1*.txt\n")
 				}
 			}
 		}
@@ -215,7 +195,7 @@ func TestChangesReuseWithoutRunningGit(t *testing.T) {
 	dir, repo, _ := watched(t)
 	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, true)
 	defer c.Close()
-	writeFile(t, dir, "a.txt", "changed\n")
+	write(t, dir, "a.txt", "changed\n")
 	first, err := c.Diff(ctx)
 	is.NoErr(err)
 	is.True(first.Text != "")
@@ -227,7 +207,7 @@ func TestChangesReuseWithoutRunningGit(t *testing.T) {
 	again, err := c.Diff(ctx)
 	is.NoErr(err)
 	is.Equal(again, first)
-	writeFile(t, dir, "a.txt", "changed again\n")
+	write(t, dir, "a.txt", "changed again\n")
 	_, err = c.Diff(ctx)
 	is.True(err != nil) // a change: git runs, and fails without a repository
 }

@@ -3,6 +3,7 @@ package proc
 import (
 	"bytes"
 	"sync"
+	"unicode/utf8"
 )
 
 // LineWriter is an io.Writer that splits what is written into lines and
@@ -17,6 +18,24 @@ type LineWriter struct {
 	fn   func(line []byte)
 	buf  []byte
 	skip bool // the current line was too long and has been delivered
+
+	// With a long-line callback (KeepTail): the head of a line too long
+	// is held, the last tailMax bytes of the rest are kept, and onLong
+	// gets both when the line ends.
+	onLong  func(head, tail []byte)
+	tail    *Tail
+	tailMax int
+}
+
+// KeepTail makes the LineWriter keep, of a line longer than its maximum,
+// the last n bytes as well as the head, and call fn(head, tail) with them
+// once the line ends, instead of delivering the cut head to the line
+// function. The tail starts at a character boundary. A JSON line whose
+// middle is a huge string keeps its last fields that way.
+func (w *LineWriter) KeepTail(n int, fn func(head, tail []byte)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.onLong, w.tailMax = fn, n
 }
 
 // NewLineWriter returns a LineWriter calling fn with each line, without
@@ -36,11 +55,19 @@ func (w *LineWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		line, rest, complete := bytes.Cut(p, []byte{'\n'})
-		if !w.skip {
+		switch {
+		case w.tail != nil:
+			w.tail.Write(line)
+		case !w.skip:
 			if room := w.max - len(w.buf); len(line) > room {
 				w.buf = append(w.buf, line[:room]...)
-				w.emit(true)
-				w.skip = true
+				if w.onLong != nil {
+					w.tail = NewTail(w.tailMax)
+					w.tail.Write(line[room:])
+				} else {
+					w.emit(true)
+					w.skip = true
+				}
 			} else {
 				w.buf = append(w.buf, line...)
 			}
@@ -48,21 +75,36 @@ func (w *LineWriter) Write(p []byte) (int, error) {
 		if !complete {
 			break
 		}
-		if !w.skip {
-			w.emit(false)
-		}
-		w.skip = false
+		w.endLine()
 		p = rest
 	}
 	return n, nil
+}
+
+// endLine delivers the line held, whole or long.
+func (w *LineWriter) endLine() {
+	switch {
+	case w.tail != nil:
+		tail := bytes.TrimSuffix(w.tail.Bytes(), []byte{'\r'})
+		if w.tail.Total() > int64(len(tail)) {
+			for i := 0; i < utf8.UTFMax-1 && len(tail) > 0 && !utf8.RuneStart(tail[0]); i++ {
+				tail = tail[1:]
+			}
+		}
+		w.onLong(trimPartialRune(w.buf), tail)
+		w.buf, w.tail = w.buf[:0], nil
+	case !w.skip:
+		w.emit(false)
+	}
+	w.skip = false
 }
 
 // Flush delivers a last line that has no newline, if any.
 func (w *LineWriter) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.skip && len(w.buf) > 0 {
-		w.emit(false)
+	if w.tail != nil || !w.skip && len(w.buf) > 0 {
+		w.endLine()
 	}
 	w.skip = false
 }

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -36,5 +37,29 @@ func TestLineWriter(t *testing.T) {
 			w.Flush()
 			is.Equal(got, tc.want)
 		})
+	}
+}
+
+// TestLineWriterKeepTail: a line past the maximum reaches the long-line
+// function as its head and its tail, whatever the chunks; other lines
+// reach the line function as before.
+func TestLineWriterKeepTail(t *testing.T) {
+	is := is.New(t)
+	long := strings.Repeat("a", 50) + strings.Repeat("m", 500) + "é" + strings.Repeat("z", 30)
+	in := "short\n" + long + "\r\nnext\nlast"
+	for size := 1; size <= len(in); size += 7 {
+		var lines []string
+		var heads, tails []string
+		w := NewLineWriter(40, func(l []byte) { lines = append(lines, string(l)) })
+		w.KeepTail(32, func(h, tl []byte) { heads, tails = append(heads, string(h)), append(tails, string(tl)) })
+		for p := in; len(p) > 0; {
+			n := min(size, len(p))
+			w.Write([]byte(p[:n]))
+			p = p[n:]
+		}
+		w.Flush()
+		is.Equal(lines, []string{"short", "next", "last"})
+		is.Equal(heads, []string{strings.Repeat("a", 40)})
+		is.Equal(tails, []string{strings.Repeat("z", 30)}) // 32 bytes back falls inside "é": from the next character
 	}
 }

@@ -3,7 +3,6 @@ package proc
 import (
 	"os"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,19 +22,12 @@ func growPipe(f *os.File, size int) bool {
 	return got >= size
 }
 
-// pause sleeps d in a raw nanosleep system call. time.Sleep would arm a
-// runtime timer, whose wake-up goes through the network poller (an
-// eventfd write and an epoll wake-up); a plain system call would let the
-// runtime hand the processor to another thread meanwhile. Either costs
-// more than the pause saves when it happens thousands of times a second.
-// A raw call is safe because it is short: the runtime can wait d for this
-// goroutine to reach a safe point.
+// pause sleeps d in a nanosleep system call. time.Sleep would arm a
+// runtime timer, whose wake-up goes through the network poller (an eventfd
+// write and an epoll wake-up), which costs more than the pause saves when
+// it happens thousands of times a second.
 func pause(d time.Duration) {
 	ts := unix.NsecToTimespec(d.Nanoseconds())
-	for {
-		_, _, errno := unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), uintptr(unsafe.Pointer(&ts)), 0)
-		if errno != unix.EINTR {
-			return
-		}
+	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
 	}
 }
