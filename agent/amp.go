@@ -60,7 +60,7 @@ func (a *amp) Run(ctx context.Context, req Request) Outcome {
 	s := newAmpStream(req.Dir, req.OnActivity)
 	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
 	stderr := proc.NewTail(claudeStderrTail)
-	res := proc.Run(ctx, a.bin, ampArgs(a.model, a.args), proc.Options{
+	res := runToFile(ctx, a.bin, ampArgs(a.model, a.args), proc.Options{
 		Dir:               req.Dir,
 		Env:               baseEnv(req.Env),
 		Stdin:             strings.NewReader(req.Prompt),
@@ -69,7 +69,7 @@ func (a *amp) Run(ctx context.Context, req Request) Outcome {
 		Timeout:           req.Timeout,
 		InactivityTimeout: req.InactivityTimeout,
 		Grace:             req.Grace,
-	})
+	}, "architect-amp-*.jsonl")
 	stdout.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
 }
