@@ -337,6 +337,7 @@ func FuzzClaudeStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, exit int) {
 		s := &claudeStream{dir: "/w", onActivity: func(string) {}}
 		w := proc.NewLineWriter(256, s.line)
+		w.KeepTail(300, s.longLine) // lines past 256 bytes take the long-line path
 		_, _ = w.Write(data)
 		w.Flush()
 		o := (&claude{cliAdapter{now: time.Now}}).outcome(proc.Result{ExitCode: exit}, s, string(data))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/matryer/is"
 )
@@ -110,4 +111,30 @@ func TestPatchStatLimit(t *testing.T) {
 	is.Equal(strings.Count(text, "\n"), 101)
 	is.True(strings.HasSuffix(text, " ...\n 150 files changed, 150 insertions(+), 150 deletions(-)"))
 	is.Equal((&patchStat{}).String(), "")
+}
+
+// FuzzPatchStat: whatever the patch holds (the agent writes the files it
+// shows), the stat is built without failing, counts every file it lists
+// and keeps to the line limit.
+func FuzzPatchStat(f *testing.F) {
+	f.Add([]byte("diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 3)
+	f.Add([]byte("diff --git \"a/q\\tx\" \"b/q\\tx\"\nrename from a\nrename to b\nBinary files a/x and b/y differ\n"), 1)
+	f.Fuzz(func(t *testing.T, patch []byte, chunk int) {
+		chunk = max(1, chunk%4096)
+		s := &patchStat{}
+		for p := patch; len(p) > 0; {
+			n := min(chunk, len(p))
+			s.Write(p[:n])
+			p = p[n:]
+		}
+		text := s.String()
+		if s.nfiles == 0 && text != "" {
+			t.Fatalf("no file but a stat: %q", text)
+		}
+		for _, l := range strings.Split(text, "\n") {
+			if utf8.RuneCountInString(l) > statWidth+statNameMax {
+				t.Fatalf("stat line of %d characters", utf8.RuneCountInString(l))
+			}
+		}
+	})
 }
