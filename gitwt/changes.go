@@ -6,10 +6,10 @@ import (
 )
 
 // Changes is Diff against one base, reused while nothing in the working
-// tree changed. A snapshot of the whole tree costs git a look at every file
-// (tens of milliseconds on a few thousand files); a loop asks for one after
-// every iteration, and an iteration often changes nothing (a failed agent,
-// a plan-only step, a resumed run). Where the tree can be watched (Linux),
+// tree changed. A diff costs git a look at every file (tens of milliseconds
+// on a few thousand files, mostly lstat); a loop asks for one after every
+// iteration, and an iteration often changes nothing (a failed agent, a
+// plan-only step, a resumed run). Where the tree can be watched (Linux),
 // an unchanged tree costs no git process at all.
 type Changes struct {
 	repo     *Repo
