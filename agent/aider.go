@@ -77,15 +77,9 @@ func (a *aider) Run(ctx context.Context, req Request) Outcome {
 	// aider prints through rich, which wraps lines at the terminal's width
 	// (80 columns without a terminal), splitting its report lines.
 	env := append(baseEnv(req.Env), "COLUMNS=1000")
-	res := proc.Run(ctx, a.bin, aiderArgs(msgFile, history, a.model, a.args), proc.Options{
-		Dir:               req.Dir,
-		Env:               env,
-		Stdout:            stdout,
-		Stderr:            stderr,
-		Timeout:           req.Timeout,
-		InactivityTimeout: req.InactivityTimeout,
-		Grace:             req.Grace,
-	})
+	opt := req.options(env, stdout, stderr)
+	opt.Stdin = nil // the message is in msgFile; aider gets /dev/null
+	res := proc.Run(ctx, a.bin, aiderArgs(msgFile, history, a.model, a.args), opt)
 	stdout.Flush()
 	s.end()
 	h := readAiderHistory(history)

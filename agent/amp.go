@@ -60,16 +60,7 @@ func (a *amp) Run(ctx context.Context, req Request) Outcome {
 	s := newAmpStream(req.Dir, req.OnActivity)
 	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
 	stderr := proc.NewTail(claudeStderrTail)
-	res := runToFile(ctx, a.bin, ampArgs(a.model, a.args), proc.Options{
-		Dir:               req.Dir,
-		Env:               baseEnv(req.Env),
-		Stdin:             strings.NewReader(req.Prompt),
-		Stdout:            stdout,
-		Stderr:            stderr,
-		Timeout:           req.Timeout,
-		InactivityTimeout: req.InactivityTimeout,
-		Grace:             req.Grace,
-	}, "architect-amp-*.jsonl")
+	res := runToFile(ctx, a.bin, ampArgs(a.model, a.args), req.options(baseEnv(req.Env), stdout, stderr), "architect-amp-*.jsonl")
 	stdout.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
 }

@@ -46,16 +46,7 @@ func (a *claude) Run(ctx context.Context, req Request) Outcome {
 	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
 	stdout.KeepTail(claudeLineTail, s.longLine)
 	stderr := proc.NewTail(claudeStderrTail)
-	res := runToFile(ctx, a.bin, claudeArgs(a.model, a.args), proc.Options{
-		Dir:               req.Dir,
-		Env:               baseEnv(req.Env),
-		Stdin:             strings.NewReader(req.Prompt),
-		Stdout:            stdout,
-		Stderr:            stderr,
-		Timeout:           req.Timeout,
-		InactivityTimeout: req.InactivityTimeout,
-		Grace:             req.Grace,
-	}, "architect-claude-*.jsonl")
+	res := runToFile(ctx, a.bin, claudeArgs(a.model, a.args), req.options(baseEnv(req.Env), stdout, stderr), "architect-claude-*.jsonl")
 	stdout.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
 }

@@ -68,16 +68,7 @@ func (a *codex) Run(ctx context.Context, req Request) Outcome {
 	stdout := proc.NewLineWriter(codexMaxLine, s.line)
 	stderr := proc.NewTail(codexStderrTail)
 	env := baseEnv(req.Env)
-	res := proc.Run(ctx, a.bin, codexArgs(a.model, a.args), proc.Options{
-		Dir:               req.Dir,
-		Env:               env,
-		Stdin:             strings.NewReader(req.Prompt),
-		Stdout:            stdout,
-		Stderr:            stderr,
-		Timeout:           req.Timeout,
-		InactivityTimeout: req.InactivityTimeout,
-		Grace:             req.Grace,
-	})
+	res := proc.Run(ctx, a.bin, codexArgs(a.model, a.args), req.options(env, stdout, stderr))
 	stdout.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()), envLocation(env))
 }

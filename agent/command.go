@@ -64,16 +64,7 @@ func (a *command) Run(ctx context.Context, req Request) Outcome {
 		lines := proc.NewLineSampler(activitySample, 512, func(line []byte) { req.OnActivity(string(line)) })
 		out = io.MultiWriter(stdout, lines)
 	}
-	res := proc.Shell(ctx, a.script, proc.Options{
-		Dir:               req.Dir,
-		Env:               env,
-		Stdin:             strings.NewReader(req.Prompt),
-		Stdout:            out,
-		Stderr:            stderr,
-		Timeout:           req.Timeout,
-		InactivityTimeout: req.InactivityTimeout,
-		Grace:             req.Grace,
-	})
+	res := proc.Shell(ctx, a.script, req.options(env, out, stderr))
 	o := fromProc(res)
 	o.FinalMessage = stdout.String()
 	if r, err := readCommandResult(req.ResultFile); err != nil {

@@ -58,16 +58,7 @@ func (a *cursor) Run(ctx context.Context, req Request) Outcome {
 	s := &cursorStream{dir: req.Dir, onActivity: req.OnActivity}
 	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
 	stderr := proc.NewTail(cursorStderrTail)
-	res := runToFile(ctx, a.bin, cursorArgs(a.model, a.args), proc.Options{
-		Dir:               req.Dir,
-		Env:               baseEnv(req.Env),
-		Stdin:             strings.NewReader(req.Prompt),
-		Stdout:            stdout,
-		Stderr:            stderr,
-		Timeout:           req.Timeout,
-		InactivityTimeout: req.InactivityTimeout,
-		Grace:             req.Grace,
-	}, "architect-cursor-*.jsonl")
+	res := runToFile(ctx, a.bin, cursorArgs(a.model, a.args), req.options(baseEnv(req.Env), stdout, stderr), "architect-cursor-*.jsonl")
 	stdout.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
 }

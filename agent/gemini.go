@@ -79,16 +79,7 @@ func (a *gemini) Run(ctx context.Context, req Request) Outcome {
 	s := &geminiStream{dir: req.Dir, onActivity: req.OnActivity}
 	lines := proc.NewLineWriter(geminiMaxLine, s.line)
 	stderr := proc.NewTail(geminiStderrTail)
-	opt := proc.Options{
-		Dir:               req.Dir,
-		Env:               baseEnv(req.Env),
-		Stdin:             strings.NewReader(req.Prompt),
-		Stdout:            lines,
-		Stderr:            stderr,
-		Timeout:           req.Timeout,
-		InactivityTimeout: req.InactivityTimeout,
-		Grace:             req.Grace,
-	}
+	opt := req.options(baseEnv(req.Env), lines, stderr)
 	res := runToFile(ctx, a.bin, geminiArgs(a.model, a.args), opt, "architect-gemini-*.jsonl")
 	lines.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()))

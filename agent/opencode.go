@@ -64,16 +64,7 @@ func (a *opencode) Run(ctx context.Context, req Request) Outcome {
 	stdout := proc.NewLineWriter(opencodeMaxLine, s.line)
 	logLines := proc.NewLineWriter(4096, logs.line)
 	stderr := proc.NewTail(opencodeStderrTail)
-	res := proc.Run(ctx, a.bin, opencodeArgs(a.model, req.Iteration, a.args), proc.Options{
-		Dir:               req.Dir,
-		Env:               baseEnv(req.Env),
-		Stdin:             strings.NewReader(req.Prompt),
-		Stdout:            stdout,
-		Stderr:            io.MultiWriter(stderr, logLines),
-		Timeout:           req.Timeout,
-		InactivityTimeout: req.InactivityTimeout,
-		Grace:             req.Grace,
-	})
+	res := proc.Run(ctx, a.bin, opencodeArgs(a.model, req.Iteration, a.args), req.options(baseEnv(req.Env), stdout, io.MultiWriter(stderr, logLines)))
 	stdout.Flush()
 	logLines.Flush()
 	return a.outcome(res, s, logs, proc.Clean(stderr.Bytes()))

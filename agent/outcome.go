@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -71,4 +72,19 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// options is how every adapter runs its CLI: in the workspace, with env,
+// the prompt on stdin, and the request's timeouts.
+func (req Request) options(env []string, stdout, stderr io.Writer) proc.Options {
+	return proc.Options{
+		Dir:               req.Dir,
+		Env:               env,
+		Stdin:             strings.NewReader(req.Prompt),
+		Stdout:            stdout,
+		Stderr:            stderr,
+		Timeout:           req.Timeout,
+		InactivityTimeout: req.InactivityTimeout,
+		Grace:             req.Grace,
+	}
 }
