@@ -25,7 +25,6 @@ import (
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
-	"github.com/gofrs/flock"
 )
 
 // ErrInterrupted is the cause the command line gives the context it cancels
@@ -80,14 +79,11 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.ws = ws
-	ws.watch = !cfg.NoWatch
-	defer ws.close()
-	lock, err := lockWorkspace(ws.state())
+	release, err := r.attach(ws)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer release()
 	if err := ws.prepareStateDir(r.start, cfg.DoneFile == ""); err != nil {
 		return nil, fmt.Errorf("preparing %s: %w", ws.state(), err)
 	}
@@ -114,7 +110,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 	if ws.worktree != "" {
 		r.logf("working in worktree %s on branch %s", ws.worktree, ws.branch)
 	}
-	return r.session(ctx, lock)
+	return r.session(ctx)
 }
 
 // Resume continues the run whose state is in workspace: a stopped, crashed
@@ -141,14 +137,11 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	if err != nil {
 		return nil, err
 	}
-	r.ws = ws
-	ws.watch = !cfg.NoWatch
-	defer ws.close()
-	lock, err := lockWorkspace(ws.state())
+	release, err := r.attach(ws)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer release()
 	if r.records, err = readRecords(ws.state(RecordsFile)); err != nil {
 		return nil, err
 	}
@@ -164,7 +157,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	r.resumed = true
 	r.restore()
 	r.logf("resuming after iteration %d of %d (%d recorded)", len(r.records), cfg.MaxIterations, len(r.records))
-	return r.session(ctx, lock)
+	return r.session(ctx)
 }
 
 func newRunner(cfg config.Config, deps Deps) *runner {
@@ -214,8 +207,25 @@ func (r *runner) restore() {
 	}
 }
 
-// session runs iterations until the loop stops, then finalises the state.
-func (r *runner) session(ctx context.Context, _ *flock.Flock) (*Result, error) {
+// attach makes ws the run's workspace, held under its lock (so that one
+// run at a time works there) and watched unless the configuration says
+// not to. release undoes both.
+func (r *runner) attach(ws *workspace) (release func(), err error) {
+	lock, err := lockWorkspace(ws.state())
+	if err != nil {
+		return nil, err
+	}
+	r.ws = ws
+	ws.watch = !r.cfg.NoWatch
+	return func() {
+		ws.close()
+		_ = lock.Unlock()
+	}, nil
+}
+
+// session runs iterations until the loop stops, then finalises the state;
+// the workspace is attached.
+func (r *runner) session(ctx context.Context) (*Result, error) {
 	r.res = &Result{
 		Iterations:   []Iteration{},
 		WorktreePath: r.ws.worktree,
