@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
@@ -60,7 +59,8 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	it.ProtectedRestored = r.restoreProtected(snap, i)
 	r.protectNote = protectNote(i, it.ProtectedRestored)
 	fillFromOutcome(&it, o)
-	it.FinalMessage = r.deps.Redact(tailUTF8(o.FinalMessage, FinalMessageLimit))
+	final, _ := prompt.TruncateTail(o.FinalMessage, FinalMessageLimit)
+	it.FinalMessage = r.deps.Redact(final)
 	r.ev.emit(agentFinished(i, o))
 	r.logAgent(i, o)
 	if ctx.Err() != nil || runCtx.Err() != nil {
@@ -97,18 +97,6 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		}
 	}
 	return rec, o, false
-}
-
-// tailUTF8 returns the last n bytes of s at most, not splitting a character.
-func tailUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for len(s) > 0 && !utf8.RuneStart(s[0]) {
-		s = s[1:]
-	}
-	return s
 }
 
 func fillFromOutcome(it *Iteration, o agent.Outcome) {

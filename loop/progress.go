@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/architect-dev/architect/prompt"
 )
 
 // maxProgressLine bounds the first line of a check's error in the progress file.
@@ -76,13 +77,10 @@ func firstLine(s string) string {
 
 // clip cuts s to at most n bytes at a rune boundary, marking the cut.
 func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
+	if head, rest := prompt.Truncate(s, n); rest > 0 {
+		return head + "…"
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return s
 }
 
 func yesNo(b bool) string {

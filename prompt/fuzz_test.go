@@ -25,6 +25,13 @@ func FuzzTruncate(f *testing.F) {
 		if rest != int64(len(s)-len(head)) {
 			t.Fatalf("Truncate(%q, %d) rest = %d, want %d", s, n, rest, len(s)-len(head))
 		}
+		tail, cut := TruncateTail(s, n)
+		if !strings.HasSuffix(s, tail) || len(tail) > max(n, 0) || cut != int64(len(s)-len(tail)) {
+			t.Fatalf("TruncateTail(%q, %d) = %q, %d: not a suffix of at most %d bytes, or a wrong count", s, n, tail, cut, n)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(tail) {
+			t.Fatalf("TruncateTail(%q, %d) = %q: split a character", s, n, tail)
+		}
 		if utf8.ValidString(s) {
 			if !utf8.ValidString(head) {
 				t.Fatalf("Truncate(%q, %d) = %q: split a character", s, n, head)

@@ -161,7 +161,7 @@ func changes(diff string, truncated int64) string {
 func failures(failed []CheckFailure) string {
 	var parts []string
 	for _, f := range failed {
-		out, cut := tail(f.Output, TailLimit)
+		out, cut := TruncateTail(f.Output, TailLimit)
 		if cut > 0 {
 			out = "..." + out
 		}

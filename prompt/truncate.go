@@ -22,9 +22,10 @@ func Truncate(s string, n int) (head string, rest int64) {
 	return s[:cut], int64(len(s) - cut)
 }
 
-// tail keeps at most the last n bytes of s, moved forward to the start of a
-// UTF-8 character, and reports how many bytes it left out.
-func tail(s string, n int) (string, int64) {
+// TruncateTail keeps at most the last n bytes of s, moved forward to the
+// start of a UTF-8 character so that none is split, and reports how many
+// bytes it left out.
+func TruncateTail(s string, n int) (tail string, rest int64) {
 	n = max(n, 0)
 	if len(s) <= n {
 		return s, 0

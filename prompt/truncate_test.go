@@ -60,7 +60,7 @@ func TestTail(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			got, cut := tail(tt.s, tt.n)
+			got, cut := TruncateTail(tt.s, tt.n)
 			is.Equal(got, tt.tail)
 			is.Equal(cut, tt.cut)
 			is.True(utf8.ValidString(got))
