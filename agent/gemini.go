@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/prompt"
 )
 
 // geminiMaxLine bounds one line of the Gemini CLI's output held in memory;
@@ -346,11 +346,8 @@ func (s *geminiStream) line(b []byte) {
 		}
 		s.text = append(s.text, ev.Content...)
 		if len(s.text) > geminiMaxFinal {
-			cut := len(s.text) - geminiMaxFinal
-			for cut < len(s.text) && !utf8.RuneStart(s.text[cut]) {
-				cut++
-			}
-			s.text = append(s.text[:0], s.text[cut:]...)
+			tail, _ := prompt.TruncateTail(string(s.text), geminiMaxFinal)
+			s.text = append(s.text[:0], tail...)
 		}
 	case "tool_use":
 		s.answered = true

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/prompt"
 )
 
 // opencodeMaxLine bounds one line of opencode's output held in memory. A
@@ -427,11 +427,8 @@ func containsFold(s string, subs ...string) bool {
 
 // capText cuts s to at most n bytes, on a rune boundary.
 func capText(s string, n int) string {
-	if len(s) <= n {
-		return s
+	if head, rest := prompt.Truncate(s, n); rest > 0 {
+		return head + "…"
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return s
 }
