@@ -177,22 +177,11 @@ func TestClaudeLoopFixesFailingTest(t *testing.T) {
 
 func TestClaudeLoopServerErrorIsRecordedAndLoopGoesOn(t *testing.T) {
 	t.Parallel()
-	is := is.New(t)
 	r, dir, _, _, res := claudeLoop(t,
 		claudeRun{Status: 500},
 		claudeRun{File: "calc.go", Content: rightFix, Final: "Fixed. <promise>COMPLETE</promise>"},
 	)
-	lr := ParseLoopResult(t, res)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
-	}
-	is.True(lr.Success)
-	is.Equal(lr.TotalIterations, 2)
-	is.True(lr.Iterations[0].Error != nil)
-	is.True(strings.Contains(*lr.Iterations[0].Error, "500"))
-	is.Equal(lr.Iterations[0].ErrorKind, "transient")
-	is.True(lr.Iterations[1].Error == nil)
-	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), rightFix)
+	recoveredFromTransient(t, res, dir, "500", rightFix)
 	r.NoLeftovers(dir)
 }
 
@@ -200,15 +189,7 @@ func TestClaudeLoopAuthErrorStops(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	r, dir, _, script, res := claudeLoop(t, claudeRun{Status: 401})
-	lr := ParseLoopResult(t, res)
-	is.Equal(res.ExitCode, 1)
-	is.True(!lr.Success)
-	is.Equal(lr.StopReason, "agent_error")
-	is.Equal(lr.TotalIterations, 1)
-	is.True(lr.Iterations[0].Error != nil)
-	is.True(strings.Contains(*lr.Iterations[0].Error, "Invalid API key"))
-	is.Equal(lr.Iterations[0].ErrorKind, "fatal")
-	is.True(strings.Contains(res.Stderr, "hint:"))
+	stoppedOnFatal(t, res, "Invalid API key")
 	script.mu.Lock()
 	is.Equal(script.next, 1) // no second run
 	script.mu.Unlock()

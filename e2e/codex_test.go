@@ -165,22 +165,11 @@ func TestCodexLoopFixesFailingTest(t *testing.T) {
 
 func TestCodexLoopServerErrorIsRecordedAndLoopGoesOn(t *testing.T) {
 	t.Parallel()
-	is := is.New(t)
 	r, dir, _, _, res := codexLoop(t, nil,
 		tokenRun{Status: 500},
 		tokenRun{Call: codexPatch("-", "+"), Final: "Fixed. <promise>COMPLETE</promise>"},
 	)
-	lr := ParseLoopResult(t, res)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
-	}
-	is.True(lr.Success)
-	is.Equal(lr.TotalIterations, 2)
-	is.True(lr.Iterations[0].Error != nil)
-	is.True(strings.Contains(*lr.Iterations[0].Error, "high demand")) // Codex's words for a 500
-	is.Equal(lr.Iterations[0].ErrorKind, "transient")
-	is.True(lr.Iterations[1].Error == nil)
-	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), calcSource("+"))
+	recoveredFromTransient(t, res, dir, "high demand", calcSource("+")) // Codex's words for a 500
 	r.NoLeftovers(dir)
 }
 
@@ -188,15 +177,7 @@ func TestCodexLoopAuthErrorStops(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	r, dir, _, script, res := codexLoop(t, nil, tokenRun{Status: 401})
-	lr := ParseLoopResult(t, res)
-	is.Equal(res.ExitCode, 1)
-	is.True(!lr.Success)
-	is.Equal(lr.StopReason, "agent_error")
-	is.Equal(lr.TotalIterations, 1)
-	is.True(lr.Iterations[0].Error != nil)
-	is.True(strings.Contains(*lr.Iterations[0].Error, "401 Unauthorized"))
-	is.Equal(lr.Iterations[0].ErrorKind, "fatal")
-	is.True(strings.Contains(res.Stderr, "hint:"))
+	stoppedOnFatal(t, res, "401 Unauthorized")
 	is.Equal(script.started(), 1) // no second run
 	r.NoLeftovers(dir)
 }

@@ -85,24 +85,13 @@ func TestGeminiLoopFixesFailingTest(t *testing.T) {
 
 func TestGeminiLoopServerErrorIsRecordedAndLoopGoesOn(t *testing.T) {
 	t.Parallel()
-	is := is.New(t)
 	r, dir, _, _, res := geminiLoop(t, nil, func(dir string) []tokenRun {
 		return []tokenRun{
 			{Status: 500},
 			{Call: geminiWrite(dir, "+"), Final: "Fixed. <promise>COMPLETE</promise>"},
 		}
 	})
-	lr := ParseLoopResult(t, res)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
-	}
-	is.True(lr.Success)
-	is.Equal(lr.TotalIterations, 2)
-	is.True(lr.Iterations[0].Error != nil)
-	is.True(strings.Contains(*lr.Iterations[0].Error, "500"))
-	is.Equal(lr.Iterations[0].ErrorKind, "transient")
-	is.True(lr.Iterations[1].Error == nil)
-	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), calcSource("+"))
+	recoveredFromTransient(t, res, dir, "500", calcSource("+"))
 	r.NoLeftovers(dir)
 }
 
@@ -110,15 +99,7 @@ func TestGeminiLoopAuthErrorStops(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	r, dir, _, script, res := geminiLoop(t, nil, func(string) []tokenRun { return []tokenRun{{Status: 401}} })
-	lr := ParseLoopResult(t, res)
-	is.Equal(res.ExitCode, 1)
-	is.True(!lr.Success)
-	is.Equal(lr.StopReason, "agent_error")
-	is.Equal(lr.TotalIterations, 1)
-	is.True(lr.Iterations[0].Error != nil)
-	is.True(strings.Contains(*lr.Iterations[0].Error, "UNAUTHENTICATED"))
-	is.Equal(lr.Iterations[0].ErrorKind, "fatal")
-	is.True(strings.Contains(res.Stderr, "hint:"))
+	stoppedOnFatal(t, res, "UNAUTHENTICATED")
 	is.Equal(script.started(), 1) // no second run
 	r.NoLeftovers(dir)
 }

@@ -394,3 +394,38 @@ func fixedInTwo(t *testing.T, res Result, dir, want string, steps int, prompts [
 	is.True(strings.Contains(prompts[1], "Add(2, 3) = 6, want 5")) // iteration 1's failing check output
 	return lr
 }
+
+// recoveredFromTransient checks a loop whose first agent run failed with a
+// transient error (its text holding errHas) and whose second fixed
+// calc.go to want and succeeded.
+func recoveredFromTransient(t *testing.T, res Result, dir, errHas, want string) {
+	t.Helper()
+	is := is.New(t)
+	lr := ParseLoopResult(t, res)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
+	}
+	is.True(lr.Success)
+	is.Equal(lr.TotalIterations, 2)
+	is.True(lr.Iterations[0].Error != nil)
+	is.True(strings.Contains(*lr.Iterations[0].Error, errHas))
+	is.Equal(lr.Iterations[0].ErrorKind, "transient")
+	is.True(lr.Iterations[1].Error == nil)
+	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), want)
+}
+
+// stoppedOnFatal checks a loop stopped by a fatal error in its first agent
+// run (its text holding errHas), with a hint and exit status 1.
+func stoppedOnFatal(t *testing.T, res Result, errHas string) {
+	t.Helper()
+	is := is.New(t)
+	lr := ParseLoopResult(t, res)
+	is.Equal(res.ExitCode, 1)
+	is.True(!lr.Success)
+	is.Equal(lr.StopReason, "agent_error")
+	is.Equal(lr.TotalIterations, 1)
+	is.True(lr.Iterations[0].Error != nil)
+	is.True(strings.Contains(*lr.Iterations[0].Error, errHas))
+	is.Equal(lr.Iterations[0].ErrorKind, "fatal")
+	is.True(strings.Contains(res.Stderr, "hint:"))
+}
