@@ -350,28 +350,6 @@ func FuzzClaudeStream(f *testing.F) {
 
 // --- against the real CLI ---------------------------------------------
 
-// claudeBin returns the Claude Code executable the real-CLI tests run:
-// $ARCHITECT_AGENT_BIN_DIR/claude, else <repo>/.cache/agents/node_modules/.bin/claude
-// (installed by .ci/install-agents.sh).
-func claudeBin(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("ARCHITECT_AGENT_BIN_DIR")
-	if dir == "" {
-		abs, err := filepath.Abs(filepath.Join("..", ".cache", "agents", "node_modules", ".bin"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = abs
-	}
-	bin := filepath.Join(dir, "claude")
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("claude not installed at %s: run .ci/install-agents.sh", bin)
-		}
-		t.Skip("claude not installed: run .ci/install-agents.sh")
-	}
-	return bin
-}
 
 // claudeEnv is an environment that points Claude Code at the stub, with a
 // fresh HOME and config dir and nothing of the developer's.
@@ -417,7 +395,7 @@ func runClaude(t *testing.T, c Config, req Request) (Outcome, []string) {
 }
 
 func TestClaudeRealCLI(t *testing.T) {
-	bin := claudeBin(t)
+	bin := agentBin(t, "claude")
 	t.Parallel()
 
 	t.Run("writes a file and finishes", func(t *testing.T) {

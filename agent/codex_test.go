@@ -299,11 +299,11 @@ func FuzzCodexStream(f *testing.F) {
 
 // --- against the real CLI ---------------------------------------------
 
-// tokenAgentBin returns the executable of the named CLI the real-CLI tests
+// agentBin returns the executable of the named CLI the real-CLI tests
 // run: $ARCHITECT_AGENT_BIN_DIR/NAME, else
 // <repo>/.cache/agents/node_modules/.bin/NAME (installed by
 // .ci/install-agents.sh). Missing, the test is skipped, or fails under CI.
-func tokenAgentBin(t *testing.T, name string) string {
+func agentBin(t *testing.T, name string) string {
 	t.Helper()
 	dir := os.Getenv("ARCHITECT_AGENT_BIN_DIR")
 	if dir == "" {
@@ -383,7 +383,7 @@ func codexEnv(t *testing.T, srv *stubmodel.Server, model string) []string {
 }
 
 func TestCodexRealCLI(t *testing.T) {
-	bin := tokenAgentBin(t, "codex")
+	bin := agentBin(t, "codex")
 	t.Parallel()
 	prices := Prices{"gpt-5.5": {Input: 2, CachedInput: 0.5, Output: 8}}
 

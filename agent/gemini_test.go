@@ -294,7 +294,7 @@ func geminiEnv(t *testing.T, srv *stubmodel.Server) []string {
 }
 
 func TestGeminiRealCLI(t *testing.T) {
-	bin := tokenAgentBin(t, "gemini")
+	bin := agentBin(t, "gemini")
 	t.Parallel()
 	prices := Prices{"gemini-2.5-pro": {Input: 2, CachedInput: 0.5, Output: 8}}
 
