@@ -350,7 +350,6 @@ func FuzzClaudeStream(f *testing.F) {
 
 // --- against the real CLI ---------------------------------------------
 
-
 // claudeEnv is an environment that points Claude Code at the stub, with a
 // fresh HOME and config dir and nothing of the developer's.
 func claudeEnv(t *testing.T, url string, auth ...string) []string {
