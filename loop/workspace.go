@@ -46,35 +46,30 @@ type workspace struct {
 	worktree   string      // absolute worktree path, when --worktree
 	branch     string      // the worktree's branch
 
-	watch        bool           // watch the tree rather than snapshot it every time (config NoWatch)
-	changes      *gitwt.Changes // the diff against initialRef, reused while the tree is unchanged
-	committed    bool           // an iteration was committed in this session, at committedGen
-	committedGen uint64
+	watch   bool           // watch the tree rather than look at all of it every time (config NoWatch)
+	commits bool           // iterations are committed (a worktree, or build mode)
+	changes *gitwt.Changes // the diff against initialRef, kept up to date
 }
 
-// diff returns the working tree's changes since the run began (the repo
-// must be set). The first call starts watching the tree.
-func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
+// gitChanges returns the run's gitwt.Changes (the repo must be set); the
+// first call starts watching the tree.
+func (w *workspace) gitChanges(ctx context.Context) *gitwt.Changes {
 	if w.changes == nil {
-		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, prompt.DiffLimit, w.watch)
+		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, prompt.DiffLimit, gitwt.ChangesOptions{Watch: w.watch, Commits: w.commits})
 	}
-	return w.changes.Diff(ctx)
+	return w.changes
 }
 
-// commit commits the working tree on the current branch (CommitAll),
-// unless the tree is watched and nothing changed since the last commit.
+// diff returns the working tree's changes since the run began.
+func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
+	return w.gitChanges(ctx).Diff(ctx)
+}
+
+// commit commits the working tree on the current branch: the tree the
+// last diff staged, or nothing (no git at all) when the tree is watched
+// and nothing changed since the last commit.
 func (w *workspace) commit(ctx context.Context, msg string) (hash string, committed bool, err error) {
-	if w.changes != nil && w.committed {
-		if gen, ok := w.changes.Gen(ctx); ok && gen == w.committedGen {
-			return "", false, nil
-		}
-	}
-	hash, committed, err = w.repo.CommitAll(ctx, msg, w.excludes)
-	if err == nil && w.changes != nil {
-		// After the commit: what it wrote (the index) is not a change.
-		w.committedGen, w.committed = w.changes.Gen(ctx)
-	}
-	return hash, committed, err
+	return w.gitChanges(ctx).Commit(ctx, msg)
 }
 
 // close stops watching the tree.
@@ -94,7 +89,7 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, &UsageError{Msg: fmt.Sprintf("workspace %s is not a directory", dir), Hint: "pass an existing directory with -C DIR"}
 	}
-	w := &workspace{dir: dir}
+	w := &workspace{dir: dir, commits: cfg.Worktree || cfg.Mode != config.ModePlan}
 	repo, err := gitwt.Open(ctx, dir)
 	if errors.Is(err, gitwt.ErrNotRepo) {
 		if cfg.Worktree {
@@ -227,7 +222,8 @@ func emptyDir(path string) bool {
 
 // reopenWorkspace finds the workspace of a saved run again, for Resume.
 func reopenWorkspace(ctx context.Context, st *State) (*workspace, error) {
-	w := &workspace{dir: st.Workspace, initialRef: st.InitialRef, worktree: st.WorktreePath, branch: st.Branch}
+	w := &workspace{dir: st.Workspace, initialRef: st.InitialRef, worktree: st.WorktreePath, branch: st.Branch,
+		commits: st.WorktreePath != "" || st.Config.Mode != config.ModePlan}
 	if fi, err := os.Stat(w.dir); err != nil || !fi.IsDir() {
 		return nil, &UsageError{Msg: "the run's workspace " + w.dir + " is gone", Hint: "start a new run with `architect loop`"}
 	}

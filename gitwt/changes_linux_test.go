@@ -1,0 +1,313 @@
+package gitwt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// TestChangesMatchAFreshDiff is the property that matters: after any
+// sequence of changes, the diff Changes returns, updated path by path from
+// what the watcher saw, is byte for byte the one a fresh look at the whole
+// tree gives (Repo.Diff). Random edits, creations, deletions, renames of
+// files and folders, mode changes, symbolic links, files becoming folders,
+// new folders full of files, ignore-rule, attribute and info/exclude
+// changes, the index written by someone else, in and out of excluded and
+// ignored folders; with and without commits (each commit must be the tree
+// `git add -A` gives, and leave the index as `git commit` does); with the
+// whole diff kept, and with a short text, so that a diff shrinking brings
+// segments whose bytes were dropped into view.
+func TestChangesMatchAFreshDiff(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		commits bool
+		limit   int
+		seed    uint64
+	}{
+		{"diff", false, 1 << 20, 7},
+		{"commits", true, 1 << 20, 8},
+		{"diff, short text", false, 700, 9},
+		{"commits, short text", true, 700, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) { changesProperty(t, tc.commits, tc.limit, tc.seed) })
+	}
+}
+
+// lines is a file's text: n lines of group g, line k of which says "edit"
+// (k < 0: none), so that files of one group are similar (renames with an
+// edit are detected) and files of different groups are not.
+func lines(g, n, k int) string {
+	var b strings.Builder
+	for i := range n {
+		if i == k {
+			fmt.Fprintf(&b, "edited line %d of group %d\n", i, g)
+			continue
+		}
+		fmt.Fprintf(&b, "line %d of group %d, long enough to matter for rename detection\n", i, g)
+	}
+	return b.String()
+}
+
+func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, w := watched(t)
+	w.Close()
+	for i := range 8 {
+		write(t, dir, fmt.Sprintf("lib/m%d.go", i), lines(i, 12, -1))
+	}
+	base := commit(t, dir, "more")
+	excludes := []string{".architect"}
+	c := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Watch: true, Commits: commits})
+	defer c.Close()
+	is.True(c.Watching())
+	rng := rand.New(rand.NewPCG(seed, 11))
+
+	// The tree as it is, to pick from: files (and links), and folders.
+	scan := func() (files, dirs []string) {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || path == dir {
+				return nil
+			}
+			rel := filepath.ToSlash(path[len(dir)+1:])
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() {
+				dirs = append(dirs, rel)
+			} else {
+				files = append(files, rel)
+			}
+			return nil
+		})
+		return files, dirs
+	}
+	places := []string{"", "src", "src/deep", "lib", "node_modules/pkg", ".architect", "fresh", "fresh/inner"}
+	newName := func() string {
+		return filepath.Join(places[rng.IntN(len(places))], fmt.Sprintf("f%d.%s", rng.IntN(30), []string{"txt", "go", "md", "bin"}[rng.IntN(4)]))
+	}
+	oneOf := func(xs []string, or string) string {
+		if len(xs) == 0 {
+			return or
+		}
+		return xs[rng.IntN(len(xs))]
+	}
+	seen := map[string]bool{}
+	var log []string // the operations of each round, for a failure message
+	for round := range 80 {
+		log = append(log, fmt.Sprintf("round %d:", round))
+		for range rng.IntN(4) { // 0 to 3 operations: some rounds change nothing
+			files, dirs := scan()
+			f := oneOf(files, newName())
+			if rng.IntN(3) == 0 {
+				f = newName()
+			}
+			p := filepath.Join(dir, f)
+			op := rng.IntN(22) // 15 and up: an edit, the commonest change
+			log = append(log, fmt.Sprintf("  op %d on %s", op, f))
+			switch op {
+			default:
+				os.RemoveAll(p) // a link or a folder by that name becomes a file
+				write(t, dir, f, lines(rng.IntN(10), 4+rng.IntN(10), rng.IntN(12)-1))
+			case 3:
+				os.Remove(p)
+			case 4:
+				os.Chmod(p, os.FileMode(0o644|rng.IntN(2)*0o111))
+			case 5:
+				to := filepath.Join(dir, newName())
+				os.MkdirAll(filepath.Dir(to), 0o755)
+				os.Rename(p, to)
+				if rng.IntN(2) == 0 {
+					if data, err := os.ReadFile(to); err == nil {
+						os.WriteFile(to, append(data, "and a line more\n"...), 0o644)
+					}
+				}
+			case 6:
+				if d := oneOf(dirs, ""); d != "" {
+					to := filepath.Join(places[rng.IntN(len(places))], fmt.Sprintf("moved%d", rng.IntN(5)))
+					log[len(log)-1] += " (" + d + " to " + to + ")"
+					os.MkdirAll(filepath.Dir(filepath.Join(dir, to)), 0o755)
+					os.Rename(filepath.Join(dir, d), filepath.Join(dir, to))
+				}
+			case 7:
+				if d := oneOf(dirs, ""); d != "" && d != "src" {
+					log[len(log)-1] += " (" + d + ")"
+					os.RemoveAll(filepath.Join(dir, d))
+				}
+			case 8:
+				os.RemoveAll(p)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.Symlink(oneOf([]string{"a.txt", "../lib", "nowhere"}, ""), p)
+			case 9: // a file becomes a folder
+				os.RemoveAll(p)
+				write(t, dir, f+"/inner.txt", lines(rng.IntN(10), 5, -1))
+			case 10:
+				os.RemoveAll(filepath.Join(dir, ".gitignore"))
+				write(t, dir, ".gitignore", oneOf([]string{"node_modules/\n*.log\n", "node_modules/\nf1*\n", "node_modules/\n*.md\nmoved*/\n"}, ""))
+			case 11:
+				f := oneOf([]string{".gitattributes", "lib/.gitattributes"}, "")
+				os.RemoveAll(filepath.Join(dir, f))
+				write(t, dir, f, oneOf([]string{"", "*.bin binary\n", "*.txt -diff\n"}, ""))
+			case 12:
+				write(t, dir, ".git/info/exclude", oneOf([]string{"", "f2*\n", "*.go\n"}, ""))
+			case 13: // a new folder full of files at once
+				root := filepath.Join(places[rng.IntN(len(places))], fmt.Sprintf("gen%d", rng.IntN(3)))
+				for i := range 1 + rng.IntN(4) {
+					write(t, dir, filepath.Join(root, fmt.Sprintf("sub%d/g%d.go", i%2, i)), lines(rng.IntN(10), 6, i))
+				}
+			case 14: // someone else writes the index
+				runGit(dir, "add", "-A", "--", f)
+			}
+		}
+		got, err := c.Diff(ctx)
+		is.NoErr(err)
+		want, err := repo.Diff(ctx, base, excludes, limit)
+		is.NoErr(err)
+		if got != want {
+			t.Fatalf("%s\nround %d: Changes gave (<) what a fresh look at the tree does not (>):\n%s", strings.Join(log, "\n"), round, lineDiff(got.Text, want.Text))
+		}
+		for _, mark := range []string{"rename from", "new file mode 120000", "old mode", "Binary files", "deleted file mode"} {
+			if strings.Contains(got.Text, mark) {
+				seen[mark] = true
+			}
+		}
+		if commits && rng.IntN(3) == 0 {
+			checkCommit(t, c, dir, round)
+		}
+	}
+	t.Logf("%d path-limited updates (%d fell back), %d whole-tree; seen %v", c.counts.paths, c.counts.fallback, c.counts.all, slices.Sorted(func(yield func(string) bool) {
+		for k := range seen {
+			if !yield(k) {
+				return
+			}
+		}
+	}))
+	is.True(c.counts.paths >= 30) // most updates were path-limited
+	if limit > 1000 {
+		is.Equal(len(seen), 5) // renames, links, modes, binary files and deletions were all seen
+	}
+}
+
+// checkCommit commits and checks that the commit holds the tree `git add
+// -A` gives, and that the index is left as `git commit` leaves it.
+func checkCommit(t *testing.T, c *Changes, dir string, round int) {
+	t.Helper()
+	is := is.New(t)
+	git := func(args ...string) string { // stdout only: a file may make git warn
+		out, err := runGit(dir, args...)
+		is.NoErr(err)
+		return out
+	}
+	before := git("rev-parse", "HEAD")
+	hash, committed, err := c.Commit(context.Background(), fmt.Sprintf("round %d\n\n", round))
+	is.NoErr(err)
+	head := git("rev-parse", "HEAD")
+	if committed {
+		is.Equal(hash, head)
+		is.Equal(git("rev-parse", "HEAD^"), before)
+		is.Equal(git("log", "-1", "--format=%B"), fmt.Sprintf("round %d", round))
+	} else {
+		is.Equal(head, before)
+	}
+	// The tree `git add -A` gives, staged in a copy of the index.
+	tmp := filepath.Join(t.TempDir(), "index")
+	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), tmp))
+	env := command{env: []string{"GIT_INDEX_FILE=" + tmp}}
+	is.NoErr(open(t, dir).addAll(context.Background(), env, []string{".architect"}, "-A"))
+	var tree strings.Builder
+	is.NoErr(run(context.Background(), dir, command{env: env.env, stdout: &tree}, "write-tree"))
+	if got := git("rev-parse", "HEAD^{tree}"); got != strings.TrimSpace(tree.String()) {
+		t.Fatalf("round %d: committed tree %s, git add -A gives %s:\n%s", round, got,
+			tree.String(), git("diff-tree", "-r", "--name-status", "HEAD", strings.TrimSpace(tree.String())))
+	}
+	is.Equal(git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude).architect"), "") // index and tree are HEAD's
+}
+
+// TestChangesCommitWithHook: where a commit hook exists, the commit goes
+// through git commit, which runs it.
+func TestChangesCommitWithHook(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, _ := watched(t)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	write(t, dir, "a.txt", "first\n")
+	_, committed, err := c.Commit(ctx, "plain")
+	is.NoErr(err)
+	is.True(committed)
+
+	write(t, dir, ".git/hooks/pre-commit", "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/hook-ran\"\n")
+	is.NoErr(os.Chmod(filepath.Join(dir, ".git/hooks/pre-commit"), 0o755))
+	write(t, dir, "a.txt", "second\n")
+	_, committed, err = c.Commit(ctx, "hooked")
+	is.NoErr(err)
+	is.True(committed)
+	is.True(exists(filepath.Join(dir, ".git", "hook-ran")))
+	is.Equal(gitT(t, dir, "show", "HEAD:a.txt"), "second")
+
+	write(t, dir, ".git/hooks/pre-commit", "#!/bin/sh\necho 'lint failed' >&2\nexit 1\n")
+	write(t, dir, "a.txt", "third\n")
+	_, committed, err = c.Commit(ctx, "refused")
+	var ge *GitError
+	is.True(errors.As(err, &ge))
+	is.True(!committed)
+	is.Equal(ge.Stderr, "lint failed\n")
+	is.Equal(gitT(t, dir, "status", "--porcelain", "--untracked-files=no"), "M  a.txt") // staged, not lost
+}
+
+// TestChangesCommitWhenNothingChanged: no git at all (watched), and no
+// commit.
+func TestChangesCommitWhenNothingChanged(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, _ := watched(t)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	hash, committed, err := c.Commit(ctx, "nothing yet")
+	is.NoErr(err)
+	is.True(!committed)
+	is.Equal(hash, gitT(t, dir, "rev-parse", "HEAD"))
+	write(t, dir, "a.txt", "changed\n")
+	_, committed, err = c.Commit(ctx, "one")
+	is.NoErr(err)
+	is.True(committed)
+	away := filepath.Join(t.TempDir(), "git")
+	is.NoErr(os.Rename(filepath.Join(dir, ".git"), away))
+	defer os.Rename(away, filepath.Join(dir, ".git"))
+	hash, committed, err = c.Commit(ctx, "two")
+	is.NoErr(err) // git could not have run
+	is.True(!committed)
+	is.Equal(hash, "")
+}
+
+// lineDiff shows the lines of a and b that differ, for a failure message.
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(al) || j < len(bl) {
+		switch {
+		case i < len(al) && j < len(bl) && al[i] == bl[j]:
+			i, j = i+1, j+1
+		case i < len(al) && !slices.Contains(bl[j:], al[i]):
+			fmt.Fprintf(&out, "< %s\n", al[i])
+			i++
+		case j < len(bl) && !slices.Contains(al[i:], bl[j]):
+			fmt.Fprintf(&out, "> %s\n", bl[j])
+			j++
+		default:
+			fmt.Fprintf(&out, "< %s\n> %s\n", al[min(i, len(al)-1)], bl[min(j, len(bl)-1)])
+			i, j = i+1, j+1
+		}
+	}
+	return out.String()
+}

@@ -1,0 +1,12 @@
+package gitwt
+
+// Changed is what a Watcher saw between two Takes.
+type Changed struct {
+	// Paths that may have changed, relative to the top-level folder, in
+	// byte order; a folder stands for everything in it.
+	Paths []string
+	// All: the watcher cannot tell which paths changed (events were lost,
+	// too many changed, ignore rules or attributes changed, the index was
+	// written by someone else, or watching broke down).
+	All bool
+}
