@@ -1,6 +1,7 @@
 package gitwt
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -54,6 +55,7 @@ type Changes struct {
 	last      Diff
 	committed string // the tree last committed here
 	cfg       *commitConfig
+	removed   pathSet                            // paths removed from the private index since it was the working tree's
 	counts    struct{ all, paths, fallback int } // updates of each kind, for tests
 }
 
@@ -79,6 +81,16 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 	changed := Changed{All: true}
 	if c.w != nil {
 		changed = c.w.Take(ctx)
+	}
+	if changed.Index && !changed.All && c.valid {
+		// Someone ran git: look at everything only if the index now
+		// tracks or stages something else (not when `git status` merely
+		// refreshed it).
+		others, err := c.index.changedByOthers(c.oidLen())
+		if others || err != nil {
+			changed.All = true
+			c.w.Rescan(ctx)
+		}
 	}
 	if c.valid && !changed.All && len(changed.Paths) == 0 {
 		return c.last, nil
@@ -142,11 +154,13 @@ func (c *Changes) syncAll(ctx context.Context) error {
 	if err := c.index.seed(); err != nil {
 		return err
 	}
-	mode := "--intent-to-add"
+	c.removed = pathSet{}
 	if c.stage {
-		mode = "-A"
-	}
-	if err := c.repo.addAll(ctx, command{env: c.index.env()}, c.excludes, mode); err != nil {
+		rm := &removals{set: c.removed}
+		if err := c.repo.addPaths(ctx, command{env: c.index.env(), stdout: rm}, nil, c.excludes, "-A", "-v"); err != nil {
+			return err
+		}
+	} else if err := c.repo.addAll(ctx, command{env: c.index.env()}, c.excludes, "--intent-to-add"); err != nil {
 		return err
 	}
 	if err := c.writeTree(ctx); err != nil {
@@ -190,16 +204,30 @@ func (c *Changes) syncPaths(ctx context.Context, paths []string) error {
 	}
 	env := command{env: c.index.env()}
 	if c.stage {
+		// A path removed from the private index since it was last the
+		// working tree's own, back now: whether git takes it again
+		// depends on whether the working tree's index tracks it (an
+		// ignored file that is tracked stays tracked). Rare enough: look
+		// at everything from that index.
+		for _, p := range present {
+			for r := range c.removed {
+				if r == p || strings.HasPrefix(r, p+"/") || strings.HasPrefix(p, r+"/") {
+					return errTooMany
+				}
+			}
+		}
+		rm := &removals{set: c.removed}
+		verbose := command{env: env.env, stdout: rm}
 		if len(gone) > 0 {
 			// git add refuses a path that matches nothing, one created and
 			// deleted since the last look for example; git rm does not.
-			args := append([]string{"rm", "--cached", "-r", "-f", "-q", "--ignore-unmatch", "--"}, literalSpecs(gone)...)
-			if err := run(ctx, c.repo.dir, env, args...); err != nil {
+			args := append([]string{"rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, literalSpecs(gone)...)
+			if err := run(ctx, c.repo.dir, verbose, args...); err != nil {
 				return err
 			}
 		}
 		if len(present) > 0 {
-			if err := c.repo.addPaths(ctx, env, present, nil, "-A"); err != nil {
+			if err := c.repo.addPaths(ctx, verbose, present, nil, "-A", "-v"); err != nil {
 				return err
 			}
 		}
@@ -319,17 +347,24 @@ func (c *Changes) open(ctx context.Context) error {
 		c.index = p
 	}
 	if c.baseRev == "" {
-		c.baseRev = c.base
-		if c.base == "" {
-			tree, err := c.repo.emptyTree(ctx)
-			if err != nil {
-				return err
-			}
-			c.baseRev = tree
+		rev := c.base
+		var err error
+		switch {
+		case rev == "":
+			rev, err = c.repo.emptyTree(ctx)
+		case len(rev) != 40 && len(rev) != 64: // a name, not a hash
+			rev, err = output(ctx, c.repo.dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 		}
+		if err != nil {
+			return err
+		}
+		c.baseRev = rev
 	}
 	return nil
 }
+
+// oidLen is the length in bytes of the repository's object names.
+func (c *Changes) oidLen() int { return len(c.baseRev) / 2 }
 
 // Close stops watching and removes the private index.
 func (c *Changes) Close() error {
@@ -363,4 +398,32 @@ func specBytes(paths []string) int {
 		n += len(p) + len(":(top,literal)") + 1
 	}
 	return n
+}
+
+// removals collects the paths that `git add -v` and `git rm` say they
+// removed from the index ("remove 'PATH'", "rm 'PATH'").
+type removals struct {
+	set  pathSet
+	line []byte
+}
+
+func (r *removals) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			if len(r.line) < 8<<10 {
+				r.line = append(r.line, p...)
+			}
+			break
+		}
+		line := string(append(r.line, p[:i]...))
+		r.line, p = r.line[:0], p[i+1:]
+		for _, prefix := range []string{"remove '", "rm '"} {
+			if path, ok := strings.CutPrefix(line, prefix); ok && strings.HasSuffix(path, "'") {
+				r.set[path[:len(path)-1]] = true
+			}
+		}
+	}
+	return n, nil
 }

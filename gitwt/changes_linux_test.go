@@ -67,6 +67,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 	}
 	base := commit(t, dir, "more")
 	excludes := []string{".architect"}
+	baseFiles := strings.Split(gitT(t, dir, "ls-tree", "-r", "--name-only", base, "--", "a.txt", "src", "lib"), "\n")
 	c := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Watch: true, Commits: commits})
 	defer c.Close()
 	is.True(c.Watching())
@@ -101,9 +102,21 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 		}
 		return xs[rng.IntN(len(xs))]
 	}
+	// put writes a file for an operation; one that cannot be written
+	// (its folder is a file) is skipped, as an agent's failed write.
+	put := func(name, text string) {
+		path := filepath.Join(dir, name)
+		if os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+			os.WriteFile(path, []byte(text), 0o644)
+		}
+	}
 	seen := map[string]bool{}
 	var log []string // the operations of each round, for a failure message
-	for round := range 80 {
+	// The operations below, by how often they come: edits most, changes
+	// that make the whole tree be looked at (rules, someone else's git)
+	// least.
+	opWeights := []int{16, 16, 16, 16, 16, 16, 3, 3, 4, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 13, 14, 15, 15}
+	for round := range 100 {
 		log = append(log, fmt.Sprintf("round %d:", round))
 		for range rng.IntN(4) { // 0 to 3 operations: some rounds change nothing
 			files, dirs := scan()
@@ -112,15 +125,18 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 				f = newName()
 			}
 			p := filepath.Join(dir, f)
-			op := rng.IntN(22) // 15 and up: an edit, the commonest change
+			op := opWeights[rng.IntN(len(opWeights))]
 			log = append(log, fmt.Sprintf("  op %d on %s", op, f))
 			switch op {
 			default:
 				os.RemoveAll(p) // a link or a folder by that name becomes a file
-				write(t, dir, f, lines(rng.IntN(10), 4+rng.IntN(10), rng.IntN(12)-1))
+				put(f, lines(rng.IntN(10), 4+rng.IntN(10), rng.IntN(12)-1))
 			case 3:
 				os.Remove(p)
 			case 4:
+				if rng.IntN(2) == 0 {
+					p = filepath.Join(dir, oneOf(baseFiles, "a.txt")) // a mode change shows only on a file the base has
+				}
 				os.Chmod(p, os.FileMode(0o644|rng.IntN(2)*0o111))
 			case 5:
 				to := filepath.Join(dir, newName())
@@ -149,31 +165,46 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 				os.Symlink(oneOf([]string{"a.txt", "../lib", "nowhere"}, ""), p)
 			case 9: // a file becomes a folder
 				os.RemoveAll(p)
-				write(t, dir, f+"/inner.txt", lines(rng.IntN(10), 5, -1))
+				put(f+"/inner.txt", lines(rng.IntN(10), 5, -1))
 			case 10:
 				os.RemoveAll(filepath.Join(dir, ".gitignore"))
-				write(t, dir, ".gitignore", oneOf([]string{"node_modules/\n*.log\n", "node_modules/\nf1*\n", "node_modules/\n*.md\nmoved*/\n"}, ""))
+				put(".gitignore", oneOf([]string{"node_modules/\n*.log\n", "node_modules/\nf1*\n", "node_modules/\n*.md\nmoved*/\n"}, ""))
 			case 11:
 				f := oneOf([]string{".gitattributes", "lib/.gitattributes"}, "")
 				os.RemoveAll(filepath.Join(dir, f))
-				write(t, dir, f, oneOf([]string{"", "*.bin binary\n", "*.txt -diff\n"}, ""))
+				put(f, oneOf([]string{"", "*.bin binary\n", "*.txt -diff\n"}, ""))
 			case 12:
-				write(t, dir, ".git/info/exclude", oneOf([]string{"", "f2*\n", "*.go\n"}, ""))
+				put(".git/info/exclude", oneOf([]string{"", "f2*\n", "*.go\n"}, ""))
 			case 13: // a new folder full of files at once
 				root := filepath.Join(places[rng.IntN(len(places))], fmt.Sprintf("gen%d", rng.IntN(3)))
+				os.RemoveAll(filepath.Join(dir, root))
 				for i := range 1 + rng.IntN(4) {
-					write(t, dir, filepath.Join(root, fmt.Sprintf("sub%d/g%d.go", i%2, i)), lines(rng.IntN(10), 6, i))
+					put(filepath.Join(root, fmt.Sprintf("sub%d/g%d.go", i%2, i)), lines(rng.IntN(10), 6, i))
 				}
+			case 15: // a file as it was at the base (an agent undoing an edit)
+				g := oneOf(baseFiles, "a.txt")
+				log[len(log)-1] += " (" + g + ")"
+				text, _ := runGit(dir, "show", base+":"+g)
+				os.RemoveAll(filepath.Join(dir, g))
+				put(g, text+"\n")
 			case 14: // someone else writes the index
-				runGit(dir, "add", "-A", "--", f)
+				runGit(dir, "add", "-f", "-A", "--", f) // even an ignored file
 			}
 		}
 		got, err := c.Diff(ctx)
 		is.NoErr(err)
-		want, err := repo.Diff(ctx, base, excludes, limit)
+		// The oracle: a fresh look at the whole tree, the same way. (With
+		// commits, new files are staged rather than marked; the two differ
+		// only where a .gitattributes file is deleted from the tree, which
+		// git then still reads from the index unless the deletion is
+		// staged.)
+		fresh := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Commits: commits})
+		want, err := fresh.Diff(ctx)
 		is.NoErr(err)
+		is.NoErr(fresh.Close())
 		if got != want {
-			t.Fatalf("%s\nround %d: Changes gave (<) what a fresh look at the tree does not (>):\n%s", strings.Join(log, "\n"), round, lineDiff(got.Text, want.Text))
+			t.Fatalf("%s\nround %d: Changes gave (<) what a fresh look at the tree does not (>):\n%s\n%s\n(tree %s %s, total %d %d)", strings.Join(log, "\n"), round,
+				lineDiff(got.Text, want.Text), lineDiff(got.Stat, want.Stat), got.Tree, want.Tree, got.Total, want.Total)
 		}
 		for _, mark := range []string{"rename from", "new file mode 120000", "old mode", "Binary files", "deleted file mode"} {
 			if strings.Contains(got.Text, mark) {
@@ -310,4 +341,43 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return out.String()
+}
+
+// TestChangesAfterSomeoneRunsGit: an agent's `git status` rewrites the
+// index with fresher stat data; that costs no look at the whole tree. A
+// `git add` that tracks something new does.
+func TestChangesAfterSomeoneRunsGit(t *testing.T) {
+	for _, commits := range []bool{false, true} {
+		t.Run(fmt.Sprint("commits ", commits), func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			dir, repo, _ := watched(t)
+			base := gitT(t, dir, "rev-parse", "HEAD")
+			c := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: commits})
+			defer c.Close()
+			_, err := c.Diff(ctx)
+			is.NoErr(err)
+			is.Equal(c.counts.all, 1)
+
+			index := filepath.Join(dir, ".git", "index")
+			before, err := os.Stat(index)
+			is.NoErr(err)
+			write(t, dir, "a.txt", "edited\n")
+			gitT(t, dir, "status", "--porcelain")
+			after, err := os.Stat(index)
+			is.NoErr(err)
+			is.True(!os.SameFile(before, after)) // status wrote the index
+			d, err := c.Diff(ctx)
+			is.NoErr(err)
+			is.True(strings.Contains(d.Text, "+edited"))
+			is.Equal(c.counts.all, 1) // still path by path
+
+			write(t, dir, "debug.log", "ignored, then forced in\n")
+			gitT(t, dir, "add", "-f", "debug.log")
+			d, err = c.Diff(ctx)
+			is.NoErr(err)
+			is.True(strings.Contains(d.Text, "b/debug.log"))
+			is.Equal(c.counts.all, 2) // the index tracks something new: everything looked at
+		})
+	}
 }

@@ -202,6 +202,7 @@ func (c *Changes) commit(ctx context.Context, message, msg string) (string, bool
 	if err := c.index.install(); err != nil {
 		return "", false, err
 	}
+	c.removed = pathSet{}
 	c.settle()
 	subject, _, _ := strings.Cut(msg, "\n")
 	reflog, old := "commit: "+subject, head

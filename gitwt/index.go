@@ -24,8 +24,10 @@ type privateIndex struct {
 	dir  string // its folder, removed by close
 	path string // the private index
 	real string // the working tree's own index
-	// realInfo is the working tree's index as last seeded from or
-	// installed; nil when it did not exist.
+	// known is the working tree's index as last seeded from or installed
+	// (a link to it, or a copy), and realInfo its file; nil when it did not
+	// exist.
+	known    string
 	realInfo fs.FileInfo
 }
 
@@ -42,7 +44,7 @@ func newPrivateIndex(r *Repo) (*privateIndex, error) {
 			return nil, err
 		}
 	}
-	return &privateIndex{dir: dir, path: filepath.Join(dir, "index"), real: filepath.Join(r.gitDir, "index")}, nil
+	return &privateIndex{dir: dir, path: filepath.Join(dir, "index"), real: filepath.Join(r.gitDir, "index"), known: filepath.Join(dir, "known")}, nil
 }
 
 // env is what makes git use the private index.
@@ -61,16 +63,50 @@ func (p *privateIndex) seed() error {
 	if err != nil {
 		return err
 	}
-	tmp := p.path + ".seed"
-	_ = os.Remove(tmp)
-	if err := linkOrCopy(p.real, tmp); err != nil {
+	if err := replaceWith(p.real, p.path); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, p.path); err != nil {
+	return p.remember(info)
+}
+
+// remember keeps the working tree's index as it is now, whose file is
+// info, as the one known.
+func (p *privateIndex) remember(info fs.FileInfo) error {
+	p.realInfo = nil
+	if err := replaceWith(p.real, p.known); err != nil {
 		return err
 	}
 	p.realInfo = info
 	return nil
+}
+
+// changedByOthers reports whether the working tree's index says anything
+// else than when it was last seeded from or installed: another path
+// tracked or staged, not only fresher stat data (`git status` refreshes
+// them). oidLen is the length of an object name in bytes.
+func (p *privateIndex) changedByOthers(oidLen int) (bool, error) {
+	now, err := os.Stat(p.real)
+	if errors.Is(err, os.ErrNotExist) {
+		now, err = nil, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	if sameFile(now, p.realInfo) {
+		return false, nil
+	}
+	if now == nil || p.realInfo == nil {
+		return true, nil
+	}
+	was, ok, err := indexEntries(p.known, oidLen)
+	if err != nil || !ok {
+		return true, err
+	}
+	is, ok, err := indexEntries(p.real, oidLen)
+	if err != nil || !ok || is != was {
+		return true, err
+	}
+	return false, p.remember(now)
 }
 
 // install makes the private index the working tree's own, through git's
@@ -99,8 +135,11 @@ func (p *privateIndex) install() error {
 		_ = os.Remove(lock)
 		return err
 	}
-	p.realInfo, err = os.Stat(p.real)
-	return err
+	info, err := os.Stat(p.real)
+	if err != nil {
+		return err
+	}
+	return p.remember(info)
 }
 
 func (p *privateIndex) close() error { return os.RemoveAll(p.dir) }
@@ -112,6 +151,16 @@ func sameFile(a, b fs.FileInfo) bool {
 		return a == nil && b == nil
 	}
 	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
+}
+
+// replaceWith makes dst a link to (or a copy of) src, replacing it.
+func replaceWith(src, dst string) error {
+	tmp := dst + ".new"
+	_ = os.Remove(tmp)
+	if err := linkOrCopy(src, tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
 }
 
 // linkOrCopy makes dst, which must not exist, a hard link to src, or a

@@ -6,7 +6,10 @@ type Changed struct {
 	// byte order; a folder stands for everything in it.
 	Paths []string
 	// All: the watcher cannot tell which paths changed (events were lost,
-	// too many changed, ignore rules or attributes changed, the index was
-	// written by someone else, or watching broke down).
+	// too many changed, ignore rules or attributes changed, or watching
+	// broke down).
 	All bool
+	// Index: the repository's index was written, by someone else than
+	// the caller (see Settle); what it tracks may have changed.
+	Index bool
 }

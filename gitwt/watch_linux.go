@@ -122,7 +122,7 @@ func (w *Watcher) Take(ctx context.Context) Changed {
 		// Events queued while adding watches are read now.
 		w.drain()
 	}
-	c := Changed{All: w.all || w.index || w.fd < 0}
+	c := Changed{All: w.all || w.fd < 0, Index: w.index}
 	if !c.All {
 		for p := range w.changed {
 			if !w.covered(w.ignored, p) {
@@ -144,6 +144,22 @@ func (w *Watcher) Take(ctx context.Context) Changed {
 	clear(w.changed)
 	w.all, w.index = false, false
 	return c
+}
+
+// Rescan watches the tree anew, asking git again which folders it
+// ignores as a whole: the index changed what is tracked, and a tracked file
+// in an ignored folder makes that folder matter.
+func (w *Watcher) Rescan(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd < 0 {
+		return
+	}
+	if err := w.addTree(ctx); err != nil {
+		w.breakDown()
+		return
+	}
+	w.drain()
 }
 
 // Settle reads the events queued so far. With ownIndex, the index was
@@ -251,7 +267,8 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		w.forget(rel)
 	}
 	if name == ".gitignore" || name == ".gitattributes" {
-		w.all, w.rescan = true, name == ".gitignore"
+		w.all = true
+		w.rescan = w.rescan || name == ".gitignore"
 	}
 	w.note(rel)
 }
@@ -340,7 +357,11 @@ func (w *Watcher) addTree(ctx context.Context) error {
 func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
 	ignored, err := w.repo.ignoredDirs(ctx, dirs...)
 	if err != nil {
-		return err
+		// git 2.39's ls-files fails on some folders in ignored ones
+		// ("directory entry not superset of prefix"): ask about the
+		// whole tree instead.
+		w.all = true
+		return w.addTree(ctx)
 	}
 	for d := range ignored {
 		w.ignored[d] = true

@@ -36,11 +36,14 @@ func watched(t *testing.T) (string, *Repo, *Watcher) {
 	return dir, repo, w
 }
 
-// taken is a Take's result in short: "all", or the paths.
+// taken is a Take's result in short: "all", "index" and the paths.
 func taken(w *Watcher) string {
 	c := w.Take(context.Background())
 	if c.All {
 		return "all"
+	}
+	if c.Index {
+		return strings.Join(append([]string{"index"}, c.Paths...), " ")
 	}
 	return strings.Join(c.Paths, " ")
 }
@@ -69,7 +72,8 @@ func TestWatcherSeesChangesThatMatter(t *testing.T) {
 		{"a change in it is the folder's", "src", func() { write(t, dir, "src/deep/c.txt", "three\n") }},
 		{"gitignore edited", "all", func() { write(t, dir, ".gitignore", "*.log\n") }},
 		{"gitattributes edited", "all", func() { write(t, dir, "src/.gitattributes", "*.txt binary\n") }},
-		{"index written", "all", func() { gitT(t, dir, "add", "new.txt") }},
+		{"index written", "index", func() { gitT(t, dir, "add", "new.txt") }},
+		{"the caller's commit", "", func() { gitT(t, dir, "commit", "-qm", "x"); w.Settle(true) }},
 		{"info/exclude edited", "all", func() { write(t, dir, ".git/info/exclude", "*.tmp\n") }},
 		{"info/attributes edited", "all", func() { write(t, dir, ".git/info/attributes", "*.md binary\n") }},
 		{"empty file truncated", "new.txt", func() {

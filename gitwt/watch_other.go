@@ -19,6 +19,9 @@ func (r *Repo) Watch(ctx context.Context, excludes []string) (*Watcher, error) {
 // Take is never called: Watch returns no Watcher.
 func (w *Watcher) Take(ctx context.Context) Changed { return Changed{All: true} }
 
+// Rescan does nothing.
+func (w *Watcher) Rescan(ctx context.Context) {}
+
 // Settle does nothing.
 func (w *Watcher) Settle(ownIndex bool) {}
 
