@@ -3,6 +3,7 @@ module github.com/architect-dev/architect
 go 1.26.8
 
 require (
+	github.com/gofrs/flock v0.13.1
 	github.com/google/renameio/v2 v2.0.2
 	github.com/matryer/is v1.4.1
 	github.com/rogpeppe/go-internal v1.16.0
@@ -15,7 +16,7 @@ require (
 )
 
 require (
-	github.com/gofrs/flock v0.13.1 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
+	go.uber.org/atomic v1.7.0 // indirect
+	go.uber.org/multierr v1.9.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

@@ -21,6 +21,12 @@ type ChangesOptions struct {
 	// the commit takes as it is. Without, new files are only marked as to
 	// be added (`git add -N`) and nothing is written to the object database.
 	Commits bool
+	// Clean: the working tree is the base commit as just checked out by
+	// the caller (AddWorktree), which nothing has touched since. The diff
+	// is then known to be empty without a look at the tree, and the
+	// watcher starts without asking git which folders it ignores (a fresh
+	// checkout has no untracked file).
+	Clean bool
 }
 
 // Changes is the working tree's diff against one base, kept up to date at
@@ -66,11 +72,35 @@ func (r *Repo) Changes(ctx context.Context, base string, excludes []string, limi
 	c := &Changes{repo: r, base: base, excludes: excludes, limit: max(limit, 0), stage: opts.Commits}
 	c.keep = 4 * int64(c.limit)
 	if opts.Watch {
-		if w, err := r.Watch(ctx, excludes); err == nil {
+		if w, err := r.watch(ctx, excludes, opts.Clean); err == nil {
 			c.w = w
 		}
 	}
+	if opts.Clean && c.w != nil {
+		c.valid = c.startClean(ctx) == nil
+	}
 	return c
+}
+
+// startClean takes the tree as the base's, with no look at it.
+func (c *Changes) startClean(ctx context.Context) error {
+	if err := c.open(ctx); err != nil {
+		return err
+	}
+	if err := c.index.seed(); err != nil {
+		return err
+	}
+	c.removed = pathSet{}
+	if c.stage {
+		tree, err := output(ctx, c.repo.dir, "rev-parse", "--verify", "--quiet", c.baseRev+"^{tree}")
+		if err != nil {
+			return err
+		}
+		c.tree = tree
+	}
+	c.segs = nil
+	c.last, _ = compose(nil, c.limit)
+	return nil
 }
 
 // Watching reports whether the tree is watched.

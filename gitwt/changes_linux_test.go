@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gofrs/flock"
 	"github.com/matryer/is"
 )
 
@@ -380,4 +381,62 @@ func TestChangesAfterSomeoneRunsGit(t *testing.T) {
 			is.Equal(c.counts.all, 2) // the index tracks something new: everything looked at
 		})
 	}
+}
+
+// TestPrivateIndexLeftovers: the private index of a run that was killed
+// is removed by the next; one in use is not.
+func TestPrivateIndexLeftovers(t *testing.T) {
+	is := is.New(t)
+	dir, repo, _ := watched(t)
+	dead := filepath.Join(dir, ".git", "architect-index-dead")
+	write(t, dead, "index", "x")
+	write(t, dead, "lock", "")
+	live := filepath.Join(dir, ".git", "architect-index-live")
+	write(t, live, "lock", "")
+	held := flock.New(filepath.Join(live, "lock"))
+	is.NoErr(held.Lock())
+	defer held.Unlock()
+
+	c := repo.Changes(context.Background(), "", nil, 100, ChangesOptions{})
+	_, err := c.Diff(context.Background())
+	is.NoErr(err)
+	is.True(!exists(dead))
+	is.True(exists(live))
+	mine, _ := filepath.Glob(filepath.Join(dir, ".git", "architect-index-*"))
+	is.Equal(len(mine), 2) // live and this one's
+	is.NoErr(c.Close())
+	mine, _ = filepath.Glob(filepath.Join(dir, ".git", "architect-index-*"))
+	is.Equal(mine, []string{live})
+}
+
+// TestChangesCleanWorktree: in a worktree just checked out, the first diff
+// costs no look at the tree, and what follows is path by path as ever.
+func TestChangesCleanWorktree(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, _ := watched(t)
+	base := gitT(t, dir, "rev-parse", "HEAD")
+	wt := filepath.Join(t.TempDir(), "wt")
+	is.NoErr(repo.AddWorktree(ctx, wt, "architect/clean", base))
+	r := open(t, wt)
+	c := r.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true, Clean: true})
+	defer c.Close()
+	d, err := c.Diff(ctx)
+	is.NoErr(err)
+	is.Equal(d, Diff{Tree: noChange})
+	is.Equal(c.counts.all+c.counts.paths, 0) // no look at all
+
+	write(t, wt, "src/b.txt", "changed\n")
+	write(t, wt, "new/n.txt", "new\n")
+	d, err = c.Diff(ctx)
+	is.NoErr(err)
+	want, err := r.Diff(ctx, base, []string{".architect"}, 1<<20)
+	is.NoErr(err)
+	is.Equal(d, want)
+	is.Equal(c.counts.all, 0)
+	hash, committed, err := c.Commit(ctx, "clean start")
+	is.NoErr(err)
+	is.True(committed)
+	is.Equal(gitT(t, wt, "show", "--name-status", "--format=", hash), "A\tnew/n.txt\nM\tsrc/b.txt")
+	is.Equal(gitT(t, wt, "status", "--porcelain", "--untracked-files=no"), "")
 }

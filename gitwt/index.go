@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/gofrs/flock"
 )
 
 // privateIndex is architect's own index file for one working tree: git
@@ -29,6 +31,7 @@ type privateIndex struct {
 	// exist.
 	known    string
 	realInfo fs.FileInfo
+	lock     *flock.Flock // held while the folder is in use
 }
 
 // errIndexMoved: the working tree's index changed since it was last seeded
@@ -36,16 +39,34 @@ type privateIndex struct {
 var errIndexMoved = errors.New("the index was written by another process meanwhile")
 
 // newPrivateIndex makes a folder for the private index of r, in r's git
-// folder when it can be written, else in the temporary folder.
+// folder when it can be written, else in the temporary folder. The folder
+// is locked while in use; those of runs that ended without removing theirs
+// (killed) are removed.
 func newPrivateIndex(r *Repo) (*privateIndex, error) {
-	dir, err := os.MkdirTemp(r.gitDir, "architect-index-")
+	stale, _ := filepath.Glob(filepath.Join(r.gitDir, indexDirPattern))
+	for _, d := range stale {
+		l := flock.New(filepath.Join(d, "lock"), flock.SetFlag(os.O_RDONLY))
+		if ok, err := l.TryLock(); err == nil && ok {
+			_ = os.RemoveAll(d)
+			_ = l.Unlock()
+		}
+	}
+	dir, err := os.MkdirTemp(r.gitDir, indexDirPattern)
 	if err != nil {
-		if dir, err = os.MkdirTemp("", "architect-index-"); err != nil {
+		if dir, err = os.MkdirTemp("", indexDirPattern); err != nil {
 			return nil, err
 		}
 	}
-	return &privateIndex{dir: dir, path: filepath.Join(dir, "index"), real: filepath.Join(r.gitDir, "index"), known: filepath.Join(dir, "known")}, nil
+	p := &privateIndex{dir: dir, path: filepath.Join(dir, "index"), real: filepath.Join(r.gitDir, "index"),
+		known: filepath.Join(dir, "known"), lock: flock.New(filepath.Join(dir, "lock"))}
+	if err := p.lock.Lock(); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	return p, nil
 }
+
+const indexDirPattern = "architect-index-*"
 
 // env is what makes git use the private index.
 func (p *privateIndex) env() []string { return []string{"GIT_INDEX_FILE=" + p.path} }
@@ -142,7 +163,11 @@ func (p *privateIndex) install() error {
 	return p.remember(info)
 }
 
-func (p *privateIndex) close() error { return os.RemoveAll(p.dir) }
+func (p *privateIndex) close() error {
+	err := os.RemoveAll(p.dir)
+	_ = p.lock.Unlock()
+	return err
+}
 
 // sameFile reports whether a and b are the same unchanged file (or both
 // absent).

@@ -64,6 +64,12 @@ type Watcher struct {
 // the top-level folder, as for Diff). It fails where inotify is not
 // available or the tree is too big to watch; the caller then does without.
 func (r *Repo) Watch(ctx context.Context, excludes []string) (*Watcher, error) {
+	return r.watch(ctx, excludes, false)
+}
+
+// watch is Watch; clean says the tree is a fresh checkout, in which no
+// folder is ignored (there is no untracked file).
+func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -84,7 +90,12 @@ func (r *Repo) Watch(ctx context.Context, excludes []string) (*Watcher, error) {
 			return nil, err
 		}
 	}
-	if err := w.addTree(ctx); err != nil {
+	if clean {
+		err = w.walk(r.dir)
+	} else {
+		err = w.addTree(ctx)
+	}
+	if err != nil {
 		w.Close()
 		return nil, err
 	}

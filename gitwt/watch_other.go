@@ -16,6 +16,10 @@ func (r *Repo) Watch(ctx context.Context, excludes []string) (*Watcher, error) {
 	return nil, errors.ErrUnsupported
 }
 
+func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watcher, error) {
+	return nil, errors.ErrUnsupported
+}
+
 // Take is never called: Watch returns no Watcher.
 func (w *Watcher) Take(ctx context.Context) Changed { return Changed{All: true} }
 

@@ -48,6 +48,7 @@ type workspace struct {
 
 	watch   bool           // watch the tree rather than look at all of it every time (config NoWatch)
 	commits bool           // iterations are committed (a worktree, or build mode)
+	fresh   bool           // the worktree was created by this run and nothing has run in it yet
 	changes *gitwt.Changes // the diff against initialRef, kept up to date
 }
 
@@ -55,7 +56,8 @@ type workspace struct {
 // first call starts watching the tree.
 func (w *workspace) gitChanges(ctx context.Context) *gitwt.Changes {
 	if w.changes == nil {
-		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, prompt.DiffLimit, gitwt.ChangesOptions{Watch: w.watch, Commits: w.commits})
+		opts := gitwt.ChangesOptions{Watch: w.watch, Commits: w.commits, Clean: w.fresh}
+		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, prompt.DiffLimit, opts)
 	}
 	return w.changes
 }
@@ -144,7 +146,7 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	if err != nil {
 		return nil, err
 	}
-	w.repo, w.worktree, w.branch = wtRepo, path, branch
+	w.repo, w.worktree, w.branch, w.fresh = wtRepo, path, branch, true
 	w.dir = filepath.Join(path, rel)
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil, err
