@@ -4,6 +4,7 @@
 //
 //	go run ./bench            # every scenario, 3 runs each (medians)
 //	go run ./bench -runs 5 -only overhead,startup
+//	go run ./bench -only scale,batch   # 1k to 100k-file repositories, a batch of 20
 //
 // The hot functions have `go test -bench . ./bench` benchmarks.
 package main
@@ -29,7 +30,7 @@ import (
 
 var (
 	runs = flag.Int("runs", 3, "runs per scenario (the median is reported)")
-	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup")
+	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, scale, batch")
 	bin  string
 	tmp  string
 )
@@ -86,6 +87,12 @@ func main() {
 	}
 	if want("startup") {
 		startup()
+	}
+	if want("scale") {
+		scale()
+	}
+	if want("batch") {
+		batch()
 	}
 	fmt.Printf("Machine: %s\n\n", machine())
 	fmt.Println("| measurement | result (median of runs) | target | |")

@@ -22,9 +22,9 @@ type Diff struct {
 	// Truncated is how many bytes of the diff Text does not hold.
 	Truncated int64
 	// Tree identifies the working tree (less the excluded paths) relative
-	// to the base: a hash of the whole diff, which holds every changed
-	// file's object name (--full-index). Equal values mean equal working
-	// trees: nothing changed in between.
+	// to the base: a hash of the hashes of each file's part of the diff,
+	// which holds the file's object name (--full-index). Equal values mean
+	// equal working trees: nothing changed in between.
 	Tree string
 	// Stat is `git diff --stat` for the same change, listing at most 100
 	// files before its summary line.

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sizeList are the repositories of the scale scenario, in files (100 to a
+// folder); the first is the reference the last is compared with.
+var sizeList = flag.String("sizes", "1000,10000,50000,100000", "scale: repository sizes in files")
+
+// scaleIterations is how many iterations each run of the scale scenario
+// has, each changing one file.
+const scaleIterations = 10
+
+// bigFixture builds a committed repository of n small files, 100 to a
+// folder (a 50,000-file one has 500 folders).
+func bigFixture(name string, n int) string {
+	dir := filepath.Join(tmp, name)
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("pkg%04d", i/100), fmt.Sprintf("file%06d.txt", i))
+		if i%100 == 0 {
+			must(os.MkdirAll(filepath.Dir(p), 0o755))
+		}
+		must(os.WriteFile(p, []byte(fmt.Sprintf("file %d\nline two\nline three\n", i)), 0o644))
+	}
+	git(dir, "init", "-q")
+	git(dir, "add", "-A")
+	git(dir, "commit", "-q", "-m", "fixture")
+	return dir
+}
+
+// changeOne is the agent of the scale scenario: it changes one file.
+const changeOne = "date +%s%N >> pkg0000/file000007.txt"
+
+// scale measures architect's own cost per iteration as the repository
+// grows, one file changed per iteration, committed (build mode, the
+// default), next to plain git doing the same work in a copy of the same
+// repository: git add -A && git commit && git diff HEAD~1.
+func scale() {
+	var sizes []int
+	for _, f := range strings.Split(*sizeList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		must(err)
+		sizes = append(sizes, n)
+	}
+	var small float64
+	for _, n := range sizes {
+		arch := bigFixture(fmt.Sprintf("scale-%d", n), n)
+		plain := bigFixture(fmt.Sprintf("scale-%d-git", n), n)
+		var own, span, plainT, start []float64
+		for r := range *runs {
+			archRun := func() {
+				res, wall, _ := run(arch, "change", "--agent-cmd", changeOne, "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
+				if len(res.Iterations) != scaleIterations {
+					fatal(fmt.Errorf("scale %d: %d iterations (%s)", n, len(res.Iterations), res.StopReason))
+				}
+				o, s, st := iterationCosts(arch)
+				own, span, start = append(own, o...), append(span, s...), append(start, st)
+				_ = wall
+			}
+			plainRun := func() {
+				for range scaleIterations {
+					sh(plain, changeOne)
+					t0 := time.Now()
+					git(plain, "add", "-A")
+					git(plain, "commit", "-q", "-m", "iteration")
+					out, err := exec.Command("git", "-C", plain, "diff", "HEAD~1").Output()
+					must(err)
+					if len(out) == 0 {
+						fatal(fmt.Errorf("scale %d: plain git saw no change", n))
+					}
+					plainT = append(plainT, time.Since(t0).Seconds()*1000)
+				}
+			}
+			if r%2 == 0 {
+				archRun()
+				plainRun()
+			} else {
+				plainRun()
+				archRun()
+			}
+		}
+		o, p := median(own), median(plainT)
+		if n == sizes[0] {
+			small = o
+		}
+		name := fmt.Sprintf("per-iteration overhead, %d files, one changed and committed per iteration", n)
+		value := fmt.Sprintf("%.1f ms (checks finished → iteration recorded: %.1f ms); plain git add -A && git commit && git diff HEAD~1: %.1f ms; ratio %.2f; start of the run (watch, first look): %.0f ms",
+			o, median(span), p, o/p, median(start))
+		switch n {
+		case sizes[0]:
+			report(name, value, "(the reference for 100,000 files)", true)
+		case sizes[len(sizes)-1]:
+			report(name, value, "≤ 0.5× plain git", o <= p/2)
+			report(fmt.Sprintf("per-iteration overhead, %d files against %d", n, sizes[0]), fmt.Sprintf("%.2f×", o/small), "≤ 3×", o <= 3*small)
+		default:
+			report(name, value, "-", true)
+		}
+		must(os.RemoveAll(arch))
+		must(os.RemoveAll(plain))
+	}
+}
+
+type event struct {
+	Type           string   `json:"type"`
+	Time           string   `json:"time"`
+	Iteration      int      `json:"iteration"`
+	AgentDuration  *float64 `json:"agent_duration"`
+	ChecksDuration *float64 `json:"checks_duration"`
+}
+
+// iterationCosts reads a run's event log: for each iteration, the time
+// from its start to the next one's (or to the end of the run) less the
+// agent's and the checks' own, and the time from its last check's end to
+// its record; and the time from the run's start to its first iteration.
+func iterationCosts(dir string) (own, span []float64, start float64) {
+	f, err := os.Open(filepath.Join(dir, ".architect", "events.jsonl"))
+	must(err)
+	defer f.Close()
+	var evs []event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev event
+		if json.Unmarshal(sc.Bytes(), &ev) == nil {
+			evs = append(evs, ev)
+		}
+	}
+	at := func(ev event) time.Time {
+		t, err := time.Parse(time.RFC3339Nano, ev.Time)
+		must(err)
+		return t
+	}
+	var began, lastCheck time.Time
+	var loopStart time.Time
+	var pending *event
+	flush := func(next time.Time) {
+		if pending == nil {
+			return
+		}
+		d := next.Sub(began).Seconds() - *pending.AgentDuration - *pending.ChecksDuration
+		own = append(own, d*1000)
+		pending = nil
+	}
+	for i, ev := range evs {
+		switch ev.Type {
+		case "loop_started":
+			loopStart = at(ev)
+		case "iteration_started":
+			flush(at(ev))
+			if ev.Iteration == 1 {
+				start = at(ev).Sub(loopStart).Seconds() * 1000
+			}
+			began = at(ev)
+		case "check_finished":
+			lastCheck = at(ev)
+		case "iteration_finished":
+			span = append(span, at(ev).Sub(lastCheck).Seconds()*1000)
+			pending = &evs[i]
+		case "loop_finished":
+			flush(at(ev))
+		}
+	}
+	return own, span, start
+}
+
+// batch measures the creation of a batch's worktrees: 20 tasks on the
+// 50,000-file repository, each a one-iteration loop with a no-op agent,
+// against git worktree add run 20 times in a copy of the same repository.
+func batch() {
+	const tasks, files = 20, 50000
+	repo := bigFixture("batch", files)
+	ref := bigFixture("batch-git", files)
+	var y strings.Builder
+	y.WriteString("defaults:\n  agent_cmd: \"true\"\n  checks: [\"true\"]\n  max_iterations: 1\ntasks:\n")
+	for i := range tasks {
+		fmt.Fprintf(&y, "  - id: t%02d\n    task: nothing\n", i)
+	}
+	file := filepath.Join(tmp, "batch.yaml")
+	must(os.WriteFile(file, []byte(y.String()), 0o644))
+	for _, parallel := range []int{1, 4} {
+		var arch, plain []float64
+		for r := range *runs {
+			archRun := func() {
+				cmd := exec.Command(bin, "batch", file, "-C", repo, "--parallel", strconv.Itoa(parallel))
+				cmd.Stderr = nil
+				t0 := time.Now()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					fatal(fmt.Errorf("batch: %v\n%s", err, out))
+				}
+				arch = append(arch, time.Since(t0).Seconds())
+				must(os.RemoveAll(filepath.Join(repo, ".architect-worktrees")))
+				git(repo, "worktree", "prune")
+				for i := range tasks {
+					git(repo, "branch", "-q", "-D", fmt.Sprintf("architect/t%02d", i))
+				}
+			}
+			plainRun := func() {
+				t0 := time.Now()
+				for i := range tasks {
+					git(ref, "worktree", "add", "-q", "-b", fmt.Sprintf("ref/t%02d", i), filepath.Join(ref, ".wt", fmt.Sprintf("t%02d", i)), "HEAD")
+				}
+				plain = append(plain, time.Since(t0).Seconds())
+				must(os.RemoveAll(filepath.Join(ref, ".wt")))
+				git(ref, "worktree", "prune")
+				for i := range tasks {
+					git(ref, "branch", "-q", "-D", fmt.Sprintf("ref/t%02d", i))
+				}
+			}
+			if r%2 == 0 {
+				archRun()
+				plainRun()
+			} else {
+				plainRun()
+				archRun()
+			}
+		}
+		a, p := median(arch), median(plain)
+		report(fmt.Sprintf("batch of %d one-iteration tasks on %d files, --parallel %d: the whole batch", tasks, files, parallel),
+			fmt.Sprintf("%.1f s; git worktree add %d times: %.1f s; ratio %.2f", a, tasks, p, a/p), "≤ 1.1× git worktree add", a <= 1.1*p)
+	}
+	must(os.RemoveAll(repo))
+	must(os.RemoveAll(ref))
+}
