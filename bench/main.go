@@ -102,18 +102,37 @@ func main() {
 	}
 }
 
-// fixture builds a git repository of n small files, committed.
+// fixture builds a git repository of n small files, 50 to a folder,
+// committed.
 func fixture(name string, n int) string {
+	return layout(name, n, 50, "pkg%03d/file%05d.txt")
+}
+
+// layout builds a committed repository of n small files, perDir to a
+// folder, named by pattern from the folder's and the file's numbers.
+func layout(name string, n, perDir int, pattern string) string {
 	dir := filepath.Join(tmp, name)
 	for i := range n {
-		p := filepath.Join(dir, fmt.Sprintf("pkg%03d", i/50), fmt.Sprintf("file%05d.txt", i))
-		must(os.MkdirAll(filepath.Dir(p), 0o755))
+		p := filepath.Join(dir, filepath.FromSlash(fmt.Sprintf(pattern, i/perDir, i)))
+		if i%perDir == 0 {
+			must(os.MkdirAll(filepath.Dir(p), 0o755))
+		}
 		must(os.WriteFile(p, []byte(fmt.Sprintf("file %d\nline two\nline three\n", i)), 0o644))
 	}
 	git(dir, "init", "-q")
 	git(dir, "add", "-A")
 	git(dir, "commit", "-q", "-m", "fixture")
 	return dir
+}
+
+// alternate runs a then b, or b then a on odd runs, so that neither is
+// always the one that meets a warm (or cold) cache.
+func alternate(run int, a, b func()) {
+	if run%2 == 1 {
+		a, b = b, a
+	}
+	a()
+	b()
 }
 
 func git(dir string, args ...string) {

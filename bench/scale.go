@@ -24,18 +24,7 @@ const scaleIterations = 10
 // bigFixture builds a committed repository of n small files, 100 to a
 // folder (a 50,000-file one has 500 folders).
 func bigFixture(name string, n int) string {
-	dir := filepath.Join(tmp, name)
-	for i := range n {
-		p := filepath.Join(dir, fmt.Sprintf("pkg%04d", i/100), fmt.Sprintf("file%06d.txt", i))
-		if i%100 == 0 {
-			must(os.MkdirAll(filepath.Dir(p), 0o755))
-		}
-		must(os.WriteFile(p, []byte(fmt.Sprintf("file %d\nline two\nline three\n", i)), 0o644))
-	}
-	git(dir, "init", "-q")
-	git(dir, "add", "-A")
-	git(dir, "commit", "-q", "-m", "fixture")
-	return dir
+	return layout(name, n, 100, "pkg%04d/file%06d.txt")
 }
 
 // changeOne is the agent of the scale scenario: it changes one file.
@@ -59,13 +48,12 @@ func scale() {
 		var own, span, plainT, start []float64
 		for r := range *runs {
 			archRun := func() {
-				res, wall, _ := run(arch, "change", "--agent-cmd", changeOne, "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
+				res, _, _ := run(arch, "change", "--agent-cmd", changeOne, "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
 				if len(res.Iterations) != scaleIterations {
 					fatal(fmt.Errorf("scale %d: %d iterations (%s)", n, len(res.Iterations), res.StopReason))
 				}
 				o, s, st := iterationCosts(arch)
 				own, span, start = append(own, o...), append(span, s...), append(start, st)
-				_ = wall
 			}
 			plainRun := func() {
 				for range scaleIterations {
@@ -81,13 +69,7 @@ func scale() {
 					plainT = append(plainT, time.Since(t0).Seconds()*1000)
 				}
 			}
-			if r%2 == 0 {
-				archRun()
-				plainRun()
-			} else {
-				plainRun()
-				archRun()
-			}
+			alternate(r, archRun, plainRun)
 		}
 		o, p := median(own), median(plainT)
 		if n == sizes[0] {
@@ -176,12 +158,15 @@ func iterationCosts(dir string) (own, span []float64, start float64) {
 // batch measures the creation of a batch's worktrees: 20 tasks on the
 // 50,000-file repository, each a one-iteration loop with a no-op agent,
 // against git worktree add run 20 times in a copy of the same repository.
+var batchFiles = flag.Int("batch-files", 50000, "batch: the repository's size in files")
+
 func batch() {
-	const tasks, files = 20, 50000
+	const tasks = 20
+	files := *batchFiles
 	repo := bigFixture("batch", files)
 	ref := bigFixture("batch-git", files)
 	var y strings.Builder
-	y.WriteString("defaults:\n  agent_cmd: \"true\"\n  checks: [\"true\"]\n  max_iterations: 1\ntasks:\n")
+	y.WriteString("defaults:\n  agent_cmd: \"echo '<promise>COMPLETE</promise>'\"\n  checks: [\"true\"]\n  max_iterations: 1\ntasks:\n")
 	for i := range tasks {
 		fmt.Fprintf(&y, "  - id: t%02d\n    task: nothing\n", i)
 	}
@@ -216,13 +201,7 @@ func batch() {
 					git(ref, "branch", "-q", "-D", fmt.Sprintf("ref/t%02d", i))
 				}
 			}
-			if r%2 == 0 {
-				archRun()
-				plainRun()
-			} else {
-				plainRun()
-				archRun()
-			}
+			alternate(r, archRun, plainRun)
 		}
 		a, p := median(arch), median(plain)
 		report(fmt.Sprintf("batch of %d one-iteration tasks on %d files, --parallel %d: the whole batch", tasks, files, parallel),

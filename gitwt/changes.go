@@ -62,7 +62,7 @@ type Changes struct {
 	committed string // the tree last committed here
 	cfg       *commitConfig
 	removed   pathSet                            // paths removed from the private index since it was the working tree's
-	counts    struct{ all, paths, fallback int } // updates of each kind, for tests
+	counts    struct{ all, paths, fallback, refetch int } // updates of each kind, for tests
 }
 
 // Changes returns a Changes against base with Diff's excludes and limit.
@@ -84,13 +84,9 @@ func (r *Repo) Changes(ctx context.Context, base string, excludes []string, limi
 
 // startClean takes the tree as the base's, with no look at it.
 func (c *Changes) startClean(ctx context.Context) error {
-	if err := c.open(ctx); err != nil {
+	if err := c.reseed(ctx); err != nil {
 		return err
 	}
-	if err := c.index.seed(); err != nil {
-		return err
-	}
-	c.removed = pathSet{}
 	if c.stage {
 		tree, err := output(ctx, c.repo.dir, "rev-parse", "--verify", "--quiet", c.baseRev+"^{tree}")
 		if err != nil {
@@ -164,6 +160,7 @@ func (c *Changes) compose(ctx context.Context) (Diff, error) {
 			}
 			continue
 		}
+		c.counts.refetch++
 		var paths []string
 		for _, i := range need {
 			paths = append(paths, c.segs[i].paths()...)
@@ -178,13 +175,9 @@ func (c *Changes) compose(ctx context.Context) (Diff, error) {
 // the whole tree.
 func (c *Changes) syncAll(ctx context.Context) error {
 	c.counts.all++
-	if err := c.open(ctx); err != nil {
+	if err := c.reseed(ctx); err != nil {
 		return err
 	}
-	if err := c.index.seed(); err != nil {
-		return err
-	}
-	c.removed = pathSet{}
 	if c.stage {
 		rm := &removals{set: c.removed}
 		if err := c.repo.addPaths(ctx, command{env: c.index.env(), stdout: rm}, nil, c.excludes, "-A", "-v"); err != nil {
@@ -364,6 +357,18 @@ func (c *Changes) writeTree(ctx context.Context) error {
 		return err
 	}
 	c.tree = strings.TrimSpace(out.String())
+	return nil
+}
+
+// reseed makes the private index the working tree's own again.
+func (c *Changes) reseed(ctx context.Context) error {
+	if err := c.open(ctx); err != nil {
+		return err
+	}
+	if err := c.index.seed(); err != nil {
+		return err
+	}
+	c.removed = pathSet{}
 	return nil
 }
 

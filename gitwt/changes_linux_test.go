@@ -36,8 +36,8 @@ func TestChangesMatchAFreshDiff(t *testing.T) {
 	}{
 		{"diff", false, 1 << 20, 7},
 		{"commits", true, 1 << 20, 8},
-		{"diff, short text", false, 700, 9},
-		{"commits, short text", true, 700, 10},
+		{"diff, short text", false, 300, 9},
+		{"commits, short text", true, 300, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) { changesProperty(t, tc.commits, tc.limit, tc.seed) })
 	}
@@ -69,6 +69,10 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 	base := commit(t, dir, "more")
 	excludes := []string{".architect"}
 	baseFiles := strings.Split(gitT(t, dir, "ls-tree", "-r", "--name-only", base, "--", "a.txt", "src", "lib"), "\n")
+	// Edits to files of the base, so that the diff has files that stay
+	// modified while others change (how they show depends on attributes).
+	write(t, dir, "a.txt", "one\nedited\n")
+	write(t, dir, "lib/m0.go", lines(0, 12, 3))
 	c := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Watch: true, Commits: commits})
 	defer c.Close()
 	is.True(c.Watching())
@@ -173,7 +177,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 			case 11:
 				f := oneOf([]string{".gitattributes", "lib/.gitattributes"}, "")
 				os.RemoveAll(filepath.Join(dir, f))
-				put(f, oneOf([]string{"", "*.bin binary\n", "*.txt -diff\n"}, ""))
+				put(f, oneOf([]string{"", "*.bin binary\n", "*.txt -diff\n", "*.go -diff\n"}, ""))
 			case 12:
 				put(".git/info/exclude", oneOf([]string{"", "f2*\n", "*.go\n"}, ""))
 			case 13: // a new folder full of files at once
@@ -439,4 +443,75 @@ func TestChangesCleanWorktree(t *testing.T) {
 	is.True(committed)
 	is.Equal(gitT(t, wt, "show", "--name-status", "--format=", hash), "A\tnew/n.txt\nM\tsrc/b.txt")
 	is.Equal(gitT(t, wt, "status", "--porcelain", "--untracked-files=no"), "")
+}
+
+// TestChangesFirstCommit: a repository with no commit and no identity
+// configured gets its first commit, with the fallback identity, and the
+// reflog git commit would write.
+func TestChangesFirstCommit(t *testing.T) {
+	is := is.New(t)
+	isolate(t, false)
+	dir := t.TempDir()
+	gitT(t, dir, "init", "--quiet")
+	write(t, dir, "a.txt", "a\n")
+	ctx := context.Background()
+	c := open(t, dir).Changes(ctx, "", nil, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	hash, committed, err := c.Commit(ctx, "first\n\n\nbody  \n\n")
+	is.NoErr(err)
+	is.True(committed)
+	is.Equal(gitT(t, dir, "rev-parse", "HEAD"), hash)
+	is.Equal(gitT(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%B"), "architect <architect@localhost>|architect <architect@localhost>|first\n\nbody")
+	is.Equal(gitT(t, dir, "reflog", "-1", "--format=%gs"), "commit (initial): first")
+	is.Equal(gitT(t, dir, "status", "--porcelain"), "")
+}
+
+// TestChangesSignedCommit: where commits are signed, the commit goes
+// through git commit, which signs it.
+func TestChangesSignedCommit(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, _ := watched(t)
+	gpg := filepath.Join(t.TempDir(), "gpg")
+	is.NoErr(os.WriteFile(gpg, []byte("#!/bin/sh\ncat >/dev/null\necho '[GNUPG:] SIG_CREATED ' >&2\nprintf -- '-----BEGIN PGP SIGNATURE-----\\n\\nfake\\n-----END PGP SIGNATURE-----\\n'\n"), 0o755))
+	gitT(t, dir, "config", "commit.gpgSign", "true")
+	gitT(t, dir, "config", "gpg.program", gpg)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	write(t, dir, "a.txt", "signed\n")
+	_, committed, err := c.Commit(ctx, "signed")
+	is.NoErr(err)
+	is.True(committed)
+	is.True(strings.Contains(gitT(t, dir, "cat-file", "commit", "HEAD"), "gpgsig -----BEGIN PGP SIGNATURE-----"))
+}
+
+// TestChangesTextAfterShrink: the first bytes of files far into the diff
+// are not kept; when the diff before them shrinks, they are read again.
+func TestChangesTextAfterShrink(t *testing.T) {
+	for _, commits := range []bool{false, true} {
+		t.Run(fmt.Sprint("commits ", commits), func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			dir, repo, _ := watched(t)
+			base := gitT(t, dir, "rev-parse", "HEAD")
+			write(t, dir, "a.txt", lines(1, 40, -1)) // first in the diff, 3 KB
+			for _, f := range []string{"b1.txt", "b2.txt", "b3.txt"} {
+				write(t, dir, f, lines(2, 10, -1)+f+"\n")
+			}
+			const limit = 500 // 2 KB kept: b2 and b3 keep nothing
+			c := repo.Changes(ctx, base, []string{".architect"}, limit, ChangesOptions{Watch: true, Commits: commits})
+			defer c.Close()
+			_, err := c.Diff(ctx)
+			is.NoErr(err)
+			write(t, dir, "a.txt", "one\n") // as at the base: out of the diff
+			got, err := c.Diff(ctx)
+			is.NoErr(err)
+			want, err := repo.Diff(ctx, base, []string{".architect"}, limit)
+			is.NoErr(err)
+			is.Equal(got, want)
+			is.True(strings.HasPrefix(got.Text, "diff --git a/b1.txt b/b1.txt"))
+			is.Equal(c.counts.refetch, 1)
+			is.Equal(c.counts.all, 1) // only the first look was whole
+		})
+	}
 }

@@ -237,3 +237,20 @@ func TestChangesWithoutWatching(t *testing.T) {
 	_, err = c.Diff(ctx)
 	is.True(err != nil) // recomputed, though nothing changed
 }
+
+// TestWatcherForgetsFoldersThatLeave: a folder moved out of the tree is no
+// longer watched (a watch follows the folder, not its name).
+func TestWatcherForgetsFoldersThatLeave(t *testing.T) {
+	is := is.New(t)
+	dir, _, w := watched(t)
+	before := len(w.dirs)
+	write(t, dir, "tmp/a/b/c.txt", "x\n")
+	is.Equal(taken(w), "tmp")
+	is.Equal(len(w.dirs), before+3)
+	away := filepath.Join(t.TempDir(), "away")
+	is.NoErr(os.Rename(filepath.Join(dir, "tmp"), away))
+	is.Equal(taken(w), "tmp")
+	is.Equal(len(w.dirs), before)
+	write(t, away, "a/b/d.txt", "y\n") // outside the tree now
+	is.Equal(taken(w), "")
+}
