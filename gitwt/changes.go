@@ -61,7 +61,7 @@ type Changes struct {
 	last      Diff
 	committed string // the tree last committed here
 	cfg       *commitConfig
-	removed   pathSet                            // paths removed from the private index since it was the working tree's
+	removed   pathSet                                     // paths removed from the private index since it was the working tree's
 	counts    struct{ all, paths, fallback, refetch int } // updates of each kind, for tests
 }
 
