@@ -108,12 +108,16 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 	if c.w != nil {
 		changed = c.w.Take(ctx)
 	}
-	if changed.Index && !changed.All && c.valid {
+	if changed.Index && !changed.All {
 		// Someone ran git: look at everything only if the index now
 		// tracks or stages something else (not when `git status` merely
-		// refreshed it).
-		others, err := c.index.changedByOthers(c.oidLen())
-		if others || err != nil {
+		// refreshed it). What is tracked decides which folders matter.
+		others := true
+		if c.valid {
+			o, err := c.index.changedByOthers(c.oidLen())
+			others = o || err != nil
+		}
+		if others {
 			changed.All = true
 			c.w.Rescan(ctx)
 		}
@@ -149,12 +153,12 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 // near its start whose first bytes were not kept (the diff before them
 // shrank).
 func (c *Changes) compose(ctx context.Context) (Diff, error) {
-	for try := 0; ; try++ {
+	for try := 0; try < 4; try++ {
 		d, need := compose(c.segs, c.limit)
 		if need == nil {
 			return d, nil
 		}
-		if try == 2 {
+		if try == 2 { // the tree keeps changing meanwhile
 			if err := c.syncAll(ctx); err != nil {
 				return Diff{}, err
 			}
@@ -169,6 +173,7 @@ func (c *Changes) compose(ctx context.Context) (Diff, error) {
 			return Diff{}, err
 		}
 	}
+	return Diff{}, errors.New("the working tree kept changing while its diff was read")
 }
 
 // syncAll seeds the private index from the working tree's own and compares
