@@ -37,6 +37,9 @@ var (
 
 type row struct{ name, value, target, verdict string }
 
+// lastStart is when run last started architect.
+var lastStart time.Time
+
 var table []row
 
 func report(name, value, target string, ok bool) {
@@ -121,7 +124,10 @@ func layout(name string, n, perDir int, pattern string) string {
 	}
 	git(dir, "init", "-q")
 	git(dir, "add", "-A")
-	git(dir, "commit", "-q", "-m", "fixture")
+	git(dir, "-c", "gc.auto=0", "commit", "-q", "-m", "fixture")
+	// Packed, as a repository of that size is; and no gc --auto left
+	// running in the background while the scenario measures.
+	git(dir, "-c", "gc.autoDetach=false", "gc", "-q")
 	return dir
 }
 
@@ -161,6 +167,7 @@ func run(dir string, args ...string) (result, time.Duration, int64) {
 	cmd := exec.Command(bin, append([]string{"loop", "-C", dir, "--quiet", "--idle-threshold", "0", "--inactivity-timeout", "0"}, args...)...)
 	cmd.Stderr = os.Stderr
 	start := time.Now()
+	lastStart = start
 	must(cmd.Start())
 	done := make(chan struct{})
 	peak := make(chan int64)

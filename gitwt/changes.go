@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -129,7 +130,7 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 	c.valid = false // until this update succeeds: the paths taken are not lost
 	var err error
 	if !full {
-		if err = c.syncPaths(ctx, changed.Paths); err != nil && ctx.Err() == nil {
+		if err = c.syncPaths(ctx, changed); err != nil && ctx.Err() == nil {
 			c.counts.fallback++
 			full = true // git refused a path (one in a submodule, say): look at everything
 		}
@@ -208,12 +209,22 @@ const maxPathBytes = 256 << 10
 var errTooMany = errors.New("too many paths changed")
 
 // syncPaths stages the paths that changed and compares them.
-func (c *Changes) syncPaths(ctx context.Context, paths []string) error {
+//
+// A path only written in place existed at the last look, when git took it
+// if it does not ignore it: it is tracked (or ignored) already, so that
+// staging it needs no look for new files (`git add -u`), and marking new
+// files as to be added nothing at all. Only paths that may have appeared
+// cost git a look for new files (and a name hash of the whole index).
+func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 	c.counts.paths++
+	paths := changed.Paths
+	appeared := newPathSet(changed.Appeared)
 	var present, gone []string
+	anyNew := false
 	for _, p := range paths {
 		if _, err := os.Lstat(filepath.Join(c.repo.dir, filepath.FromSlash(p))); err == nil {
 			present = append(present, p)
+			anyNew = anyNew || appeared[p]
 		} else {
 			gone = append(gone, p)
 		}
@@ -249,24 +260,34 @@ func (c *Changes) syncPaths(ctx context.Context, paths []string) error {
 		if len(gone) > 0 {
 			// git add refuses a path that matches nothing, one created and
 			// deleted since the last look for example; git rm does not.
-			args := append([]string{"rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, literalSpecs(gone)...)
+			args := append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, literalSpecs(gone)...)
 			if err := run(ctx, c.repo.dir, verbose, args...); err != nil {
 				return err
 			}
 		}
+		mode := "-u"
+		if anyNew {
+			mode = "-A"
+		}
 		if len(present) > 0 {
-			if err := c.repo.addPaths(ctx, verbose, present, nil, "-A", "-v"); err != nil {
+			if err := c.repo.addPaths(ctx, verbose, present, nil, mode, "-v"); err != nil {
 				return err
 			}
 		}
 		if err := c.writeTree(ctx); err != nil {
 			return err
 		}
-	} else if len(present) > 0 {
+	} else if anyNew {
 		// --no-all: an entry is never removed, so that the index stays the
 		// working tree's own plus new files (a deleted file shows as
 		// deleted all the same).
-		if err := c.repo.addPaths(ctx, env, present, nil, "--intent-to-add", "--no-all"); err != nil {
+		var fresh []string
+		for _, p := range present {
+			if appeared[p] {
+				fresh = append(fresh, p)
+			}
+		}
+		if err := c.repo.addPaths(ctx, env, fresh, nil, "--intent-to-add", "--no-all"); err != nil {
 			return err
 		}
 	}
@@ -335,10 +356,12 @@ func (c *Changes) diffRun(ctx context.Context, paths []string) ([]segment, error
 	}
 	// Plumbing, so that the user's diff settings (noprefix, external diff
 	// tools, colours, order files) do not change what the agent reads.
-	args := []string{"-c", "core.quotePath=false", "diff-index"}
+	// Limited to a few paths, git's threads that look at every entry
+	// (core.preloadIndex) cost more than they spare.
+	args := []string{"-c", "core.quotePath=false", "-c", "core.preloadIndex=" + strconv.FormatBool(paths == nil), "diff-index"}
 	revs := []string{c.baseRev}
 	if c.stage {
-		args[2] = "diff-tree"
+		args[4] = "diff-tree"
 		args = append(args, "-r")
 		revs = append(revs, c.tree)
 	}

@@ -77,10 +77,14 @@ func (r *Repo) addAll(ctx context.Context, c command, excludes []string, mode st
 // all), with the options given.
 func (r *Repo) addPaths(ctx context.Context, c command, paths, excludes []string, opts ...string) error {
 	specs := []string{"."}
+	args := []string{"-c", "advice.addIgnoredFile=false", "-c", "advice.addEmbeddedRepo=false"}
 	if paths != nil {
 		specs = literalSpecs(paths)
+		// A few paths: git's threads that look at every entry cost more
+		// than they spare.
+		args = append(args, "-c", "core.preloadIndex=false")
 	}
-	args := append([]string{"-c", "advice.addIgnoredFile=false", "-c", "advice.addEmbeddedRepo=false", "add"}, opts...)
+	args = append(append(args, "add"), opts...)
 	args = append(append(append(args, "--"), specs...), excludeSpecs(excludes)...)
 	err := run(ctx, r.dir, c, args...)
 	var ge *GitError

@@ -11,10 +11,12 @@ import (
 )
 
 // BenchmarkIteration is one loop iteration's git work with one file
-// changed: Changes.Diff then Changes.Commit on a watched tree, and plain
-// git doing the same (git add -A && git commit && git diff HEAD~1) on a
-// copy, for repositories of 1,000 to 100,000 files (100 to a folder).
-// bench/ measures the same through the whole binary.
+// changed: Changes.Diff then Changes.Commit on a watched tree (build mode,
+// worktrees), Changes.Diff alone (plan mode), and plain git doing what a
+// commit does (git add -A && git commit && git diff HEAD~1) on a copy, for
+// repositories of 1,000 and 100,000 files, 100 to a folder
+// (ARCHITECT_BENCH_SIZES=1000:50000 for others). bench/ measures the same
+// through the whole binary.
 func BenchmarkIteration(b *testing.B) {
 	sizes := []int{1000, 100000}
 	if s := os.Getenv("ARCHITECT_BENCH_SIZES"); s != "" {
@@ -47,6 +49,27 @@ func BenchmarkIteration(b *testing.B) {
 				}
 				if _, ok, err := c.Commit(ctx, "iteration"); err != nil || !ok {
 					b.Fatal(err, ok)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("diff-only/%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			r, err := Open(ctx, arch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			base, _ := r.Head(ctx)
+			c := r.Changes(ctx, base, []string{".architect"}, 5000, ChangesOptions{Watch: true})
+			defer c.Close()
+			if _, err := c.Diff(ctx); err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				touch(b, arch, i)
+				b.StartTimer()
+				if _, err := c.Diff(ctx); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -53,7 +53,10 @@ type Watcher struct {
 	ignored  map[string]bool  // folders git ignores as a whole: not watched
 	nested   map[string]bool  // folders holding a repository of their own
 
-	changed map[string]bool // paths that changed since the last Take
+	// changed are the paths that changed since the last Take: true for
+	// those that may have appeared (created, moved in, a folder), false
+	// for those only written or chmodded in place.
+	changed map[string]bool
 	newDirs []string        // folders that appeared: to be watched
 	all     bool            // the next Take cannot say which paths changed
 	rescan  bool            // ignore rules changed or events were lost: watch the tree anew
@@ -135,22 +138,30 @@ func (w *Watcher) Take(ctx context.Context) Changed {
 	}
 	c := Changed{All: w.all || w.fd < 0, Index: w.index}
 	if !c.All {
+		var paths []string
 		for p := range w.changed {
 			if !w.covered(w.ignored, p) {
-				c.Paths = append(c.Paths, p)
+				paths = append(paths, p)
 			}
 		}
-		slices.Sort(c.Paths)
+		slices.Sort(paths)
 		// A folder stands for what is in it: "a" then "a/b" keeps "a"
-		// ("a.b" sorts between them, "a/" before "a0").
-		kept := c.Paths[:0]
-		for _, p := range c.Paths {
-			if n := len(kept); n > 0 && strings.HasPrefix(p, kept[n-1]+"/") {
+		// ("a.b" sorts between them, "a/" before "a0"), which appeared if
+		// anything in it did.
+		for _, p := range paths {
+			if n := len(c.Paths); n > 0 && strings.HasPrefix(p, c.Paths[n-1]+"/") {
+				if w.changed[p] && !w.changed[c.Paths[n-1]] {
+					w.changed[c.Paths[n-1]] = true
+				}
 				continue
 			}
-			kept = append(kept, p)
+			c.Paths = append(c.Paths, p)
 		}
-		c.Paths = kept
+		for _, p := range c.Paths {
+			if w.changed[p] {
+				c.Appeared = append(c.Appeared, p)
+			}
+		}
 	}
 	clear(w.changed)
 	w.all, w.index = false, false
@@ -263,7 +274,7 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 			delete(w.nested, dir)
 		}
 		if dir != "" {
-			w.note(dir)
+			w.note(dir, true)
 		}
 		return
 	}
@@ -281,12 +292,13 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		w.all = true
 		w.rescan = w.rescan || name == ".gitignore"
 	}
-	w.note(rel)
+	w.note(rel, isDir || mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ATTRIB) == 0)
 }
 
 // note remembers that rel changed: the folder of a nested repository
 // stands for everything in it.
-func (w *Watcher) note(rel string) {
+func (w *Watcher) note(rel string, appeared bool) {
+	orig := rel
 	if len(w.nested) > 0 {
 		for p := rel; ; {
 			if w.nested[p] {
@@ -302,7 +314,7 @@ func (w *Watcher) note(rel string) {
 	if w.all {
 		return
 	}
-	w.changed[rel] = true
+	w.changed[rel] = w.changed[rel] || appeared || rel != orig
 	if len(w.changed) > maxChanged {
 		w.all = true
 		clear(w.changed)
@@ -381,7 +393,7 @@ func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
 		if w.covered(w.ignored, d) {
 			continue
 		}
-		w.note(d) // what was written in it before the watch was added
+		w.note(d, true) // what was written in it before the watch was added
 		if err := w.walk(filepath.Join(w.repo.dir, filepath.FromSlash(d))); err != nil {
 			return err
 		}

@@ -254,3 +254,33 @@ func TestWatcherForgetsFoldersThatLeave(t *testing.T) {
 	write(t, away, "a/b/d.txt", "y\n") // outside the tree now
 	is.Equal(taken(w), "")
 }
+
+// TestWatcherTellsWhatAppeared: a file written in place existed before (git
+// has it, or ignores it); one created, moved in, or a folder, may be new.
+func TestWatcherTellsWhatAppeared(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, _, w := watched(t)
+	appeared := func() (string, string) {
+		c := w.Take(ctx)
+		return strings.Join(c.Paths, " "), strings.Join(c.Appeared, " ")
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "a.txt"), os.O_WRONLY|os.O_APPEND, 0)
+	is.NoErr(err)
+	f.WriteString("more\n")
+	f.Close()
+	is.NoErr(os.Chmod(filepath.Join(dir, "src/b.txt"), 0o755))
+	write(t, dir, "new.txt", "x\n")
+	is.NoErr(os.Rename(filepath.Join(dir, "new.txt"), filepath.Join(dir, "src/moved.txt")))
+	paths, fresh := appeared()
+	is.Equal(paths, "a.txt new.txt src/b.txt src/moved.txt")
+	is.Equal(fresh, "new.txt src/moved.txt")
+
+	// A folder's own events count as something appearing in it; it
+	// stands for what is in it.
+	is.NoErr(os.Chmod(filepath.Join(dir, "src/deep"), 0o700))
+	write(t, dir, "src/deep/d.txt", "new\n")
+	paths, fresh = appeared()
+	is.Equal(paths, "src/deep")
+	is.Equal(fresh, "src/deep")
+}
