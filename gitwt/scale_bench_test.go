@@ -117,7 +117,9 @@ func benchRepo(b *testing.B, n int) string {
 			b.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "fixture"}} {
+	// Packed, as a repository of that size is, and no gc --auto left
+	// running in the background.
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "gc.auto=0", "commit", "-q", "-m", "fixture"}, {"gc", "-q"}} {
 		if out, err := runGit(dir, args...); err != nil {
 			b.Fatal(err, out)
 		}

@@ -57,10 +57,10 @@ type Watcher struct {
 	// those that may have appeared (created, moved in, a folder), false
 	// for those only written or chmodded in place.
 	changed map[string]bool
-	newDirs []string        // folders that appeared: to be watched
-	all     bool            // the next Take cannot say which paths changed
-	rescan  bool            // ignore rules changed or events were lost: watch the tree anew
-	index   bool            // the index was written
+	newDirs []string // folders that appeared: to be watched
+	all     bool     // the next Take cannot say which paths changed
+	rescan  bool     // ignore rules changed or events were lost: watch the tree anew
+	index   bool     // the index was written
 }
 
 // Watch starts watching the working tree, less excludes (paths relative to
