@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
@@ -54,14 +55,12 @@ func dryRunLoop(ctx context.Context, e *env, cfg config.Config, src config.Sourc
 	if path != "" {
 		title += " (" + path + ")"
 	}
-	fmt.Fprintf(&b, "%s: value, then where it came from\n", title)
-	width := 0
+	fmt.Fprintf(&b, "%s: key, value, where the value came from\n", title)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, s := range settings {
-		width = max(width, len(s.Key))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Key, strings.NewReplacer("\t", " ", "\n", `\n`).Replace(s.Text()), s.Source)
 	}
-	for _, s := range settings {
-		fmt.Fprintf(&b, "  %-*s  %s  [%s]\n", width, s.Key, s.Text(), s.Source)
-	}
+	tw.Flush()
 	for _, w := range warnings {
 		fmt.Fprintf(&b, "  warning: %s\n", w)
 	}

@@ -104,7 +104,7 @@ func runInit(e *env, dir string, force, planBuild bool) error {
 	}
 	switch {
 	case p.Agent == "":
-		fmt.Fprintf(e.stderr, "architect: warning: no agent CLI found on PATH: ralph.yaml names claude; install one (%s) or set agent_cmd\n", starter.InstallHint())
+		fmt.Fprintf(e.stderr, "architect: warning: no agent CLI found on PATH, so ralph.yaml names claude: %s, or set agent_cmd\n", starter.InstallHint())
 	case len(p.AgentsFound) > 1:
 		fmt.Fprintf(e.stderr, "architect: agent: %s (installed: %s; change agent: in ralph.yaml to use another)\n", p.Agent, strings.Join(p.AgentsFound, ", "))
 	default:

@@ -267,7 +267,11 @@ func mergeMessage(branch string, commits int, st *loop.State, ws string) string 
 		if len(last.CheckResults) > 0 {
 			b.WriteString("\nChecks in the last iteration:\n")
 			for _, c := range last.CheckResults {
-				fmt.Fprintf(&b, "- %s: %s\n", c.Name, c.Status())
+				status := "passed"
+				if !c.Passed {
+					status = "failed (" + c.Status() + ")"
+				}
+				fmt.Fprintf(&b, "- %s: %s\n", c.Name, status)
 			}
 		}
 		if res.TotalCostKnown {

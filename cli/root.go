@@ -58,6 +58,7 @@ limit.`,
 			return errShown
 		},
 	}
+	root.SuggestionsMinimumDistance = 2
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,14 +18,21 @@ import (
 // counts as a check output when it appeared, untracked, during a checks
 // phase; it stops counting once the agent changes it (it is then the
 // agent's work). Files git ignores are never committed in any case.
+//
+// The list is kept in .architect/check-outputs.json, so that a later run
+// (or a resumed one) in the same workspace still leaves them out.
 type checkOutputs struct {
+	loaded bool
 	before map[string]bool      // untracked files when the current checks started
 	paths  map[string]fileStamp // the check outputs, as the checks left them
 }
 
+// CheckOutputsFile lists the files the checks created, in .architect/.
+const CheckOutputsFile = "check-outputs.json"
+
 type fileStamp struct {
-	size int64
-	mod  time.Time
+	Size int64     `json:"size"`
+	Mod  time.Time `json:"mod"`
 }
 
 func stampOf(path string) (fileStamp, bool) {
@@ -32,7 +40,26 @@ func stampOf(path string) (fileStamp, bool) {
 	if err != nil {
 		return fileStamp{}, false
 	}
-	return fileStamp{fi.Size(), fi.ModTime()}, true
+	return fileStamp{fi.Size(), fi.ModTime().UTC()}, true
+}
+
+// load reads the list a previous run left, once.
+func (co *checkOutputs) load(file string) {
+	if co.loaded {
+		return
+	}
+	co.loaded = true
+	if data, err := os.ReadFile(file); err == nil {
+		_ = json.Unmarshal(data, &co.paths)
+	}
+}
+
+// save writes the list; a failure only means a later run may commit them.
+func (co *checkOutputs) save(file string) {
+	data, err := json.Marshal(co.paths)
+	if err == nil {
+		_ = os.WriteFile(file, data, 0o600)
+	}
 }
 
 // commits reports whether this run commits its iterations: always in a
@@ -49,9 +76,10 @@ func (r *runner) beforeChecks(ctx context.Context) {
 	if !r.commits() || r.cfg.CommitCheckOutputs {
 		return
 	}
+	co.load(r.ws.state(CheckOutputsFile))
 	top := r.ws.repo.Dir()
 	for p, st := range co.paths {
-		if now, ok := stampOf(filepath.Join(top, p)); !ok || now != st {
+		if now, ok := stampOf(filepath.Join(top, p)); !ok || !now.Mod.Equal(st.Mod) || now.Size != st.Size {
 			delete(co.paths, p)
 		}
 	}
@@ -76,6 +104,7 @@ func (r *runner) afterChecks(ctx context.Context) {
 		return
 	}
 	top := r.ws.repo.Dir()
+	defer co.save(r.ws.state(CheckOutputsFile))
 	var fresh []string
 	for _, p := range untracked {
 		_, known := co.paths[p]

@@ -145,6 +145,12 @@ func planWorkspace(ctx context.Context, cfg config.Config) (WorkspacePlan, *gitw
 		if p.Uncommitted, err = repo.Uncommitted(ctx, []string{StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(relDir(p.Repo, dir), StateDir)}); err != nil {
 			return p, nil, err
 		}
+		if cfg.Mode == config.ModeBuild && !cfg.Worktree && !cfg.CommitCheckOutputs {
+			// Files earlier checks created are not among what will be committed.
+			var co checkOutputs
+			co.load(filepath.Join(dir, StateDir, CheckOutputsFile))
+			p.Uncommitted = slices.DeleteFunc(p.Uncommitted, func(f string) bool { _, ok := co.paths[f]; return ok })
+		}
 	}
 	if !cfg.Worktree {
 		return p, repo, nil

@@ -176,7 +176,7 @@ func uncommitted(cfg config.Config, p loop.WorkspacePlan) Item {
 		}
 		d := "build mode commits each iteration on your current branch, " + branch
 		if n > 0 {
-			d += ", starting with the " + changes + " already there"
+			d += fmt.Sprintf(", starting with the %d uncommitted change%s already there (%s)", n, plural(n), listFew(p.Uncommitted, 4))
 		}
 		return Item{Check: "commits", Status: Warn, Detail: d,
 			Hint: "use --worktree to leave " + branch + " untouched (architect merge brings the work in)"}
@@ -273,14 +273,14 @@ func check(c string, lookPath func(string) (string, error)) Item {
 	}
 	it.Status = Fail
 	it.Detail = fmt.Sprintf("%s %s not installed (not found on PATH): the check would fail at every iteration", strings.Join(missing, ", "), isAre(len(missing)))
-	var hints []string
+	var parts []string
 	for _, m := range missing {
 		if h, ok := installHints[m]; ok {
-			hints = append(hints, h)
+			m += " (" + h + ")"
 		}
+		parts = append(parts, m)
 	}
-	hints = append(hints, "or fix the check")
-	it.Hint = "install " + strings.Join(missing, ", ") + " (" + strings.Join(hints, "; ") + ")"
+	it.Hint = "install " + strings.Join(parts, " and ") + ", or fix the check"
 	return it
 }
 
@@ -319,9 +319,6 @@ func limits(cfg config.Config) Item {
 	}
 	if cfg.MaxTime > 0 && len(cfg.Checks) > 0 && cfg.MaxTime < cfg.CheckTimeout {
 		warn = append(warn, fmt.Sprintf("max_time (%s) is shorter than check_timeout (%s): slow checks may never get to finish", d(cfg.MaxTime), d(cfg.CheckTimeout)))
-	}
-	if cfg.IdleThreshold > cfg.MaxIterations {
-		warn = append(warn, fmt.Sprintf("idle_threshold (%d) is above max_iterations (%d), so it never stops the loop", cfg.IdleThreshold, cfg.MaxIterations))
 	}
 	if len(warn) > 0 {
 		it.Status, it.Detail, it.Hint = Warn, strings.Join(warn, "; "), "adjust the limits (see `architect loop --help`, Limits)"
