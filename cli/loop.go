@@ -16,7 +16,6 @@ import (
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/redact"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 func newLoopCmd(e *env) *cobra.Command {
@@ -104,11 +103,11 @@ pre-flight error, 130 interrupted.`,
 // completeLoopFlags registers the completions of the flags whose values
 // are known: enumerations, files and folders.
 func completeLoopFlags(c *cobra.Command) {
-	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if vals := config.FlagValues(f.Name); vals != nil {
-			_ = c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
-		}
-	})
+	for name, values := range config.FlagValues() {
+		_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return values(), cobra.ShellCompDirectiveNoFileComp
+		})
+	}
 	_ = c.MarkFlagFilename("config", "yaml", "yml")
 	_ = c.MarkFlagFilename("spec", "md", "txt")
 	_ = c.MarkFlagDirname("dir")

@@ -98,15 +98,16 @@ var options = []option{
 	{key: "dir", group: GroupWorkspace, flag: "dir", short: "C", usage: "workspace `directory`", field: func(c *Config) any { return &c.Dir }},
 }
 
-// FlagValues lists the values the loop flag name accepts, for shell
-// completion; nil when any value goes.
-func FlagValues(name string) []string {
+// FlagValues maps each loop flag with a fixed set of values to the
+// function that lists them, for shell completion.
+func FlagValues() map[string]func() []string {
+	m := map[string]func() []string{}
 	for _, o := range options {
-		if o.flag != "-" && o.flagName() == name && o.values != nil {
-			return o.values()
+		if o.flag != "-" && o.values != nil {
+			m[o.flagName()] = o.values
 		}
 	}
-	return nil
+	return m
 }
 
 func lookupOption(key string) (option, bool) {
