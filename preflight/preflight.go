@@ -108,6 +108,10 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	}
 	var r Report
 	add := func(it Item) { r.Items = append(r.Items, it) }
+	// The agent's --version can take seconds (a Node.js CLI starting):
+	// it runs while git looks at the workspace.
+	agentDone := make(chan Item, 1)
+	go func() { agentDone <- agentItem(ctx, cfg, ag, opt) }()
 	if !opt.NoWorkspace {
 		var it Item
 		it, r.Workspace = workspace(ctx, cfg)
@@ -119,7 +123,7 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	if cfg.Spec != "" {
 		add(spec(cfg.Spec))
 	}
-	add(agentItem(ctx, cfg, ag, opt))
+	add(<-agentDone)
 	for _, c := range cfg.Checks {
 		add(check(c, opt.LookPath))
 	}
@@ -225,11 +229,17 @@ func agentItem(ctx context.Context, cfg config.Config, ag agent.Agent, opt Optio
 		it.Status, it.Detail, it.Hint = Fail, err.Error(), cli.Install
 		return it
 	}
-	out := proc.NewTail(4096)
-	vctx, cancel := context.WithTimeout(ctx, opt.VersionTimeout)
-	defer cancel()
-	res := proc.Run(vctx, path, []string{"--version"}, proc.Options{Stdout: out, Stderr: out, Timeout: opt.VersionTimeout, Grace: 2 * time.Second})
-	text := strings.TrimSpace(out.String())
+	stdout, stderr := proc.NewTail(4096), proc.NewTail(4096)
+	res := proc.Run(ctx, path, []string{"--version"}, proc.Options{Stdout: stdout, Stderr: stderr, Timeout: opt.VersionTimeout, Grace: 2 * time.Second})
+	// The version is on stdout (Codex warns on stderr first); an error is
+	// usually on stderr.
+	version, problem := firstLine(stdout.String()), lastLine(stderr.String())
+	if version == "" {
+		version = firstLine(stderr.String())
+	}
+	if problem == "no output" {
+		problem = lastLine(stdout.String())
+	}
 	switch {
 	case res.StartErr != nil:
 		it.Status, it.Detail, it.Hint = Fail, fmt.Sprintf("%s cannot be started: %v", path, res.StartErr), cli.Install
@@ -240,10 +250,10 @@ func agentItem(ctx context.Context, cfg config.Config, ag agent.Agent, opt Optio
 		it.Status, it.Detail = Warn, "interrupted while running `"+path+" --version`"
 	case res.ExitCode != 0:
 		it.Status = Fail
-		it.Detail = fmt.Sprintf("`%s --version` failed (exit status %d): %s", path, res.ExitCode, lastLine(text))
+		it.Detail = fmt.Sprintf("`%s --version` failed (exit status %d): %s", path, res.ExitCode, problem)
 		it.Hint = "check its installation (" + cli.Install + ")"
 	default:
-		it.Detail = fmt.Sprintf("%s (%s)", firstLine(text), path)
+		it.Detail = fmt.Sprintf("%s (%s)", version, path)
 	}
 	return it
 }
@@ -363,9 +373,14 @@ func listFew(items []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
+// firstLine is the first line of s that is not blank.
 func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return strings.TrimSpace(line)
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
 }
 
 func lastLine(s string) string {
