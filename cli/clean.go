@@ -15,7 +15,7 @@ func newCleanCmd(e *env) *cobra.Command {
 	var force bool
 	var dir string
 	c := &cobra.Command{
-		Use:   "clean [NAME] [--force]",
+		Use:   "clean [NAME] [--force] [-C DIR]",
 		Short: "remove a loop's worktree and branch",
 		Long: `Removes the worktree and branch of a loop run with --worktree (or
 --worktree-name NAME). Refuses when the branch has commits that are not

@@ -37,8 +37,11 @@ func usage(c *cobra.Command) error {
 		printCommands(w, c)
 	}
 	printFlags(w, c)
-	if c.HasAvailableSubCommands() {
+	switch {
+	case c.HasAvailableSubCommands() && !c.HasParent():
 		fmt.Fprintf(w, "\n\nRun `%s help <command>` (or `%s <command> --help`) for a command's flags and examples.", c.CommandPath(), c.CommandPath())
+	case c.HasAvailableSubCommands():
+		fmt.Fprintf(w, "\n\nRun `%s <command> --help` for a command's flags and examples.", c.CommandPath())
 	}
 	fmt.Fprintln(w)
 	return nil

@@ -18,7 +18,7 @@ import (
 func newMergeCmd(e *env) *cobra.Command {
 	var o mergeOptions
 	c := &cobra.Command{
-		Use:   "merge [NAME] [--squash]",
+		Use:   "merge [NAME] [--squash] [--keep] [-C DIR]",
 		Short: "merge a loop's branch into the current branch, then remove its worktree",
 		Long: `Merges the branch of a --worktree run (architect/ralph-loop, or
 architect/NAME) into the branch checked out here, with a merge commit whose

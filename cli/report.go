@@ -14,7 +14,7 @@ import (
 func newReportCmd(e *env) *cobra.Command {
 	var dir, wt, out string
 	c := &cobra.Command{
-		Use:   "report [-C DIR] [-o report.html]",
+		Use:   "report [-C DIR] [--worktree-name NAME] [-o FILE]",
 		Short: "write a self-contained HTML report of a run",
 		Long: `Writes one self-contained HTML page about the run in the workspace (its
 outcome, each iteration's time, cost and checks, the prompts, the agent's

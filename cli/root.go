@@ -84,10 +84,17 @@ limit.`,
 		newVersionCmd(e),
 		newDemoAgentCmd(e),
 	)
+	for _, c := range root.Commands() {
+		// A usage line that names its flags needs no "[flags]" added.
+		c.DisableFlagsInUseLine = strings.Contains(c.Use, " [-") || strings.Contains(c.Use, " [flags]")
+	}
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
 			c.Short = "print a shell completion script: bash, zsh, fish or powershell"
+			for _, sh := range c.Commands() {
+				sh.Short = "print the completion script for " + sh.Name()
+			}
 			c.Example = `  # bash (needs the bash-completion package), for this shell and for new ones
   source <(architect completion bash)
   architect completion bash > /etc/bash_completion.d/architect
