@@ -90,6 +90,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	agents := map[string]agent.Agent{}
 	redacts := map[string]func(string) string{}
 	var failed preflight.Failures
+	probed := &preflight.AgentCache{}
 	for _, t := range tasks {
 		ag, err := batchAgent(t)
 		if err != nil {
@@ -99,7 +100,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		if redacts[t.ID], err = redactor(t.Config); err != nil {
 			return err
 		}
-		pre := preflight.Run(ctx, t.Config, ag, preflight.Options{NoWorkspace: true})
+		pre := preflight.Run(ctx, t.Config, ag, preflight.Options{NoWorkspace: true, Agents: probed})
 		for _, it := range pre.Items {
 			it.Check = "task " + t.ID + ": " + it.Check
 			switch {

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -96,6 +97,33 @@ type Options struct {
 	LookPath func(string) (string, error)
 	// VersionTimeout bounds the agent's --version run; 0 means 30 s.
 	VersionTimeout time.Duration
+	// Agents, when set, remembers each agent's result across runs of the
+	// pre-flight (a batch of 100 tasks asks its CLI for --version once).
+	Agents *AgentCache
+}
+
+// AgentCache holds agent results by agent, executable and command.
+type AgentCache struct {
+	mu   sync.Mutex
+	seen map[string]Item
+}
+
+func (c *AgentCache) item(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Item {
+	if c == nil {
+		return agentItem(ctx, cfg, ag, opt)
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%v", ag.Name(), agent.Binary(ag), cfg.AgentCmd, cfg.MaxCost > 0)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if it, ok := c.seen[key]; ok {
+		return it
+	}
+	it := agentItem(ctx, cfg, ag, opt)
+	if c.seen == nil {
+		c.seen = map[string]Item{}
+	}
+	c.seen[key] = it
+	return it
 }
 
 // Run checks cfg, whose agent is ag, and reports every result.
@@ -111,7 +139,7 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	// The agent's --version can take seconds (a Node.js CLI starting):
 	// it runs while git looks at the workspace.
 	agentDone := make(chan Item, 1)
-	go func() { agentDone <- agentItem(ctx, cfg, ag, opt) }()
+	go func() { agentDone <- opt.Agents.item(ctx, cfg, ag, opt) }()
 	if !opt.NoWorkspace {
 		var it Item
 		it, r.Workspace = workspace(ctx, cfg)

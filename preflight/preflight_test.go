@@ -162,3 +162,22 @@ func TestChecksAndLimits(t *testing.T) {
 	is.True(strings.Contains(l.Detail, "max_time (30s) is shorter than check_timeout (2m)"))
 	is.Equal(len(r.Warnings()), 1)
 }
+
+// A batch asks each agent program for its version once.
+func TestAgentCache(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	count := filepath.Join(dir, "count")
+	bin := filepath.Join(dir, "claude")
+	is.NoErr(os.WriteFile(bin, []byte("#!/bin/sh\necho x >> "+count+"\necho 1.0\n"), 0o755))
+	ag, err := agent.New(agent.Config{Name: "claude", Bin: bin})
+	is.NoErr(err)
+	cfg := config.Defaults()
+	cache := &AgentCache{}
+	for range 3 {
+		is.NoErr(Run(context.Background(), cfg, ag, Options{NoWorkspace: true, Agents: cache}).Err())
+	}
+	runs, err := os.ReadFile(count)
+	is.NoErr(err)
+	is.Equal(string(runs), "x\n")
+}
