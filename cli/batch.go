@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/batch"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -56,6 +55,7 @@ or pre-flight error, 130 interrupted.`,
 	fs.StringVar(&o.only, "only", "", "run only the task `ID`")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the per-task results as JSON on stdout")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
+	fs.BoolVar(&o.plain, "plain", false, "plain lines, each prefixed with its task, even on a terminal (no full-screen board)")
 	_ = c.MarkFlagDirname("dir")
 	return c
 }
@@ -64,6 +64,7 @@ type batchOptions struct {
 	parallel                       int
 	dir, only                      string
 	resume, matrix, jsonOut, quiet bool
+	plain                          bool
 }
 
 func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
@@ -123,26 +124,27 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
 	}
 	opts := batch.Options{Dir: o.dir, Parallel: o.parallel, Resume: o.resume, Agents: agents, Redact: redacts}
-	var board *batch.Board
-	width, tty := terminalWidth(e.stderr)
+	var board *tui.Board
+	out, in, tty := e.terminal()
 	switch {
 	case o.quiet:
-	case tty && os.Getenv("TERM") != "dumb":
+	case tty && !o.plain:
 		ids := make([]string, len(tasks))
 		for i, t := range tasks {
 			ids[i] = t.ID
 		}
-		board = batch.NewBoard(e.stderr, ids, width)
-		opts.Events = board.Event
+		board = tui.StartBoard(ids, e.interrupt.key, tui.Options{Out: out, In: in, NoColor: e.noColor()})
+		defer e.interrupt.say(board)()
+		opts.Events, opts.Finished = board.Event, func(r batch.TaskResult) { board.Finish(outcome(r)) }
 	default:
 		opts.Log = e.stderr
 	}
 	results := batch.Run(ctx, tasks, opts)
 	if board != nil {
-		for _, r := range results {
-			board.Finish(r)
+		board.Stop()
+		if in != nil && in != e.stdin {
+			in.Close()
 		}
-		board.Close()
 	}
 	return reportBatch(ctx, e, results, o.jsonOut)
 }
@@ -179,11 +181,8 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, jsonOu
 	return errNoSuccess
 }
 
-// terminalWidth reports whether w is a terminal, and its width.
-func terminalWidth(w io.Writer) (int, bool) {
-	f, ok := w.(*os.File)
-	if !ok {
-		return 0, false
-	}
-	return termSize(int(f.Fd()))
+// outcome is how a task ended, for the board.
+func outcome(r batch.TaskResult) tui.Outcome {
+	return tui.Outcome{ID: r.ID, Outcome: r.Outcome, Success: r.Success, StopReason: r.StopReason,
+		Iterations: r.Iterations, Cost: r.Cost, CostKnown: r.CostKnown, Duration: r.Duration}
 }

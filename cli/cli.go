@@ -5,19 +5,14 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
-	"github.com/architect-dev/architect/proc"
 	"github.com/spf13/pflag"
 )
 
@@ -34,6 +29,8 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	lookup         func(string) (string, bool)
+	// interrupt stops the run as SIGINT does (a key in the terminal view).
+	interrupt *interrupter
 }
 
 // Main runs architect with args and returns the exit status.
@@ -41,8 +38,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookup: os.LookupEnv}
 	root := newRoot(e)
 	root.SetArgs(args)
-	ctx, stop := signalContext(stderr)
+	ctx, in, stop := signalContext(stderr)
 	defer stop()
+	e.interrupt = in
 	return exitCode(e, root.ExecuteContext(ctx))
 }
 
@@ -107,43 +105,4 @@ func exitCode(e *env, err error) int {
 		say(err.Error(), "")
 		return ExitNoSuccess
 	}
-}
-
-// signalContext is cancelled (cause loop.ErrInterrupted) by the first
-// SIGINT or SIGTERM; a second one kills every child process group at once.
-func signalContext(stderr io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		n := 0
-		for {
-			select {
-			case <-done:
-				return
-			case s := <-ch:
-				n++
-				if n == 1 {
-					fmt.Fprintf(stderr, "architect: %s received: stopping (send it again to kill the agent and checks at once)\n", strings.ToLower(signalName(s)))
-					cancel(loop.ErrInterrupted)
-					continue
-				}
-				fmt.Fprintln(stderr, "architect: killing the agent and checks now")
-				proc.KillAll()
-			}
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(ch)
-		close(done)
-		cancel(nil)
-	}
-}
-
-func signalName(s os.Signal) string {
-	if s == syscall.SIGINT {
-		return "SIGINT"
-	}
-	return "SIGTERM"
 }

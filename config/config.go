@@ -71,6 +71,7 @@ type Config struct {
 
 	// Presentation: not part of a run's identity.
 	Quiet bool   `json:"-"`
+	Plain bool   `json:"-"` // plain lines even on a terminal
 	JSON  bool   `json:"-"`
 	Dir   string `json:"-"` // -C: the workspace
 	// Events is where the event stream is also written: "-" is stdout.

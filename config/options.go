@@ -93,6 +93,7 @@ var options = []option{
 	{key: "on_finish", group: GroupSupervision, usage: "shell `command` run when the loop ends, with ARCHITECT_* variables describing the result (YAML: hooks.on_finish)", field: func(c *Config) any { return &c.OnFinish }, env: true},
 	{key: "notify", group: GroupSupervision, usage: "when the loop ends, show a desktop notification (notify-send), or ring the terminal bell", field: func(c *Config) any { return &c.Notify }, yaml: true, env: true},
 	{key: "push", group: GroupSupervision, usage: "push the loop's branch to its remote after each iteration that commits", field: func(c *Config) any { return &c.Push }, yaml: true, env: true},
+	{key: "plain", group: GroupOutput, usage: "plain lines, one per event, even on a terminal (no full-screen view)", field: func(c *Config) any { return &c.Plain }, env: true},
 	{key: "quiet", group: GroupOutput, usage: "print only the final result", field: func(c *Config) any { return &c.Quiet }, env: true},
 	{key: "json", group: GroupOutput, usage: "print the result as JSON on stdout", field: func(c *Config) any { return &c.JSON }},
 	{key: "dir", group: GroupWorkspace, flag: "dir", short: "C", usage: "workspace `directory`", field: func(c *Config) any { return &c.Dir }},

@@ -87,6 +87,21 @@ func WriteFile(path string, r *Run, now time.Time) error {
 	return os.Rename(tmp, path)
 }
 
+// File is where a run's report is written, in its .architect/ folder next
+// to its result.
+const File = "report.html"
+
+// WriteRun writes the report of the run in workspace ws to
+// .architect/report.html and returns its path.
+func WriteRun(ws string, now time.Time) (string, error) {
+	r, err := Load(ws)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(ws, loop.StateDir, File)
+	return path, WriteFile(path, r, now)
+}
+
 func build(r *Run, now time.Time) view {
 	st := r.State
 	v := view{

@@ -70,6 +70,12 @@ func Load(ws string) (*Run, error) {
 	return r, nil
 }
 
+// ReadIterations reads the iteration records of the run in workspace ws
+// (.architect/iterations.jsonl); none when there are none yet.
+func ReadIterations(ws string) ([]loop.Iteration, error) {
+	return readIterations(filepath.Join(ws, loop.StateDir, loop.RecordsFile))
+}
+
 // readIterations reads iterations.jsonl, skipping a torn last line.
 func readIterations(path string) ([]loop.Iteration, error) {
 	data, err := os.ReadFile(path)
