@@ -11,7 +11,6 @@ import (
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/batch"
 	"github.com/architect-dev/architect/loop"
-	"github.com/architect-dev/architect/proc"
 	"github.com/spf13/pflag"
 )
 
@@ -83,9 +82,7 @@ func runBatch(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if err := proc.EnableSubreaper(); err != nil {
-		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
-	}
+	defer contain(e)()
 	opts := batch.Options{Dir: *dir, Parallel: *parallel, Resume: *resume, Agents: agents, Redact: redacts}
 	var board *batch.Board
 	width, tty := terminalWidth(e.stderr)

@@ -11,7 +11,6 @@ import (
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
-	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/redact"
 	"github.com/spf13/pflag"
 )
@@ -127,9 +126,7 @@ func drive(ctx context.Context, e *env, cfg config.Config, start func(loop.Deps)
 			return &loop.UsageError{Msg: "--max-cost needs the cost of every run, but " + err.Error(), Hint: "add the model's price under prices: in the config file (USD per million tokens), or drop --max-cost"}
 		}
 	}
-	if err := proc.EnableSubreaper(); err != nil {
-		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
-	}
+	defer contain(e)()
 	gha := startGitHubActions(e) // masks the secrets before anything runs
 	deps := loop.Deps{Agent: ag}
 	if deps.Redact, err = redactor(cfg); err != nil {

@@ -9,12 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// groupAttr makes the child the leader of a new process group, so that
-// signals can reach everything it starts.
-func groupAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
-}
-
 // killGroup signals the process group led by pid.
 func killGroup(pid int, sig syscall.Signal) error {
 	return syscall.Kill(-pid, sig)
@@ -32,15 +26,16 @@ func exitStatus(st *os.ProcessState) (code int, signal string) {
 	return st.ExitCode(), ""
 }
 
-// KillAll sends SIGKILL to every process group proc is running, and on
-// Linux to the descendants that left them, without waiting for the runs to
-// end. It is for a second interrupt: the runs then end as killed.
+// KillAll sends SIGKILL to every process group proc is running and, on
+// Linux, to every process of the run cgroup and every adopted orphan with
+// its descendants, without waiting for the runs to end. It is for a second
+// interrupt: the runs then end as killed.
 func KillAll() {
 	startMu.Lock()
 	defer startMu.Unlock()
-	pgids, ids := snapshot()
+	pgids, _ := snapshot()
 	for pgid := range pgids {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
-	killMarked(ids)
+	killRest()
 }
