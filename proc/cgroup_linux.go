@@ -29,8 +29,8 @@ import (
 // Slots are reused once empty, so a run costs one clone3 and one read of
 // cgroup.events, not a mkdir and an rmdir.
 type runCgroup struct {
-	path string // its directory
-	rel  string // its path as /proc/PID/cgroup shows it
+	path string      // its directory
+	rel  string      // its path as /proc/PID/cgroup shows it
 	off  atomic.Bool // spawning into it failed: runs go on without it
 
 	mu   sync.Mutex

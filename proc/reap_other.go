@@ -73,7 +73,7 @@ func killRest() {}
 type runCgroup struct{ path string }
 
 func makeRunCgroup(string) (*runCgroup, error) { return nil, errors.New("no cgroups on this system") }
-func (c *runCgroup) remove() bool               { return true }
+func (c *runCgroup) remove() bool              { return true }
 
 // Leftovers is what EndLeftovers found of a dead architect's runs.
 type Leftovers struct {
