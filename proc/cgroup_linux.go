@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -27,23 +26,28 @@ import (
 // process of the machine; cgroup.kill of the run cgroup ends every run.
 //
 // Slots are reused once empty, so a run costs one clone3 and one read of
-// cgroup.events, not a mkdir and an rmdir.
+// cgroup.events, not a mkdir and an rmdir. A slot that has been killed
+// (cgroup.kill of it or of the run cgroup) is never reused: Linux (6.18
+// at least) kills a process cloned into a cgroup after a cgroup.kill of
+// it, as if the kill were still going on.
 type runCgroup struct {
-	path string      // its directory
-	rel  string      // its path as /proc/PID/cgroup shows it
-	off  atomic.Bool // spawning into it failed: runs go on without it
+	path string // its directory
+	rel  string // its path as /proc/PID/cgroup shows it
 
-	mu   sync.Mutex
-	free []*slot
-	made int
+	mu     sync.Mutex
+	free   []*slot
+	made   int
+	killed uint64 // how many times the whole run cgroup was killed
 }
 
 // slot is one run's cgroup, with its directory and cgroup.events open.
 type slot struct {
 	dir    string
 	rel    string
-	dirFD  int // O_PATH, for SysProcAttr.CgroupFD
-	events int // cgroup.events, read with pread
+	dirFD  int    // O_PATH, for SysProcAttr.CgroupFD
+	events int    // cgroup.events, read with pread
+	gen    uint64 // runCgroup.killed when it was made
+	killed bool   // it was killed: never spawn into it again
 }
 
 // cgroupName is the run cgroup's name: the session names it, so that it
@@ -157,13 +161,13 @@ func (c *runCgroup) get() (*slot, error) {
 		return s, nil
 	}
 	c.made++
-	n := strconv.Itoa(c.made)
+	n, gen := strconv.Itoa(c.made), c.killed
 	c.mu.Unlock()
 	dir := filepath.Join(c.path, n)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &slot{dir: dir, rel: c.rel + "/" + n, dirFD: -1, events: -1}
+	s := &slot{dir: dir, rel: c.rel + "/" + n, dirFD: -1, events: -1, gen: gen}
 	var err error
 	if s.dirFD, err = unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
 		s.events, err = unix.Open(filepath.Join(dir, "cgroup.events"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -177,20 +181,33 @@ func (c *runCgroup) get() (*slot, error) {
 }
 
 // put takes back a slot whose run has ended: an empty one is kept for the
-// next run; one that is not (a process stuck in the kernel, which even
-// SIGKILL does not end at once) is left to be removed at the end.
+// next run. One that was killed is removed; one that is not empty (a
+// process stuck in the kernel, which even SIGKILL does not end at once)
+// is left to be removed at the end.
 func (c *runCgroup) put(s *slot) {
-	if s.populated() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.killed || s.gen != c.killed || s.populated() {
 		s.close()
+		_ = unix.Rmdir(s.dir)
 		return
 	}
-	c.mu.Lock()
 	c.free = append(c.free, s)
-	c.mu.Unlock()
 }
 
-// kill ends every process of every run at once.
-func (c *runCgroup) kill() { _ = os.WriteFile(filepath.Join(c.path, "cgroup.kill"), []byte("1"), 0) }
+// kill ends every process of every run at once. The slots it killed are
+// not used again.
+func (c *runCgroup) kill() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_ = os.WriteFile(filepath.Join(c.path, "cgroup.kill"), []byte("1"), 0)
+	c.killed++
+	for _, s := range c.free {
+		s.close()
+		_ = unix.Rmdir(s.dir)
+	}
+	c.free = nil
+}
 
 // remove removes the run cgroup, which must be empty; it reports whether
 // it could.
@@ -255,7 +272,10 @@ func cgroupPids(path string) []int {
 
 func (s *slot) populated() bool { return populated(s.events) }
 
-func (s *slot) kill() { _ = os.WriteFile(filepath.Join(s.dir, "cgroup.kill"), []byte("1"), 0) }
+func (s *slot) kill() {
+	s.killed = true
+	_ = os.WriteFile(filepath.Join(s.dir, "cgroup.kill"), []byte("1"), 0)
+}
 
 // waitEmpty waits until no process is left in the slot, or until deadline,
 // and reports whether none is.

@@ -3,6 +3,7 @@ package proc
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,10 +17,17 @@ import (
 // (see Contain) make this process a subreaper themselves. On systems other
 // than Linux it does nothing.
 func EnableSubreaper() error {
-	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	if err == nil {
+		reaper.Store(true)
+	}
+	return err
 }
 
-var reaperOnce sync.Once
+var (
+	reaperOnce sync.Once
+	reaper     atomic.Bool // this process is a subreaper
+)
 
 // ensureReaper makes this process a subreaper before its first run that
 // has no cgroup to hold its processes.
@@ -34,7 +42,7 @@ func ensureReaper() { reaperOnce.Do(func() { _ = EnableSubreaper() }) }
 func Sweep() int {
 	n, pause := 0, time.Millisecond
 	for range 8 {
-		ps, unsure := leftovers()
+		ps, unsure := leftovers(0, "")
 		for _, p := range ps {
 			p.kill()
 		}
@@ -57,11 +65,12 @@ func Sweep() int {
 
 // leftovers returns the adopted orphans that no live run claims, with all
 // their descendants, pinned; it reaps the adopted orphans that have died.
-// unsure is true when an orphan in the middle of exec could not be told
-// yet: look again shortly.
-func leftovers() (ps []pinned, unsure bool) {
+// The run of group pgid and ID id, which is ending, claims none: what it
+// left is among them. unsure is true when an orphan in the middle of exec
+// could not be told yet: look again shortly.
+func leftovers(pgid int, id string) (ps []pinned, unsure bool) {
 	startMu.Lock()
-	roots, unsure := unclaimed()
+	roots, unsure := unclaimed(pgid, id)
 	startMu.Unlock()
 	if len(roots) == 0 {
 		return nil, unsure
@@ -70,9 +79,11 @@ func leftovers() (ps []pinned, unsure bool) {
 }
 
 // unclaimed is the first half of leftovers; the caller holds startMu.
-func unclaimed() (roots []pinned, unsure bool) {
+func unclaimed(ending int, endingID string) (roots []pinned, unsure bool) {
 	self, own := os.Getpid(), syscall.Getpgrp()
 	pgids, ids := snapshot()
+	delete(pgids, ending)
+	delete(ids, endingID)
 	sup := supervisorPID()
 	for _, pid := range adopted() {
 		if pgids[pid] || pid == sup {
@@ -171,6 +182,24 @@ func reapChild(pid int) {
 	for {
 		if _, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); err != unix.EINTR {
 			return
+		}
+	}
+}
+
+// reapAdopted reaps the adopted orphans that have died, for a subreaper
+// whose runs are in a cgroup (their end does not sweep).
+func reapAdopted() {
+	startMu.Lock()
+	defer startMu.Unlock()
+	self, own := os.Getpid(), syscall.Getpgrp()
+	pgids, _ := snapshot()
+	sup := supervisorPID()
+	for _, pid := range adopted() {
+		if pgids[pid] || pid == sup {
+			continue
+		}
+		if st, ok := readStat(pid); ok && st.ppid == self && st.pgid != own && (st.state == 'Z' || st.state == 'X') {
+			reapChild(pid)
 		}
 	}
 }

@@ -101,8 +101,8 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	res := Result{Duration: time.Since(start)}
 	stopWatchdog()
 	pid := cmd.Process.Pid
-	untrack(pid) // what is left of the run is no live run's now
 	t.finish(pid, stopCause != nil, stopAt, grace)
+	untrack(pid)
 	out.wait(grace)
 
 	res.ExitCode, res.Signalled = exitStatus(cmd.ProcessState)

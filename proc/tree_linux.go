@@ -73,9 +73,10 @@ func (t *tree) start(cmd func() *exec.Cmd) (*exec.Cmd, error) {
 
 // signal sends sig to the whole run while its leader may still live: the
 // group, and each process of the run that left it (setsid), which the
-// group signal does not reach. A process gets it once.
+// group signal does not reach. Those are found first: once the group has
+// the signal, processes die and their children move to new parents while
+// they are looked for. A process gets the signal once.
 func (t *tree) signal(pgid int, sig syscall.Signal) {
-	_ = syscall.Kill(-pgid, sig)
 	var others []pinned
 	if t.slot != nil {
 		for _, pid := range cgroupPids(t.slot.dir) {
@@ -98,6 +99,7 @@ func (t *tree) signal(pgid int, sig syscall.Signal) {
 			}
 		}
 	}
+	_ = syscall.Kill(-pgid, sig)
 	for _, p := range others {
 		p.signal(sig)
 	}
@@ -105,25 +107,44 @@ func (t *tree) signal(pgid int, sig syscall.Signal) {
 }
 
 // escaped returns, pinned, the descendants of the leader pgid and the
-// adopted orphans of this run (its group or its marker), with theirs.
+// adopted orphans of this run (its group or its marker), with theirs. The
+// leader's tree is read first: a process that is not in it any more when
+// it is read has been re-parented before the adopted orphans are read.
 func (t *tree) escaped(pgid int) []pinned {
-	roots := []pinned{{pid: pgid, fd: -1}}
+	ps := pinDescendants([]pinned{{pid: pgid, fd: -1}})
+	have := map[int]bool{pgid: true}
+	for _, p := range ps {
+		have[p.pid] = true
+	}
 	self := os.Getpid()
+	var more []pinned
 	startMu.Lock()
 	for _, pid := range adopted() {
+		if have[pid] {
+			continue
+		}
 		st, ok := readStat(pid)
-		if !ok || pid == pgid || st.ppid != self {
+		if !ok || st.ppid != self {
 			continue
 		}
 		if id, _ := markOf(pid); st.pgid == pgid || id == t.id {
 			if p, ok := pin(pid); ok {
-				roots = append(roots, p)
+				more = append(more, p)
+				have[pid] = true
 			}
 		}
 	}
 	startMu.Unlock()
-	ps := pinDescendants(roots)
-	return append(ps, roots[1:]...)
+	ps = append(ps, more...)
+	for _, p := range pinDescendants(more) {
+		if have[p.pid] {
+			p.close()
+			continue
+		}
+		have[p.pid] = true
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 // finish ends what is left of the run once its leader has been waited
@@ -135,6 +156,9 @@ func (t *tree) escaped(pgid int) []pinned {
 func (t *tree) finish(pgid int, stopped bool, stopAt time.Time, grace time.Duration) {
 	deadline := stopAt.Add(grace)
 	if s := t.slot; s != nil {
+		if reaper.Load() {
+			defer reapAdopted() // what the slot held may have been adopted
+		}
 		if !stopped {
 			if !s.populated() {
 				return
@@ -148,20 +172,32 @@ func (t *tree) finish(pgid int, stopped bool, stopAt time.Time, grace time.Durat
 		}
 		return
 	}
-	ps, unsure := leftovers()
+	ps, unsure := leftovers(pgid, t.id)
 	if len(ps) == 0 && !unsure {
 		return
 	}
 	if !stopped {
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		for _, p := range ps {
+		deadline = time.Now().Add(grace)
+	}
+	for _, p := range ps {
+		// A stopped run's own processes had SIGTERM at the stop; what it
+		// did not know of (not its group, not its marker) gets it now.
+		if !stopped || !t.owns(p.pid, pgid) {
 			p.signal(syscall.SIGTERM)
 		}
-		deadline = time.Now().Add(grace)
 	}
 	waitAll(ps, deadline)
 	closeAll(ps)
+	untrack(pgid)
 	Sweep()
+}
+
+// owns reports whether pid is in the run's group or carries its marker.
+func (t *tree) owns(pid, pgid int) bool {
+	st, ok := readStat(pid)
+	id, _ := markOf(pid)
+	return ok && st.pgid == pgid || id == t.id
 }
 
 // release gives the run's slot back, or tells the supervisor that its
