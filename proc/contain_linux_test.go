@@ -326,7 +326,7 @@ func TestCgroupStartFailure(t *testing.T) {
 	is.Equal(r.ExitCode, 0)
 	f := fields(out.String())
 	is.Equal(f[0], "started")
-	is.True(!alive(atoi(t, f[1]))) // its leftover was ended all the same
+	is.True(!alive(atoi(t, f[1])))  // its leftover was ended all the same
 	is.True(currentCgroup() == nil) // runs go on without the cgroup
 	r = Shell(t.Context(), `true`, Options{})
 	is.Equal(r.ExitCode, 0)
