@@ -29,7 +29,7 @@ import (
 
 var (
 	runs = flag.Int("runs", 3, "runs per scenario (the median is reported)")
-	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup")
+	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch")
 	bin  string
 	tmp  string
 )
@@ -86,6 +86,12 @@ func main() {
 	}
 	if want("startup") {
 		startup()
+	}
+	if want("procs") {
+		procsScenario()
+	}
+	if want("batch") {
+		batchScenario()
 	}
 	fmt.Printf("Machine: %s\n\n", machine())
 	fmt.Println("| measurement | result (median of runs) | target | |")
