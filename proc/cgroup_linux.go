@@ -42,6 +42,8 @@ type runCgroup struct {
 
 // slot is one run's cgroup, with its directory and cgroup.events open.
 type slot struct {
+	c      *runCgroup
+	empty  bool // the run's end found it empty: put need not look again
 	dir    string
 	rel    string
 	dirFD  int    // O_PATH, for SysProcAttr.CgroupFD
@@ -167,7 +169,7 @@ func (c *runCgroup) get() (*slot, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &slot{dir: dir, rel: c.rel + "/" + n, dirFD: -1, events: -1, gen: gen}
+	s := &slot{c: c, dir: dir, rel: c.rel + "/" + n, dirFD: -1, events: -1, gen: gen}
 	var err error
 	if s.dirFD, err = unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
 		s.events, err = unix.Open(filepath.Join(dir, "cgroup.events"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -187,7 +189,9 @@ func (c *runCgroup) get() (*slot, error) {
 func (c *runCgroup) put(s *slot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s.killed || s.gen != c.killed || s.populated() {
+	empty := s.empty
+	s.empty = false
+	if s.killed || s.gen != c.killed || !empty && s.populated() {
 		s.close()
 		_ = unix.Rmdir(s.dir)
 		return

@@ -331,3 +331,26 @@ func TestCgroupStartFailure(t *testing.T) {
 	r = Shell(t.Context(), `true`, Options{})
 	is.Equal(r.ExitCode, 0)
 }
+
+// An Owner is its pid and its start time: a live process that has the
+// recorded pid but started at another time (the pid was reused) is not
+// the owner, and nothing of it is touched.
+func TestEndLeftoversReusedPid(t *testing.T) {
+	is := is.New(t)
+	other := exec.Command("sleep", "1000")
+	is.NoErr(other.Start())
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	start := startOf(other.Process.Pid)
+	is.True(start > 0)
+
+	is.Equal(EndLeftovers(Owner{PID: other.Process.Pid, Start: start, Marker: "live-" + session}), Leftovers{OwnerAlive: true})
+
+	reused := Owner{PID: other.Process.Pid, Start: start + 1, Marker: "dead-" + session,
+		Supervisor: other.Process.Pid, SupervisorStart: start + 1}
+	began := time.Now()
+	left := EndLeftovers(reused)
+	is.True(!left.OwnerAlive)
+	is.Equal(len(left.Ended), 0)
+	is.True(time.Since(began) < 4*time.Second) // not waited for as a supervisor
+	is.True(alive(other.Process.Pid))
+}

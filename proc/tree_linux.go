@@ -61,7 +61,7 @@ func (t *tree) start(cmd func() *exec.Cmd) (*exec.Cmd, error) {
 	ensureReaper()
 	c2 := cmd()
 	if err2 := register(c2, t.id); err2 != nil {
-		currentCgroup().put(s) // the program's fault, not the cgroup's
+		s.c.put(s) // the program's fault, not the cgroup's
 		return c2, err2
 	}
 	s.close()
@@ -160,7 +160,7 @@ func (t *tree) finish(pgid int, stopped bool, stopAt time.Time, grace time.Durat
 			defer reapAdopted() // what the slot held may have been adopted
 		}
 		if !stopped {
-			if !s.populated() {
+			if s.empty = !s.populated(); s.empty {
 				return
 			}
 			t.signal(pgid, syscall.SIGTERM)
@@ -208,7 +208,7 @@ func (t *tree) release() {
 		t.told = false
 	}
 	if t.slot != nil {
-		currentCgroup().put(t.slot)
+		t.slot.c.put(t.slot)
 		t.slot = nil
 	}
 }
