@@ -61,28 +61,6 @@ func childrenOf(pid int) []int {
 	return out
 }
 
-// descendants returns the descendants of roots (not roots themselves),
-// children before grandchildren.
-func descendants(roots []int) []int {
-	var out []int
-	next := roots
-	seen := map[int]bool{}
-	for len(next) > 0 {
-		var level []int
-		for _, pid := range next {
-			for _, c := range childrenOf(pid) {
-				if !seen[c] {
-					seen[c] = true
-					level = append(level, c)
-				}
-			}
-		}
-		out = append(out, level...)
-		next = level
-	}
-	return out
-}
-
 func readChildren(path string) ([]int, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

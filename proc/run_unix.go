@@ -9,11 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// killGroup signals the process group led by pid.
-func killGroup(pid int, sig syscall.Signal) error {
-	return syscall.Kill(-pid, sig)
-}
-
 // exitStatus returns the exit code (-1 when killed by a signal) and the
 // name of the signal, if any.
 func exitStatus(st *os.ProcessState) (code int, signal string) {
