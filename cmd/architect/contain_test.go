@@ -257,7 +257,7 @@ func escapeRun(t *testing.T, mode, way string) {
 	case "timeout":
 		args = append(args, "--iteration-timeout", "5s")
 	case "inactivity":
-		args = append(args, "--inactivity-timeout", "1s")
+		args = append(args, "--inactivity-timeout", "2s")
 	}
 	p := startLoopEnv(t, agentDir, modeEnv(mode), args...)
 	pids := escapedPids(t, p, filepath.Join(work, "pids"))

@@ -253,16 +253,18 @@ func fakeAgent() int {
 var held []*os.File
 
 // escapeScript leaves processes behind every way an agent can, writes
-// their pids to $1 (seven lines once all are running) and returns.
+// their pids to $1 (seven lines once all are running) and returns. It
+// says what it does as it goes: on a loaded machine this takes a while,
+// and an inactivity timeout must not end the agent meanwhile.
 const escapeScript = `
-sleep 1000 & echo $! >> "$1"
-nohup sleep 1000 >/dev/null 2>&1 & echo $! >> "$1"
-setsid sleep 1000 >/dev/null 2>&1 & echo $! >> "$1"
-sh -c 'sleep 1000 >/dev/null 2>&1 & echo $! >> "$1"' double "$1" &
-sh -c 'trap "" TERM; echo $$ >> "$1"; exec sleep 1000' ignore "$1" >/dev/null 2>&1 &
-setsid sh -c 'trap "" TERM HUP; echo $$ >> "$1"; while :; do sleep 1; done' both "$1" >/dev/null 2>&1 &
-setsid sh -c 'echo $$ >> "$1"; while :; do echo x >> "$WORK/orphan-writes"; sleep 0.02; done' writer "$1" >/dev/null 2>&1 &
-while [ "$(wc -l < "$1")" -lt 7 ]; do sleep 0.01; done
+sleep 1000 & echo $! >> "$1"; echo escaped: background
+nohup sleep 1000 >/dev/null 2>&1 & echo $! >> "$1"; echo escaped: nohup
+setsid sleep 1000 >/dev/null 2>&1 & echo $! >> "$1"; echo escaped: setsid
+sh -c 'sleep 1000 >/dev/null 2>&1 & echo $! >> "$1"' double "$1" & echo escaped: double fork
+sh -c 'trap "" TERM; echo $$ >> "$1"; exec sleep 1000' ignore "$1" >/dev/null 2>&1 & echo escaped: SIGTERM ignored
+setsid sh -c 'trap "" TERM HUP; echo $$ >> "$1"; while :; do sleep 1; done' both "$1" >/dev/null 2>&1 & echo escaped: setsid, SIGTERM ignored
+setsid sh -c 'echo $$ >> "$1"; while :; do echo x >> "$WORK/orphan-writes"; sleep 0.02; done' writer "$1" >/dev/null 2>&1 & echo escaped: writer
+while [ "$(wc -l < "$1")" -lt 7 ]; do echo waiting for the escapes; sleep 0.01; done
 `
 
 func writeResult(r map[string]any) {
