@@ -107,7 +107,8 @@ func supervisorOf(t *testing.T, repo string) int {
 // names agentDir) and every pid in pids has ended within limit.
 func goneWithin(t *testing.T, agentDir string, pids []int, limit time.Duration, what string) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
+	began := time.Now()
+	deadline := began.Add(limit)
 	for {
 		left := leftovers(agentDir)
 		for _, pid := range pids {
@@ -116,6 +117,7 @@ func goneWithin(t *testing.T, agentDir string, pids []int, limit time.Duration, 
 			}
 		}
 		if len(left) == 0 {
+			t.Logf("%s: everything gone within %s", what, time.Since(began).Round(time.Millisecond))
 			return
 		}
 		if time.Now().After(deadline) {
