@@ -302,3 +302,44 @@ func escapeRun(t *testing.T, mode, way string) {
 		is.Equal(len(got), 1)
 	}
 }
+
+// Every process of a run gets SIGTERM and the grace period, not only the
+// agent itself: after a normal end, what the agent left running in the
+// background is asked to stop (SIGTERM) before it is killed; on SIGINT, a
+// process of the agent's group that holds no output pipe still has the
+// grace period to clean up.
+func TestGraceForWholeRun(t *testing.T) {
+	child := func(onTerm string) string {
+		return `sh -c 'trap "` + onTerm + `; exit 0" TERM; touch "$WORK/ready"; while :; do sleep 0.05; done' >/dev/null 2>&1 &
+while [ ! -e "$WORK/ready" ]; do sleep 0.01; done
+`
+	}
+	t.Run("normal end", func(t *testing.T) {
+		is := is.New(t)
+		repo, agentDir := loopFixture(t, "")
+		work := filepath.Dir(agentDir)
+		_, stderr, code := architect(t, agentDir, "loop", "task", "-C", repo, "--check", "true", "--agent-cmd",
+			child(`echo termed > \"$WORK/left\"`)+"echo '<promise>COMPLETE</promise>'")
+		if code != 0 {
+			t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(work, "left"))
+		is.NoErr(err) // it had SIGTERM, not SIGKILL
+		is.Equal(string(b), "termed\n")
+		is.Equal(leftovers(agentDir), []string(nil))
+	})
+	t.Run("sigint", func(t *testing.T) {
+		is := is.New(t)
+		repo, agentDir := loopFixture(t, "")
+		work := filepath.Dir(agentDir)
+		p := startLoop(t, agentDir, "loop", "task", "-C", repo, "--check", "true", "--kill-grace", "30s", "--agent-cmd",
+			child(`sleep 0.3; echo cleaned > \"$WORK/member\"`)+`touch "$WORK/started"; wait`)
+		p.waitFile(t, filepath.Join(work, "started"))
+		is.NoErr(p.cmd.Process.Signal(syscall.SIGINT))
+		is.Equal(p.exit(t, 30*time.Second), 130)
+		b, err := os.ReadFile(filepath.Join(work, "member"))
+		is.NoErr(err) // it had the time to clean up
+		is.Equal(string(b), "cleaned\n")
+		is.Equal(leftovers(agentDir), []string(nil))
+	})
+}
