@@ -13,6 +13,7 @@ import (
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
+	"github.com/architect-dev/architect/proc"
 	"github.com/spf13/pflag"
 )
 
@@ -35,6 +36,9 @@ type env struct {
 
 // Main runs architect with args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == proc.SupervisorCommand {
+		return proc.Supervise(args[1:], stdin) // see contain below
+	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookup: os.LookupEnv}
 	root := newRoot(e)
 	root.SetArgs(args)
@@ -105,4 +109,18 @@ func exitCode(e *env, err error) int {
 		say(err.Error(), "")
 		return ExitNoSuccess
 	}
+}
+// contain sets architect up, before a loop or batch starts anything, so
+// that nothing it starts outlives it even if it is killed (proc.Contain):
+// a run cgroup where one can be made, and a supervisor, which is architect
+// started again with the hidden command proc.SupervisorCommand. The
+// returned function ends it cleanly. ARCHITECT_NO_CGROUP=1 keeps the runs
+// out of a cgroup.
+func contain(e *env) (release func()) {
+	noCgroup, _ := e.lookup("ARCHITECT_NO_CGROUP")
+	return proc.Contain(proc.ContainOptions{
+		Supervisor: []string{proc.SupervisorCommand},
+		NoCgroup:   noCgroup != "" && noCgroup != "0",
+		Warn:       func(msg string) { fmt.Fprintf(e.stderr, "architect: warning: %s\n", msg) },
+	})
 }
