@@ -110,6 +110,7 @@ func exitCode(e *env, err error) int {
 		return ExitNoSuccess
 	}
 }
+
 // contain sets architect up, before a loop or batch starts anything, so
 // that nothing it starts outlives it even if it is killed (proc.Contain):
 // a run cgroup where one can be made, and a supervisor, which is architect
