@@ -51,17 +51,24 @@ func LoadDir(dir string) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{Dir: dir, State: st, Prompts: map[int]string{}, Commits: map[int]string{}, Agent: st.Config.Agent}
-	r.Iterations, err = readIterations(filepath.Join(dir, loop.RecordsFile))
-	if err != nil {
-		return nil, err
-	}
+	// result.json holds every iteration of the last session that ended;
+	// iterations.jsonl is read too only when it has more (a run going on,
+	// or killed), as reading both costs twice for nothing.
 	if data, err := os.ReadFile(filepath.Join(dir, "result.json")); err == nil {
 		var res loop.Result
 		if json.Unmarshal(data, &res) == nil {
 			r.Result = &res
-			if len(res.Iterations) >= len(r.Iterations) {
-				r.Iterations = res.Iterations
-			}
+			r.Iterations = res.Iterations
+		}
+	}
+	records := filepath.Join(dir, loop.RecordsFile)
+	if n, err := countLines(records); err != nil || n > len(r.Iterations) {
+		its, err := readIterations(records)
+		if err != nil {
+			return nil, err
+		}
+		if len(its) > len(r.Iterations) {
+			r.Iterations = its
 		}
 	}
 	r.readEvents(filepath.Join(dir, loop.EventsFile))
@@ -237,6 +244,15 @@ func statLines(stat string) (added, deleted int) {
 		}
 	}
 	return added, deleted
+}
+
+// countLines counts the lines of the file at path (0 when there is none).
+func countLines(path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	return bytes.Count(data, []byte{'\n'}), err
 }
 
 func readHead(path string, limit int) (string, error) {
