@@ -123,6 +123,7 @@ func TestChecksStatusDurationAndSlowest(t *testing.T) {
 		f.ev(loop.Event{Type: loop.EventCheckStarted, Iteration: 1, Index: ptr(i), Check: checks3[i]})
 	}
 	f.now = f.now.Add(2 * time.Second)
+	is.True(!strings.Contains(f.screen(), "slowest")) // none has finished: none is marked
 	f.ev(loop.Event{Type: loop.EventCheckFinished, Iteration: 1, Index: ptr(2), Check: checks3[2], Passed: ptr(true), Duration: ptr(0.4)})
 	f.ev(loop.Event{Type: loop.EventCheckFinished, Iteration: 1, Index: ptr(0), Check: checks3[0], Passed: ptr(false), Duration: ptr(12.5), TimedOut: true})
 	f.now = f.now.Add(3 * time.Second)
