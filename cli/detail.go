@@ -3,10 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/report"
@@ -35,8 +35,16 @@ func (l loader) record(n int) (loop.Iteration, string, error) {
 	return loop.Iteration{}, ws, fmt.Errorf("iteration %d is not recorded yet", n)
 }
 
-// CheckOutput is the output the check at index had in iteration n.
+// CheckOutput is the output the check at index had in iteration n: the
+// end of its file (written as the check ends), else the record's tail.
 func (l loader) CheckOutput(n, index int) (string, error) {
+	ws := l.run.workspace()
+	if ws == "" {
+		return "", errors.New("the loop has not started yet")
+	}
+	if data, err := readEnd(filepath.Join(ws, loop.StateDir, loop.TranscriptDir(n), loop.CheckFile(index)), 64<<10); err == nil {
+		return data, nil
+	}
 	it, _, err := l.record(n)
 	if err != nil {
 		return "", err
@@ -47,47 +55,39 @@ func (l loader) CheckOutput(n, index int) (string, error) {
 	return it.CheckResults[index].Output, nil
 }
 
-// Detail is iteration n: its prompt, what the agent said, the checks'
-// output and the changes.
+// Detail is iteration n: what the agent said and did, its diff, the
+// checks' output, its prompt.
 func (l loader) Detail(n int) (tui.Detail, error) {
 	it, ws, err := l.record(n)
 	if err != nil {
 		return tui.Detail{}, err
 	}
+	dir := filepath.Join(ws, loop.StateDir, loop.TranscriptDir(n))
 	d := tui.Detail{Iteration: n}
-	prompt, err := os.ReadFile(filepath.Join(ws, loop.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"))
-	if err != nil {
-		prompt = []byte("(the prompt was not found: " + unwrapPath(err) + ")")
+	d.Sections = append(d.Sections, tui.Section{Title: "Transcript", Text: summary(n, &it, false) + "\n" + transcriptText(dir)})
+	diff := readOr(filepath.Join(dir, loop.DiffFile), "")
+	if diff == "" {
+		diff = "(no diff was kept for this iteration; the changes so far:)\n" + it.DiffStat
 	}
-	d.Sections = append(d.Sections, tui.Section{Title: "Prompt", Text: string(prompt)})
-	var agent strings.Builder
-	fmt.Fprintf(&agent, "exit %d · %d steps · %.1fs", it.ExitCode, it.StepsTaken, it.AgentDuration)
-	if it.Cost != nil {
-		fmt.Fprintf(&agent, " · $%.4f", *it.Cost)
-	}
-	if it.Tokens != nil {
-		fmt.Fprintf(&agent, " · %d tokens in (%d cached), %d out", it.Tokens.Input, it.Tokens.CachedInput, it.Tokens.Output)
-	}
-	if it.Error != nil {
-		fmt.Fprintf(&agent, "\n\nerror (%s): %s", it.ErrorKind, *it.Error)
-	}
-	fmt.Fprintf(&agent, "\n\nfinal message:\n%s", it.FinalMessage)
-	d.Sections = append(d.Sections, tui.Section{Title: "Agent", Text: agent.String()})
-	var checks strings.Builder
-	for i, c := range it.CheckResults {
-		status := "passed"
-		if !c.Passed {
-			status = c.Status()
-		}
-		if i > 0 {
-			checks.WriteString("\n\n")
-		}
-		fmt.Fprintf(&checks, "$ %s\n%s in %.1fs\n%s", c.Name, status, c.Duration, c.Output)
-	}
-	if len(it.CheckResults) == 0 {
-		checks.WriteString("no checks ran")
-	}
-	d.Sections = append(d.Sections, tui.Section{Title: "Checks", Text: checks.String()})
-	d.Sections = append(d.Sections, tui.Section{Title: "Changes so far", Text: it.DiffStat, Diff: true})
+	d.Sections = append(d.Sections, tui.Section{Title: "Diff", Text: diff, Diff: true})
+	d.Sections = append(d.Sections, tui.Section{Title: "Checks", Text: checksText(dir, &it)})
+	prompt := readOr(filepath.Join(ws, loop.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"), "(the prompt was not found)")
+	d.Sections = append(d.Sections, tui.Section{Title: "Prompt", Text: prompt})
 	return d, nil
+}
+
+// readEnd reads at most the last limit bytes of the file at path.
+func readEnd(path string, limit int64) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		if _, err := f.Seek(-limit, io.SeekEnd); err != nil {
+			return "", err
+		}
+	}
+	data, err := io.ReadAll(f)
+	return string(data), err
 }

@@ -347,7 +347,7 @@ func iterationView(r *Run, it loop.Iteration, last bool) iterView {
 	iv := iterView{N: it.Iteration, Open: last, Tone: tone, Verdict: verdict,
 		FinalMessage: it.FinalMessage, DiffStat: it.DiffStat}
 	passing := 0
-	for _, c := range it.CheckResults {
+	for ci, c := range it.CheckResults {
 		cv := checkView{Name: c.Name, Duration: dur(c.Duration), Class: "pass", Status: "passed"}
 		if c.Passed {
 			passing++
@@ -357,8 +357,8 @@ func iterationView(r *Run, it loop.Iteration, last bool) iterView {
 				cv.Class = "timeout"
 			}
 		}
-		out := r.checkOutput(it.Iteration, c)
-		cv.Output, cv.Cut = tail(out, outputLimit)
+		out := r.checkOutput(it.Iteration, ci, c)
+		cv.Output = out
 		iv.Checks = append(iv.Checks, cv)
 	}
 	iv.Summary = fmt.Sprintf("%d/%d checks · %s · %s", passing, len(it.CheckResults), dur(it.Duration), costOf(it.Cost))

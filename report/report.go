@@ -212,15 +212,27 @@ func checkNames(configured, logged []string, its []loop.Iteration) []string {
 	return out
 }
 
-// checkOutput is what the page shows of a check's output in iteration n:
-// the record's tail of it.
-func (r *Run) checkOutput(n int, c checks.Result) string { return c.Output }
+// checkOutput is a check's output in iteration n: its end as kept in its
+// file (the whole output, bounded), else the record's tail of it.
+func (r *Run) checkOutput(n, index int, c checks.Result) string {
+	rel := filepath.Join(loop.StateDir, loop.TranscriptDir(n), loop.CheckFile(index))
+	if s, err := readTail(filepath.Join(r.Dir, loop.TranscriptDir(n), loop.CheckFile(index)), outputLimit+1, rel); err == nil {
+		return s
+	}
+	return c.Output
+}
 
 // diff is iteration n's own diff, "" when it was not kept.
-func (r *Run) diff(n int) string { return "" }
+func (r *Run) diff(n int) string {
+	s, _ := readHead(filepath.Join(r.Dir, loop.TranscriptDir(n), loop.DiffFile), diffLimit+1)
+	return s
+}
 
 // transcript is iteration n's readable transcript, "" when it was not kept.
-func (r *Run) transcript(n int) string { return "" }
+func (r *Run) transcript(n int) string {
+	s, _ := readHead(filepath.Join(r.Dir, loop.TranscriptDir(n), loop.TranscriptFile), transcriptLimit+1)
+	return s
+}
 
 // ownDiff is the size of the changes iteration it made itself, when its
 // record says.
@@ -244,6 +256,36 @@ func statLines(stat string) (added, deleted int) {
 		}
 	}
 	return added, deleted
+}
+
+// readTail reads the last limit bytes of the file at path, saying where
+// the rest is (name) when it cuts.
+func readTail(path string, limit int64, name string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if fi.Size() > limit {
+		if _, err := f.Seek(fi.Size()-limit, io.SeekStart); err != nil {
+			return "", err
+		}
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return "", err
+	}
+	if fi.Size() > limit { // a whole line first
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+		data = append([]byte(fmt.Sprintf("… (the first %d bytes are in %s)\n", fi.Size()-int64(len(data)), name)), data...)
+	}
+	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), nil
 }
 
 // countLines counts the lines of the file at path (0 when there is none).

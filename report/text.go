@@ -16,15 +16,6 @@ func head(s string, limit int) (text, cut string) {
 	return text, cut
 }
 
-// tail keeps the last limit bytes of s; cut says what was left out.
-func tail(s string, limit int) (text, cut string) {
-	text, rest := prompt.TruncateTail(s, limit)
-	if rest > 0 {
-		cut = fmt.Sprintf("the last %s of %s are shown", size(int64(len(text))), size(int64(len(s))))
-	}
-	return text, cut
-}
-
 func size(n int64) string {
 	switch {
 	case n < 1<<10:
