@@ -319,7 +319,7 @@ func TestClaudeLongResult(t *testing.T) {
 		if !strings.HasSuffix(text.String(), o.FinalMessage) || len(o.FinalMessage) < 200 {
 			t.Fatalf("round %d: final message (%d bytes) %q… is not the end of the text", round, len(o.FinalMessage), o.FinalMessage[:min(80, len(o.FinalMessage))])
 		}
-		is.True(prompt.HasCompletion(o.FinalMessage, "COMPLETE"))
+		is.True(prompt.HasCompletion(o.FinalMessage, "COMPLETE", ""))
 	}
 }
 

@@ -79,7 +79,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	if o.ExitCode != agent.ExitWaiting {
 		// A run stopped by a timeout did not finish: whatever it printed is
 		// not a final message, so it cannot declare completion.
-		it.CompletionTagFound = !o.TimedOut && !o.Inactive && prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag)
+		it.CompletionTagFound = !o.TimedOut && !o.Inactive && prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag, text)
 		r.runChecks(runCtx, &it)
 		if ctx.Err() != nil || runCtx.Err() != nil {
 			r.stopped(ctx, runCtx)
