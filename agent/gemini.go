@@ -77,6 +77,12 @@ func geminiArgs(model string, extra []string) []string {
 
 func (a *gemini) Run(ctx context.Context, req Request) Outcome {
 	s := &geminiStream{dir: req.Dir, onActivity: req.OnActivity}
+	if req.OnSpend != nil {
+		s.onResult = func(st *geminiStats) {
+			c, ok := a.cost(s, st)
+			req.OnSpend(Spend{Usage: st.usage(), Cost: c, CostKnown: ok})
+		}
+	}
 	lines := proc.NewLineWriter(geminiMaxLine, s.line)
 	stderr := proc.NewTail(geminiStderrTail)
 	opt := req.options(baseEnv(req.Env), lines, stderr)
@@ -263,6 +269,7 @@ func geminiStderrMessage(stderr string) string {
 type geminiStream struct {
 	dir        string
 	onActivity func(string)
+	onResult   func(*geminiStats) // when the result line gives the run's figures, may be nil
 
 	model     string // from the init line
 	text      []byte // assistant text since the last tool call: the final message at the end
@@ -363,6 +370,9 @@ func (s *geminiStream) line(b []byte) {
 		}
 	case "result":
 		s.result = &ev
+		if s.onResult != nil && ev.Stats != nil {
+			s.onResult(ev.Stats)
+		}
 		if ev.Status != "success" && ev.Error != nil {
 			s.activity("error: " + ev.Error.Message)
 		} else if len(s.text) > 0 {
