@@ -81,9 +81,16 @@ func WriteFile(path string, r *Run, now time.Time) error {
 		return err
 	}
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+	// Private like everything in .architect/ (it quotes prompts, messages
+	// and check output); readable by all where the user puts it elsewhere.
+	mode := os.FileMode(0o644)
+	if filepath.Base(filepath.Dir(path)) == loop.StateDir {
+		mode = 0o600
+	}
+	if err := os.WriteFile(tmp, []byte(b.String()), mode); err != nil {
 		return err
 	}
+	_ = os.Chmod(tmp, mode) // an old file of the same name kept its mode
 	return os.Rename(tmp, path)
 }
 
@@ -95,10 +102,7 @@ func build(r *Run, now time.Time) view {
 		Checks:    r.Checks,
 	}
 	v.Outcome, v.Headline, v.Detail = outcome(r)
-	cost := money(st.TotalCost)
-	if !st.TotalCostKnown {
-		cost += " (some unknown)"
-	}
+	cost := st.Cost().String()
 	total := st.Elapsed
 	if r.Result != nil && r.Result.TotalDuration > total {
 		total = r.Result.TotalDuration
