@@ -21,11 +21,12 @@ func (r *runner) successReason() string {
 
 // succeeded reports whether an iteration allows the run to succeed once
 // the agent declared completion: its checks all passed (a run without
-// checks has none to pass), it changed no protected file, its agent ran to
-// its end (no timeout, no interruption) and could run at all.
+// checks has none to pass), it changed no protected file, it was not
+// interrupted and its agent could run at all. (An agent stopped by a
+// timeout declares nothing: see iteration and completionSignal.)
 func (r *runner) succeeded(rec record) bool {
 	switch {
-	case len(rec.ProtectedRestored) > 0, rec.AgentTimedOut, rec.Interrupted != "",
+	case len(rec.ProtectedRestored) > 0, rec.Interrupted != "",
 		rec.ErrorKind == string(agent.ErrFatal), rec.ExitCode == agent.ExitWaiting:
 		return false
 	case len(r.cfg.Checks) == 0:

@@ -164,7 +164,9 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	r := newRunner(cfg, deps)
 	runCtx, cancel := r.deadline(ctx, st.Elapsed)
 	defer cancel()
-	ws, err := reopenWorkspace(runCtx, st)
+	gctx, gcancel := r.gitContext(ctx, runCtx) // a run out of time still opens, to say so
+	defer gcancel()
+	ws, err := reopenWorkspace(gctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +188,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	st.StopReason, st.StopDetail, st.WaitUntil = "", "", ""
 	r.st = st
 	r.resumed = true
-	if err := r.recordKilled(runCtx); err != nil {
+	if err := r.recordKilled(gctx); err != nil {
 		return nil, err
 	}
 	r.restore()
