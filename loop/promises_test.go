@@ -271,7 +271,7 @@ func TestNoBackoffWhenTheLoopStopsAnyway(t *testing.T) {
 	res, log, clock = run(t, cfg, &scripted{outcomes: []agent.Outcome{failing(agent.ErrTransient)}})
 	is.Equal(res.StopReason, StopTimeout)
 	is.Equal(waits(log), []string{"1s 1/5", "2s 2/5"}) // then 4 s would reach the deadline
-	is.True(clock.Now().Sub(start) < 4*time.Second)   // stopped at once, not at the deadline
+	is.True(clock.Now().Sub(start) < 4*time.Second)    // stopped at once, not at the deadline
 	is.True(strings.Contains(res.StopDetail, "would be reached during the 4s wait"))
 }
 
