@@ -70,6 +70,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	r.ev.emit(Event{Type: EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations})
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, r.deps.Agent.Name())
 	snap := r.snapshotProtected()
+	agentBegan := r.deps.Now()
 	o = r.deps.Agent.Run(agentCtx, agent.Request{
 		Prompt:            text,
 		PromptFile:        promptFile,
@@ -85,6 +86,10 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		CompletionTag:     r.cfg.CompletionTag,
 		DonePattern:       r.cfg.DonePattern,
 	})
+	// The agent's time is the real time it took, stopping included (a
+	// group that outlives its leader's exit after a timeout), not what the
+	// adapter saw of it.
+	o.Duration = max(o.Duration, r.deps.Now().Sub(agentBegan))
 	o = r.sanitize(o)
 	if !o.CostKnown {
 		// The adapter could not tell the cost at the end (a run stopped in

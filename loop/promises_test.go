@@ -632,3 +632,20 @@ func TestNewRunOverAnInterruptedOne(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// The agent's duration is the real time its run took, stopping included,
+// not the timeout: a group that outlives its leader after a timeout keeps
+// the run going through the grace period.
+func TestAgentDurationIsRealTime(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	cfg.MaxIterations = 1
+	clock := &fakeClock{now: time.Now()}
+	a := &fnAgent{fn: func(ctx context.Context, _ agent.Request, _ int) agent.Outcome {
+		_ = clock.Sleep(ctx, 3*time.Second) // the leader exits at 1 s; the group is gone at 3 s
+		return agent.Outcome{TimedOut: true, ExitCode: -1, ErrKind: agent.ErrTransient, Err: "agent timed out", Duration: time.Second}
+	}}
+	res, err := Run(context.Background(), cfg, Deps{Agent: a, Now: clock.Now, Sleep: clock.Sleep})
+	is.NoErr(err)
+	is.Equal(res.Iterations[0].AgentDuration, 3.0)
+}
