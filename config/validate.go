@@ -85,7 +85,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 		bad("max_cost", "must not be negative", "give USD, e.g. --max-cost 5 (0 means no limit)")
 	}
 	if c.MaxCost > 0 && c.Agent == "command" && !c.AgentReportsCost {
-		bad("max_cost", "--max-cost needs the cost of every agent run, and a command agent reports none unless it writes it to $ARCHITECT_RESULT_FILE",
+		bad("max_cost", "a budget needs the cost of every agent run, and a command agent reports none unless it writes it to $ARCHITECT_RESULT_FILE",
 			`have the agent write {"cost_usd": N} to "$ARCHITECT_RESULT_FILE" and say so with --agent-reports-cost (YAML agent_reports_cost: true), or drop --max-cost`)
 	}
 	if c.MaxUsageWait <= 0 {

@@ -207,9 +207,13 @@ func (r *runner) gitContext(ctx, runCtx context.Context) (context.Context, conte
 }
 
 // didWork reports whether a run that met its usage limit did something
-// first (a step, or money spent): then it is an iteration like any other.
+// first: spent money, or, when its cost is unknown, took a step. Then it is
+// an iteration like any other; a refusal that cost nothing is not.
 func didWork(o agent.Outcome) bool {
-	return o.Steps > 0 || o.CostKnown && o.Cost > 0
+	if o.CostKnown {
+		return o.Cost > 0
+	}
+	return o.Steps > 0
 }
 
 // searchFinal looks for the completion tag and the done pattern in the
