@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,9 +86,11 @@ func (a *gemini) Run(ctx context.Context, req Request) Outcome {
 	}
 	lines := proc.NewLineWriter(geminiMaxLine, s.line)
 	stderr := proc.NewTail(geminiStderrTail)
-	opt := req.options(baseEnv(req.Env), lines, stderr)
+	notices := proc.NewLineWriter(4096, s.stderrLine)
+	opt := req.options(baseEnv(req.Env), lines, io.MultiWriter(stderr, notices))
 	res := runToFile(ctx, a.bin, geminiArgs(a.model, a.args), opt, "architect-gemini-*.jsonl")
 	lines.Flush()
+	notices.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
 }
 
@@ -385,6 +388,24 @@ func (s *geminiStream) activity(msg string) {
 	if s.onActivity != nil {
 		s.onActivity(shortActivity(msg))
 	}
+}
+
+// geminiRetry matches the CLI's own notice of a retried request on
+// stderr: "Attempt 1 failed with status 500. Retrying with backoff...".
+var geminiRetry = lazyRegexp(`^Attempt (\d+) failed(?: with status (\d{3}))?\. Retrying`)
+
+// stderrLine shows the CLI's retries as activity: a run that keeps
+// retrying a failing request (for minutes, by default) is seen to.
+func (s *geminiStream) stderrLine(b []byte) {
+	m := geminiRetry().FindSubmatch(bytes.TrimSpace(b))
+	if m == nil {
+		return
+	}
+	what := "API request failed"
+	if len(m[2]) > 0 {
+		what = "API error " + string(m[2])
+	}
+	s.activity(what + ", retrying (attempt " + string(m[1]) + ")")
 }
 
 // errorText is the structured error of the run: the result line's, else
