@@ -84,7 +84,9 @@ func (a *command) Run(ctx context.Context, req Request) Outcome {
 	o := fromProc(res)
 	o.FinalMessage = stdout.String()
 	o.Searched = search.close()
-	if r, err := readCommandResult(req.ResultFile, true); err != nil {
+	// Read, not removed: the caller removes it once it has kept the cost
+	// (a kill in between must not lose it).
+	if r, err := readCommandResult(req.ResultFile, false); err != nil {
 		o.Err = joinErr(o.Err, err.Error())
 	} else if r != nil {
 		o.Steps = r.Steps

@@ -30,6 +30,9 @@ type inflight struct {
 	UpdatedAt string   `json:"updated_at"`
 	Cost      *float64 `json:"cost"` // null: unknown so far
 	Tokens    *Tokens  `json:"tokens,omitempty"`
+	// AgentDuration is set once the agent has finished (seconds): the
+	// checks may still be running.
+	AgentDuration *float64 `json:"agent_duration,omitempty"`
 }
 
 // spendWatch follows one agent run's spending: it saves it in the inflight
@@ -69,6 +72,23 @@ func (w *spendWatch) spend(s agent.Spend) {
 	if max := w.r.cfg.MaxCost; max > 0 && s.CostKnown && w.before+s.Cost >= max {
 		w.cancel(errBudget)
 	}
+}
+
+// finished saves the agent's outcome once it has ended, before the checks
+// run: what it cost (a command agent's result file is read, and removed,
+// only then) and how long it took.
+func (w *spendWatch) finished(o agent.Outcome) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.cur.UpdatedAt = stampNano(w.r.deps.Now())
+	if o.CostKnown {
+		w.cur.Cost = ptr(o.Cost)
+	}
+	if o.Usage != (agent.Usage{}) {
+		w.cur.Tokens = &Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
+	}
+	w.cur.AgentDuration = ptr(o.Duration.Seconds())
+	w.save()
 }
 
 // lastSpend is the last spending the agent reported.
@@ -126,6 +146,9 @@ func (r *runner) recordKilled(ctx context.Context) error {
 	if err1 == nil && err2 == nil && seen.After(began) {
 		it.AgentDuration = seen.Sub(began).Seconds()
 		it.Duration = it.AgentDuration
+	}
+	if f.AgentDuration != nil {
+		it.AgentDuration = *f.AgentDuration // the agent had finished; the checks were running
 	}
 	it.StartedAt = stamp(began)
 	e := "architect was killed during this iteration; its checks did not run"

@@ -98,6 +98,10 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 			o.Cost, o.CostKnown = s.Cost, true
 		}
 	}
+	watch.finished(o) // a kill from here on still finds what the agent cost
+	// A command agent's result file holds its words unredacted: removed
+	// once its cost is kept.
+	_ = os.Remove(r.ws.state(AgentResultFile))
 	it.ProtectedRestored = r.restoreProtected(snap, i)
 	r.protectNote = protectNote(i, it.ProtectedRestored)
 	fillFromOutcome(&it, o)

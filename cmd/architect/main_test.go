@@ -153,6 +153,7 @@ func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
 //	say TEXT            print TEXT on stdout (the final message)
 //	cost USD / steps N  report cost and steps through ARCHITECT_RESULT_FILE
 //	report              write the result file now (as an agent that reports as it goes)
+//	append PATH TEXT    append TEXT and a newline to PATH
 //	next PREFIX N       write the first missing PREFIX-k.txt (k = 1..N, content k) and
 //	                    say which; with all N there, say <promise>COMPLETE</promise>
 //	prompt PATH         copy the prompt received on stdin to PATH
@@ -200,6 +201,12 @@ func fakeAgent() int {
 			must(os.WriteFile(arg, prompt, 0o644))
 		case "report":
 			writeResult(result)
+		case "append":
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			must(err)
+			_, err = f.WriteString(text + "\n")
+			must(err)
+			must(f.Close())
 		case "next":
 			n, _ := strconv.Atoi(text)
 			msg := "<promise>COMPLETE</promise>"

@@ -429,7 +429,9 @@ const faultIterations = 4
 // Each iteration writes the first of step-1..4.txt that is missing (an
 // iteration killed before it wrote it leaves the step to the next one);
 // the check passes once all four exist, and the iteration that finds them
-// all there prints the completion tag.
+// all there prints the completion tag. Each first reports its cost, $0.25,
+// and then notes in a ledger that it did: every iteration in the ledger
+// must have its $0.25 on the record, killed or not (no cost undercounted).
 func TestKillAndResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and resumes 20 loops")
@@ -499,7 +501,7 @@ func TestKillAndResume(t *testing.T) {
 
 func faultFixture(t *testing.T) (repo, agentDir string) {
 	t.Helper()
-	return loopFixture(t, fmt.Sprintf("next step %d\n", faultIterations))
+	return loopFixture(t, fmt.Sprintf("cost 0.25\nreport\nappend $WORK/ledger $ARCHITECT_ITERATION\nnext step %d\n", faultIterations))
 }
 
 func faultArgs(repo string, resume bool) []string {
@@ -550,6 +552,28 @@ func checkConsistent(t *testing.T, repo string, kills int) {
 		if n < faultIterations || n > faultIterations+1+interrupted || interrupted > kills {
 			t.Fatalf("%d iterations, %d interrupted, after %d kills", n, interrupted, kills)
 		}
+	}
+	// No cost undercounted: every iteration whose agent reported its cost
+	// has it on the record, and the total is the sum of the records.
+	ledger, _ := os.ReadFile(filepath.Join(filepath.Dir(repo), "ledger"))
+	for _, l := range strings.Fields(string(ledger)) {
+		k, _ := strconv.Atoi(l)
+		if k < 1 || k > n {
+			t.Fatalf("the ledger names iteration %d of %d", k, n)
+		}
+		if c := its[k-1].(map[string]any)["cost"]; c != 0.25 {
+			rec, _ := json.Marshal(its[k-1])
+			t.Fatalf("iteration %d reported $0.25 but its record says %v: %s\nledger %q", k, c, rec, ledger)
+		}
+	}
+	sum := 0.0
+	for _, x := range its {
+		if c, ok := x.(map[string]any)["cost"].(float64); ok {
+			sum += c
+		}
+	}
+	if k := res["known_cost"].(float64); k < sum-1e-9 || k > sum+1e-9 {
+		t.Fatalf("known_cost %v, the records sum to %v", k, sum)
 	}
 	progress, err := os.ReadFile(filepath.Join(repo, ".architect", "ralph-progress.md"))
 	if err != nil {
