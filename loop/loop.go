@@ -5,11 +5,14 @@
 // or on a limit or safety net: iterations, cost, time, cancellation, agent
 // errors, the circuit breaker, idleness.
 //
-// Every completed iteration is appended to .architect/iterations.jsonl
-// before anything else is updated; the progress file, the counters and the
-// result are derived from those records, and state.json is written
-// atomically at each phase change. A run killed at any instant can
-// therefore be resumed (Resume) without losing or repeating an iteration.
+// Every iteration that started is appended to .architect/iterations.jsonl,
+// once, before anything else is updated: one that a signal, --max-time or
+// --max-cost interrupted too, and one that a killed run was in the middle
+// of, by the next Resume (current.json keeps what its agent spent). The
+// progress file, the counters and the result are derived from those
+// records, and state.json is written atomically at each phase change. A
+// run killed at any instant can therefore be resumed without losing or
+// repeating an iteration, or any of its cost.
 package loop
 
 import (
