@@ -365,9 +365,11 @@ import (
 	_ "github.com/google/renameio/v2"
 	_ "github.com/sergi/go-diff/diffmatchpatch"
 	_ "github.com/sourcegraph/conc/pool"
+	_ "github.com/spf13/cobra"
 	_ "github.com/spf13/pflag"
 	_ "go.yaml.in/yaml/v3"
 	_ "golang.org/x/term"
+	_ "mvdan.cc/sh/v3/syntax"
 )
 
 func main() { os.Stdout.WriteString("libs\n") }

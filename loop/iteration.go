@@ -126,7 +126,11 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		if !o.TimedOut && !o.Inactive {
 			it.CompletionTagFound, patternFound = r.searchFinal(o, text)
 		}
+		r.beforeChecks(runCtx)
 		r.runChecks(runCtx, &it)
+		gctx, cancel := r.gitContext(ctx, runCtx)
+		r.afterChecks(gctx) // what the checks created stays out of the commit
+		cancel()
 		if why := interruption(ctx, runCtx, nil); why != "" {
 			it.CheckResults, it.AllChecksPassed = []checks.Result{}, false
 			return r.interrupted(ctx, it, began, why), o, stepRan
@@ -348,8 +352,10 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 		}
 		in.Failed = append(in.Failed, f)
 	}
-	if b, err := os.ReadFile(r.ws.state(ProgressFile)); err == nil {
-		in.Progress = string(b)
+	if len(r.records) > 0 { // a new run's progress file starts empty
+		if b, err := os.ReadFile(r.ws.state(ProgressFile)); err == nil {
+			in.Progress = string(b)
+		}
 	}
 	return prompt.Build(in), nil
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/architect-dev/architect/config"
 )
 
 // commitIteration records an iteration: its commit first (worktree runs
@@ -17,7 +16,7 @@ import (
 // stay in the tree for the next one. git runs under gitCtx (the run's
 // deadline).
 func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
-	if rec.Interrupted == "" && (r.ws.worktree != "" || r.cfg.Mode == config.ModeBuild && r.ws.repo != nil) {
+	if rec.Interrupted == "" && r.commits() {
 		// A worktree run commits every iteration on its branch; a build-mode
 		// run commits each iteration on the current branch (seed 000: build
 		// commits after each task).
