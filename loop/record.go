@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
 )
 
 // commitIteration records an iteration: its commit first (worktree runs
