@@ -43,6 +43,9 @@ type env struct {
 
 // Main runs architect with args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == proc.SupervisorCommand {
+		return proc.Supervise(args[1:], stdin) // see contain below
+	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookup: os.LookupEnv}
 	root := newRoot(e)
 	root.SetArgs(args)
@@ -149,6 +152,21 @@ func signalContext(e *env) (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
+}
+
+// contain sets architect up, before a loop or batch starts anything, so
+// that nothing it starts outlives it even if it is killed (proc.Contain):
+// a run cgroup where one can be made, and a supervisor, which is architect
+// started again with the hidden command proc.SupervisorCommand. The
+// returned function ends it cleanly. ARCHITECT_NO_CGROUP=1 keeps the runs
+// out of a cgroup.
+func contain(e *env) (release func()) {
+	noCgroup, _ := e.lookup("ARCHITECT_NO_CGROUP")
+	return proc.Contain(proc.ContainOptions{
+		Supervisor: []string{proc.SupervisorCommand},
+		NoCgroup:   noCgroup != "" && noCgroup != "0",
+		Warn:       func(msg string) { fmt.Fprintf(e.stderr, "architect: warning: %s\n", msg) },
+	})
 }
 
 func signalName(s os.Signal) string {

@@ -13,7 +13,6 @@ import (
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
-	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/redact"
 	"github.com/spf13/cobra"
 )
@@ -172,15 +171,13 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed bool, start f
 	if err != nil {
 		return err
 	}
+	defer contain(e)() // before the pre-flight's first process
 	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed})
 	if err := pre.Err(); err != nil {
 		return err
 	}
 	if !cfg.Quiet {
 		printWarnings(e.stderr, pre.Warnings())
-	}
-	if err := proc.EnableSubreaper(); err != nil {
-		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
 	}
 	gha := startGitHubActions(e) // masks the secrets before anything runs
 	deps := loop.Deps{Agent: ag}

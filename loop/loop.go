@@ -28,6 +28,7 @@ import (
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/proc"
 )
 
 // ErrInterrupted is the cause the command line gives the context it cancels
@@ -184,6 +185,7 @@ func (r *runner) attach(ws *workspace) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	r.endLeftovers(ws)
 	r.ws = ws
 	ws.watch = !r.cfg.NoWatch
 	return func() {
@@ -208,6 +210,7 @@ func (r *runner) session(ctx, runCtx context.Context) (*Result, error) {
 	}
 	r.res.recost()
 	r.st.Active, r.st.Status, r.st.PID = true, StatusRunning, os.Getpid()
+	r.st.Processes = ptr(proc.Self())
 	r.recount()
 	r.save("starting")
 	r.ev = newEmitter(r.ws.state(EventsFile), r.deps.Events, r.deps.Now, r.warn)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/proc"
 	"github.com/google/renameio/v2"
 )
 
@@ -89,6 +90,10 @@ type State struct {
 	// again to resume the run).
 	Config   config.Config `json:"config"`
 	Redacted []string      `json:"redacted,omitempty"`
+	// Processes says where this run's processes are (the architect
+	// process, its supervisor, the run cgroup, the run marker), so that
+	// if it is killed, the next run in the workspace ends what it left.
+	Processes *proc.Owner `json:"processes,omitempty"`
 }
 
 // Cost is the total cost of the run so far.
