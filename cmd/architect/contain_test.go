@@ -147,10 +147,27 @@ func TestKillNineEndsAgent(t *testing.T) {
 			<-p.done
 			goneWithin(t, agentDir, pids, 5*time.Second, "after kill -9 of architect")
 			if cg != "" {
-				_, err := os.Stat(cg)
-				is.True(os.IsNotExist(err)) // the run cgroup was removed
+				// The supervisor removes the run cgroup once it is empty,
+				// which is just after its processes are gone.
+				removedWithin(t, cg, 5*time.Second)
 			}
 		})
+	}
+}
+
+// removedWithin fails the test unless path is gone within limit.
+func removedWithin(t *testing.T, path string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		_, err := os.Stat(path)
+		if os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still there after %s (err %v)", path, limit, err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
