@@ -173,7 +173,7 @@ func TestRunParallelIsolatesFailures(t *testing.T) {
 	}
 	is.Equal(res[1].StopReason, "max_iterations")
 	is.Equal(res[0].Branch, "architect/a")
-	is.Equal(res[0].Cost, 0.5)
+	is.Equal(*res[0].Cost, 0.5)
 	is.True(strings.Contains(log.String(), "architect: [b] failed: stopped on max_iterations"))
 	err = Preflight(context.Background(), repo, tasks) // the worktrees are there now
 	is.True(err != nil)
@@ -211,3 +211,4 @@ func TestExampleLoads(t *testing.T) {
 	is.Equal(tasks[1].Config.MaxIterations, 5)
 	is.Equal(tasks[0].Config.MaxIterations, 15)
 }
+func ptr[T any](v T) *T { return &v }

@@ -16,13 +16,13 @@ func WriteSummary(w io.Writer, rs []TaskResult) {
 		if stop == "" {
 			stop = "-"
 		}
-		cost := fmt.Sprintf("$%.4f", r.Cost)
+		cost := fmt.Sprintf("$%.4f", r.KnownCost)
 		switch {
 		case r.CostKnown || r.Iterations == 0:
-		case r.Cost == 0:
+		case r.KnownCost == 0:
 			cost = "unknown"
 		default:
-			cost += "+" // some iterations' cost unknown
+			cost = "≥" + cost // some iterations' cost unknown
 		}
 		dur := (time.Duration(r.Duration * float64(time.Second))).Round(100 * time.Millisecond).String()
 		if r.Result == nil { // never ran

@@ -201,5 +201,5 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batc
 // outcome is how a task ended, for the board.
 func outcome(r batch.TaskResult) tui.Outcome {
 	return tui.Outcome{ID: r.ID, Outcome: r.Outcome, Success: r.Success, StopReason: r.StopReason,
-		Iterations: r.Iterations, Cost: r.Cost, CostKnown: r.CostKnown, Duration: r.Duration}
+		Iterations: r.Iterations, Cost: r.KnownCost, CostKnown: r.CostKnown, Duration: r.Duration}
 }

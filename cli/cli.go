@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
@@ -32,6 +33,10 @@ type env struct {
 	lookup         func(string) (string, bool)
 	// interrupt stops the run as SIGINT does (a key in the terminal view).
 	interrupt *interrupter
+	// workspace is the workspace of the loop this process runs, once it
+	// has started: a SIGTERM that `architect cancel` sent is told apart
+	// by the request it left there.
+	workspace atomic.Pointer[string]
 }
 
 // Main runs architect with args and returns the exit status.
@@ -42,7 +47,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookup: os.LookupEnv}
 	root := newRoot(e)
 	root.SetArgs(args)
-	ctx, in, stop := signalContext(stderr)
+	ctx, in, stop := signalContext(e)
 	defer stop()
 	e.interrupt = in
 	return exitCode(e, root.ExecuteContext(ctx))

@@ -26,15 +26,14 @@ type interrupter struct {
 	out    io.Writer // where it says what it does; the view's while it owns the terminal
 }
 
-// request stops the run; why names the cause ("sigint received"), again
-// how to ask again.
-func (in *interrupter) request(why, again string) {
+// request stops the run; first is what it says the first time.
+func (in *interrupter) request(first string) {
 	in.mu.Lock()
 	in.n++
 	n, out := in.n, in.out
 	in.mu.Unlock()
 	if n == 1 {
-		fmt.Fprintf(out, "architect: %s: stopping (%s to kill the agent and checks at once)\n", why, again)
+		fmt.Fprintln(out, first)
 		in.cancel(loop.ErrInterrupted)
 		return
 	}
@@ -43,7 +42,9 @@ func (in *interrupter) request(why, again string) {
 }
 
 // key is the terminal view's q or Ctrl-C.
-func (in *interrupter) key() { in.request("stop requested", "press q or ctrl+c again") }
+func (in *interrupter) key() {
+	in.request("architect: stop requested: stopping (press q or ctrl+c again to kill the agent and checks at once)")
+}
 
 // say redirects the messages to w until the returned function is called.
 func (in *interrupter) say(w io.Writer) (restore func()) {
@@ -59,10 +60,11 @@ func (in *interrupter) say(w io.Writer) (restore func()) {
 }
 
 // signalContext returns a context that the interrupter cancels, and
-// routes SIGINT and SIGTERM to it.
-func signalContext(stderr io.Writer) (context.Context, *interrupter, func()) {
+// routes SIGINT and SIGTERM to it. A SIGTERM that `architect cancel` sent
+// (it leaves its request in the workspace) says so.
+func signalContext(e *env) (context.Context, *interrupter, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	in := &interrupter{cancel: cancel, out: stderr}
+	in := &interrupter{cancel: cancel, out: e.stderr}
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -72,7 +74,11 @@ func signalContext(stderr io.Writer) (context.Context, *interrupter, func()) {
 			case <-done:
 				return
 			case s := <-ch:
-				in.request(strings.ToLower(signalName(s))+" received", "send it again")
+				if ws := e.workspace.Load(); ws != nil && s == syscall.SIGTERM && controlAction(*ws) == "cancel" {
+					in.request("architect: `architect cancel` asked this loop to stop: stopping gracefully")
+					continue
+				}
+				in.request("architect: " + strings.ToLower(signalName(s)) + " received: stopping (send it again to kill the agent and checks at once)")
 			}
 		}
 	}()

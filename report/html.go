@@ -135,11 +135,19 @@ func WriteFile(path string, r *Run, now time.Time) error {
 	return writeAtomic(path, b.String())
 }
 
+// writeAtomic writes a page: private like everything in .architect/ (it
+// quotes prompts, messages and check output), readable by all where the
+// user puts it elsewhere.
 func writeAtomic(path, text string) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+	mode := os.FileMode(0o644)
+	if abs, err := filepath.Abs(path); err == nil && strings.Contains(abs, string(filepath.Separator)+loop.StateDir+string(filepath.Separator)) {
+		mode = 0o600
+	}
+	if err := os.WriteFile(tmp, []byte(text), mode); err != nil {
 		return err
 	}
+	_ = os.Chmod(tmp, mode) // an old file of the same name kept its mode
 	return os.Rename(tmp, path)
 }
 
@@ -224,10 +232,7 @@ func build(r *Run, now time.Time) view {
 
 func summary(r *Run, headline string) []field {
 	st := r.State
-	cost := money(st.TotalCost)
-	if !st.TotalCostKnown {
-		cost += " (some unknown)"
-	}
+	cost := st.Cost().String()
 	if st.Config.MaxCost > 0 {
 		cost += " of " + money(st.Config.MaxCost)
 	}
@@ -371,7 +376,7 @@ func iterationView(r *Run, it loop.Iteration, last bool) iterView {
 	iv.Meta = []field{
 		{"Started", when(it.StartedAt), false},
 		{"Agent", fmt.Sprintf("%s, exit %d, %d steps", dur(it.AgentDuration), it.ExitCode, it.StepsTaken), false},
-		{"Checks", fmt.Sprintf("%d/%d passing in %s", passing, len(it.CheckResults), dur(it.ChecksDuration)), false},
+		{"Checks", checksText(it, passing, len(it.CheckResults)), false},
 		{"Cost", costOf(it.Cost), false},
 		{"Completion", completion(it), false},
 	}
@@ -395,6 +400,8 @@ func outcome(r *Run) (tone, headline, detail string) {
 	st := r.State
 	detail = st.StopDetail
 	switch {
+	case st.Status == loop.StatusSucceeded && st.StopReason == loop.StopNoChecks:
+		return "warn", "done, unchecked", "the agent declared completion; the run had no checks, so no check was run and nothing was verified"
 	case st.Status == loop.StatusSucceeded:
 		return "good", "success", "every check passed and the agent declared completion"
 	case st.Active && loop.Running(st.Workspace):
@@ -409,6 +416,8 @@ func outcome(r *Run) (tone, headline, detail string) {
 
 func iterVerdict(it loop.Iteration) (tone, verdict string) {
 	switch {
+	case it.Interrupted != "":
+		return "warn", "interrupted (" + strings.ReplaceAll(it.Interrupted, "_", " ") + ")"
 	case it.AllChecksPassed && it.CompletionSignal != "":
 		return "good", "success"
 	case it.AgentTimedOut:
@@ -419,6 +428,17 @@ func iterVerdict(it loop.Iteration) (tone, verdict string) {
 		return "warn", "checks pass, not complete"
 	}
 	return "bad", "checks failing"
+}
+
+// checksText says how the iteration's checks went, or why none ran.
+func checksText(it loop.Iteration, passing, all int) string {
+	switch {
+	case it.Interrupted != "":
+		return "not run: the iteration was interrupted"
+	case all == 0:
+		return "none run"
+	}
+	return fmt.Sprintf("%d/%d passing in %s", passing, all, dur(it.ChecksDuration))
 }
 
 func completion(it loop.Iteration) string {

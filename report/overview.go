@@ -73,8 +73,8 @@ func writeOverview(w io.Writer, dir, title string, entries []Entry, now time.Tim
 		if err != nil {
 			link = e.Page
 		}
-		c := money(st.TotalCost)
-		if !st.TotalCostKnown {
+		c := money(st.KnownCost)
+		if st.UnknownCostIterations > 0 {
 			c += "+"
 			gaps = true
 		}
@@ -89,7 +89,7 @@ func writeOverview(w io.Writer, dir, title string, entries []Entry, now time.Tim
 			}
 		}
 		v.Rows = append(v.Rows, row)
-		cost += st.TotalCost
+		cost += st.KnownCost
 		secs += total
 		v.Iters += len(r.Iterations)
 	}

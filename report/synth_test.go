@@ -43,7 +43,7 @@ func synthRun(t testing.TB, n int) string {
 		events.Write(append(data, '\n'))
 	}
 	ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: cfg.MaxIterations, Agent: "claude", Checks: cfg.Checks, Workspace: ws})
-	total := 0.0
+	total, unknown := 0.0, 0
 	for i := 1; i <= n; i++ {
 		agentDur := 20 + rng.Float64()*100
 		it := loop.Iteration{Iteration: i, StepsTaken: 5 + rng.IntN(30), StartedAt: at.Format(time.RFC3339), AgentDuration: agentDur,
@@ -52,6 +52,8 @@ func synthRun(t testing.TB, n int) string {
 			c := 0.01 + rng.Float64()*0.07
 			it.Cost = &c
 			total += c
+		} else {
+			unknown++
 		}
 		if i%23 == 11 {
 			e := "API Error: 529 overloaded"
@@ -92,11 +94,15 @@ func synthRun(t testing.TB, n int) string {
 		at = at.Add(time.Duration(it.Duration * float64(time.Second)))
 		ev(loop.Event{Type: loop.EventIterationFinished, Iteration: i, Commit: it.Commit})
 	}
-	res := loop.Result{Iterations: its, TotalIterations: n, TotalCost: total, TotalCostKnown: n < 5, TotalDuration: at.Sub(start).Seconds(),
-		Success: true, StopReason: loop.StopSuccess, Branch: "architect/ralph-loop", Workspace: ws}
+	var totalPtr *float64
+	if unknown == 0 {
+		totalPtr = &total
+	}
+	res := loop.Result{Iterations: its, TotalIterations: n, TotalCost: totalPtr, TotalCostKnown: unknown == 0, KnownCost: total, UnknownCostIterations: unknown,
+		TotalDuration: at.Sub(start).Seconds(), Success: true, StopReason: loop.StopSuccess, Branch: "architect/ralph-loop", Workspace: ws}
 	st := loop.State{Iteration: n, Mode: "build", StartedAt: start.Format(time.RFC3339), MaxIterations: cfg.MaxIterations,
-		Status: loop.StatusSucceeded, Phase: "finished", TotalCost: total, TotalCostKnown: res.TotalCostKnown, StopReason: loop.StopSuccess,
-		Elapsed: res.TotalDuration, Workspace: ws, Branch: res.Branch, Config: cfg}
+		Status: loop.StatusSucceeded, Phase: "finished", TotalCost: totalPtr, TotalCostKnown: unknown == 0, KnownCost: total, UnknownCostIterations: unknown,
+		StopReason: loop.StopSuccess, Elapsed: res.TotalDuration, Workspace: ws, Branch: res.Branch, Config: cfg}
 	for name, v := range map[string]any{loop.StateFile: st, "result.json": res} {
 		data, _ := json.MarshalIndent(v, "", "  ")
 		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))

@@ -17,7 +17,7 @@ func Rows(its []loop.Iteration) []Row {
 	for _, it := range its {
 		row := Row{N: it.Iteration, Duration: it.Duration, Agent: it.AgentDuration, Checks: it.ChecksDuration,
 			Cost: it.Cost, Total: len(it.CheckResults), ChecksRun: len(it.CheckResults) > 0, AllPassed: it.AllChecksPassed,
-			Completion: it.CompletionSignal, Commit: it.Commit}
+			Completion: it.CompletionSignal, Commit: it.Commit, Interrupted: it.Interrupted}
 		for _, c := range it.CheckResults {
 			if c.Passed {
 				row.Passing++
@@ -123,10 +123,10 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		}
 	case loop.EventIterationFinished:
 		row := Row{N: ev.Iteration, Cost: ev.Cost, Completion: ev.CompletionSignal, Commit: ev.Commit,
-			Passing: r.passing[ev.Iteration], Total: len(r.checks)}
+			Passing: r.passing[ev.Iteration], Total: len(r.checks), Interrupted: ev.Interrupted}
 		delete(r.passing, ev.Iteration)
 		row.AllPassed = ev.AllChecksPassed != nil && *ev.AllChecksPassed
-		row.ChecksRun = row.Total > 0
+		row.ChecksRun = ev.ChecksRun == nil && row.Total > 0 || ev.ChecksRun != nil && *ev.ChecksRun
 		row.Duration, row.Agent, row.Checks = value(ev.Duration), value(ev.AgentDuration), value(ev.ChecksDuration)
 		r.addRow(row)
 		r.iterCost = 0
