@@ -33,16 +33,23 @@ func newView(e *env, cfg config.Config, info tui.Info, run *runFiles) view {
 	}
 	// The event stream on a terminal's stdout would be drawn over the view.
 	if out, in, ok := e.terminal(); ok && !cfg.Plain && cfg.Events != "-" {
-		c := tui.Controls{Interrupt: e.interrupt.key, Pause: func(pause bool) error {
+		control := func(action string) error {
 			ws := run.workspace()
 			if ws == "" {
 				return errors.New("the loop has not started yet")
 			}
-			if pause {
-				return loop.WriteControl(ws, "pause")
-			}
-			return loop.WriteControl(ws, "resume")
-		}}
+			return loop.WriteControl(ws, action)
+		}
+		c := tui.Controls{
+			Interrupt: e.interrupt.key,
+			Pause: func(pause bool) error {
+				if pause {
+					return control(loop.ControlPause)
+				}
+				return control(loop.ControlResume)
+			},
+			StopAfter: func() error { return control(loop.ControlStop) },
+		}
 		live := tui.Start(info, c, loader{run}, tui.Options{Out: out, In: in, NoColor: e.noColor()})
 		restore := e.interrupt.say(live)
 		return view{log: live, observe: live.Observe, stop: func() {

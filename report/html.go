@@ -107,7 +107,8 @@ type iterView struct {
 	FinalMessage  string
 	Checks        []checkView
 	Diff          []diffFile
-	DiffNote      string
+	DiffNote      string // what of the diff is cut
+	DiffPreface   string // architect's note on what the diff is
 	DiffStat      string
 	Transcript    string
 	TranscriptCut string
@@ -388,7 +389,7 @@ func iterationView(r *Run, it loop.Iteration, last bool) iterView {
 	}
 	if d := r.diff(it.Iteration); d != "" {
 		text, cut := head(d, diffLimit)
-		iv.Diff = diffFiles(text)
+		iv.Diff, iv.DiffPreface = diffFiles(text)
 		iv.DiffNote = cut
 	}
 	iv.Transcript, iv.TranscriptCut = head(r.transcript(it.Iteration), transcriptLimit)

@@ -235,8 +235,13 @@ func (r *Run) transcript(n int) string {
 }
 
 // ownDiff is the size of the changes iteration it made itself, when its
-// record says.
-func ownDiff(it loop.Iteration) (added, deleted int, ok bool) { return 0, 0, false }
+// record says (a committed iteration).
+func ownDiff(it loop.Iteration) (added, deleted int, ok bool) {
+	if it.Diff == nil {
+		return 0, 0, false
+	}
+	return it.Diff.Added, it.Diff.Deleted, true
+}
 
 var statRE = regexp.MustCompile(`(\d+) insertions?\(\+\)|(\d+) deletions?\(-\)`)
 

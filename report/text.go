@@ -38,10 +38,15 @@ type diffLine struct {
 }
 
 // diffFiles splits a unified diff (git's format) into files, each line
-// classed: add, del, hunk, meta or plain context.
-func diffFiles(diff string) []diffFile {
-	var files []diffFile
-	for _, line := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
+// classed: add, del, hunk, meta or plain context. Comment lines before the
+// first file (architect's note on what the diff is) come back as note.
+func diffFiles(diff string) (files []diffFile, note string) {
+	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
+	for len(lines) > 0 && (strings.HasPrefix(lines[0], "# ") || lines[0] == "") {
+		note = strings.TrimSpace(note + "\n" + lines[0])
+		lines = lines[1:]
+	}
+	for _, line := range lines {
 		if strings.HasPrefix(line, "diff --git ") || len(files) == 0 {
 			name := line
 			if rest, ok := strings.CutPrefix(line, "diff --git a/"); ok {
@@ -70,5 +75,5 @@ func diffFiles(diff string) []diffFile {
 		}
 		f.Lines = append(f.Lines, diffLine{Class: class, Text: line})
 	}
-	return files
+	return files, note
 }

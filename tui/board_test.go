@@ -73,6 +73,12 @@ func TestBoardBoundedWithTotals(t *testing.T) {
 	b.Update(logMsg("architect: sigint received: stopping"))
 	is.True(strings.Contains(boardScreen(b), "architect: sigint received: stopping"))
 
+	// A resumed task starts from what its earlier iterations cost.
+	ev(ids[43], loop.Event{Type: loop.EventLoopStarted, Iteration: 3, MaxIterations: 5, Resumed: true, KnownCost: ptr(0.5)})
+	b.key("end")
+	is.True(regexp.MustCompile(`architect batch · 41/100 done · 40 passing · 3 running · 56 queued · \$11\.75\+ · `).MatchString(boardScreen(b)))
+	is.True(regexp.MustCompile(`task-044 +. starting +3/5 +\$0\.5000\+ `).MatchString(boardScreen(b)))
+
 	for _, w := range []int{1, 20, 60, 200} {
 		for _, h := range []int{1, 4, 30} {
 			b.Update(tea.WindowSizeMsg{Width: w, Height: h})

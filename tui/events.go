@@ -26,6 +26,9 @@ func Rows(its []loop.Iteration) []Row {
 		if it.Error != nil {
 			row.Error = *it.Error
 		}
+		if d := it.Diff; d != nil {
+			row.Added, row.Deleted, row.Files, row.DiffKnown = d.Added, d.Deleted, d.Files, true
+		}
 		rows = append(rows, row)
 	}
 	return rows
@@ -128,6 +131,9 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		row.AllPassed = ev.AllChecksPassed != nil && *ev.AllChecksPassed
 		row.ChecksRun = ev.ChecksRun == nil && row.Total > 0 || ev.ChecksRun != nil && *ev.ChecksRun
 		row.Duration, row.Agent, row.Checks = value(ev.Duration), value(ev.AgentDuration), value(ev.ChecksDuration)
+		if d := ev.Diff; d != nil {
+			row.Added, row.Deleted, row.Files, row.DiffKnown = d.Added, d.Deleted, d.Files, true
+		}
 		r.addRow(row)
 		r.iterCost = 0
 		setPhase(phaseBetween)
@@ -141,6 +147,11 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		if ev.Seconds != nil {
 			r.until = t.Add(time.Duration(*ev.Seconds * float64(time.Second)))
 		}
+	case loop.EventPaused:
+		r.paused = true
+		setPhase(phaseBetween)
+	case loop.EventResumed:
+		r.paused = false
 	case loop.EventLoopFinished:
 		setPhase(phaseFinished)
 		r.finished, r.end = true, t
@@ -188,6 +199,9 @@ func (t *task) apply(ev loop.Event, now time.Time) {
 			t.started = eventTime(ev, now)
 		}
 		t.state, t.iteration, t.max = "starting", ev.Iteration, ev.MaxIterations
+		if ev.KnownCost != nil { // a resumed task: what its earlier iterations cost
+			t.cost, t.costGaps = *ev.KnownCost, ev.TotalCost == nil
+		}
 	case loop.EventIterationStarted:
 		t.iteration, t.state, t.activity, t.iterCost = ev.Iteration, "agent", "", 0
 		if ev.MaxIterations > 0 {
@@ -209,6 +223,10 @@ func (t *task) apply(ev loop.Event, now time.Time) {
 		} else {
 			t.costGaps = true
 		}
+	case loop.EventPaused:
+		t.state = "paused"
+	case loop.EventResumed:
+		t.state = "agent"
 	case loop.EventBackoff:
 		t.state = "backing off"
 	case loop.EventUsageLimitWait:

@@ -162,6 +162,10 @@ func (m *Model) pause() tea.Cmd {
 	if m.controls.Pause == nil || m.run.finished {
 		return nil
 	}
+	if m.stopAsked {
+		m.say("the loop stops once this iteration is recorded: nothing to pause")
+		return nil
+	}
 	resume := m.run.paused || m.pauseAsked
 	if err := m.controls.Pause(!resume); err != nil {
 		m.say("cannot pause: " + clean(err.Error()))

@@ -228,10 +228,21 @@ func TestKeysSteerTheRun(t *testing.T) {
 	is.Equal(pauses, []bool{true, false})
 	is.True(strings.Contains(f.screen(), "● running"))
 
+	// Paused from another terminal: the view says so; p resumes.
+	f.ev(loop.Event{Type: loop.EventPaused, Iteration: 1})
+	is.True(strings.Contains(f.screen(), "‖ paused"))
+	is.True(strings.Contains(f.screen(), "paused: p or `architect resume` goes on"))
+	f.key(keyText("p"))
+	is.Equal(pauses, []bool{true, false, false})
+	f.ev(loop.Event{Type: loop.EventResumed, Iteration: 1})
+	is.True(strings.Contains(f.screen(), "● running"))
+
 	f.key(keyText("s"))
 	f.key(keyText("s")) // asked once
 	is.Equal(stops, 1)
 	is.True(strings.Contains(f.screen(), "the loop stops once this iteration is recorded"))
+	f.key(keyText("p")) // a pause would replace the stop asked
+	is.Equal(len(pauses), 3)
 
 	f.key(keyText("q"))
 	is.Equal(interrupts, 1)
