@@ -86,9 +86,16 @@ func synthRun(t testing.TB, n int) string {
 		files := 1 + i/10
 		it.DiffStat = fmt.Sprintf(" auth/login.go | %d +++--\n %d files changed, %d insertions(+), %d deletions(-)", 10+i, files, 12*i+rng.IntN(20), 3*i)
 		it.Commit = fmt.Sprintf("%040x", i*7919)
+		it.Diff = &loop.DiffSize{Files: 1, Added: 4 + i%7, Deleted: 1 + i%3}
 		its = append(its, it)
 		data, _ := json.Marshal(it)
 		recs.Write(append(data, '\n'))
+		td := filepath.Join(dir, loop.TranscriptDir(i))
+		must(t, os.MkdirAll(td, 0o700))
+		must(t, os.WriteFile(filepath.Join(td, loop.TranscriptFile), []byte(fmt.Sprintf(
+			"[assistant]\nI'll look at the login handler.\n\n[tool call Read]\nfile_path: auth/login.go\n\n[tool result Read]\npackage auth\n\n[tool call Edit]\nfile_path: auth/login.go\nnew_string: if tok.Expired() { return ErrExpired }\n\n[assistant]\n%s\n", it.FinalMessage)), 0o600))
+		must(t, os.WriteFile(filepath.Join(td, loop.DiffFile), []byte(fmt.Sprintf(
+			"diff --git a/auth/login.go b/auth/login.go\nindex 1111111..2222222 100644\n--- a/auth/login.go\n+++ b/auth/login.go\n@@ -%d,6 +%d,8 @@ func Login(tok Token) error {\n \tif tok == nil {\n \t\treturn ErrNoToken\n \t}\n-\treturn nil\n+\tif tok.Expired() {\n+\t\treturn ErrExpired\n+\t}\n+\treturn nil\n }\n", 10+i, 10+i)), 0o600))
 		must(t, os.WriteFile(filepath.Join(dir, "prompts", fmt.Sprintf("iteration-%d.md", i)),
 			[]byte("## Task\n\n"+cfg.Task+"\n\n## Iteration Instructions\n\nThis is iteration "+fmt.Sprint(i)+".\n"), 0o600))
 		at = at.Add(time.Duration(it.Duration * float64(time.Second)))
