@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -18,10 +19,12 @@ import (
 // stream-json; Codex's exec --json; Gemini's stream-json; opencode's
 // --format json), and keeps any other line as the text it is, so a plain
 // CLI (aider, a command) gets its own output back. Lines cut by the bounds
-// on disk are skipped. stderr follows, when there is some.
-func Transcript(stdout, stderr []byte) string {
+// on disk are skipped. stderr follows, when there is some. Memory stays
+// bounded: stdout is read line by line, and each block keeps at most
+// blockLimit bytes.
+func Transcript(stdout io.Reader, stderr []byte) string {
 	t := &transcript{calls: map[string]string{}}
-	sc := bufio.NewScanner(bytes.NewReader(stdout))
+	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
 		t.line(sc.Bytes())
@@ -38,11 +41,12 @@ func Transcript(stdout, stderr []byte) string {
 const blockLimit = 4000
 
 type transcript struct {
-	b       strings.Builder
-	pending string // the role of the deltas being gathered
-	delta   strings.Builder
-	plain   []string          // plain lines waiting to be written as one block
-	calls   map[string]string // tool call id → name, for results that name only the id
+	b         strings.Builder
+	pending   string // the role of the deltas being gathered
+	delta     strings.Builder
+	plain     strings.Builder   // plain lines waiting to be written as one block
+	plainMore int               // bytes of them past blockLimit, not kept
+	calls     map[string]string // tool call id → name, for results that name only the id
 }
 
 // block writes one labelled block: "[label]" then the text.
@@ -70,11 +74,27 @@ func (t *transcript) flushDelta() {
 }
 
 func (t *transcript) flushPlain() {
-	if len(t.plain) > 0 {
-		text := strings.Join(t.plain, "\n")
-		t.plain = nil
+	if t.plain.Len() > 0 || t.plainMore > 0 {
+		text := t.plain.String()
+		if t.plainMore > 0 {
+			text += fmt.Sprintf("\n… (%d more bytes)", t.plainMore)
+		}
+		t.plain.Reset()
+		t.plainMore = 0
 		t.block("output", text)
 	}
+}
+
+// addPlain gathers a plain line, keeping at most blockLimit bytes.
+func (t *transcript) addPlain(line []byte) {
+	if t.plain.Len()+len(line) > blockLimit {
+		t.plainMore += len(line) + 1
+		return
+	}
+	if t.plain.Len() > 0 {
+		t.plain.WriteByte('\n')
+	}
+	t.plain.Write(line)
 }
 
 func (t *transcript) flush() { t.flushDelta(); t.flushPlain() }
@@ -86,7 +106,9 @@ func (t *transcript) addDelta(role, text string) {
 		t.flushPlain()
 		t.pending = role
 	}
-	t.delta.WriteString(text)
+	if t.delta.Len() <= blockLimit { // block cuts it there anyway
+		t.delta.WriteString(text)
+	}
 }
 
 func (t *transcript) line(raw []byte) {
@@ -95,7 +117,7 @@ func (t *transcript) line(raw []byte) {
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &m) != nil {
 		if len(line) > 0 && !(line[0] == '{' && !json.Valid(line)) { // not a JSON line cut short
 			t.flushDelta()
-			t.plain = append(t.plain, string(bytes.TrimRight(raw, "\r")))
+			t.addPlain(bytes.TrimRight(raw, "\r"))
 		}
 		return
 	}

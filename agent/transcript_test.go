@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestTranscriptOfRealStreams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := Transcript(data, nil)
+			got := Transcript(bytes.NewReader(data), nil)
 			at := 0
 			for _, w := range c.want {
 				i := strings.Index(got[at:], w)
@@ -50,7 +51,7 @@ func TestTranscriptOfRealStreams(t *testing.T) {
 // JSON lines, stderr and long blocks all come out readable and bounded.
 func TestTranscriptOfOddOutput(t *testing.T) {
 	is := is.New(t)
-	out := Transcript([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"first"}]}}
+	out := Transcript(strings.NewReader(`{"type":"assistant","message":{"content":[{"type":"text","text":"first"}]}}
 {"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"`+strings.Repeat("x", 10000)+`"}}]}}
 {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"boom"}]}]}}
 {"type":"assistant","message":{"content":[{"type":"te
@@ -68,4 +69,12 @@ plain text between
 	is.True(strings.Contains(out, "[result (error)]\nerror_max_turns, 3 turns"))
 	is.True(strings.HasSuffix(out, "[stderr]\nwarning: something\n"))
 	is.True(len(out) < 6000)
+}
+
+// A flood of plain output makes a bounded transcript.
+func TestTranscriptOfAFlood(t *testing.T) {
+	is := is.New(t)
+	out := Transcript(strings.NewReader(strings.Repeat("line of output\n", 100000)), nil)
+	is.True(len(out) < 2*blockLimit)
+	is.True(strings.Contains(out, "more bytes)"))
 }

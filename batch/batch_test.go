@@ -211,4 +211,3 @@ func TestExampleLoads(t *testing.T) {
 	is.Equal(tasks[1].Config.MaxIterations, 5)
 	is.Equal(tasks[0].Config.MaxIterations, 15)
 }
-func ptr[T any](v T) *T { return &v }

@@ -168,12 +168,13 @@ func transcriptText(dir string) string {
 	if t, err := os.ReadFile(filepath.Join(dir, loop.TranscriptFile)); err == nil {
 		return string(t)
 	}
-	out, err := os.ReadFile(filepath.Join(dir, loop.AgentStdoutFile))
+	out, err := os.Open(filepath.Join(dir, loop.AgentStdoutFile))
 	if err != nil {
 		return "(no transcript was kept for this iteration)\n"
 	}
-	errOut, _ := os.ReadFile(filepath.Join(dir, loop.AgentStderrFile))
-	return agent.Transcript(out, errOut)
+	defer out.Close()
+	errOut, _ := readEnd(filepath.Join(dir, loop.AgentStderrFile), 64<<10)
+	return agent.Transcript(out, []byte(errOut))
 }
 
 func summary(n int, it *loop.Iteration, running bool) string {

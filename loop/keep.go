@@ -1,12 +1,12 @@
 package loop
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"sync"
-
-	"github.com/architect-dev/architect/proc"
 )
 
 // keepFile writes an output stream (the agent's, a check's) to a file as
@@ -27,7 +27,9 @@ type keepFile struct {
 	written int64  // bytes of the head written
 	headRaw int64  // bytes of the stream the head holds
 	full    bool   // the head is written: the rest goes to the tail
-	tail    *proc.Tail
+	tail    []byte // a ring of the last half bytes, made once the head is full
+	pos     int    // where the next byte of the tail goes
+	wrapped bool   // the ring has been filled at least once
 	total   int64
 	err     error
 }
@@ -43,8 +45,7 @@ func newKeepFile(path string, limit int64, clean func(string) string) (*keepFile
 	if err != nil {
 		return nil, err
 	}
-	half := max(limit/2, 0)
-	return &keepFile{f: f, clean: clean, half: half, tail: proc.NewTail(int(half))}, nil
+	return &keepFile{f: f, clean: clean, half: max(limit/2, 0)}, nil
 }
 
 // Write never fails: a stream is never cut short by its copy on disk.
@@ -70,9 +71,40 @@ func (k *keepFile) Write(p []byte) (int, error) {
 		k.emit(true)
 	}
 	if k.full && len(p) > 0 {
-		_, _ = k.tail.Write(p)
+		k.keepTail(p)
 	}
 	return n, nil
+}
+
+// keepTail puts p at the end of the ring.
+func (k *keepFile) keepTail(p []byte) {
+	n := len(k.tail)
+	if n == 0 {
+		return
+	}
+	if len(p) >= n {
+		copy(k.tail, p[len(p)-n:])
+		k.pos, k.wrapped = 0, true
+		return
+	}
+	c := copy(k.tail[k.pos:], p)
+	if c < len(p) {
+		copy(k.tail, p[c:])
+		k.wrapped = true
+	}
+	k.pos = (k.pos + len(p)) % n
+	if k.pos == 0 {
+		k.wrapped = true
+	}
+}
+
+// startTail switches to keeping the end of the stream: the ring is made
+// only now, so that a short stream costs no memory for it.
+func (k *keepFile) startTail() {
+	if !k.full {
+		k.full = true
+		k.tail = make([]byte, k.half)
+	}
 }
 
 // emit writes the line held, unless the head would pass its half: then
@@ -83,8 +115,8 @@ func (k *keepFile) emit(whole bool) {
 		text += "\n"
 	}
 	if k.written+int64(len(text)) > k.half {
-		k.full = true
-		_, _ = k.tail.Write(k.line)
+		k.startTail()
+		k.keepTail(k.line)
 		k.line = k.line[:0]
 		return
 	}
@@ -112,19 +144,30 @@ func (k *keepFile) Close() error {
 		k.emit(false)
 	}
 	if k.full {
-		tail := k.tail.Bytes()
-		kept := int64(len(tail))
-		if k.tail.Truncated() { // start at a line: the first may be a piece
-			if i := bytes.IndexByte(tail, '\n'); i >= 0 {
-				tail = tail[i+1:]
-			} else {
-				tail = nil
-			}
-			kept = int64(len(tail))
+		// The ring in order, read in place: no copy of it is made.
+		var tail io.Reader = bytes.NewReader(k.tail[:k.pos])
+		kept := int64(k.pos)
+		if k.wrapped {
+			tail = io.MultiReader(bytes.NewReader(k.tail[k.pos:]), bytes.NewReader(k.tail[:k.pos]))
+			kept = int64(len(k.tail))
+		}
+		br := bufio.NewReaderSize(tail, lineMax)
+		if k.wrapped { // start at a line: the first may be a piece
+			skipped, _ := br.ReadSlice('\n')
+			kept -= int64(len(skipped))
 		}
 		k.write(fmt.Sprintf("\n… architect: %d bytes of this output are not kept here (transcript_limit: the first and the last %d bytes are) …\n\n",
 			k.total-k.headRaw-kept, k.half))
-		k.write(k.clean(string(tail)))
+		for {
+			line, err := br.ReadSlice('\n')
+			if len(line) > 0 {
+				k.write(k.clean(string(line)))
+			}
+			if err != nil && err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		k.tail = nil
 	}
 	err := k.f.Close()
 	k.f = nil

@@ -135,8 +135,13 @@ func (r *runner) finishAgent(t *transcript) {
 		return
 	}
 	t.close()
-	out, _ := os.ReadFile(filepath.Join(t.dir, AgentStdoutFile))
-	errOut, _ := os.ReadFile(filepath.Join(t.dir, AgentStderrFile))
+	out, err := os.Open(filepath.Join(t.dir, AgentStdoutFile))
+	if err != nil {
+		r.transcriptFailed(err)
+		return
+	}
+	defer out.Close()
+	errOut, _ := readUpTo(filepath.Join(t.dir, AgentStderrFile), 64<<10)
 	if err := os.WriteFile(filepath.Join(t.dir, TranscriptFile), []byte(agent.Transcript(out, errOut)), 0o600); err != nil {
 		r.transcriptFailed(err)
 	}
@@ -241,4 +246,19 @@ func diffParts(d string) map[string]string {
 		m[p.name] = p.text
 	}
 	return m
+}
+
+// readUpTo reads the end of the file at path, at most limit bytes.
+func readUpTo(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		if _, err := f.Seek(-limit, io.SeekEnd); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(f)
 }
