@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Change is the diff between two commits: what one iteration committed.
@@ -43,12 +44,15 @@ func (r *Repo) Between(ctx context.Context, from, to string, limit int) (Change,
 	return c, nil
 }
 
-var shortStatRE = regexp.MustCompile(`(\d+) files? changed|(\d+) insertions?\(\+\)|(\d+) deletions?\(-\)`)
+// shortStatRE is compiled when first used, not at every start.
+var shortStatRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\d+) files? changed|(\d+) insertions?\(\+\)|(\d+) deletions?\(-\)`)
+})
 
 // shortStat reads git's --shortstat line: " 2 files changed, 5
 // insertions(+), 1 deletion(-)".
 func shortStat(s string) (files, added, deleted int) {
-	for _, m := range shortStatRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range shortStatRE().FindAllStringSubmatch(s, -1) {
 		switch {
 		case m[1] != "":
 			files, _ = strconv.Atoi(m[1])

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/loop"
@@ -243,7 +244,10 @@ func ownDiff(it loop.Iteration) (added, deleted int, ok bool) {
 	return it.Diff.Added, it.Diff.Deleted, true
 }
 
-var statRE = regexp.MustCompile(`(\d+) insertions?\(\+\)|(\d+) deletions?\(-\)`)
+// statRE is compiled when first used, not at every start of architect.
+var statRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\d+) insertions?\(\+\)|(\d+) deletions?\(-\)`)
+})
 
 // statLines reads the lines added and deleted from a diff stat's last
 // line ("3 files changed, 12 insertions(+), 4 deletions(-)").
@@ -252,7 +256,7 @@ func statLines(stat string) (added, deleted int) {
 	if i := strings.LastIndexByte(stat, '\n'); i >= 0 {
 		stat = stat[i+1:]
 	}
-	for _, m := range statRE.FindAllStringSubmatch(stat, -1) {
+	for _, m := range statRE().FindAllStringSubmatch(stat, -1) {
 		if m[1] != "" {
 			added, _ = strconv.Atoi(m[1])
 		}
