@@ -380,3 +380,19 @@ func TestCleanText(t *testing.T) {
 	is.Equal(width(fit("日本", 5)), 5)
 	is.Equal(joinFit([]part{{"a", 2}, {"bbbb", 0}, {"cc", 1}}, " ", 7), "bbbb cc")
 }
+
+// BenchmarkView300 draws the screen of a run with 300 iterations of
+// history, as every redraw does (the clock ticks twice a second).
+func BenchmarkView300(b *testing.B) {
+	f := newFake(Info{Task: "a long run"}, Controls{}, nil)
+	f.size(120, 40)
+	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 400, Checks: checks3})
+	for n := 1; n <= 300; n++ {
+		f.iteration(n, checks3, []bool{n%2 == 0, true, n%3 == 0}, 0.01, "Read auth.go", "Edit auth.go")
+	}
+	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 301})
+	b.ResetTimer()
+	for b.Loop() {
+		_ = f.m.View()
+	}
+}
