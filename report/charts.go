@@ -168,3 +168,71 @@ func strip(cells []cell, h int, label string) template.HTML {
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
+
+// charts fills the timeline and the four charts of v.
+func charts(v *view, r *Run) {
+	its := r.Iterations
+	n := len(its)
+	cells := make([]cell, n)
+	ns := make([]int, n)
+	cum := make([]float64, n)
+	unknown := make([]bool, n)
+	var durs, passing, diffs []barPoint
+	total, longest, diffTop := 0.0, 0.0, 0
+	own := true
+	for _, it := range its {
+		_, _, ok := ownDiff(it)
+		own = own && ok
+	}
+	v.DiffOwn = own
+	for i, it := range its {
+		tone, verdict := iterVerdict(it)
+		cells[i] = cell{N: it.Iteration, Class: tone, Title: fmt.Sprintf("iteration %d: %s, %s, %s", it.Iteration, verdict, dur(it.Duration), costOf(it.Cost))}
+		ns[i] = it.Iteration
+		if it.Cost != nil {
+			total += *it.Cost
+		} else {
+			unknown[i] = true
+		}
+		cum[i] = total
+		longest = math.Max(longest, it.AgentDuration+it.ChecksDuration)
+		durs = append(durs, barPoint{N: it.Iteration, Title: fmt.Sprintf("iteration %d: agent %s, checks %s", it.Iteration, dur(it.AgentDuration), dur(it.ChecksDuration)),
+			Parts: []barPart{{"agent", it.AgentDuration}, {"checks", it.ChecksDuration}}})
+		pass, fail, timeout := 0, 0, 0
+		for _, c := range it.CheckResults {
+			switch {
+			case c.Passed:
+				pass++
+			case c.TimedOut:
+				timeout++
+			default:
+				fail++
+			}
+		}
+		passing = append(passing, barPoint{N: it.Iteration, Title: fmt.Sprintf("iteration %d: %d of %d checks passed", it.Iteration, pass, len(r.Checks)),
+			Parts: []barPart{{"pass", float64(pass)}, {"timeout", float64(timeout)}, {"fail", float64(fail)}}})
+		add, del, _ := ownDiff(it)
+		what := "changed"
+		if !own {
+			add, del = statLines(it.DiffStat)
+			what = "changed so far"
+		}
+		diffTop = max(diffTop, add, del)
+		diffs = append(diffs, barPoint{N: it.Iteration, Title: fmt.Sprintf("iteration %d: +%d −%d lines %s", it.Iteration, add, del, what),
+			Parts: []barPart{{"added", float64(add)}, {"deleted", float64(del)}}})
+	}
+	v.Timeline = strip(cells, 28, "iterations by outcome")
+	v.Cost = costLine(ns, cum, unknown, r.State.Config.MaxCost, 140)
+	for _, u := range unknown {
+		v.CostGaps = v.CostGaps || u
+	}
+	v.CostTop = money(math.Max(total, r.State.Config.MaxCost))
+	if r.State.Config.MaxCost > 0 {
+		v.Budget = money(r.State.Config.MaxCost)
+	}
+	v.Durations = stackedBars(durs, 140, 0, "duration of each iteration: agent and checks")
+	v.DurTop = dur(longest)
+	v.Passing = stackedBars(passing, 80, float64(max(len(r.Checks), 1)), "checks passing in each iteration")
+	v.Diff = divergingBars(diffs, 120, "lines added and deleted")
+	v.DiffTop = fmt.Sprint(diffTop)
+}

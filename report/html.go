@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/loop"
 )
 
@@ -280,74 +278,6 @@ func summary(r *Run, headline string) []field {
 	return append(f, field{"Workspace", st.Workspace, true})
 }
 
-// charts fills the timeline and the four charts of v.
-func charts(v *view, r *Run) {
-	its := r.Iterations
-	n := len(its)
-	cells := make([]cell, n)
-	ns := make([]int, n)
-	cum := make([]float64, n)
-	unknown := make([]bool, n)
-	var durs, passing, diffs []barPoint
-	total, longest, diffTop := 0.0, 0.0, 0
-	own := true
-	for _, it := range its {
-		_, _, ok := ownDiff(it)
-		own = own && ok
-	}
-	v.DiffOwn = own
-	for i, it := range its {
-		tone, verdict := iterVerdict(it)
-		cells[i] = cell{N: it.Iteration, Class: tone, Title: fmt.Sprintf("iteration %d: %s, %s, %s", it.Iteration, verdict, dur(it.Duration), costOf(it.Cost))}
-		ns[i] = it.Iteration
-		if it.Cost != nil {
-			total += *it.Cost
-		} else {
-			unknown[i] = true
-		}
-		cum[i] = total
-		longest = math.Max(longest, it.AgentDuration+it.ChecksDuration)
-		durs = append(durs, barPoint{N: it.Iteration, Title: fmt.Sprintf("iteration %d: agent %s, checks %s", it.Iteration, dur(it.AgentDuration), dur(it.ChecksDuration)),
-			Parts: []barPart{{"agent", it.AgentDuration}, {"checks", it.ChecksDuration}}})
-		pass, fail, timeout := 0, 0, 0
-		for _, c := range it.CheckResults {
-			switch {
-			case c.Passed:
-				pass++
-			case c.TimedOut:
-				timeout++
-			default:
-				fail++
-			}
-		}
-		passing = append(passing, barPoint{N: it.Iteration, Title: fmt.Sprintf("iteration %d: %d of %d checks passed", it.Iteration, pass, len(r.Checks)),
-			Parts: []barPart{{"pass", float64(pass)}, {"timeout", float64(timeout)}, {"fail", float64(fail)}}})
-		add, del, _ := ownDiff(it)
-		what := "changed"
-		if !own {
-			add, del = statLines(it.DiffStat)
-			what = "changed so far"
-		}
-		diffTop = max(diffTop, add, del)
-		diffs = append(diffs, barPoint{N: it.Iteration, Title: fmt.Sprintf("iteration %d: +%d −%d lines %s", it.Iteration, add, del, what),
-			Parts: []barPart{{"added", float64(add)}, {"deleted", float64(del)}}})
-	}
-	v.Timeline = strip(cells, 28, "iterations by outcome")
-	v.Cost = costLine(ns, cum, unknown, r.State.Config.MaxCost, 140)
-	for _, u := range unknown {
-		v.CostGaps = v.CostGaps || u
-	}
-	v.CostTop = money(math.Max(total, r.State.Config.MaxCost))
-	if r.State.Config.MaxCost > 0 {
-		v.Budget = money(r.State.Config.MaxCost)
-	}
-	v.Durations = stackedBars(durs, 140, 0, "duration of each iteration: agent and checks")
-	v.DurTop = dur(longest)
-	v.Passing = stackedBars(passing, 80, float64(max(len(r.Checks), 1)), "checks passing in each iteration")
-	v.Diff = divergingBars(diffs, 120, "lines added and deleted")
-	v.DiffTop = fmt.Sprint(diffTop)
-}
-
 func iterationView(r *Run, it loop.Iteration, last bool) iterView {
 	tone, verdict := iterVerdict(it)
 	iv := iterView{N: it.Iteration, Open: last, Tone: tone, Verdict: verdict,
@@ -395,138 +325,4 @@ func iterationView(r *Run, it loop.Iteration, last bool) iterView {
 	iv.Transcript, iv.TranscriptCut = head(r.transcript(it.Iteration), transcriptLimit)
 	iv.Prompt, iv.PromptCut = head(r.Prompts[it.Iteration], promptLimit)
 	return iv
-}
-
-func outcome(r *Run) (tone, headline, detail string) {
-	st := r.State
-	detail = st.StopDetail
-	switch {
-	case st.Status == loop.StatusSucceeded && st.StopReason == loop.StopNoChecks:
-		return "warn", "done, unchecked", "the agent declared completion; the run had no checks, so no check was run and nothing was verified"
-	case st.Status == loop.StatusSucceeded:
-		return "good", "success", "every check passed and the agent declared completion"
-	case st.Active && loop.Running(st.Workspace):
-		return "info", "running", "the run was still going when this report was written"
-	case st.Status == loop.StatusWaiting || st.Status == loop.StatusPaused:
-		return "info", st.Status, detail
-	case st.StopReason == "":
-		return "warn", "interrupted", "the run stopped without recording why (killed?); `architect loop --resume` continues it"
-	}
-	return "bad", "no success", detail
-}
-
-func iterVerdict(it loop.Iteration) (tone, verdict string) {
-	switch {
-	case it.Interrupted != "":
-		return "warn", "interrupted (" + strings.ReplaceAll(it.Interrupted, "_", " ") + ")"
-	case it.AllChecksPassed && it.CompletionSignal != "":
-		return "good", "success"
-	case it.AgentTimedOut:
-		return "warn", "agent timed out"
-	case it.Error != nil:
-		return "bad", "agent error"
-	case it.AllChecksPassed:
-		return "warn", "checks pass, not complete"
-	}
-	return "bad", "checks failing"
-}
-
-// checksText says how the iteration's checks went, or why none ran.
-func checksText(it loop.Iteration, passing, all int) string {
-	switch {
-	case it.Interrupted != "":
-		return "not run: the iteration was interrupted"
-	case all == 0:
-		return "none run"
-	}
-	return fmt.Sprintf("%d/%d passing in %s", passing, all, dur(it.ChecksDuration))
-}
-
-func completion(it loop.Iteration) string {
-	switch {
-	case it.CompletionSignal != "":
-		return "declared (" + it.CompletionSignal + ")"
-	case it.CompletionTagFound:
-		return "tag found"
-	}
-	return "not declared"
-}
-
-func gridCell(name string, it loop.Iteration) cell {
-	for _, c := range it.CheckResults {
-		if c.Name != name {
-			continue
-		}
-		title := fmt.Sprintf("iteration %d: %s: %s in %s", it.Iteration, name, status(c), dur(c.Duration))
-		switch {
-		case c.Passed:
-			return cell{N: it.Iteration, Class: "pass", Title: title}
-		case c.TimedOut:
-			return cell{N: it.Iteration, Class: "timeout", Title: title}
-		}
-		return cell{N: it.Iteration, Class: "fail", Title: title}
-	}
-	return cell{N: it.Iteration, Class: "none", Title: fmt.Sprintf("iteration %d: %s did not run", it.Iteration, name)}
-}
-
-func status(c checks.Result) string {
-	if c.Passed {
-		return "passed"
-	}
-	return c.Status()
-}
-
-func costOf(c *float64) string {
-	if c == nil {
-		return "cost unknown"
-	}
-	return money(*c)
-}
-
-func money(f float64) string {
-	if f != 0 && f < 0.01 {
-		return fmt.Sprintf("$%.4f", f)
-	}
-	return fmt.Sprintf("$%.2f", f)
-}
-
-// count prints a token count: 950, 12.3k, 4.56M.
-func count(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%.2fM", float64(n)/1e6)
-}
-
-// dur prints seconds compactly: 850ms, 12.3s, 3m05s, 1h02m.
-func dur(s float64) string {
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// when prints an RFC 3339 time for people.
-func when(s string) string {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return s
-	}
-	return t.UTC().Format("2006-01-02 15:04:05 UTC")
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

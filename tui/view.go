@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -238,8 +239,11 @@ func (m *Model) phaseLine(now time.Time) string {
 		who += " (" + r.info.Model + ")"
 	}
 	where := ""
-	if r.info.Branch != "" {
+	switch {
+	case r.info.Branch != "":
 		where = "on " + r.info.Branch
+	case r.info.Workspace != "":
+		where = "in " + filepath.Base(r.info.Workspace)
 	}
 	var now1 string
 	switch r.phase {
