@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -42,8 +40,8 @@ func (l loader) CheckOutput(n, index int) (string, error) {
 	if ws == "" {
 		return "", errors.New("the loop has not started yet")
 	}
-	if data, err := readEnd(filepath.Join(ws, loop.StateDir, loop.TranscriptDir(n), loop.CheckFile(index)), 64<<10); err == nil {
-		return data, nil
+	if data, err := loop.ReadEnd(filepath.Join(ws, loop.StateDir, loop.TranscriptDir(n), loop.CheckFile(index)), 64<<10); err == nil {
+		return string(data), nil
 	}
 	it, _, err := l.record(n)
 	if err != nil {
@@ -74,20 +72,4 @@ func (l loader) Detail(n int) (tui.Detail, error) {
 	prompt := readOr(filepath.Join(ws, loop.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"), "(the prompt was not found)")
 	d.Sections = append(d.Sections, tui.Section{Title: "Prompt", Text: prompt})
 	return d, nil
-}
-
-// readEnd reads at most the last limit bytes of the file at path.
-func readEnd(path string, limit int64) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
-		if _, err := f.Seek(-limit, io.SeekEnd); err != nil {
-			return "", err
-		}
-	}
-	data, err := io.ReadAll(f)
-	return string(data), err
 }

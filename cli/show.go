@@ -173,8 +173,8 @@ func transcriptText(dir string) string {
 		return "(no transcript was kept for this iteration)\n"
 	}
 	defer out.Close()
-	errOut, _ := readEnd(filepath.Join(dir, loop.AgentStderrFile), 64<<10)
-	return agent.Transcript(out, []byte(errOut))
+	errOut, _ := loop.ReadEnd(filepath.Join(dir, loop.AgentStderrFile), 64<<10)
+	return agent.Transcript(out, errOut)
 }
 
 func summary(n int, it *loop.Iteration, running bool) string {

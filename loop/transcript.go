@@ -141,7 +141,7 @@ func (r *runner) finishAgent(t *transcript) {
 		return
 	}
 	defer out.Close()
-	errOut, _ := readUpTo(filepath.Join(t.dir, AgentStderrFile), 64<<10)
+	errOut, _ := ReadEnd(filepath.Join(t.dir, AgentStderrFile), 64<<10)
 	if err := os.WriteFile(filepath.Join(t.dir, TranscriptFile), []byte(agent.Transcript(out, errOut)), 0o600); err != nil {
 		r.transcriptFailed(err)
 	}
@@ -248,8 +248,9 @@ func diffParts(d string) map[string]string {
 	return m
 }
 
-// readUpTo reads the end of the file at path, at most limit bytes.
-func readUpTo(path string, limit int64) ([]byte, error) {
+// ReadEnd reads the end of the file at path, at most limit bytes (a
+// transcript's file, which may be long).
+func ReadEnd(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

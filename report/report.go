@@ -267,28 +267,14 @@ func statLines(stat string) (added, deleted int) {
 	return added, deleted
 }
 
-// readTail reads the last limit bytes of the file at path, saying where
-// the rest is (name) when it cuts.
+// readTail reads the last limit bytes of the file at path (from a whole
+// line), saying where the rest is (name) when it cuts.
 func readTail(path string, limit int64, name string) (string, error) {
-	f, err := os.Open(path)
+	data, err := loop.ReadEnd(path, limit)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if fi.Size() > limit {
-		if _, err := f.Seek(fi.Size()-limit, io.SeekStart); err != nil {
-			return "", err
-		}
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return "", err
-	}
-	if fi.Size() > limit { // a whole line first
+	if fi, err := os.Stat(path); err == nil && fi.Size() > int64(len(data)) {
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			data = data[i+1:]
 		}
