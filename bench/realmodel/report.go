@@ -36,7 +36,9 @@ func (f figure) String() string {
 // problems every mode finished (so the lines compare the same problems).
 func figures(recs []record, attempts int) (tasks []string, out []figure) {
 	by := map[string]map[string]record{} // task → mode#attempt → record
+	present := map[string]bool{}         // mode#attempt seen for some task
 	for _, r := range recs {
+		present[fmt.Sprintf("%s#%d", r.Mode, r.Attempt)] = true
 		if by[r.Task] == nil {
 			by[r.Task] = map[string]record{}
 		}
@@ -45,7 +47,7 @@ func figures(recs []record, attempts int) (tasks []string, out []figure) {
 	for t, m := range by {
 		whole := true
 		for _, k := range modeKeys(attempts) {
-			if _, ok := m[k]; !ok {
+			if _, ok := m[k]; present[k] && !ok {
 				whole = false
 			}
 		}
@@ -56,6 +58,11 @@ func figures(recs []record, attempts int) (tasks []string, out []figure) {
 	slices.Sort(tasks)
 	n := len(tasks)
 	add := func(name string, keys []string) {
+		for _, k := range keys {
+			if !present[k] {
+				return // not measured
+			}
+		}
 		f := figure{Name: name, Of: n}
 		for _, t := range tasks {
 			solved := false
@@ -99,7 +106,9 @@ func figures(recs []record, attempts int) (tasks []string, out []figure) {
 			}
 		}
 	}
-	out = append(out, mean)
+	if attempts > 1 && present[singles[0]] {
+		out = append(out, mean)
+	}
 	return tasks, out
 }
 
