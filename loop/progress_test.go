@@ -23,7 +23,7 @@ func TestProgressEntryFailedCheck(t *testing.T) {
 	}}
 	e := progressEntry(it)
 	is.True(strings.Contains(e, "  - [FAIL] python3 test_solution.py — exit status 1: Traceback (most recent call last): … AssertionError: xxx"))
-	is.True(strings.Contains(e, "x…\n"))                                                                       // a long last line is cut
+	is.True(strings.Contains(e, "x…\n"))                                                                  // a long last line is cut
 	is.True(strings.Contains(e, "  - [FAIL] go test ./... — exit status 1: --- FAIL: TestAdd (0.00s)\n")) // one line: shown once
 	is.True(strings.Contains(e, "  - [PASS] true\n"))
 }
