@@ -46,10 +46,16 @@ var (
 )
 
 // complete sends one user message to the endpoint and returns the answer.
-// tag goes in the X-Bench-Tag header, which the server writes in its usage
-// log with the tokens and seconds.
-func complete(ctx context.Context, endpoint, tag string, s sampling, seed uint64, user string) (string, error) {
-	body, _ := json.Marshal(chatRequest{Model: "local", Messages: []chatMessage{{Role: "user", Content: user}},
+// prefix, when not empty, is the start of the answer, which the model
+// continues; the answer returned begins with it. tag goes in the
+// X-Bench-Tag header, which the server writes in its usage log with the
+// tokens and seconds.
+func complete(ctx context.Context, endpoint, tag string, s sampling, seed uint64, user, prefix string) (string, error) {
+	msgs := []chatMessage{{Role: "user", Content: user}}
+	if prefix != "" {
+		msgs = append(msgs, chatMessage{Role: "assistant", Content: prefix})
+	}
+	body, _ := json.Marshal(chatRequest{Model: "local", Messages: msgs,
 		MaxTokens: s.MaxTokens, Temperature: s.Temperature, TopP: s.TopP, TopK: s.TopK, Seed: seed})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(endpoint, "/")+"/chat/completions", bytes.NewReader(body))
 	if err != nil {
@@ -77,7 +83,7 @@ func complete(ctx context.Context, endpoint, tag string, s sampling, seed uint64
 	if err := json.Unmarshal(b, &out); err != nil || len(out.Choices) == 0 {
 		return "", fmt.Errorf("no answer in %.200s", b)
 	}
-	return out.Choices[0].Message.Content, nil
+	return prefix + out.Choices[0].Message.Content, nil
 }
 
 // seedOf derives a request's seed from its tag, so that every request of
@@ -129,7 +135,7 @@ func runAgent(args []string) error {
 	t := *tag + "/i" + os.Getenv("ARCHITECT_ITERATION")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	answer, err := complete(ctx, *endpoint, t, s, seedOf(t), string(prompt))
+	answer, err := complete(ctx, *endpoint, t, s, seedOf(t), string(prompt), "")
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,13 @@ func (p problem) task() string {
 
 // directPrompt is the plain prompt used to check the weights against the
 // published figure: EvalPlus's instruction, which the Qwen2.5-Coder report
-// used for its instruct models.
+// used for its instruct models, and directPrefix the start of the answer
+// EvalPlus gives chat models (the model continues it, inside the code
+// block). Without the prefix the 0.5B model answers many problems with the
+// stub alone, fenced as "```" then "python" (seen here: 18/40 solved with
+// it left out).
+const directPrefix = "Below is a Python script with a self-contained function that solves the problem and passes corresponding tests:\n```python\n"
+
 func (p problem) directPrompt() string {
 	return "Please provide a self-contained Python script that solves the following problem in a markdown code block:\n```\n" +
 		strings.TrimSpace(p.Prompt) + "\n```\n"

@@ -139,7 +139,7 @@ func (m measurement) run(p problem, r record) record {
 	switch r.Mode {
 	case "direct":
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-		answer, err := complete(ctx, m.endpoint, tag+"/i1", greedy, seedOf(tag), p.directPrompt())
+		answer, err := complete(ctx, m.endpoint, tag+"/i1", greedy, seedOf(tag), p.directPrompt(), directPrefix)
 		cancel()
 		if err != nil {
 			r.Error = err.Error()

@@ -55,9 +55,17 @@ func figures(recs []record, attempts int) (tasks []string, out []figure) {
 			tasks = append(tasks, t)
 		}
 	}
-	slices.Sort(tasks)
+	slices.SortFunc(tasks, func(a, b string) int {
+		if d := taskNumber(a) - taskNumber(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
 	n := len(tasks)
 	add := func(name string, keys []string) {
+		if len(keys) == 0 {
+			return
+		}
 		for _, k := range keys {
 			if !present[k] {
 				return // not measured
@@ -166,4 +174,16 @@ func runReport(args []string) error {
 	}
 	writeReport(os.Stdout, recs, *attempts)
 	return nil
+}
+
+// taskNumber is N of "HumanEval/N", for sorting.
+func taskNumber(id string) int {
+	n := 0
+	for _, c := range id[strings.LastIndexByte(id, '/')+1:] {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }

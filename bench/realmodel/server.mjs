@@ -5,7 +5,7 @@
 //   node server.mjs --model FILE.gguf [--port 8088] [--threads 2] [--ctx 8192] [--log usage.jsonl]
 //
 // POST /v1/chat/completions takes {messages, max_tokens, temperature,
-// top_p, top_k, seed, stream} and answers a chat.completion (or, with
+// top_p, top_k, seed, stream} (a last assistant message is continued) and answers a chat.completion (or, with
 // stream:true, chat.completion.chunk events and "data: [DONE]") with a
 // usage of prompt_tokens and completion_tokens. GET /v1/models and
 // GET /health answer too. Requests are served one at a time (one context
@@ -53,7 +53,10 @@ const chatWrapper = new JinjaTemplateChatWrapper({template});
 const modelName = String(model.fileInfo.metadata?.general?.name ?? "model");
 
 // history turns OpenAI messages into node-llama-cpp's chat history, ending
-// with the empty model response the generation fills.
+// with the model response the generation fills: empty, or, when the last
+// message is the assistant's, that message, which the model continues (a
+// prefilled answer, as EvalPlus starts chat models' answers with
+// "Below is a Python script …\n```python\n").
 function history(messages) {
 	const out = [];
 	for (const m of messages ?? []) {
@@ -63,7 +66,7 @@ function history(messages) {
 		else if (m.role === "assistant") out.push({type: "model", response: [text]});
 		else out.push({type: "user", text});
 	}
-	out.push({type: "model", response: []});
+	if (out.at(-1)?.type !== "model") out.push({type: "model", response: []});
 	return out;
 }
 
@@ -96,6 +99,7 @@ function generate(req, onText) {
 				onTextChunk: onText,
 			});
 			const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+			// res.response is the continuation only: the prefill is the client's.
 			return {text: res.response, stop: res.metadata.stopReason, promptTokens, completionTokens, seconds};
 		} finally {
 			chat.dispose({disposeSequence: false});
