@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,36 +8,39 @@ import (
 
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/report"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
-const reportUsage = `Usage: architect report [-C DIR] [-o report.html]
-
-Writes one self-contained HTML page about the run in the workspace (its
+func newReportCmd(e *env) *cobra.Command {
+	var dir, wt, out string
+	c := &cobra.Command{
+		Use:   "report [-C DIR] [--worktree-name NAME] [-o FILE]",
+		Short: "write a self-contained HTML report of a run",
+		Long: `Writes one self-contained HTML page about the run in the workspace (its
 outcome, each iteration's time, cost and checks, the prompts, the agent's
 final messages, the failing checks' output and the diff stats), viewable
 without network access. The default output is .architect/report.html in the
-run's workspace; the path written is printed on stdout.
-
-Flags:
-`
-
-func runReport(_ context.Context, e *env, args []string) error {
-	fs := newFlagSet("report", e.stderr)
-	dir := fs.StringP("dir", "C", ".", "workspace `directory` (or the repository of a --worktree run)")
-	wt := fs.String("worktree-name", "", "the run's worktree `NAME`")
-	out := fs.StringP("output", "o", "", "the HTML `file` to write (default WORKSPACE/.architect/report.html)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stderr, reportUsage+fs.FlagUsages())
-			return pflag.ErrHelp
-		}
-		return flagError("report", err)
+run's workspace; the path written is printed on stdout.`,
+		Example: `  architect report
+  architect report --worktree-name fix-auth -o fix-auth.html
+  xdg-open "$(architect report)"`,
+		GroupID: groupControl,
+		Args:    noArgs("select the run with -C DIR or --worktree-name NAME, the output with -o FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReport(e, dir, wt, out)
+		},
 	}
-	if fs.NArg() > 0 {
-		return &loop.UsageError{Msg: "report takes no arguments", Hint: "select the run with -C DIR or --worktree-name NAME, the output with -o FILE"}
-	}
-	ws, err := findRun(*dir, *wt)
+	c.Flags().StringVarP(&dir, "dir", "C", ".", "workspace `directory` (or the repository of a --worktree run)")
+	c.Flags().StringVar(&wt, "worktree-name", "", "the run's worktree `NAME`")
+	c.Flags().StringVarP(&out, "output", "o", "", "the HTML `file` to write (default WORKSPACE/.architect/report.html)")
+	_ = c.MarkFlagDirname("dir")
+	_ = c.RegisterFlagCompletionFunc("worktree-name", completeWorktreeNames)
+	_ = c.MarkFlagFilename("output", "html")
+	return c
+}
+
+func runReport(e *env, dir, wt, out string) error {
+	ws, err := findRun(dir, wt)
 	if err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	path := *out
+	path := out
 	if path == "" {
 		path = filepath.Join(ws, loop.StateDir, "report.html")
 	}

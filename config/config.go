@@ -6,6 +6,7 @@
 package config
 
 import (
+	"strings"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -35,6 +36,12 @@ type Config struct {
 
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`
+	// IncludeUncommitted copies the main checkout's uncommitted changes
+	// into the worktree's first commit (--worktree only).
+	IncludeUncommitted bool `json:"include_uncommitted,omitempty"`
+	// CommitCheckOutputs lets architect's commits include the new files the
+	// checks created; by default they are left out.
+	CommitCheckOutputs bool `json:"commit_check_outputs,omitempty"`
 
 	IterationTimeout     time.Duration `json:"iteration_timeout"`
 	InactivityTimeout    time.Duration `json:"inactivity_timeout"`
@@ -98,9 +105,13 @@ type Error struct {
 	Hint   string
 }
 
+// Error names the option once: by the flag or variable that set it
+// ("--max-cost: ..."), or by file, line and key ("ralph.yaml:12:
+// max_cost: ..."), or by key when the value is a default.
 func (e *Error) Error() string {
 	s := e.Msg
-	if e.Key != "" {
+	named := strings.HasPrefix(e.Source, "-") || strings.HasPrefix(e.Source, "ARCHITECT_")
+	if e.Key != "" && !named {
 		s = e.Key + ": " + s
 	}
 	if e.Source != "" {

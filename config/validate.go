@@ -1,10 +1,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
@@ -31,13 +33,16 @@ func (c *Config) validate(src Sources) ([]string, error) {
 		errs = append(errs, &Error{Source: src[key], Key: key, Msg: msg, Hint: hint})
 	}
 
-	// --agent-cmd selects the command agent unless another was named.
-	if c.AgentCmd != "" {
-		switch {
-		case src["agent"] == "":
+	// agent_cmd selects the command agent, unless a stronger source (a flag
+	// over a variable over the file) named another agent, which then wins.
+	if c.AgentCmd != "" && c.Agent != "command" {
+		switch ra, rc := rank(src["agent"]), rank(src["agent_cmd"]); {
+		case rc > ra:
 			c.Agent = "command"
-		case c.Agent != "command":
-			bad("agent_cmd", fmt.Sprintf("--agent-cmd runs a command as the agent, but the agent is %q", c.Agent), "drop --agent-cmd, or use --agent command (or leave --agent out)")
+		case ra > rc:
+			c.AgentCmd = ""
+		default:
+			bad("agent_cmd", fmt.Sprintf("a shell command run as the agent needs the command agent, but the agent is %q", c.Agent), "drop agent_cmd (--agent-cmd), or set the agent to command (or leave it out)")
 		}
 	}
 	if c.WorktreeName != "" {
@@ -50,7 +55,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	switch c.Mode {
 	case "", ModePlan, ModeBuild:
 	default:
-		bad("mode", fmt.Sprintf("unknown mode %q", c.Mode), "use --mode plan or --mode build (or leave it out)")
+		bad("mode", fmt.Sprintf("unknown mode %q: it is plan or build", c.Mode), "use --mode plan or --mode build (or leave it out)")
 	}
 	modeSpecMissing := false
 	if (c.Mode == ModePlan || c.Mode == ModeBuild) && strings.TrimSpace(c.Task) == "" && c.Spec == "" {
@@ -98,7 +103,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	}
 	if c.DonePattern != "" {
 		if _, err := regexp.Compile(c.DonePattern); err != nil {
-			bad("done_pattern", "not a valid regular expression: "+err.Error(), "use Go (RE2) syntax, e.g. 'All tasks complete'")
+			bad("done_pattern", "not a valid regular expression: "+RegexpProblem(err), "use Go (RE2) syntax, e.g. 'All tasks complete'")
 		}
 	}
 	for key, v := range map[string]int{"max_consecutive_errors": c.MaxConsecutiveErrors, "idle_threshold": c.IdleThreshold} {
@@ -120,10 +125,35 @@ func (c *Config) validate(src Sources) ([]string, error) {
 		}
 	}
 	if _, err := redact.New(nil, c.Redact); err != nil {
-		bad("redact", err.Error(), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
+		bad("redact", RegexpProblem(err), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
 	}
 	if len(c.Checks) == 0 && len(errs) == 0 && c.Mode != ModePlan {
 		warnings = append(warnings, "no --check given: success rests on the agent's completion tag alone")
 	}
 	return warnings, errs.orNil()
+}
+
+// RegexpProblem says what is wrong with a regular expression without the
+// parser's own wording ("error parsing regexp: ..."): the problem and the
+// part of the expression it is in.
+func RegexpProblem(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s in `%s`", se.Code, se.Expr)
+	}
+	return err.Error()
+}
+
+// rank orders the sources of a value by precedence: default, file,
+// environment, flag.
+func rank(source string) int {
+	switch {
+	case source == "":
+		return 0
+	case strings.HasPrefix(source, "-"):
+		return 3
+	case strings.HasPrefix(source, "ARCHITECT_"):
+		return 2
+	}
+	return 1
 }

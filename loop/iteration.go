@@ -80,7 +80,9 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		// A run stopped by a timeout did not finish: whatever it printed is
 		// not a final message, so it cannot declare completion.
 		it.CompletionTagFound = !o.TimedOut && !o.Inactive && prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag)
+		r.beforeChecks(runCtx)
 		r.runChecks(runCtx, &it)
+		r.afterChecks(ctx)
 		if ctx.Err() != nil || runCtx.Err() != nil {
 			r.stopped(ctx, runCtx)
 			return rec, o, true
@@ -182,7 +184,7 @@ func (r *runner) commitIteration(ctx context.Context, rec record) bool {
 	// A worktree run commits every iteration on its branch; a build-mode run
 	// commits each iteration on the current branch (seed 000: build commits
 	// after each task).
-	if r.ws.worktree != "" || r.cfg.Mode == config.ModeBuild && r.ws.repo != nil {
+	if r.commits() {
 		passing := 0
 		for _, c := range rec.CheckResults {
 			if c.Passed {
@@ -263,8 +265,10 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 		}
 		in.Failed = append(in.Failed, f)
 	}
-	if b, err := os.ReadFile(r.ws.state(ProgressFile)); err == nil {
-		in.Progress = string(b)
+	if len(r.records) > 0 { // a new run's progress file starts empty
+		if b, err := os.ReadFile(r.ws.state(ProgressFile)); err == nil {
+			in.Progress = string(b)
+		}
 	}
 	return prompt.Build(in), nil
 }

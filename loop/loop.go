@@ -25,6 +25,7 @@ import (
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/proc"
 )
 
 // ErrInterrupted is the cause the command line gives the context it cancels
@@ -215,6 +216,7 @@ func (r *runner) attach(ws *workspace) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	r.endLeftovers(ws)
 	r.ws = ws
 	ws.watch = !r.cfg.NoWatch
 	return func() {
@@ -238,6 +240,7 @@ func (r *runner) session(ctx context.Context) (*Result, error) {
 	}
 	r.res.TotalCostKnown = r.res.TotalCostKnown || len(r.records) == 0
 	r.st.Active, r.st.Status, r.st.PID = true, StatusRunning, os.Getpid()
+	r.st.Processes = ptr(proc.Self())
 	r.recount()
 	r.save("starting")
 	r.ev = newEmitter(r.ws.state(EventsFile), r.deps.Events, r.deps.Now, r.deps.Redact, r.warn)

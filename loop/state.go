@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/proc"
 	"github.com/google/renameio/v2"
 )
 
@@ -69,6 +70,10 @@ type State struct {
 	WorktreePath string        `json:"worktree_path,omitempty"`
 	Branch       string        `json:"branch,omitempty"`
 	Config       config.Config `json:"config"`
+	// Processes says where this run's processes are (the architect
+	// process, its supervisor, the run cgroup, the run marker), so that
+	// if it is killed, the next run in the workspace ends what it left.
+	Processes *proc.Owner `json:"processes,omitempty"`
 }
 
 // Resumable reports whether a run in this state can be continued.
