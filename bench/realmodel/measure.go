@@ -162,7 +162,7 @@ func (m measurement) run(p problem, r record) record {
 	}
 	r.Solved = r.Error == "" && checkPasses(dir)
 	r.Wall = time.Since(start).Seconds()
-	u, _ := usageOf(m.usage, tag+"/")
+	u, _ := usageOf(m.usage, tag+"/", start)
 	r.Requests, r.Seconds, r.PromptTokens, r.CompletionTokens = u.Requests, u.Seconds, u.PromptTokens, u.CompletionTokens
 	return r
 }
@@ -212,8 +212,9 @@ type usage struct {
 }
 
 // usageOf reads the server's usage log and sums the lines whose tag starts
-// with prefix.
-func usageOf(path, prefix string) (usage, error) {
+// with prefix, logged since the run started (an earlier, interrupted run
+// of the same problem may have left answers under the same tag).
+func usageOf(path, prefix string, since time.Time) (usage, error) {
 	var u usage
 	f, err := os.Open(path)
 	if err != nil {
@@ -224,12 +225,13 @@ func usageOf(path, prefix string) (usage, error) {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var l struct {
-			Tag              string  `json:"tag"`
-			PromptTokens     int     `json:"prompt_tokens"`
-			CompletionTokens int     `json:"completion_tokens"`
-			Seconds          float64 `json:"seconds"`
+			Time             time.Time `json:"time"`
+			Tag              string    `json:"tag"`
+			PromptTokens     int       `json:"prompt_tokens"`
+			CompletionTokens int       `json:"completion_tokens"`
+			Seconds          float64   `json:"seconds"`
 		}
-		if json.Unmarshal(sc.Bytes(), &l) != nil || !strings.HasPrefix(l.Tag, prefix) {
+		if json.Unmarshal(sc.Bytes(), &l) != nil || !strings.HasPrefix(l.Tag, prefix) || l.Time.Before(since) {
 			continue
 		}
 		u.Requests++

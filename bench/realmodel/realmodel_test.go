@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 )
@@ -226,4 +227,19 @@ func TestFigures(t *testing.T) {
 	is.Equal(figs[2].Seconds, 14.0)
 	is.Equal(figs[4].Of, 4)
 	is.Equal(figs[2].Tokens, 30)
+}
+
+func TestUsageOf(t *testing.T) {
+	is := is.New(t)
+	p := filepath.Join(t.TempDir(), "usage.jsonl")
+	is.NoErr(os.WriteFile(p, []byte(`{"time":"2026-11-24T05:00:00Z","tag":"l/HumanEval-1/single/1/i1","prompt_tokens":100,"completion_tokens":10,"seconds":5}
+{"time":"2026-11-24T05:10:00Z","tag":"l/HumanEval-1/single/1/i1","prompt_tokens":200,"completion_tokens":20,"seconds":7}
+{"time":"2026-11-24T05:11:00Z","tag":"l/HumanEval-1/single/1/i2","prompt_tokens":300,"completion_tokens":30,"seconds":9}
+{"time":"2026-11-24T05:11:00Z","tag":"l/HumanEval-10/single/1/i1","prompt_tokens":1,"completion_tokens":1,"seconds":1}
+not json
+`), 0o644))
+	since, _ := time.Parse(time.RFC3339, "2026-11-24T05:05:00Z")
+	u, err := usageOf(p, "l/HumanEval-1/single/1/", since)
+	is.NoErr(err)
+	is.Equal(u, usage{Requests: 2, PromptTokens: 500, CompletionTokens: 50, Seconds: 16}) // not the earlier run's, not HumanEval-10's
 }
