@@ -96,8 +96,10 @@ func figures(recs []record, attempts int) (tasks []string, out []figure) {
 	}
 	add("plain HumanEval prompt, greedy, no architect (checks the weights)", []string{"direct#1"})
 	add("(a) one attempt: architect, 1 iteration", []string{"single#1"})
-	add(fmt.Sprintf("(b) architect loop, up to 4 iterations"), []string{"loop#1"})
-	add(fmt.Sprintf("(c) %d independent attempts, any passes the check", attempts), singles)
+	add("(b) architect loop, up to 4 iterations", []string{"loop#1"})
+	if attempts > 1 {
+		add(fmt.Sprintf("(c) %d independent attempts, any passes the check", attempts), singles)
+	}
 	// The mean over the independent attempts: a steadier estimate of (a).
 	mean := figure{Name: fmt.Sprintf("(a) averaged over the %d attempts (solved attempts / attempts)", attempts)}
 	for _, t := range tasks {
