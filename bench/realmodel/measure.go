@@ -60,6 +60,7 @@ func runMeasure(args []string) error {
 	fs.StringVar(&m.label, "label", "current", "a name for this prompt version")
 	fs.IntVar(&m.attempts, "attempts", 4, "independent single-iteration attempts per problem")
 	fs.IntVar(&m.iterations, "iterations", 4, "the loop's --max-iterations")
+	first := fs.Int("first", 0, "run only the first K problems of the subset (0: all)")
 	budget := fs.Duration("budget", 0, "start no new run after this long (0: no limit); a rerun resumes")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -83,6 +84,9 @@ func runMeasure(args []string) error {
 		return fmt.Errorf("%s holds %d problems, HumanEval has 164", *he, len(all))
 	}
 	probs := subset(all, *n, *seed)
+	if *first > 0 && *first < len(probs) {
+		probs = probs[:*first]
+	}
 	results := filepath.Join(m.out, "results.jsonl")
 	done, err := readRecords(results)
 	if err != nil {
