@@ -284,7 +284,7 @@ func diffPhase() {
 	// The whole binary, for its peak RSS through that phase.
 	var rss []float64
 	for range *runs {
-		res, _, hwm := run(dir, "rewrite", "--agent-cmd", fmt.Sprintf(rewriteScript, files), "--max-iterations", "1")
+		res, _, hwm := run(dir, "rewrite", "--agent-cmd", fmt.Sprintf(rewriteScript, files), "--max-iterations", "1", "--no-checks")
 		if len(res.Iterations) != 1 {
 			fatal(fmt.Errorf("diff: no iteration (%s)", res.StopReason))
 		}
@@ -310,7 +310,7 @@ func output() {
 		t0 = time.Now()
 		sh(dir, printGB+" | cat >/dev/null")
 		cat = append(cat, 1e9/time.Since(t0).Seconds()/1e6)
-		res, _, hwm := run(dir, "print", "--agent-cmd", printGB, "--max-iterations", "1")
+		res, _, hwm := run(dir, "print", "--agent-cmd", printGB, "--max-iterations", "1", "--no-checks")
 		aRate = append(aRate, 1e9/res.Iterations[0].AgentDuration/1e6)
 		aRSS = append(aRSS, float64(hwm)/(1<<20))
 		res, _, hwm = run(dir, "print", "--agent-cmd", "true", "--check", printGB, "--max-iterations", "1")

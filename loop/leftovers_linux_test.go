@@ -1,7 +1,10 @@
 package loop
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,19 +47,26 @@ func killedRun(t *testing.T, dir string, active bool) <-chan error {
 }
 
 // A new run in a workspace whose last run was killed ends what that run
-// left running before it starts anything, and says so.
+// left running before it starts anything, and says so; it does so even
+// when it then refuses to start (the killed run is to be resumed, or set
+// aside with --new).
 func TestRunEndsKilledRunsLeftovers(t *testing.T) {
 	is := is.New(t)
 	cfg := testConfig(t)
 	exited := killedRun(t, cfg.Dir, true)
-	res, log, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{done}})
-	is.Equal(res.StopReason, StopSuccess)
+	var log bytes.Buffer
+	_, err := Run(context.Background(), cfg, Deps{Agent: &scripted{outcomes: []agent.Outcome{done}}, Log: &log})
+	var ue *UsageError
+	is.True(errors.As(err, &ue)) // refused: the killed run is resumed, or set aside with --new
 	select {
 	case <-exited:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the killed run's process still runs")
 	}
-	is.True(strings.Contains(log, "was killed and left 1 process running: ended them (")) // said so
+	is.True(strings.Contains(log.String(), "was killed and left 1 process running: ended them (")) // said so
+	cfg.New = true
+	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{done}})
+	is.Equal(res.StopReason, StopSuccess)
 	st, err := ReadState(cfg.Dir)
 	is.NoErr(err)
 	is.Equal(st.Processes.Marker, proc.Self().Marker) // this run is recorded in its place

@@ -159,6 +159,10 @@ func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
 //	rm PATH             remove PATH
 //	say TEXT            print TEXT on stdout (the final message)
 //	cost USD / steps N  report cost and steps through ARCHITECT_RESULT_FILE
+//	report              write the result file now (as an agent that reports as it goes)
+//	append PATH TEXT    append TEXT and a newline to PATH
+//	next PREFIX N       write the first missing PREFIX-k.txt (k = 1..N, content k) and
+//	                    say which; with all N there, say <promise>COMPLETE</promise>
 //	prompt PATH         copy the prompt received on stdin to PATH
 //	touch PATH          create PATH (e.g. to tell the test it is running)
 //	hang                sleep until killed
@@ -208,6 +212,30 @@ func fakeAgent() int {
 			result["steps"] = n
 		case "prompt":
 			must(os.WriteFile(arg, prompt, 0o644))
+		case "report":
+			writeResult(result)
+		case "append":
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			must(err)
+			_, err = f.WriteString(text + "\n")
+			must(err)
+			must(f.Close())
+		case "next":
+			n, _ := strconv.Atoi(text)
+			msg := "<promise>COMPLETE</promise>"
+			for k := 1; k <= n; k++ {
+				name := fmt.Sprintf("%s-%d.txt", path, k)
+				if _, err := os.Stat(name); err == nil {
+					continue
+				}
+				must(os.WriteFile(name, []byte(strconv.Itoa(k)), 0o644))
+				if k < n {
+					msg = fmt.Sprintf("did step %d", k)
+				}
+				break
+			}
+			fmt.Println(msg)
+			result["final_message"] = msg
 		case "touch":
 			must(os.WriteFile(arg, nil, 0o644))
 		case "hang":
