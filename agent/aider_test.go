@@ -79,7 +79,7 @@ func TestAiderOutput(t *testing.T) {
 		{file: "real-success.stdout", history: "real-success.history", final: "calc.go\n```go\n// Package calc does arithmetic.\npackage calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n```\nDone. <promise>COMPLETE</promise>",
 			steps: 1, usage: Usage{Input: 1200, Output: 56}, cost: 0.0029, costKnown: true},
 		{file: "real-auth.stdout", kind: ErrFatal, costKnown: true, errHas: "AuthenticationError: OpenAIException - Incorrect API key", hintHas: "API key"},
-		{file: "real-rate-limit.stdout", kind: ErrTransient, costKnown: true, errHas: "RateLimitError"},
+		{file: "real-rate-limit.stdout", kind: ErrUsageLimit, costKnown: true, errHas: "RateLimitError"},
 		{file: "real-context-window.stdout", kind: ErrFatal, steps: 1, usage: Usage{Input: 605}, cost: 0.0012, costKnown: true,
 			errHas: "token limit (Input tokens: ~619 of 500 -- possibly exhausted context window!", hintHas: "context window"},
 		{file: "real-output-limit.stdout", kind: ErrTransient, errHas: "token limit (Input tokens: ~1,814 of 8,192; Output tokens: ~1,205 of 2,048", costKnown: true},

@@ -224,14 +224,43 @@ func TestAiderLoopRateLimitRecoveredAndPricedFromTable(t *testing.T) {
 
 func TestAiderLoopRateLimitGivesUpThenRecovers(t *testing.T) {
 	t.Parallel()
+	is := is.New(t)
 	// Every request of the first run is rate limited: aider retries for
-	// about a minute, gives up and exits 0; architect records a transient
-	// error and the next iteration fixes the code.
-	r, dir, _, _, res := aiderLoop(t, aiderSetup{aiderPrices: true}, nil,
+	// about a minute, gives up and exits 0; architect takes it for a rate
+	// limit, waits the "try again in 20s" the error gives, and the next
+	// iteration fixes the code.
+	r, dir, _, _, res := aiderLoop(t, aiderSetup{aiderPrices: true}, []string{"--events", "-"},
 		aiderRun{Status: 429, ErrorBody: aiderRateLimitedTurn.ErrorBody},
 		aiderRun{Answer: aiderWhole("calc.go", calcSource("+"), "Fixed. <promise>COMPLETE</promise>")},
 	)
-	recoveredFromTransient(t, res, dir, "RateLimitError", calcSource("+"))
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
+	}
+	// stdout: the events, one per line, then the --json result.
+	var waited bool
+	var result strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		var ev struct {
+			Type    string  `json:"type"`
+			Seconds float64 `json:"seconds"`
+		}
+		if strings.HasPrefix(line, `{"type"`) && json.Unmarshal([]byte(line), &ev) == nil {
+			if ev.Type == "usage_limit_wait" {
+				waited = true
+				is.True(ev.Seconds > 0 && ev.Seconds <= 21) // the 20 s the error gives
+			}
+			continue
+		}
+		result.WriteString(line + "\n")
+	}
+	is.True(waited)
+	lr := ParseLoopResult(t, Result{Stdout: result.String(), Stderr: res.Stderr, ExitCode: res.ExitCode})
+	is.True(lr.Success)
+	is.True(len(lr.Iterations) >= 1)
+	first := lr.Iterations[0]
+	is.True(first.Error != nil && strings.Contains(*first.Error, "RateLimitError"))
+	is.Equal(first.ErrorKind, "usage_limit")
+	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), calcSource("+"))
 	r.NoLeftovers(dir)
 }
 
