@@ -2,7 +2,6 @@ package agent
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -45,7 +44,10 @@ func fromProc(r proc.Result) Outcome {
 		}
 	case r.TimedOut:
 		o.ErrKind = ErrTransient
-		o.Err = fmt.Sprintf("agent timed out after %s", r.Duration.Round(1e9))
+		// No figure here: r.Duration ends when the leader exits, which may
+		// be long before the rest of its group is gone; the loop measures
+		// the agent's real time.
+		o.Err = "agent timed out (stopped at --iteration-timeout)"
 	case r.Inactive:
 		o.ErrKind = ErrTransient
 		o.Err = "agent produced no output for the inactivity timeout and was stopped"
@@ -77,6 +79,7 @@ func lastLines(s string, n int) string {
 // options is how every adapter runs its CLI: in the workspace, with env,
 // the prompt on stdin, and the request's timeouts.
 func (req Request) options(env []string, stdout, stderr io.Writer) proc.Options {
+	stdout, stderr = teeTo(stdout, req.CopyStdout), teeTo(stderr, req.CopyStderr)
 	return proc.Options{
 		Dir:               req.Dir,
 		Env:               env,
@@ -87,4 +90,15 @@ func (req Request) options(env []string, stdout, stderr io.Writer) proc.Options 
 		InactivityTimeout: req.InactivityTimeout,
 		Grace:             req.Grace,
 	}
+}
+
+// teeTo is w, also writing to copyTo when it is set.
+func teeTo(w, copyTo io.Writer) io.Writer {
+	switch {
+	case copyTo == nil:
+		return w
+	case w == nil:
+		return copyTo
+	}
+	return io.MultiWriter(w, copyTo)
 }

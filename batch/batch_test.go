@@ -12,7 +12,6 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/loop"
 	"github.com/matryer/is"
 )
 
@@ -174,7 +173,7 @@ func TestRunParallelIsolatesFailures(t *testing.T) {
 	}
 	is.Equal(res[1].StopReason, "max_iterations")
 	is.Equal(res[0].Branch, "architect/a")
-	is.Equal(res[0].Cost, 0.5)
+	is.Equal(*res[0].Cost, 0.5)
 	is.True(strings.Contains(log.String(), "architect: [b] failed: stopped on max_iterations"))
 	err = Preflight(context.Background(), repo, tasks) // the worktrees are there now
 	is.True(err != nil)
@@ -200,39 +199,6 @@ func TestPrefixWriter(t *testing.T) {
 	_, _ = p.Write([]byte(" two\narchitect: warning: three\n"))
 	p.flush()
 	is.Equal(out.String(), "architect: [x] one\narchitect: [x] plain two\narchitect: [x] warning: three\n")
-}
-
-func TestBoardRedrawsInPlace(t *testing.T) {
-	is := is.New(t)
-	var out lockedBuffer
-	b := NewBoard(&out, []string{"one", "two"}, 100)
-	b.Event("one", loop.Event{Type: loop.EventLoopStarted, MaxIterations: 5})
-	b.Event("one", loop.Event{Type: loop.EventIterationStarted, Iteration: 1, MaxIterations: 5})
-	b.Finish(TaskResult{ID: "two", Outcome: Failed, StopReason: "max_iterations", Iterations: 5, Cost: 1.25})
-	b.Close()
-	s := out.String()
-	is.True(strings.Contains(s, "\x1b[2Kone  queued\n\x1b[2Ktwo  queued\n")) // first drawing
-	is.True(strings.Contains(s, "\x1b[2F"))                                  // back up two lines to redraw
-	is.True(strings.Contains(s, "one  iteration 1/5  agent"))                // live state
-	is.True(strings.Contains(s, "two  failed (max_iterations)"))             // the outcome
-	is.Equal(strings.Count(s, "\n")%2, 0)                                    // whole boards only
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // The example documents a file that loads.

@@ -176,12 +176,12 @@ func iterationCosts(dir string) (own, span []float64, start float64) {
 	return own, span, start
 }
 
-// batch measures the creation of a batch's worktrees: 20 tasks on the
+// worktreesScenario measures the creation of a batch's worktrees: 20 tasks on the
 // 50,000-file repository, each a one-iteration loop with a no-op agent,
 // against git worktree add run 20 times in a copy of the same repository.
-var batchFiles = flag.Int("batch-files", 50000, "batch: the repository's size in files")
+var batchFiles = flag.Int("batch-files", 50000, "worktrees: the repository's size in files")
 
-func batch() {
+func worktreesScenario() {
 	const tasks = 20
 	files := *batchFiles
 	repo := bigFixture("batch", files)

@@ -3,57 +3,82 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/batch"
 	"github.com/architect-dev/architect/loop"
-	"github.com/architect-dev/architect/proc"
-	"github.com/spf13/pflag"
+	"github.com/architect-dev/architect/preflight"
+	"github.com/architect-dev/architect/tui"
+	"github.com/spf13/cobra"
 )
 
-const batchUsage = `Usage: architect batch FILE [flags]
-
-Runs every task of FILE (see ralph-batch.yaml.example) in its own loop, in
+func newBatchCmd(e *env) *cobra.Command {
+	var o batchOptions
+	c := &cobra.Command{
+		Use:   "batch FILE [flags]",
+		Short: "run many tasks from a file, each in its own worktree, N at a time",
+		Long: `Runs every task of FILE (see ralph-batch.yaml.example) in its own loop, in
 its own worktree .architect-worktrees/ID on branch architect/ID, N at a
 time. One task's failure does not stop the others; Ctrl-C stops them all.
+Every task's agent and checks go through the pre-flight before any runs.
 
-Exit status: 0 every task succeeded, 1 some did not, 2 usage or
-configuration error, 130 interrupted.
+Exit status: 0 every task succeeded, 1 some did not, 2 usage, configuration
+or pre-flight error, 130 interrupted.`,
+		Example: `  # Every task, three at a time
+  architect batch ralph-batch.yaml --parallel 3
 
-Flags:
-`
+  # Continue after an interruption; tasks that succeeded are skipped
+  architect batch ralph-batch.yaml --resume
 
-func runBatch(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("batch", e.stderr)
-	parallel := fs.IntP("parallel", "p", 2, "run up to `N` tasks at a time")
-	dir := fs.StringP("dir", "C", ".", "the repository `directory`")
-	resume := fs.Bool("resume", false, "continue unfinished tasks from their saved state; tasks that succeeded are not run again")
-	matrix := fs.Bool("matrix", false, "print the JSON of a GitHub Actions strategy.matrix with one entry per task, and exit")
-	only := fs.String("only", "", "run only the task `ID`")
-	jsonOut := fs.Bool("json", false, "print the per-task results as JSON on stdout")
-	quiet := fs.Bool("quiet", false, "print only the summary")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stderr, batchUsage+fs.FlagUsages())
+  # One job per task in GitHub Actions (strategy.matrix)
+  architect batch ralph-batch.yaml --matrix`,
+		GroupID: groupRun,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &loop.UsageError{Msg: fmt.Sprintf("expected one batch FILE, got %d arguments", len(args)), Hint: "architect batch ralph-batch.yaml (see ralph-batch.yaml.example)"}
+			}
 			return nil
-		}
-		return flagError("batch", err)
+		},
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runBatch(cmd.Context(), e, args[0], o) },
 	}
-	if fs.NArg() != 1 {
-		return &loop.UsageError{Msg: fmt.Sprintf("expected one batch FILE, got %d arguments", fs.NArg()), Hint: "architect batch ralph-batch.yaml (see ralph-batch.yaml.example)"}
+	fs := c.Flags()
+	fs.SortFlags = false
+	fs.IntVarP(&o.parallel, "parallel", "p", 2, "run up to `N` tasks at a time")
+	fs.StringVarP(&o.dir, "dir", "C", ".", "the repository `directory`")
+	fs.BoolVar(&o.resume, "resume", false, "continue unfinished tasks from their saved state; tasks that succeeded are not run again")
+	fs.BoolVar(&o.matrix, "matrix", false, "print the JSON of a GitHub Actions strategy.matrix with one entry per task, and exit")
+	fs.StringVar(&o.only, "only", "", "run only the task `ID`")
+	fs.BoolVar(&o.jsonOut, "json", false, "print the per-task results as JSON on stdout")
+	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
+	fs.BoolVar(&o.plain, "plain", false, "plain lines, each prefixed with its task, even on a terminal (no full-screen board)")
+	_ = c.MarkFlagDirname("dir")
+	return c
+}
+
+type batchOptions struct {
+	parallel                       int
+	dir, only                      string
+	resume, matrix, jsonOut, quiet bool
+	plain                          bool
+	file                           string // the batch file
+}
+
+func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
+	o.file = file
+	if o.parallel < 1 {
+		return &loop.UsageError{Msg: fmt.Sprintf("--parallel %d: must be at least 1", o.parallel), Hint: "e.g. --parallel 2"}
 	}
-	if *parallel < 1 {
-		return &loop.UsageError{Msg: fmt.Sprintf("--parallel %d: must be at least 1", *parallel), Hint: "e.g. --parallel 2"}
-	}
-	tasks, warnings, err := batch.Load(fs.Arg(0))
+	tasks, warnings, err := batch.Load(file)
 	if err != nil {
 		return err
 	}
-	if *matrix {
+	if o.matrix {
 		data, _ := json.Marshal(batch.Matrix(tasks))
 		fmt.Fprintln(e.stdout, string(data))
 		return nil
@@ -61,13 +86,16 @@ func runBatch(ctx context.Context, e *env, args []string) error {
 	for _, w := range warnings {
 		fmt.Fprintf(e.stderr, "architect: warning: %s\n", w)
 	}
-	if *only != "" {
-		if tasks, err = batch.Only(tasks, *only); err != nil {
+	if o.only != "" {
+		if tasks, err = batch.Only(tasks, o.only); err != nil {
 			return err
 		}
 	}
+	defer contain(e)() // before the pre-flight's first process
 	agents := map[string]agent.Agent{}
 	redacts := map[string]func(string) string{}
+	var failed preflight.Failures
+	probed := &preflight.AgentCache{}
 	for _, t := range tasks {
 		ag, err := batchAgent(t)
 		if err != nil {
@@ -77,62 +105,67 @@ func runBatch(ctx context.Context, e *env, args []string) error {
 		if redacts[t.ID], err = redactor(t.Config); err != nil {
 			return err
 		}
+		pre := preflight.Run(ctx, t.Config, ag, preflight.Options{NoWorkspace: true, Agents: probed})
+		for _, it := range pre.Items {
+			it.Check = "task " + t.ID + ": " + it.Check
+			switch {
+			case it.Status == preflight.Fail:
+				failed = append(failed, it)
+			case it.Status == preflight.Warn && !o.quiet:
+				printWarnings(e.stderr, []preflight.Item{it})
+			}
+		}
 	}
-	if !*resume {
-		if err := batch.Preflight(ctx, *dir, tasks); err != nil {
+	if len(failed) > 0 {
+		return failed
+	}
+	if !o.resume {
+		if err := batch.Preflight(ctx, o.dir, tasks); err != nil {
 			return err
 		}
 	}
-	if err := proc.EnableSubreaper(); err != nil {
-		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
-	}
-	opts := batch.Options{Dir: *dir, Parallel: *parallel, Resume: *resume, Agents: agents, Redact: redacts}
-	var board *batch.Board
-	width, tty := terminalWidth(e.stderr)
+	opts := batch.Options{Dir: o.dir, Parallel: o.parallel, Resume: o.resume, Agents: agents, Redact: redacts}
+	var board *tui.Board
+	out, in, tty := e.terminal()
 	switch {
-	case *quiet:
-	case tty && os.Getenv("TERM") != "dumb":
+	case o.quiet:
+	case tty && !o.plain:
 		ids := make([]string, len(tasks))
 		for i, t := range tasks {
 			ids[i] = t.ID
 		}
-		board = batch.NewBoard(e.stderr, ids, width)
-		opts.Events = board.Event
+		board = tui.StartBoard(ids, e.interrupt.key, tui.Options{Out: out, In: in, NoColor: e.noColor()})
+		defer e.interrupt.say(board)()
+		opts.Events, opts.Finished = board.Event, func(r batch.TaskResult) { board.Finish(outcome(r)) }
 	default:
 		opts.Log = e.stderr
 	}
 	results := batch.Run(ctx, tasks, opts)
 	if board != nil {
-		for _, r := range results {
-			board.Finish(r)
+		board.Stop()
+		if in != nil && in != e.stdin {
+			in.Close()
 		}
-		board.Close()
 	}
-	return reportBatch(ctx, e, results, *jsonOut)
+	return reportBatch(ctx, e, results, o)
 }
 
-// batchAgent builds task t's agent, refusing up front what the loop would
-// refuse later.
+// batchAgent builds task t's agent.
 func batchAgent(t batch.Task) (agent.Agent, error) {
 	c := t.Config
 	ag, err := agent.New(agent.Config{Name: c.Agent, Cmd: c.AgentCmd, Bin: c.AgentBin, Model: c.Model, Args: c.AgentArgs, Prices: c.Prices})
 	if err != nil {
 		return nil, &loop.UsageError{Msg: "task " + t.ID + ": " + err.Error(), Hint: "fix the task's agent options in the batch file"}
 	}
-	if pc, ok := ag.(agent.PriceChecker); ok && c.MaxCost > 0 {
-		if err := pc.CheckPrices(); err != nil {
-			return nil, &loop.UsageError{Msg: "task " + t.ID + ": max_cost needs the cost of every run, but " + err.Error(), Hint: "add the model's price under prices: in defaults: (USD per million tokens), or drop max_cost"}
-		}
-	}
 	return ag, nil
 }
 
-func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, jsonOut bool) error {
+func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batchOptions) error {
 	ok := true
 	for _, r := range results {
 		ok = ok && r.Success
 	}
-	if jsonOut {
+	if o.jsonOut {
 		data, _ := json.MarshalIndent(struct {
 			Success bool               `json:"success"`
 			Tasks   []batch.TaskResult `json:"tasks"`
@@ -140,6 +173,22 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, jsonOu
 		fmt.Fprintln(e.stdout, string(data))
 	}
 	batch.WriteSummary(e.stderr, results)
+	var runs []runDir
+	for _, r := range results {
+		if d := filepath.Join(r.WorktreePath, loop.StateDir); r.WorktreePath != "" {
+			if _, err := os.Stat(filepath.Join(d, loop.StateFile)); err == nil {
+				runs = append(runs, runDir{r.ID, d})
+			}
+		}
+	}
+	if abs, err := filepath.Abs(o.dir); err == nil && len(runs) > 0 {
+		path := filepath.Join(abs, loop.StateDir, "overview.html")
+		if err := writeOverview(e, path, "architect batch "+filepath.Base(o.file), runs); err != nil {
+			fmt.Fprintf(e.stderr, "architect: warning: %v\n", err)
+		} else {
+			fmt.Fprintf(e.stderr, "architect: report: %s\n", path)
+		}
+	}
 	switch {
 	case ok:
 		return nil
@@ -149,11 +198,8 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, jsonOu
 	return errNoSuccess
 }
 
-// terminalWidth reports whether w is a terminal, and its width.
-func terminalWidth(w io.Writer) (int, bool) {
-	f, ok := w.(*os.File)
-	if !ok {
-		return 0, false
-	}
-	return termSize(int(f.Fd()))
+// outcome is how a task ended, for the board.
+func outcome(r batch.TaskResult) tui.Outcome {
+	return tui.Outcome{ID: r.ID, Outcome: r.Outcome, Success: r.Success, StopReason: r.StopReason,
+		Iterations: r.Iterations, Cost: r.KnownCost, CostKnown: r.CostKnown, Duration: r.Duration}
 }

@@ -4,34 +4,60 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
-func runClean(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("clean", e.stderr)
-	force := fs.Bool("force", false, "remove even when the branch has commits not merged into the current branch, or the worktree has uncommitted changes")
-	dir := fs.StringP("dir", "C", ".", "repository `directory`")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stdout, "Usage: architect clean [NAME] [--force]\n\nRemoves the worktree and branch of a loop run with --worktree (or\n--worktree-name NAME). Refuses when the branch has commits that are not\nmerged into the current branch, unless --force.\n\nFlags:\n"+fs.FlagUsages())
-			return nil
-		}
-		return flagError("clean", err)
+func newCleanCmd(e *env) *cobra.Command {
+	var force bool
+	var dir string
+	c := &cobra.Command{
+		Use:   "clean [NAME] [--force] [-C DIR]",
+		Short: "remove a loop's worktree and branch",
+		Long: `Removes the worktree and branch of a loop run with --worktree (or
+--worktree-name NAME). Refuses when the branch has commits that are not
+merged into the current branch, unless --force; ` + "`architect merge`" + ` brings them
+in and cleans up in one step.`,
+		Example: `  # After git merge architect/ralph-loop
+  architect clean
+
+  # A named worktree, unmerged work thrown away
+  architect clean fix-auth --force`,
+		GroupID:           groupFinish,
+		Args:              maxArgs(1, "clean takes at most one worktree NAME", "architect clean NAME"),
+		ValidArgsFunction: completeWorktreeNames,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := ""
+			if len(args) > 0 {
+				name = args[0]
+			}
+			return runClean(cmd.Context(), e, dir, name, force)
+		},
 	}
-	if fs.NArg() > 1 {
-		return &loop.UsageError{Msg: "clean takes at most one worktree NAME", Hint: "architect clean NAME"}
-	}
-	repo, err := gitwt.Open(ctx, *dir)
+	c.Flags().BoolVar(&force, "force", false, "remove even when the branch has commits not merged into the current branch, or the worktree has uncommitted changes")
+	c.Flags().StringVarP(&dir, "dir", "C", ".", "repository `directory`")
+	_ = c.MarkFlagDirname("dir")
+	return c
+}
+
+// openRepo opens the repository of dir for clean and merge.
+func openRepo(ctx context.Context, dir, cmd string) (*gitwt.Repo, error) {
+	repo, err := gitwt.Open(ctx, dir)
 	if errors.Is(err, gitwt.ErrNotRepo) {
-		return &loop.UsageError{Msg: *dir + " is not in a git repository", Hint: "run architect clean inside the repository the loop ran in, or pass -C DIR"}
+		return nil, &loop.UsageError{Msg: dir + " is not in a git repository", Hint: "run architect " + cmd + " inside the repository the loop ran in, or pass -C DIR"}
 	}
+	return repo, err
+}
+
+func runClean(ctx context.Context, e *env, dir, name string, force bool) error {
+	repo, err := openRepo(ctx, dir, "clean")
 	if err != nil {
 		return err
 	}
-	wtDir, branch := loop.WorktreeFor(fs.Arg(0))
+	wtDir, branch := loop.WorktreeFor(name)
 	exists, err := repo.BranchExists(ctx, branch)
 	if err != nil {
 		return err
@@ -45,22 +71,28 @@ func runClean(ctx context.Context, e *env, args []string) error {
 	}
 	if n, err := repo.UnmergedCommits(ctx, branch, "HEAD"); err != nil {
 		return err
-	} else if n > 0 && !*force {
+	} else if n > 0 && !force {
 		return &loop.UsageError{
 			Msg:  fmt.Sprintf("branch %s has %d commit%s not merged into %s; cleaning would lose them", branch, n, plural(n), current),
-			Hint: fmt.Sprintf("merge it first (git merge %s), or pass --force to delete it anyway", branch),
+			Hint: fmt.Sprintf("merge it first (architect merge%s, or git merge %s), or pass --force to delete it anyway", cleanName(branch), branch),
 		}
 	}
+	return removeRun(ctx, e.stderr, repo, wtDir, branch, force)
+}
+
+// removeRun removes the worktree that has branch checked out, then the
+// branch.
+func removeRun(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, branch string, force bool) error {
 	if wt, err := repo.WorktreeOf(ctx, branch); err != nil {
 		return err
 	} else if wt != "" {
-		if err := repo.RemoveWorktree(ctx, wt, *force); err != nil {
+		if err := repo.RemoveWorktree(ctx, wt, force); err != nil {
 			return &loop.UsageError{Msg: "could not remove the worktree " + wt + ": " + err.Error(), Hint: "commit or discard its changes, or pass --force"}
 		}
 	}
 	if err := repo.DeleteBranch(ctx, branch, true); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "architect: removed worktree %s and branch %s\n", wtDir, branch)
+	fmt.Fprintf(w, "architect: removed worktree %s and branch %s\n", wtDir, branch)
 	return nil
 }

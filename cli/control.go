@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +12,8 @@ import (
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
-	"github.com/spf13/pflag"
+	"github.com/gofrs/flock"
+	"github.com/spf13/cobra"
 )
 
 // findRun locates the workspace of a run from dir: dir itself, its default
@@ -56,44 +56,90 @@ func findRun(dir, name string) (string, error) {
 	return "", &loop.UsageError{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
 }
 
-// controlRun parses the flags every control command shares and reads the
-// run's state.
-func controlRun(name, usage string, e *env, args []string) (ws string, st *loop.State, jsonOut bool, err error) {
-	if ws, jsonOut, err = controlFlags(name, usage, e, args); err != nil {
-		return "", nil, false, err
+// controlCmd is a command that acts on one run, found with -C DIR and
+// --worktree-name NAME (findRun); run gets its workspace and state.
+func controlCmd(e *env, use, short, long, example string, run func(ctx context.Context, ws string, st *loop.State, jsonOut bool) error) *cobra.Command {
+	var dir, name string
+	var jsonOut bool
+	c := &cobra.Command{
+		Use: use, Short: short, Long: long, Example: example,
+		GroupID: groupControl,
+		Args:    noArgs("select the run with -C DIR or --worktree-name NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := findRun(dir, name)
+			if err != nil {
+				return err
+			}
+			st, err := loop.ReadState(ws)
+			if err != nil {
+				return err
+			}
+			return run(cmd.Context(), ws, st, jsonOut)
+		},
 	}
-	st, err = loop.ReadState(ws)
-	return ws, st, jsonOut, err
+	c.Flags().StringVarP(&dir, "dir", "C", ".", "workspace `directory` (or the repository of a --worktree run)")
+	c.Flags().StringVar(&name, "worktree-name", "", "the run's worktree `NAME`")
+	if c.Name() == "status" {
+		c.Flags().BoolVar(&jsonOut, "json", false, "print the state as JSON")
+	}
+	_ = c.MarkFlagDirname("dir")
+	_ = c.RegisterFlagCompletionFunc("worktree-name", completeWorktreeNames)
+	return c
 }
 
-// controlFlags parses the flags every control command shares.
-func controlFlags(name, usage string, e *env, args []string) (ws string, jsonOut bool, err error) {
-	fs := newFlagSet(name, e.stderr)
-	dir := fs.StringP("dir", "C", ".", "workspace `directory` (or the repository of a --worktree run)")
-	wt := fs.String("worktree-name", "", "the run's worktree `NAME`")
-	js := false
-	if name == "status" {
-		fs.BoolVar(&js, "json", false, "print the state as JSON")
+func newStatusCmd(e *env) *cobra.Command {
+	return controlCmd(e, "status [-C DIR] [--worktree-name NAME] [--json]", "show the state of a loop",
+		"Shows the state of the loop run in the workspace (or in the repository's\nworktree): status, phase, iteration, failures, cost so far, branch.",
+		`  architect status
+  architect status --worktree-name fix-auth
+  architect status --json | jq .iteration`,
+		func(_ context.Context, ws string, st *loop.State, jsonOut bool) error {
+			return runStatus(e, ws, st, jsonOut)
+		})
+}
+
+func newPauseCmd(e *env) *cobra.Command {
+	return controlCmd(e, "pause [-C DIR] [--worktree-name NAME]", "pause a running loop after its current agent run",
+		"Pauses the running loop: the running agent finishes, then the loop waits\nfor `architect resume`.",
+		`  architect pause
+  architect pause -C ../other-repo --worktree-name fix-auth`,
+		func(_ context.Context, ws string, st *loop.State, _ bool) error { return runPause(e, ws, st) })
+}
+
+func newResumeCmd(e *env) *cobra.Command {
+	return controlCmd(e, "resume [-C DIR] [--worktree-name NAME]", "resume a paused loop, or restart a stopped one from its state",
+		"Resumes a paused loop; a loop whose process is gone (stopped, crashed,\nwaiting) is restarted from its state in this terminal.",
+		`  architect resume
+  architect resume --worktree-name fix-auth`,
+		func(ctx context.Context, ws string, st *loop.State, _ bool) error { return runResume(ctx, e, ws, st) })
+}
+
+func newCancelCmd(e *env) *cobra.Command {
+	return controlCmd(e, "cancel [-C DIR] [--worktree-name NAME]", "stop a running loop gracefully",
+		"Stops the running loop now, gracefully: the agent and checks get SIGTERM,\nthe state is saved and the loop exits with status 130.",
+		`  architect cancel
+  architect cancel --worktree-name fix-auth`,
+		func(_ context.Context, ws string, st *loop.State, _ bool) error { return runCancel(e, ws, st) })
+}
+
+// completeWorktreeNames completes --worktree-name and clean/merge's NAME
+// with the named worktrees of the repository in -C (or here).
+func completeWorktreeNames(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	dir := "."
+	if f := cmd.Flags().Lookup("dir"); f != nil {
+		dir = f.Value.String()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stdout, usage+"\n\nFlags:\n"+fs.FlagUsages())
-			return "", false, pflag.ErrHelp
+	var names []string
+	found, _ := filepath.Glob(filepath.Join(dir, loop.NamedWorktreesDir, "*"))
+	for _, p := range found {
+		if n := filepath.Base(p); strings.HasPrefix(n, toComplete) {
+			names = append(names, n)
 		}
-		return "", false, flagError(name, err)
 	}
-	if fs.NArg() > 0 {
-		return "", false, &loop.UsageError{Msg: name + " takes no arguments", Hint: "select the run with -C DIR or --worktree-name NAME"}
-	}
-	ws, err = findRun(*dir, *wt)
-	return ws, js, err
+	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
-func runStatus(_ context.Context, e *env, args []string) error {
-	ws, st, jsonOut, err := controlRun("status", "Usage: architect status [-C DIR] [--json]\n\nShows the state of the loop run in the workspace.", e, args)
-	if err != nil {
-		return err
-	}
+func runStatus(e *env, ws string, st *loop.State, jsonOut bool) error {
 	running := loop.Running(ws)
 	if jsonOut {
 		out := struct {
@@ -128,11 +174,11 @@ func runStatus(_ context.Context, e *env, args []string) error {
 	if st.Config.DonePattern != "" {
 		fmt.Fprintf(w, "Done pattern: %s\n", st.Config.DonePattern)
 	}
-	cost := fmt.Sprintf("$%.4f", st.TotalCost)
-	if !st.TotalCostKnown {
-		cost += " (some iterations' cost unknown)"
+	fmt.Fprintf(w, "Cost so far: %s\n", st.Cost())
+	if st.UsageLimitWaits > 0 {
+		fmt.Fprintf(w, "Usage-limit waits: %d, %s in all (at most %s)\n", st.UsageLimitWaits,
+			time.Duration(st.UsageLimitWaited*float64(time.Second)).Round(time.Second), config.FormatDuration(st.Config.MaxUsageWait))
 	}
-	fmt.Fprintf(w, "Cost so far: %s\n", cost)
 	if st.WaitUntil != "" && running {
 		fmt.Fprintf(w, "Waiting until: %s\n", localTime(st.WaitUntil))
 	}
@@ -153,15 +199,16 @@ func localTime(s string) string {
 	return t.Local().Format("2006-01-02 15:04:05")
 }
 
-func runPause(_ context.Context, e *env, args []string) error {
-	ws, st, _, err := controlRun("pause", "Usage: architect pause [-C DIR]\n\nPauses the running loop: the running agent finishes, then the loop waits\nfor `architect resume`.", e, args)
-	if err != nil {
-		return err
-	}
+func runPause(e *env, ws string, st *loop.State) error {
 	if !loop.Running(ws) {
 		return &loop.UsageError{Msg: "no loop is running in " + ws, Hint: "see `architect status -C " + ws + "`"}
 	}
-	if st.Status == loop.StatusPaused || controlAction(ws) == "pause" {
+	unlock, err := lockControl(ws)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if paused(ws, st) {
 		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is already paused\n", ws)
 		return nil
 	}
@@ -172,13 +219,37 @@ func runPause(_ context.Context, e *env, args []string) error {
 	return nil
 }
 
-func runResume(ctx context.Context, e *env, args []string) error {
-	ws, st, _, err := controlRun("resume", "Usage: architect resume [-C DIR]\n\nResumes a paused loop; a loop whose process is gone (stopped, crashed,\nwaiting) is restarted from its state in this terminal.", e, args)
-	if err != nil {
-		return err
+// paused reports whether the running loop in ws is paused or asked to be,
+// and not already asked to resume.
+func paused(ws string, st *loop.State) bool {
+	switch controlAction(ws) {
+	case "pause":
+		return true
+	case "resume":
+		return false // a resume on its way: the loop has not seen it yet
 	}
+	return st.Status == loop.StatusPaused
+}
+
+// lockControl serialises the control commands on one workspace, so that
+// two quick `architect resume` (or pause) do not both see the loop paused
+// and both report that they resumed it.
+func lockControl(ws string) (unlock func(), err error) {
+	l := flock.New(filepath.Join(ws, loop.StateDir, "control.lock"))
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("locking the control file: %w", err)
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
+func runResume(ctx context.Context, e *env, ws string, st *loop.State) error {
 	if loop.Running(ws) {
-		if st.Status != loop.StatusPaused && controlAction(ws) != "pause" {
+		unlock, err := lockControl(ws)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if !paused(ws, st) {
 			fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not paused\n", ws)
 			return nil
 		}
@@ -195,14 +266,14 @@ func runResume(ctx context.Context, e *env, args []string) error {
 	return resumeRun(ctx, e, ws, func(*config.Config) {})
 }
 
-func runCancel(_ context.Context, e *env, args []string) error {
-	ws, st, _, err := controlRun("cancel", "Usage: architect cancel [-C DIR]\n\nStops the running loop now, gracefully: the agent and checks get SIGTERM,\nthe state is saved and the loop exits with status 130.", e, args)
-	if err != nil {
-		return err
-	}
+func runCancel(e *env, ws string, st *loop.State) error {
 	if !loop.Running(ws) {
 		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not running\n", ws)
 		return nil
+	}
+	// The request first, so that the loop says who stopped it.
+	if err := loop.WriteControl(ws, "cancel"); err != nil {
+		return err
 	}
 	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
 		return fmt.Errorf("signalling the loop (pid %d): %w", st.PID, err)

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // demoAgentCommand is the hidden subcommand the demo runs as its agent, so
@@ -61,17 +60,40 @@ var demoFixes = []struct{ test, broken, fixed string }{
 }`},
 }
 
-func runDemo(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("demo", e.stderr)
-	keep := fs.Bool("keep", false, "keep the temporary repository afterwards")
-	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stdout, "Usage: architect demo [--keep] [--json]\n\nBuilds a temporary Go repository with two failing tests and runs a real\nloop on it with the built-in demo agent, which fixes one bug per iteration.\n\nFlags:\n"+fs.FlagUsages())
-			return nil
-		}
-		return flagError("demo", err)
+func newDemoCmd(e *env) *cobra.Command {
+	var keep, jsonOut bool
+	c := &cobra.Command{
+		Use:   "demo [--keep] [--json]",
+		Short: "run a real loop with the built-in demo agent on a temporary repository",
+		Long: `Builds a temporary Go repository with two failing tests and runs a real
+loop on it with the built-in demo agent, which fixes one bug per iteration
+using the check errors in its prompt.`,
+		Example: `  architect demo
+  architect demo --keep     # look at the repository and its .architect/ afterwards`,
+		GroupID: groupRun,
+		Args:    noArgs("architect demo [--keep] [--json]"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDemo(cmd.Context(), e, keep, jsonOut)
+		},
 	}
+	c.Flags().BoolVar(&keep, "keep", false, "keep the temporary repository afterwards")
+	c.Flags().BoolVar(&jsonOut, "json", false, "print the result as JSON on stdout")
+	return c
+}
+
+// newDemoAgentCmd is the hidden command the demo runs as its agent.
+func newDemoAgentCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:                demoAgentCommand,
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDemoAgent(e)
+		},
+	}
+}
+
+func runDemo(ctx context.Context, e *env, keep, jsonOut bool) error {
 	if _, err := exec.LookPath("go"); err != nil {
 		return &loop.UsageError{Msg: "the demo's check is `go test ./...`, and go is not on PATH", Hint: "install Go from https://go.dev/dl/"}
 	}
@@ -83,7 +105,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *keep {
+	if keep {
 		fmt.Fprintf(e.stderr, "architect: demo repository: %s (kept)\n", dir)
 	} else {
 		defer os.RemoveAll(dir)
@@ -104,7 +126,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	cfg.MaxIterations = 5
 	cfg.MaxTime = 5 * 60e9
 	cfg.Dir = dir
-	cfg.JSON = *jsonOut
+	cfg.JSON = jsonOut
 	fmt.Fprintf(e.stderr, "architect: demo: %s\n", cfg.Task)
 	return execute(ctx, e, cfg)
 }
@@ -126,7 +148,7 @@ func gitInitDemo(ctx context.Context, dir string) error {
 // the bug behind the first failing test the prompt reports (or the first
 // bug when no check has run yet), and declares completion when the prompt
 // shows no other failing test.
-func runDemoAgent(_ context.Context, e *env, _ []string) error {
+func runDemoAgent(e *env) error {
 	p, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
 	if err != nil {
 		return err

@@ -1,74 +1,92 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/starter"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
-const initUsage = `Usage: architect init [--force] [--plan-build] [-C DIR]
+func newInitCmd(e *env) *cobra.Command {
+	var force, planBuild bool
+	var dir string
+	c := &cobra.Command{
+		Use:   "init [--force] [--plan-build] [-C DIR]",
+		Short: "write a starter PROMPT.md and a ralph.yaml with detected checks",
+		Long: `Writes a starter PROMPT.md (the task, for the loop's --spec) and a ralph.yaml
+whose checks are the ones the project's maintainers would run, detected from
+its files: Go (go test, go vet, staticcheck or golangci-lint when
+configured), JavaScript and TypeScript (with the package manager its lock
+file names: test, lint, typecheck or tsc --noEmit), Python (pytest, ruff,
+mypy or pyright when configured, through uv or poetry when used), Rust
+(cargo test, clippy, fmt --check), and Makefile or justfile targets named
+test, lint and check. The agent is the first installed of claude, codex,
+gemini, opencode, cursor-agent, amp and aider.
 
-Writes a starter PROMPT.md (the task, for the loop's --spec) and a ralph.yaml
-whose checks are detected from the project (go.mod, package.json,
-pyproject.toml or pytest.ini, Cargo.toml). With --plan-build it writes
-PROMPT_plan.md and PROMPT_build.md instead of PROMPT.md, for --mode plan and
---mode build. Existing files are kept unless --force is given.
+With --plan-build it writes PROMPT_plan.md and PROMPT_build.md instead of
+PROMPT.md, for --mode plan and --mode build. Existing files are kept unless
+--force is given.`,
+		Example: `  architect init
+  architect loop -c ralph.yaml --dry-run
 
-Then: edit the files, and run ` + "`architect loop -c ralph.yaml`" + `.
-
-Flags:
-`
-
-func runInit(_ context.Context, e *env, args []string) error {
-	fs := newFlagSet("init", e.stderr)
-	force := fs.Bool("force", false, "overwrite existing files")
-	planBuild := fs.Bool("plan-build", false, "write PROMPT_plan.md and PROMPT_build.md (plan and build modes) instead of PROMPT.md")
-	dir := fs.StringP("dir", "C", ".", "project `directory`")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stderr, initUsage+fs.FlagUsages())
-			return pflag.ErrHelp
-		}
-		return flagError("init", err)
+  # Plan, then build, in another folder
+  architect init --plan-build -C ~/src/api`,
+		GroupID: groupSetup,
+		Args:    noArgs("choose the project with -C DIR"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInit(e, dir, force, planBuild)
+		},
 	}
-	if fs.NArg() > 0 {
-		return &loop.UsageError{Msg: "init takes no arguments", Hint: "choose the project with -C DIR"}
+	c.Flags().BoolVar(&force, "force", false, "overwrite existing files")
+	c.Flags().BoolVar(&planBuild, "plan-build", false, "write PROMPT_plan.md and PROMPT_build.md (plan and build modes) instead of PROMPT.md")
+	c.Flags().StringVarP(&dir, "dir", "C", ".", "project `directory`")
+	_ = c.MarkFlagDirname("dir")
+	return c
+}
+
+func runInit(e *env, dir string, force, planBuild bool) error {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return &loop.UsageError{Msg: dir + " is not a directory", Hint: "pass the project's folder with -C DIR"}
 	}
-	p := starter.Detect(*dir)
+	p := starter.Detect(dir)
+	p.Agent, p.AgentsFound = starter.PickAgent(exec.LookPath)
 	files := []struct{ name, text string }{{starter.PromptFile, starter.Template("")}}
-	if *planBuild {
+	if planBuild {
 		files = []struct{ name, text string }{
 			{config.ModePromptFile(config.ModePlan), starter.Template(config.ModePlan)},
 			{config.ModePromptFile(config.ModeBuild), starter.Template(config.ModeBuild)},
 		}
 	}
-	files = append(files, struct{ name, text string }{starter.ConfigFile, starter.RalphYAML(p, *planBuild)})
+	files = append(files, struct{ name, text string }{starter.ConfigFile, starter.RalphYAML(p, planBuild)})
 
 	var existing []string
 	for _, f := range files {
-		if _, err := os.Stat(filepath.Join(*dir, f.name)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, f.name)); err == nil {
 			existing = append(existing, f.name)
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
-	if len(existing) > 0 && !*force {
+	if len(existing) > 0 && !force {
 		// Nothing is written unless everything can be.
 		for _, name := range existing[:len(existing)-1] {
 			fmt.Fprintf(e.stderr, "architect: error: %s already exists (use --force to overwrite)\n", name)
 		}
-		return fmt.Errorf("%s already exists (use --force to overwrite)", existing[len(existing)-1])
+		return &failure{
+			msg:  fmt.Sprintf("%s already exists (use --force to overwrite)", existing[len(existing)-1]),
+			hint: "nothing was written; edit the existing files, or pass --force to replace them",
+			code: ExitNoSuccess,
+		}
 	}
 	for _, f := range files {
-		path := filepath.Join(*dir, f.name)
+		path := filepath.Join(dir, f.name)
 		_, statErr := os.Stat(path)
 		if err := os.WriteFile(path, []byte(f.text), 0o644); err != nil {
 			return err
@@ -82,42 +100,20 @@ func runInit(_ context.Context, e *env, args []string) error {
 	if len(p.Checks) == 0 {
 		fmt.Fprintln(e.stderr, "architect: warning: no checks detected: add the commands that must pass under checks: in ralph.yaml")
 	} else {
-		fmt.Fprintf(e.stderr, "architect: checks detected: %s\n", strings.Join(p.Checks, "; "))
+		fmt.Fprintf(e.stderr, "architect: checks detected (%s): %s\n", strings.Join(p.Sources, ", "), strings.Join(p.Checks, "; "))
 	}
-	if *planBuild {
+	switch {
+	case p.Agent == "":
+		fmt.Fprintf(e.stderr, "architect: warning: no agent CLI found on PATH, so ralph.yaml names claude: %s, or set agent_cmd\n", starter.InstallHint())
+	case len(p.AgentsFound) > 1:
+		fmt.Fprintf(e.stderr, "architect: agent: %s (installed: %s; change agent: in ralph.yaml to use another)\n", p.Agent, strings.Join(p.AgentsFound, ", "))
+	default:
+		fmt.Fprintf(e.stderr, "architect: agent: %s (found on PATH)\n", p.Agent)
+	}
+	if planBuild {
 		fmt.Fprintln(e.stderr, "architect: next: edit the prompts, plan with `architect loop -c ralph.yaml`, then build with `architect loop -c ralph.yaml --mode build`")
 	} else {
-		fmt.Fprintln(e.stderr, "architect: next: edit PROMPT.md, then run `architect loop -c ralph.yaml`")
+		fmt.Fprintln(e.stderr, "architect: next: edit PROMPT.md, check with `architect loop -c ralph.yaml --dry-run`, then run `architect loop -c ralph.yaml`")
 	}
-	return nil
-}
-
-const templateUsage = `Usage: architect template [--mode plan|build]
-
-Prints the starter prompt on stdout (the one architect init writes), e.g.
-architect template > BUILD_PROMPT.md. With --mode, the plan or build prompt.
-
-Flags:
-`
-
-func runTemplate(_ context.Context, e *env, args []string) error {
-	fs := newFlagSet("template", e.stderr)
-	mode := fs.String("mode", "", "print the `plan` or `build` prompt")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stderr, templateUsage+fs.FlagUsages())
-			return pflag.ErrHelp
-		}
-		return flagError("template", err)
-	}
-	if fs.NArg() > 0 {
-		return &loop.UsageError{Msg: "template takes no arguments", Hint: "redirect the output: architect template > PROMPT.md"}
-	}
-	switch *mode {
-	case "", config.ModePlan, config.ModeBuild:
-	default:
-		return &loop.UsageError{Msg: fmt.Sprintf("unknown mode %q", *mode), Hint: "use --mode plan or --mode build (or leave it out)"}
-	}
-	fmt.Fprint(e.stdout, starter.Template(*mode))
 	return nil
 }

@@ -3,91 +3,133 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
-	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/redact"
-	"github.com/spf13/pflag"
+	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/tui"
+	"github.com/spf13/cobra"
 )
 
-const loopUsage = `Usage: architect loop [TASK] [flags]
-
-Runs a fresh agent each iteration with the task, the changes so far, the
+func newLoopCmd(e *env) *cobra.Command {
+	var flagged config.Config
+	var cfgPath string
+	var resume, dryRun bool
+	c := &cobra.Command{
+		Use:   "loop [TASK] [flags]",
+		Short: "run an agent in a check-driven loop until the checks pass",
+		Long: `Runs a fresh agent each iteration with the task, the changes so far, the
 failing checks and the progress file, then runs the checks. Stops when every
 check passes and the agent printed <promise>TAG</promise>, or at a limit.
 
-Exit status: 0 success, 1 ended without success, 2 usage or configuration
-error, 130 interrupted.
+Options come from the built-in defaults, then the file given with -c (its
+ralph_loop: section; every key is in ralph.yaml.example), then ARCHITECT_*
+variables (ARCHITECT_MAX_COST=5), then the flags. Before anything is created
+or started, a pre-flight checks that the agent and each check's programs are
+installed, the specification exists and the limits fit together; --dry-run
+shows it all and runs nothing.
 
-Flags:
-`
+Exit status: 0 success, 1 ended without success, 2 usage, configuration or
+pre-flight error, 130 interrupted.`,
+		Example: `  # A task, two checks, on a branch of its own, at most $5
+  architect loop "make the failing auth tests pass" \
+    --check "go test ./..." --check "golangci-lint run" --worktree --max-cost 5
 
-func runLoop(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("loop", e.stderr)
-	var flagged config.Config
+  # A specification file with Codex, two hours at most
+  architect loop --spec docs/auth-spec.md --agent codex --check "pytest tests/" --max-time 2h
+
+  # What ralph.yaml would run: configuration, pre-flight, first prompt
+  architect loop -c ralph.yaml --dry-run`,
+		GroupID: groupRun,
+		Args:    maxArgs(1, "expected one TASK argument", `quote the task: architect loop "fix the failing test" --check "go test ./..."`),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fs := cmd.Flags()
+			task := ""
+			if len(args) > 0 {
+				task = args[0]
+			}
+			if resume {
+				if task != "" || cfgPath != "" || dryRun {
+					return &loop.UsageError{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c and --dry-run, or start a new run without --resume"}
+				}
+				ws, err := findRun(flagged.Dir, flagged.WorktreeName)
+				if err != nil {
+					return err
+				}
+				return resumeRun(cmd.Context(), e, ws, func(c *config.Config) {
+					config.Override(fs, &flagged, c)
+					c.Quiet, c.Plain, c.JSON = flagged.Quiet, flagged.Plain, flagged.JSON
+				})
+			}
+			path := cfgPath
+			if path == "" {
+				path, _ = e.lookup("ARCHITECT_CONFIG")
+			}
+			cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &flagged)
+			if err != nil {
+				return err
+			}
+			if dryRun {
+				return dryRunLoop(cmd.Context(), e, cfg, src, warnings, path)
+			}
+			if !cfg.Quiet {
+				for _, w := range warnings {
+					fmt.Fprintf(e.stderr, "architect: warning: %s\n", w)
+				}
+			}
+			return execute(cmd.Context(), e, cfg)
+		},
+	}
+	fs := c.Flags()
+	fs.SortFlags = false
+	fs.StringVarP(&cfgPath, "config", "c", "", "YAML configuration `file` (its ralph_loop: section); also ARCHITECT_CONFIG")
 	config.RegisterFlags(fs, &flagged)
-	cfgPath := fs.StringP("config", "c", "", "YAML configuration `file` (section ralph_loop:)")
-	resume := fs.Bool("resume", false, "continue the run saved in the workspace's .architect/state.json (flags given adjust its configuration)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(e.stdout, loopUsage+fs.FlagUsages())
-			return nil
-		}
-		return flagError("loop", err)
-	}
-	if fs.NArg() > 1 {
-		return &loop.UsageError{
-			Msg:  fmt.Sprintf("expected one TASK argument, got %d: %q", fs.NArg(), fs.Args()),
-			Hint: `quote the task: architect loop "fix the failing test" --check "go test ./..."`,
-		}
-	}
-	if *resume {
-		if fs.NArg() > 0 || *cfgPath != "" {
-			return &loop.UsageError{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK and -c, or start a new run without --resume"}
-		}
-		ws, err := findRun(flagged.Dir, flagged.WorktreeName)
-		if err != nil {
-			return err
-		}
-		return resumeRun(ctx, e, ws, func(c *config.Config) {
-			config.Override(fs, &flagged, c)
-			c.Quiet, c.JSON = flagged.Quiet, flagged.JSON
+	fs.BoolVar(&resume, "resume", false, "continue the run saved in the workspace's .architect/state.json (flags given adjust its configuration)")
+	fs.BoolVar(&dryRun, "dry-run", false, "print the resolved configuration (and where each value came from), the pre-flight results and the first prompt; run nothing")
+	group(c, config.GroupTask, "config")
+	group(c, config.GroupWorkspace, "resume")
+	group(c, config.GroupOutput, "dry-run")
+	completeLoopFlags(c)
+	return c
+}
+
+// completeLoopFlags registers the completions of the flags whose values
+// are known: enumerations, files and folders.
+func completeLoopFlags(c *cobra.Command) {
+	for name, values := range config.FlagValues() {
+		_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return values(), cobra.ShellCompDirectiveNoFileComp
 		})
 	}
-	path := *cfgPath
-	if path == "" {
-		path, _ = e.lookup("ARCHITECT_CONFIG")
-	}
-	cfg, warnings, err := config.Load(path, fs.Arg(0), e.lookup, fs, &flagged)
-	if err != nil {
-		return err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "architect: warning: %s\n", w)
-	}
-	return execute(ctx, e, cfg)
+	_ = c.MarkFlagFilename("config", "yaml", "yml")
+	_ = c.MarkFlagFilename("spec", "md", "txt")
+	_ = c.MarkFlagDirname("dir")
+	_ = c.RegisterFlagCompletionFunc("worktree-name", completeWorktreeNames)
 }
 
 // execute runs a validated configuration and reports the result.
 func execute(ctx context.Context, e *env, cfg config.Config) error {
-	return drive(ctx, e, cfg, func(deps loop.Deps) (*loop.Result, error) { return loop.Run(ctx, cfg, deps) })
+	return drive(ctx, e, cfg, "", func(deps loop.Deps) (*loop.Result, error) { return loop.Run(ctx, cfg, deps) })
 }
 
 // resumeRun continues the saved run in workspace.
 func resumeRun(ctx context.Context, e *env, workspace string, override func(*config.Config)) error {
 	st, err := loop.ReadState(workspace)
 	if err != nil {
-		return &loop.UsageError{Msg: "no run to resume in " + workspace + ": " + err.Error(), Hint: "start one with `architect loop`"}
+		return &loop.UsageError{Msg: "no run to resume in " + workspace + ": " + unwrapPath(err), Hint: "start one with `architect loop`"}
 	}
 	cfg := st.Config
 	override(&cfg)
-	return drive(ctx, e, cfg, func(deps loop.Deps) (*loop.Result, error) {
+	return drive(ctx, e, cfg, workspace, func(deps loop.Deps) (*loop.Result, error) {
 		return loop.Resume(ctx, workspace, func(c *config.Config) { *c = cfg }, deps)
 	})
 }
@@ -105,7 +147,7 @@ func redactor(cfg config.Config) (func(string) string, error) {
 	}
 	r, err := redact.FromEnv(cfg.Redact, keep...)
 	if err != nil {
-		return nil, &loop.UsageError{Msg: "--redact: " + err.Error(), Hint: "use Go (RE2) syntax that matches some text"}
+		return nil, &loop.UsageError{Msg: "--redact: " + config.RegexpProblem(err), Hint: "use Go (RE2) syntax that matches some text"}
 	}
 	if r.Empty() {
 		return nil, nil
@@ -113,33 +155,54 @@ func redactor(cfg config.Config) (func(string) string, error) {
 	return r.String, nil
 }
 
-// drive builds the agent for cfg, runs start, and reports the result.
-func drive(ctx context.Context, e *env, cfg config.Config, start func(loop.Deps) (*loop.Result, error)) error {
+// newAgent builds cfg's agent.
+func newAgent(cfg config.Config) (agent.Agent, error) {
 	ag, err := agent.New(agent.Config{
 		Name: cfg.Agent, Cmd: cfg.AgentCmd, Bin: cfg.AgentBin,
 		Model: cfg.Model, Args: cfg.AgentArgs, Prices: cfg.Prices,
 	})
 	if err != nil {
-		return &loop.UsageError{Msg: err.Error(), Hint: "see `architect loop --help` for the agents and their flags"}
+		return nil, &loop.UsageError{Msg: err.Error(), Hint: "see `architect loop --help` for the agents and their flags"}
 	}
-	if pc, ok := ag.(agent.PriceChecker); ok && cfg.MaxCost > 0 {
-		if err := pc.CheckPrices(); err != nil {
-			return &loop.UsageError{Msg: "--max-cost needs the cost of every run, but " + err.Error(), Hint: "add the model's price under prices: in the config file (USD per million tokens), or drop --max-cost"}
-		}
+	return ag, nil
+}
+
+// drive builds the agent for cfg, runs the pre-flight (refusing before
+// anything is created when it fails), runs start, and reports the result.
+// resumed is the workspace of the run start resumes, "" for a new run.
+func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start func(loop.Deps) (*loop.Result, error)) error {
+	ag, err := newAgent(cfg)
+	if err != nil {
+		return err
 	}
-	if err := proc.EnableSubreaper(); err != nil {
-		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
+	defer contain(e)() // before the pre-flight's first process
+	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed != ""})
+	if err := pre.Err(); err != nil {
+		return err
+	}
+	if !cfg.Quiet {
+		printWarnings(e.stderr, pre.Warnings())
 	}
 	gha := startGitHubActions(e) // masks the secrets before anything runs
 	deps := loop.Deps{Agent: ag}
 	if deps.Redact, err = redactor(cfg); err != nil {
 		return err
 	}
-	stopWatch, err := watch(ctx, e, cfg, &deps)
+	stopWatch, err := watch(ctx, e, cfg, viewInfo(cfg, ag.Name(), resumed), &deps)
 	if err != nil {
 		return err
 	}
 	gha.observe(&deps)
+	observed := deps.Events
+	deps.Events = func(ev loop.Event) {
+		if ev.Type == loop.EventLoopStarted {
+			ws := ev.Workspace
+			e.workspace.Store(&ws)
+		}
+		if observed != nil {
+			observed(ev)
+		}
+	}
 	res, err := start(deps)
 	stopWatch()
 	if err != nil {
@@ -160,25 +223,93 @@ func drive(ctx context.Context, e *env, cfg config.Config, start func(loop.Deps)
 	return errNoSuccess
 }
 
-func printSummary(w io.Writer, r *loop.Result) {
-	cost := fmt.Sprintf("$%.4f", r.TotalCost)
-	if !r.TotalCostKnown {
-		cost += " (some iterations' cost unknown)"
+// viewInfo is what the view's header says about the run before it starts;
+// for a resumed run (in workspace resumed) also its earlier iterations.
+func viewInfo(cfg config.Config, agentName, resumed string) tui.Info {
+	info := tui.Info{Task: taskTitle(cfg.Task, cfg.Spec), Agent: agentName, Model: cfg.Model,
+		MaxIterations: cfg.MaxIterations, Budget: cfg.MaxCost, MaxTime: cfg.MaxTime}
+	if resumed == "" {
+		return info
 	}
-	if r.Success {
-		fmt.Fprintf(w, "architect: success: all checks passed and the agent declared completion after %d iteration%s (cost %s, %.1fs)\n",
-			r.TotalIterations, plural(r.TotalIterations), cost, r.TotalDuration)
-	} else {
+	if st, err := loop.ReadState(resumed); err == nil {
+		info.Elapsed = time.Duration(st.Elapsed * float64(time.Second))
+		info.Workspace, info.Branch = st.Workspace, st.Branch
+	}
+	if its, err := report.ReadIterations(resumed); err == nil {
+		info.History = tui.Rows(its)
+	}
+	return info
+}
+
+// printWarnings prints pre-flight warnings, each with its hint.
+func printWarnings(w io.Writer, items []preflight.Item) {
+	for _, it := range items {
+		fmt.Fprintf(w, "architect: warning: %s: %s\n", it.Check, it.Detail)
+		if it.Hint != "" {
+			fmt.Fprintf(w, "architect: hint: %s\n", it.Hint)
+		}
+	}
+}
+
+func printSummary(w io.Writer, r *loop.Result) {
+	tail := fmt.Sprintf("after %d iteration%s (cost %s, %.1fs)", r.TotalIterations, plural(r.TotalIterations), r.Cost(), r.TotalDuration)
+	switch {
+	case r.Success && r.NoChecks:
+		fmt.Fprintf(w, "architect: done: the agent declared completion %s; no check was run (the run has none), so nothing was verified\n", tail)
+	case r.Success:
+		fmt.Fprintf(w, "architect: success: all checks passed and the agent declared completion %s\n", tail)
+	default:
 		detail := ""
 		if r.StopDetail != "" {
 			detail = ": " + r.StopDetail
 		}
-		fmt.Fprintf(w, "architect: no success: stopped on %s%s after %d iteration%s (cost %s, %.1fs)\n",
-			r.StopReason, detail, r.TotalIterations, plural(r.TotalIterations), cost, r.TotalDuration)
+		fmt.Fprintf(w, "architect: no success: stopped on %s%s %s\n", r.StopReason, detail, tail)
 	}
-	if r.WorktreePath != "" {
-		fmt.Fprintf(w, "architect: the work is in %s on branch %s; merge it with: git merge %s\n", r.WorktreePath, r.Branch, r.Branch)
+	if r.UsageLimitWaits > 0 {
+		fmt.Fprintf(w, "architect: waited %s in all for the agent's usage limit (%d wait%s)\n",
+			time.Duration(r.UsageLimitWaited*float64(time.Second)).Round(time.Second), r.UsageLimitWaits, plural(r.UsageLimitWaits))
 	}
+	if r.Workspace != "" {
+		if _, err := os.Stat(filepath.Join(r.Workspace, loop.StateDir, report.File)); err == nil {
+			fmt.Fprintf(w, "architect: report: %s\n", filepath.Join(r.Workspace, loop.StateDir, report.File))
+		}
+	}
+	if r.WorktreePath == "" {
+		return
+	}
+	if n := branchCommits(r); n == 0 {
+		fmt.Fprintf(w, "architect: nothing was committed on branch %s; remove it and its worktree with `architect clean%s`\n", r.Branch, cleanName(r.Branch))
+		return
+	}
+	fmt.Fprintf(w, "architect: the work is in %s on branch %s; bring it in with `architect merge%s` (or git merge %s)\n", r.WorktreePath, r.Branch, cleanName(r.Branch), r.Branch)
+}
+
+// branchCommits counts the commits of the run's branch since it began; -1
+// when unknown.
+func branchCommits(r *loop.Result) int {
+	if r.InitialRef == "" {
+		return -1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	repo, err := gitwt.Open(ctx, r.WorktreePath)
+	if err != nil {
+		return -1
+	}
+	n, err := repo.UnmergedCommits(ctx, r.Branch, r.InitialRef)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// cleanName is the NAME argument that names branch in clean and merge: ""
+// for the default worktree.
+func cleanName(branch string) string {
+	if branch == loop.DefaultBranch || branch == "" {
+		return ""
+	}
+	return " " + branch[len("architect/"):]
 }
 
 func plural(n int) string {
@@ -186,4 +317,12 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -6,6 +6,7 @@
 package config
 
 import (
+	"strings"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -14,9 +15,13 @@ import (
 // Config is everything one loop run needs. JSON names are the YAML keys;
 // the whole configuration is saved in the run's state for --resume.
 type Config struct {
-	Task          string        `json:"task,omitempty"`
-	Spec          string        `json:"spec,omitempty"`
-	Checks        []string      `json:"checks"`
+	Task   string   `json:"task,omitempty"`
+	Spec   string   `json:"spec,omitempty"`
+	Checks []string `json:"checks"`
+	// NoChecks says that the run has no checks on purpose (--no-checks, or
+	// checks: [] in the file): without it, a run with no check is refused.
+	// The agent's completion alone then ends it, reported as such.
+	NoChecks      bool          `json:"no_checks,omitempty"`
 	CheckTimeout  time.Duration `json:"check_timeout"`
 	MaxIterations int           `json:"max_iterations"`
 	MaxCost       float64       `json:"max_cost,omitempty"`
@@ -32,9 +37,18 @@ type Config struct {
 	AgentBin  string       `json:"agent_bin,omitempty"`
 	Model     string       `json:"model,omitempty"`
 	Prices    agent.Prices `json:"prices,omitempty"`
+	// AgentReportsCost says that the command agent reports its cost in its
+	// result file every run, which --max-cost needs.
+	AgentReportsCost bool `json:"agent_reports_cost,omitempty"`
 
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`
+	// IncludeUncommitted copies the main checkout's uncommitted changes
+	// into the worktree's first commit (--worktree only).
+	IncludeUncommitted bool `json:"include_uncommitted,omitempty"`
+	// CommitCheckOutputs lets architect's commits include the new files the
+	// checks created; by default they are left out.
+	CommitCheckOutputs bool `json:"commit_check_outputs,omitempty"`
 
 	IterationTimeout     time.Duration `json:"iteration_timeout"`
 	InactivityTimeout    time.Duration `json:"inactivity_timeout"`
@@ -42,9 +56,12 @@ type Config struct {
 	BackoffCap           time.Duration `json:"backoff_cap"`
 	MaxConsecutiveErrors int           `json:"max_consecutive_errors"`
 	OnUsageLimit         string        `json:"on_usage_limit"`
-	DoneFile             string        `json:"done_file,omitempty"`
-	DonePattern          string        `json:"done_pattern,omitempty"`
-	IdleThreshold        int           `json:"idle_threshold"`
+	// MaxUsageWait caps the total time a run waits for usage limits to
+	// lift, over all its sessions.
+	MaxUsageWait  time.Duration `json:"max_usage_wait"`
+	DoneFile      string        `json:"done_file,omitempty"`
+	DonePattern   string        `json:"done_pattern,omitempty"`
+	IdleThreshold int           `json:"idle_threshold"`
 	// NoWatch snapshots the working tree after every iteration instead of
 	// watching it for changes (gitwt.Watcher).
 	NoWatch bool `json:"no_watch,omitempty"`
@@ -53,7 +70,11 @@ type Config struct {
 	// protect); Redact, regular expressions masked in everything written
 	// (package redact), on top of secret environment values.
 	Protect []string `json:"protect,omitempty"`
-	Redact  []string `json:"redact,omitempty"`
+	// TranscriptLimit bounds, in bytes, each stream an iteration keeps in
+	// .architect/transcripts/ (the agent's output, each check's): past it
+	// the first and the last halves are kept, and the cut is said.
+	TranscriptLimit int      `json:"transcript_limit,omitempty"`
+	Redact          []string `json:"redact,omitempty"`
 
 	// Acting on the loop's events (package hooks). YAML: hooks.on_iteration
 	// and hooks.on_finish.
@@ -64,10 +85,14 @@ type Config struct {
 
 	// Presentation: not part of a run's identity.
 	Quiet bool   `json:"-"`
+	Plain bool   `json:"-"` // plain lines even on a terminal
 	JSON  bool   `json:"-"`
 	Dir   string `json:"-"` // -C: the workspace
 	// Events is where the event stream is also written: "-" is stdout.
 	Events string `json:"-"`
+	// New starts a new run even though the workspace's last run was
+	// interrupted (which is then archived).
+	New bool `json:"-"`
 }
 
 // Defaults returns the built-in defaults (the seed's table).
@@ -83,6 +108,8 @@ func Defaults() Config {
 		BackoffCap:           300 * time.Second,
 		MaxConsecutiveErrors: 5,
 		OnUsageLimit:         "wait",
+		MaxUsageWait:         6 * time.Hour,
+		TranscriptLimit:      8 << 20,
 		IdleThreshold:        3,
 		Dir:                  ".",
 	}
@@ -98,9 +125,13 @@ type Error struct {
 	Hint   string
 }
 
+// Error names the option once: by the flag or variable that set it
+// ("--max-cost: ..."), or by file, line and key ("ralph.yaml:12:
+// max_cost: ..."), or by key when the value is a default.
 func (e *Error) Error() string {
 	s := e.Msg
-	if e.Key != "" {
+	named := strings.HasPrefix(e.Source, "-") || strings.HasPrefix(e.Source, "ARCHITECT_")
+	if e.Key != "" && !named {
 		s = e.Key + ": " + s
 	}
 	if e.Source != "" {

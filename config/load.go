@@ -22,6 +22,13 @@ type Sources map[string]string
 // not ""). It returns every problem it finds at once as Errors, and warnings
 // worth printing.
 func Load(path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, []string, error) {
+	c, _, warnings, err := LoadSources(path, task, lookup, fs, flagged)
+	return c, warnings, err
+}
+
+// LoadSources is Load that also says where each key got its value, for
+// `architect loop --dry-run`.
+func LoadSources(path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, Sources, []string, error) {
 	c := Defaults()
 	src := Sources{}
 	var errs Errors
@@ -37,10 +44,10 @@ func Load(path, task string, lookup func(string) (string, bool), fs *pflag.FlagS
 		src["task"] = "TASK argument"
 	}
 	if len(errs) > 0 {
-		return c, nil, errs
+		return c, src, nil, errs
 	}
 	warnings, err := c.validate(src)
-	return c, warnings, err
+	return c, src, warnings, err
 }
 
 // LoadFile reads a ralph.yaml on top of the defaults, with no environment
@@ -115,6 +122,11 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 		if err := setFromNode(o, c, v); err != nil {
 			errs = append(errs, &Error{Source: at(path, v), Key: o.key, Msg: err.Error(), Hint: "see ralph.yaml.example for the accepted values"})
 			continue
+		}
+		if o.key == "checks" && v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+			// checks: [] written out: no checks, on purpose.
+			c.NoChecks = true
+			src["no_checks"] = at(path, k)
 		}
 		if o.key == "spec" && c.Spec != "" && !filepath.IsAbs(c.Spec) {
 			c.Spec = filepath.Join(dir, c.Spec) // relative to the file that names it
@@ -268,6 +280,7 @@ func RegisterFlags(fs *pflag.FlagSet, into *Config) {
 		case *time.Duration:
 			fs.VarP((*durationFlag)(p), name, o.short, o.usage)
 		}
+		_ = fs.SetAnnotation(name, GroupAnnotation, []string{o.group})
 	}
 }
 
@@ -378,14 +391,16 @@ func unwrapPathErr(err error) string {
 func closest(w string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := editDistance(w, k); d < bestD {
+		if d := EditDistance(w, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, in bytes: how
+// near a mistyped key or flag is to a real one.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j

@@ -5,18 +5,25 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/architect-dev/architect/agent"
 )
 
 // option is one configuration key. Its YAML key is key, its flag is key
 // with dashes (or flag), its environment variable ARCHITECT_<KEY>.
 type option struct {
 	key   string
+	group string // the help section of its flag (FlagGroups)
 	flag  string // flag name when it differs from the dashed key; "-" for none
 	short string
 	usage string
 	field func(*Config) any // pointer to the field: *string, *int, *float64, *bool, *[]string, *time.Duration
-	yaml  bool              // settable in the config file
-	env   bool              // settable through the environment
+	// values, when set, lists the accepted values (for completion and the
+	// schema); min and max bound numbers (max 0: none).
+	values   func() []string
+	min, max float64
+	yaml     bool // settable in the config file
+	env      bool // settable through the environment
 }
 
 func (o option) flagName() string {
@@ -28,45 +35,85 @@ func (o option) flagName() string {
 
 func (o option) envName() string { return "ARCHITECT_" + strings.ToUpper(o.key) }
 
+// The help sections of the loop's flags, in the order help shows them.
+const (
+	GroupTask        = "Task and prompt"
+	GroupAgent       = "Agent"
+	GroupChecks      = "Checks"
+	GroupLimits      = "Limits"
+	GroupWorkspace   = "Workspace"
+	GroupSupervision = "Supervision"
+	GroupOutput      = "Output"
+)
+
+// FlagGroups lists the help sections in order.
+func FlagGroups() []string {
+	return []string{GroupTask, GroupAgent, GroupChecks, GroupLimits, GroupWorkspace, GroupSupervision, GroupOutput}
+}
+
+// GroupAnnotation is the pflag annotation that holds a flag's help section;
+// RegisterFlags sets it on every flag it defines.
+const GroupAnnotation = "architect_group"
+
 // options is the table every source is read through. Keep ralph.yaml.example
 // in step with it (a test checks that every YAML key is documented there).
 var options = []option{
-	{key: "task", flag: "-", usage: "the task (usually the TASK argument)", field: func(c *Config) any { return &c.Task }, yaml: true, env: true},
-	{key: "spec", usage: "specification `file`, used instead of TASK and re-read every iteration", field: func(c *Config) any { return &c.Spec }, yaml: true, env: true},
-	{key: "mode", usage: "plan (gap analysis into IMPLEMENTATION_PLAN.md) or build (implement it, one commit per iteration); without TASK or --spec, PROMPT_<mode>.md is the spec", field: func(c *Config) any { return &c.Mode }, yaml: true, env: true},
-	{key: "checks", flag: "check", usage: "shell `command` that must exit 0 (repeatable; all must pass)", field: func(c *Config) any { return &c.Checks }, yaml: true, env: true},
-	{key: "check_timeout", usage: "time limit per check, in `seconds` or a duration like 2m", field: func(c *Config) any { return &c.CheckTimeout }, yaml: true, env: true},
-	{key: "max_iterations", usage: "maximum iterations before stopping (1-1000)", field: func(c *Config) any { return &c.MaxIterations }, yaml: true, env: true},
-	{key: "max_cost", usage: "cost limit in `USD` (0: none)", field: func(c *Config) any { return &c.MaxCost }, yaml: true, env: true},
-	{key: "max_time", usage: "total time limit, in `seconds` or a duration like 2h (0: none)", field: func(c *Config) any { return &c.MaxTime }, yaml: true, env: true},
-	{key: "completion_tag", usage: "`tag` the agent prints as <promise>TAG</promise> when done", field: func(c *Config) any { return &c.CompletionTag }, yaml: true, env: true},
-	{key: "agent", usage: "agent to run: claude, codex, gemini, opencode, aider, amp, cursor or command", field: func(c *Config) any { return &c.Agent }, yaml: true, env: true},
-	{key: "agent_cmd", usage: "shell `command` run as the agent (selects the command agent; prompt on stdin)", field: func(c *Config) any { return &c.AgentCmd }, yaml: true, env: true},
-	{key: "agent_args", flag: "agent-arg", usage: "extra `argument` for the agent CLI (repeatable)", field: func(c *Config) any { return &c.AgentArgs }, yaml: true, env: true},
-	{key: "agent_bin", usage: "`path` of the agent's executable", field: func(c *Config) any { return &c.AgentBin }, yaml: true, env: true},
-	{key: "model", usage: "`model` passed to the agent CLI", field: func(c *Config) any { return &c.Model }, yaml: true, env: true},
-	{key: "worktree", usage: "run in an isolated git worktree on branch architect/ralph-loop", field: func(c *Config) any { return &c.Worktree }, yaml: true, env: true},
-	{key: "worktree_name", usage: "use worktree .architect-worktrees/`NAME` and branch architect/NAME (implies --worktree)", field: func(c *Config) any { return &c.WorktreeName }, yaml: true, env: true},
-	{key: "iteration_timeout", usage: "time limit of one agent run (0: none)", field: func(c *Config) any { return &c.IterationTimeout }, yaml: true, env: true},
-	{key: "inactivity_timeout", usage: "stop an agent that prints nothing for this long (0: never)", field: func(c *Config) any { return &c.InactivityTimeout }, yaml: true, env: true},
-	{key: "kill_grace", usage: "time between SIGTERM and SIGKILL when stopping a process", field: func(c *Config) any { return &c.KillGrace }, yaml: true, env: true},
-	{key: "backoff_cap", usage: "longest wait between failing agent runs", field: func(c *Config) any { return &c.BackoffCap }, yaml: true, env: true},
-	{key: "max_consecutive_errors", usage: "stop after this many failed agent runs in a row (0: never)", field: func(c *Config) any { return &c.MaxConsecutiveErrors }, yaml: true, env: true},
-	{key: "on_usage_limit", usage: "when the agent hits a usage limit: wait or stop", field: func(c *Config) any { return &c.OnUsageLimit }, yaml: true, env: true},
-	{key: "done_file", usage: "`path` whose existence signals completion (default .architect/DONE)", field: func(c *Config) any { return &c.DoneFile }, yaml: true, env: true},
-	{key: "done_pattern", usage: "`regex` on the agent's final message that signals completion", field: func(c *Config) any { return &c.DonePattern }, yaml: true, env: true},
-	{key: "no_watch", usage: "snapshot the working tree after every iteration instead of watching it for changes (for trees changed through mmap or from another machine)", field: func(c *Config) any { return &c.NoWatch }, yaml: true, env: true},
-	{key: "idle_threshold", usage: "stop after N iterations in a row with no change (0: never)", field: func(c *Config) any { return &c.IdleThreshold }, yaml: true, env: true},
-	{key: "protect", usage: "`glob` of files the agent must not change, e.g. 'tests/**' (repeatable); a change is undone and fails the iteration", field: func(c *Config) any { return &c.Protect }, yaml: true, env: true},
-	{key: "redact", usage: "`regex` whose matches are replaced by *** in everything architect writes (repeatable)", field: func(c *Config) any { return &c.Redact }, yaml: true, env: true},
-	{key: "events", usage: "also write the event stream (JSON lines, as in .architect/events.jsonl) to `PATH`; - for stdout", field: func(c *Config) any { return &c.Events }, yaml: true, env: true},
-	{key: "on_iteration", usage: "shell `command` run after each iteration, with ARCHITECT_* variables describing it (YAML: hooks.on_iteration)", field: func(c *Config) any { return &c.OnIteration }, env: true},
-	{key: "on_finish", usage: "shell `command` run when the loop ends, with ARCHITECT_* variables describing the result (YAML: hooks.on_finish)", field: func(c *Config) any { return &c.OnFinish }, env: true},
-	{key: "notify", usage: "when the loop ends, show a desktop notification (notify-send), or ring the terminal bell", field: func(c *Config) any { return &c.Notify }, yaml: true, env: true},
-	{key: "push", usage: "push the loop's branch to its remote after each iteration that commits", field: func(c *Config) any { return &c.Push }, yaml: true, env: true},
-	{key: "quiet", usage: "print only the final result", field: func(c *Config) any { return &c.Quiet }, env: true},
-	{key: "json", usage: "print the result as JSON on stdout", field: func(c *Config) any { return &c.JSON }},
-	{key: "dir", flag: "dir", short: "C", usage: "workspace `directory`", field: func(c *Config) any { return &c.Dir }},
+	{key: "task", group: GroupTask, flag: "-", usage: "the task (usually the TASK argument)", field: func(c *Config) any { return &c.Task }, yaml: true, env: true},
+	{key: "spec", group: GroupTask, usage: "specification `file`, used instead of TASK and re-read every iteration", field: func(c *Config) any { return &c.Spec }, yaml: true, env: true},
+	{key: "mode", group: GroupTask, values: func() []string { return []string{ModePlan, ModeBuild} }, usage: "`mode`: plan (gap analysis into IMPLEMENTATION_PLAN.md) or build (implement it, one commit per iteration); without TASK or --spec, PROMPT_<mode>.md is the spec", field: func(c *Config) any { return &c.Mode }, yaml: true, env: true},
+	{key: "checks", group: GroupChecks, flag: "check", usage: "shell `command` that must exit 0 (repeatable; all must pass)", field: func(c *Config) any { return &c.Checks }, yaml: true, env: true},
+	{key: "no_checks", group: GroupChecks, usage: "run without any check: the agent's completion alone ends the run, reported as agent_declared_complete_without_checks (YAML: checks: [])", field: func(c *Config) any { return &c.NoChecks }, yaml: true, env: true},
+	{key: "check_timeout", group: GroupChecks, usage: "time limit per check, in `seconds` or a duration like 2m", field: func(c *Config) any { return &c.CheckTimeout }, yaml: true, env: true},
+	{key: "max_iterations", group: GroupLimits, min: 1, max: 1000, usage: "maximum iterations before stopping (1-1000)", field: func(c *Config) any { return &c.MaxIterations }, yaml: true, env: true},
+	{key: "max_cost", group: GroupLimits, usage: "cost limit in `USD` (0: none)", field: func(c *Config) any { return &c.MaxCost }, yaml: true, env: true},
+	{key: "max_time", group: GroupLimits, usage: "total time limit, in `seconds` or a duration like 2h (0: none)", field: func(c *Config) any { return &c.MaxTime }, yaml: true, env: true},
+	{key: "completion_tag", group: GroupTask, usage: "`tag` the agent prints as <promise>TAG</promise> when done", field: func(c *Config) any { return &c.CompletionTag }, yaml: true, env: true},
+	{key: "agent", group: GroupAgent, values: agent.Names, usage: "the agent to run, by `name`: claude, codex, gemini, opencode, aider, amp, cursor or command", field: func(c *Config) any { return &c.Agent }, yaml: true, env: true},
+	{key: "agent_cmd", group: GroupAgent, usage: "shell `command` run as the agent (selects the command agent; prompt on stdin)", field: func(c *Config) any { return &c.AgentCmd }, yaml: true, env: true},
+	{key: "agent_args", group: GroupAgent, flag: "agent-arg", usage: "extra `argument` for the agent CLI (repeatable)", field: func(c *Config) any { return &c.AgentArgs }, yaml: true, env: true},
+	{key: "agent_bin", group: GroupAgent, usage: "`path` of the agent's executable", field: func(c *Config) any { return &c.AgentBin }, yaml: true, env: true},
+	{key: "model", group: GroupAgent, usage: "`model` passed to the agent CLI", field: func(c *Config) any { return &c.Model }, yaml: true, env: true},
+	{key: "agent_reports_cost", group: GroupAgent, usage: "the command agent writes its cost to $ARCHITECT_RESULT_FILE every run ({\"cost_usd\": N}): lets --max-cost be used with --agent-cmd", field: func(c *Config) any { return &c.AgentReportsCost }, yaml: true, env: true},
+	{key: "worktree", group: GroupWorkspace, usage: "run in an isolated git worktree on branch architect/ralph-loop", field: func(c *Config) any { return &c.Worktree }, yaml: true, env: true},
+	{key: "worktree_name", group: GroupWorkspace, usage: "use worktree .architect-worktrees/`NAME` and branch architect/NAME (implies --worktree)", field: func(c *Config) any { return &c.WorktreeName }, yaml: true, env: true},
+	{key: "iteration_timeout", group: GroupLimits, usage: "time limit of one agent run (0: none)", field: func(c *Config) any { return &c.IterationTimeout }, yaml: true, env: true},
+	{key: "inactivity_timeout", group: GroupLimits, usage: "stop an agent that prints nothing for this long (0: never)", field: func(c *Config) any { return &c.InactivityTimeout }, yaml: true, env: true},
+	{key: "kill_grace", group: GroupSupervision, usage: "time between SIGTERM and SIGKILL when stopping a process", field: func(c *Config) any { return &c.KillGrace }, yaml: true, env: true},
+	{key: "backoff_cap", group: GroupSupervision, usage: "longest wait between failing agent runs", field: func(c *Config) any { return &c.BackoffCap }, yaml: true, env: true},
+	{key: "max_consecutive_errors", group: GroupLimits, usage: "stop after this many failed agent runs in a row (0: never)", field: func(c *Config) any { return &c.MaxConsecutiveErrors }, yaml: true, env: true},
+	{key: "on_usage_limit", group: GroupSupervision, values: func() []string { return []string{"wait", "stop"} }, usage: "`action` when the agent hits a usage limit: wait or stop", field: func(c *Config) any { return &c.OnUsageLimit }, yaml: true, env: true},
+	{key: "max_usage_wait", group: GroupLimits, usage: "longest total time the run may wait for usage limits to lift, over all its sessions (it counts against --max-time too)", field: func(c *Config) any { return &c.MaxUsageWait }, yaml: true, env: true},
+	{key: "done_file", group: GroupSupervision, usage: "`path` whose existence signals completion (default .architect/DONE)", field: func(c *Config) any { return &c.DoneFile }, yaml: true, env: true},
+	{key: "done_pattern", group: GroupSupervision, usage: "`regex` on the agent's final message that signals completion", field: func(c *Config) any { return &c.DonePattern }, yaml: true, env: true},
+	{key: "include_uncommitted", group: GroupWorkspace, usage: "with --worktree, copy the main checkout's uncommitted and untracked changes into the worktree's first commit", field: func(c *Config) any { return &c.IncludeUncommitted }, yaml: true, env: true},
+	{key: "commit_check_outputs", group: GroupWorkspace, usage: "also commit the new files the checks created (coverage, reports, build output); architect leaves them out of its commits by default", field: func(c *Config) any { return &c.CommitCheckOutputs }, yaml: true, env: true},
+	{key: "no_watch", group: GroupWorkspace, usage: "snapshot the working tree after every iteration instead of watching it for changes (for trees changed through mmap or from another machine)", field: func(c *Config) any { return &c.NoWatch }, yaml: true, env: true},
+	{key: "idle_threshold", group: GroupLimits, usage: "stop after N iterations in a row with no change (0: never)", field: func(c *Config) any { return &c.IdleThreshold }, yaml: true, env: true},
+	{key: "protect", group: GroupChecks, usage: "`glob` of files the agent must not change, e.g. 'tests/**' (repeatable); a change is undone and fails the iteration", field: func(c *Config) any { return &c.Protect }, yaml: true, env: true},
+	{key: "redact", group: GroupSupervision, usage: "`regex` whose matches are replaced by *** in everything architect writes (repeatable)", field: func(c *Config) any { return &c.Redact }, yaml: true, env: true},
+	{key: "transcript_limit", group: GroupOutput, usage: "the `size`, in bytes, of each stream an iteration keeps in .architect/transcripts/ (the agent's output, each check's); past it the first and last halves are kept (default 8 MiB)", field: func(c *Config) any { return &c.TranscriptLimit }, yaml: true, env: true},
+	{key: "events", group: GroupOutput, usage: "also write the event stream (JSON lines, as in .architect/events.jsonl) to `PATH`; - for stdout", field: func(c *Config) any { return &c.Events }, yaml: true, env: true},
+	{key: "on_iteration", group: GroupSupervision, usage: "shell `command` run after each iteration, with ARCHITECT_* variables describing it (YAML: hooks.on_iteration)", field: func(c *Config) any { return &c.OnIteration }, env: true},
+	{key: "on_finish", group: GroupSupervision, usage: "shell `command` run when the loop ends, with ARCHITECT_* variables describing the result (YAML: hooks.on_finish)", field: func(c *Config) any { return &c.OnFinish }, env: true},
+	{key: "notify", group: GroupSupervision, usage: "when the loop ends, show a desktop notification (notify-send), or ring the terminal bell", field: func(c *Config) any { return &c.Notify }, yaml: true, env: true},
+	{key: "push", group: GroupSupervision, usage: "push the loop's branch to its remote after each iteration that commits", field: func(c *Config) any { return &c.Push }, yaml: true, env: true},
+	{key: "plain", group: GroupOutput, usage: "plain lines, one per event, even on a terminal (no full-screen view)", field: func(c *Config) any { return &c.Plain }, env: true},
+	{key: "quiet", group: GroupOutput, usage: "print only the final result", field: func(c *Config) any { return &c.Quiet }, env: true},
+	{key: "json", group: GroupOutput, usage: "print the result as JSON on stdout", field: func(c *Config) any { return &c.JSON }},
+	{key: "new", group: GroupWorkspace, usage: "start a new run even though the last one in the workspace was interrupted (it is kept in .architect/runs/)", field: func(c *Config) any { return &c.New }},
+	{key: "dir", group: GroupWorkspace, flag: "dir", short: "C", usage: "workspace `directory`", field: func(c *Config) any { return &c.Dir }},
+}
+
+// FlagValues maps each loop flag with a fixed set of values to the
+// function that lists them, for shell completion.
+func FlagValues() map[string]func() []string {
+	m := map[string]func() []string{}
+	for _, o := range options {
+		if o.flag != "-" && o.values != nil {
+			m[o.flagName()] = o.values
+		}
+	}
+	return m
 }
 
 func lookupOption(key string) (option, bool) {

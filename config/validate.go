@@ -1,10 +1,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
@@ -31,13 +33,16 @@ func (c *Config) validate(src Sources) ([]string, error) {
 		errs = append(errs, &Error{Source: src[key], Key: key, Msg: msg, Hint: hint})
 	}
 
-	// --agent-cmd selects the command agent unless another was named.
-	if c.AgentCmd != "" {
-		switch {
-		case src["agent"] == "":
+	// agent_cmd selects the command agent, unless a stronger source (a flag
+	// over a variable over the file) named another agent, which then wins.
+	if c.AgentCmd != "" && c.Agent != "command" {
+		switch ra, rc := rank(src["agent"]), rank(src["agent_cmd"]); {
+		case rc > ra:
 			c.Agent = "command"
-		case c.Agent != "command":
-			bad("agent_cmd", fmt.Sprintf("--agent-cmd runs a command as the agent, but the agent is %q", c.Agent), "drop --agent-cmd, or use --agent command (or leave --agent out)")
+		case ra > rc:
+			c.AgentCmd = ""
+		default:
+			bad("agent_cmd", fmt.Sprintf("a shell command run as the agent needs the command agent, but the agent is %q", c.Agent), "drop agent_cmd (--agent-cmd), or set the agent to command (or leave it out)")
 		}
 	}
 	if c.WorktreeName != "" {
@@ -50,7 +55,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	switch c.Mode {
 	case "", ModePlan, ModeBuild:
 	default:
-		bad("mode", fmt.Sprintf("unknown mode %q", c.Mode), "use --mode plan or --mode build (or leave it out)")
+		bad("mode", fmt.Sprintf("unknown mode %q: it is plan or build", c.Mode), "use --mode plan or --mode build (or leave it out)")
 	}
 	modeSpecMissing := false
 	if (c.Mode == ModePlan || c.Mode == ModeBuild) && strings.TrimSpace(c.Task) == "" && c.Spec == "" {
@@ -84,6 +89,16 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	if c.MaxCost < 0 {
 		bad("max_cost", "must not be negative", "give USD, e.g. --max-cost 5 (0 means no limit)")
 	}
+	if c.MaxCost > 0 && c.Agent == "command" && !c.AgentReportsCost {
+		bad("max_cost", "a budget needs the cost of every agent run, and a command agent reports none unless it writes it to $ARCHITECT_RESULT_FILE",
+			`have the agent write {"cost_usd": N} to "$ARCHITECT_RESULT_FILE" and say so with --agent-reports-cost (YAML agent_reports_cost: true), or drop --max-cost`)
+	}
+	if c.TranscriptLimit < 0 || c.TranscriptLimit > 0 && c.TranscriptLimit < 1024 {
+		bad("transcript_limit", fmt.Sprintf("%d bytes is too little to keep", c.TranscriptLimit), "give at least 1024 bytes, e.g. --transcript-limit 8388608 (8 MiB, the default)")
+	}
+	if c.MaxUsageWait <= 0 {
+		bad("max_usage_wait", "must be more than 0", "give the longest total wait for usage limits, e.g. --max-usage-wait 6h (--on-usage-limit stop never waits)")
+	}
 	if t := strings.TrimSpace(c.CompletionTag); t == "" || strings.ContainsAny(t, "<> \t\n") {
 		bad("completion_tag", fmt.Sprintf("%q is not a usable tag", c.CompletionTag), "use one word without spaces or angle brackets, e.g. COMPLETE")
 	}
@@ -98,7 +113,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	}
 	if c.DonePattern != "" {
 		if _, err := regexp.Compile(c.DonePattern); err != nil {
-			bad("done_pattern", "not a valid regular expression: "+err.Error(), "use Go (RE2) syntax, e.g. 'All tasks complete'")
+			bad("done_pattern", "not a valid regular expression: "+RegexpProblem(err), "use Go (RE2) syntax, e.g. 'All tasks complete'")
 		}
 	}
 	for key, v := range map[string]int{"max_consecutive_errors": c.MaxConsecutiveErrors, "idle_threshold": c.IdleThreshold} {
@@ -120,10 +135,43 @@ func (c *Config) validate(src Sources) ([]string, error) {
 		}
 	}
 	if _, err := redact.New(nil, c.Redact); err != nil {
-		bad("redact", err.Error(), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
+		bad("redact", RegexpProblem(err), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
 	}
-	if len(c.Checks) == 0 && len(errs) == 0 && c.Mode != ModePlan {
-		warnings = append(warnings, "no --check given: success rests on the agent's completion tag alone")
+	switch {
+	case len(c.Checks) > 0 && c.NoChecks && strings.HasPrefix(src["no_checks"], "--"):
+		bad("no_checks", "--no-checks and --check contradict each other", "drop one of them")
+	case len(c.Checks) > 0:
+		c.NoChecks = false // checks: [] in the file, then checks given: they win
+	case !c.NoChecks && c.Mode != ModePlan:
+		// Plan mode writes a plan, which no check can judge: it needs no
+		// opt-in.
+		bad("checks", "no check given: architect reports success only when checks pass, and there is none to run",
+			`give one or more with --check CMD (e.g. --check "go test ./..."), or say the agent's completion alone may end the run with --no-checks (YAML: checks: [])`)
 	}
 	return warnings, errs.orNil()
+}
+
+// RegexpProblem says what is wrong with a regular expression without the
+// parser's own wording ("error parsing regexp: ..."): the problem and the
+// part of the expression it is in.
+func RegexpProblem(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s in `%s`", se.Code, se.Expr)
+	}
+	return err.Error()
+}
+
+// rank orders the sources of a value by precedence: default, file,
+// environment, flag.
+func rank(source string) int {
+	switch {
+	case source == "":
+		return 0
+	case strings.HasPrefix(source, "-"):
+		return 3
+	case strings.HasPrefix(source, "ARCHITECT_"):
+		return 2
+	}
+	return 1
 }

@@ -56,14 +56,15 @@ type Changes struct {
 	index    *privateIndex // nil until the first diff
 	baseRev  string        // base, or the empty tree
 
-	segs      []segment
-	tree      string // with stage: the tree the segments compare with base
-	valid     bool   // segs (and tree) are the tree as of the last Take
-	last      Diff
-	committed string // the tree last committed here
-	cfg       *commitConfig
-	removed   pathSet                                     // paths removed from the private index since it was the working tree's
-	counts    struct{ all, paths, fallback, refetch int } // updates of each kind, for tests
+	segs           []segment
+	tree           string // with stage: the tree the segments compare with base
+	valid          bool   // segs (and tree) are the tree as of the last Take
+	last           Diff
+	committed      string // the tree last committed here
+	committedLeave string // the files that commit left out, sorted, NUL-separated
+	cfg            *commitConfig
+	removed        pathSet                                     // paths removed from the private index since it was the working tree's
+	counts         struct{ all, paths, fallback, refetch int } // updates of each kind, for tests
 }
 
 // Changes returns a Changes against base with Diff's excludes and limit.

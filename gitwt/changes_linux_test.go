@@ -217,7 +217,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 			}
 		}
 		if commits && rng.IntN(3) == 0 {
-			checkCommit(t, c, dir, round)
+			checkCommit(t, c, dir, round, rng)
 		}
 	}
 	t.Logf("%d path-limited updates (%d fell back), %d whole-tree; seen %v", c.counts.paths, c.counts.fallback, c.counts.all, slices.Sorted(func(yield func(string) bool) {
@@ -234,8 +234,11 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 }
 
 // checkCommit commits and checks that the commit holds the tree `git add
-// -A` gives, and that the index is left as `git commit` leaves it.
-func checkCommit(t *testing.T, c *Changes, dir string, round int) {
+// -A` gives, and that the index is left as `git commit` leaves it. Every
+// other commit leaves some untracked files out (as the loop leaves out the
+// files the checks created): the tree is then `git add -A` less them, and
+// they stay untracked.
+func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand) {
 	t.Helper()
 	is := is.New(t)
 	git := func(args ...string) string { // stdout only: a file may make git warn
@@ -243,8 +246,16 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int) {
 		is.NoErr(err)
 		return out
 	}
+	var leave []string
+	if rng.IntN(2) == 0 {
+		for _, p := range strings.Split(git("ls-files", "-z", "--others", "--exclude-standard", "--", ".", ":(exclude).architect"), "\x00") {
+			if p != "" && rng.IntN(2) == 0 {
+				leave = append(leave, p)
+			}
+		}
+	}
 	before := git("rev-parse", "HEAD")
-	hash, committed, err := c.Commit(context.Background(), fmt.Sprintf("round %d\n\n", round))
+	hash, committed, err := c.Commit(context.Background(), fmt.Sprintf("round %d\n\n", round), leave)
 	is.NoErr(err)
 	head := git("rev-parse", "HEAD")
 	if committed {
@@ -258,7 +269,7 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int) {
 	tmp := filepath.Join(t.TempDir(), "index")
 	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), tmp))
 	env := command{env: []string{"GIT_INDEX_FILE=" + tmp}}
-	is.NoErr(open(t, dir).addAll(context.Background(), env, []string{".architect"}, "-A"))
+	is.NoErr(open(t, dir).addAll(context.Background(), env, append([]string{".architect"}, leave...), "-A"))
 	var tree strings.Builder
 	is.NoErr(run(context.Background(), dir, command{env: env.env, stdout: &tree}, "write-tree"))
 	if got := git("rev-parse", "HEAD^{tree}"); got != strings.TrimSpace(tree.String()) {
@@ -266,6 +277,12 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int) {
 			tree.String(), git("diff-tree", "-r", "--name-status", "HEAD", strings.TrimSpace(tree.String())))
 	}
 	is.Equal(git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude).architect"), "") // index and tree are HEAD's
+	if len(leave) > 0 {
+		untracked := newPathSet(strings.Split(git("ls-files", "-z", "--others", "--exclude-standard"), "\x00"))
+		for _, p := range leave {
+			is.True(untracked[p]) // left out, and still there
+		}
+	}
 }
 
 // TestChangesCommitWithHook: where a commit hook exists, the commit goes
@@ -277,14 +294,14 @@ func TestChangesCommitWithHook(t *testing.T) {
 	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
 	write(t, dir, "a.txt", "first\n")
-	_, committed, err := c.Commit(ctx, "plain")
+	_, committed, err := c.Commit(ctx, "plain", nil)
 	is.NoErr(err)
 	is.True(committed)
 
 	write(t, dir, ".git/hooks/pre-commit", "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/hook-ran\"\n")
 	is.NoErr(os.Chmod(filepath.Join(dir, ".git/hooks/pre-commit"), 0o755))
 	write(t, dir, "a.txt", "second\n")
-	_, committed, err = c.Commit(ctx, "hooked")
+	_, committed, err = c.Commit(ctx, "hooked", nil)
 	is.NoErr(err)
 	is.True(committed)
 	is.True(exists(filepath.Join(dir, ".git", "hook-ran")))
@@ -292,7 +309,7 @@ func TestChangesCommitWithHook(t *testing.T) {
 
 	write(t, dir, ".git/hooks/pre-commit", "#!/bin/sh\necho 'lint failed' >&2\nexit 1\n")
 	write(t, dir, "a.txt", "third\n")
-	_, committed, err = c.Commit(ctx, "refused")
+	_, committed, err = c.Commit(ctx, "refused", nil)
 	var ge *GitError
 	is.True(errors.As(err, &ge))
 	is.True(!committed)
@@ -308,18 +325,18 @@ func TestChangesCommitWhenNothingChanged(t *testing.T) {
 	dir, repo, _ := watched(t)
 	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
-	hash, committed, err := c.Commit(ctx, "nothing yet")
+	hash, committed, err := c.Commit(ctx, "nothing yet", nil)
 	is.NoErr(err)
 	is.True(!committed)
 	is.Equal(hash, gitT(t, dir, "rev-parse", "HEAD"))
 	write(t, dir, "a.txt", "changed\n")
-	_, committed, err = c.Commit(ctx, "one")
+	_, committed, err = c.Commit(ctx, "one", nil)
 	is.NoErr(err)
 	is.True(committed)
 	away := filepath.Join(t.TempDir(), "git")
 	is.NoErr(os.Rename(filepath.Join(dir, ".git"), away))
 	defer os.Rename(away, filepath.Join(dir, ".git"))
-	hash, committed, err = c.Commit(ctx, "two")
+	hash, committed, err = c.Commit(ctx, "two", nil)
 	is.NoErr(err) // git could not have run
 	is.True(!committed)
 	is.Equal(hash, "")
@@ -438,7 +455,7 @@ func TestChangesCleanWorktree(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(d, want)
 	is.Equal(c.counts.all, 0)
-	hash, committed, err := c.Commit(ctx, "clean start")
+	hash, committed, err := c.Commit(ctx, "clean start", nil)
 	is.NoErr(err)
 	is.True(committed)
 	is.Equal(gitT(t, wt, "show", "--name-status", "--format=", hash), "A\tnew/n.txt\nM\tsrc/b.txt")
@@ -457,7 +474,7 @@ func TestChangesFirstCommit(t *testing.T) {
 	ctx := context.Background()
 	c := open(t, dir).Changes(ctx, "", nil, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
-	hash, committed, err := c.Commit(ctx, "first\n\n\nbody  \n\n")
+	hash, committed, err := c.Commit(ctx, "first\n\n\nbody  \n\n", nil)
 	is.NoErr(err)
 	is.True(committed)
 	is.Equal(gitT(t, dir, "rev-parse", "HEAD"), hash)
@@ -479,7 +496,7 @@ func TestChangesSignedCommit(t *testing.T) {
 	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
 	write(t, dir, "a.txt", "signed\n")
-	_, committed, err := c.Commit(ctx, "signed")
+	_, committed, err := c.Commit(ctx, "signed", nil)
 	is.NoErr(err)
 	is.True(committed)
 	is.True(strings.Contains(gitT(t, dir, "cat-file", "commit", "HEAD"), "gpgsig -----BEGIN PGP SIGNATURE-----"))

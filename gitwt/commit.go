@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -145,10 +146,17 @@ func (cfg *commitConfig) porcelain() bool {
 // commit goes through `git commit` instead, so that it runs them; a
 // failing hook is an error and the changes stay staged.
 //
+// Leave lists untracked files (relative to the top-level folder) kept out
+// of this commit though not out of the diff: the files the checks created.
+// Where the staged tree holds one, the commit takes that tree less them,
+// and they stay untracked in the working tree's index, as `git add -A -- .
+// ':!PATH'` would leave them. A file of leave that the working tree's index
+// tracks is committed as any other.
+//
 // The user's configuration (identity, signing, hooks folder) is read once.
 // With nothing to commit it returns HEAD's hash ("" when the tree is
 // watched and nothing changed) and committed=false.
-func (c *Changes) Commit(ctx context.Context, message string) (hash string, committed bool, err error) {
+func (c *Changes) Commit(ctx context.Context, message string, leave []string) (hash string, committed bool, err error) {
 	msg := cleanMessage(message)
 	if msg == "" {
 		return "", false, errors.New("commit: empty message")
@@ -157,7 +165,7 @@ func (c *Changes) Commit(ctx context.Context, message string) (hash string, comm
 		c.stage, c.valid = true, false // from now on each diff stages
 	}
 	for try := 0; ; try++ {
-		hash, committed, err = c.commit(ctx, message, msg)
+		hash, committed, err = c.commit(ctx, message, msg, leave)
 		if !errors.Is(err, errIndexMoved) || try == 1 {
 			return hash, committed, err
 		}
@@ -165,11 +173,12 @@ func (c *Changes) Commit(ctx context.Context, message string) (hash string, comm
 	}
 }
 
-func (c *Changes) commit(ctx context.Context, message, msg string) (string, bool, error) {
+func (c *Changes) commit(ctx context.Context, message, msg string, leave []string) (string, bool, error) {
 	if _, err := c.Diff(ctx); err != nil {
 		return "", false, err
 	}
-	if c.w != nil && c.tree == c.committed {
+	leaveKey := strings.Join(slices.Sorted(slices.Values(leave)), "\x00")
+	if c.w != nil && c.tree == c.committed && leaveKey == c.committedLeave {
 		return "", false, nil
 	}
 	if c.cfg == nil {
@@ -179,18 +188,22 @@ func (c *Changes) commit(ctx context.Context, message, msg string) (string, bool
 		}
 		c.cfg = cfg
 	}
+	tree, index, err := c.leaveOut(ctx, leave)
+	if err != nil {
+		return "", false, err
+	}
 	head, headTree, err := c.repo.headAndTree(ctx)
 	if err != nil {
 		return "", false, err
 	}
-	if c.tree == headTree {
-		c.committed = c.tree
+	if tree == headTree {
+		c.committed, c.committedLeave = c.tree, leaveKey
 		return head, false, nil
 	}
 	if c.cfg.porcelain() {
-		return c.commitPorcelain(ctx, message)
+		return c.commitPorcelain(ctx, message, index)
 	}
-	args := append(append([]string{}, c.cfg.identity...), "commit-tree", c.tree)
+	args := append(append([]string{}, c.cfg.identity...), "commit-tree", tree)
 	if head != "" {
 		args = append(args, "-p", head)
 	}
@@ -199,7 +212,7 @@ func (c *Changes) commit(ctx context.Context, message, msg string) (string, bool
 		return "", false, err
 	}
 	commit := strings.TrimSpace(out.String())
-	if err := c.index.install(); err != nil {
+	if err := c.index.install(index); err != nil {
 		return "", false, err
 	}
 	c.removed = pathSet{}
@@ -212,14 +225,68 @@ func (c *Changes) commit(ctx context.Context, message, msg string) (string, bool
 	if err := run(ctx, c.repo.dir, command{}, "update-ref", "-m", reflog, "HEAD", commit, old); err != nil {
 		return "", false, err
 	}
-	c.committed = c.tree
+	c.committed, c.committedLeave = c.tree, leaveKey
 	return commit, true, nil
+}
+
+// leaveOut returns the tree to commit and the index that becomes the
+// working tree's own: the staged tree and the private index, or, where the
+// private index holds files of leave, a copy of it without them and its
+// tree. The private index keeps them (the diff still shows them).
+func (c *Changes) leaveOut(ctx context.Context, leave []string) (tree, index string, err error) {
+	if len(leave) == 0 {
+		return c.tree, c.index.path, nil
+	}
+	specs := literalSpecs(leave)
+	if specBytes(leave) > maxPathBytes {
+		return "", "", errors.New("commit: too many files to leave out")
+	}
+	var held strings.Builder
+	args := append([]string{"-c", "core.preloadIndex=false", "ls-files", "-z", "--cached", "--"}, specs...)
+	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: &held}, args...); err != nil {
+		return "", "", err
+	}
+	var drop []string
+	if held.Len() > 0 {
+		// Only those the working tree's index does not track.
+		var tracked strings.Builder
+		heldPaths := strings.Split(strings.TrimSuffix(held.String(), "\x00"), "\x00")
+		args := append([]string{"-c", "core.preloadIndex=false", "ls-files", "-z", "--cached", "--"}, literalSpecs(heldPaths)...)
+		if err := run(ctx, c.repo.dir, command{stdout: &tracked}, args...); err != nil {
+			return "", "", err
+		}
+		known := newPathSet(strings.Split(tracked.String(), "\x00"))
+		for _, p := range heldPaths {
+			if !known[p] {
+				drop = append(drop, p)
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return c.tree, c.index.path, nil
+	}
+	index = filepath.Join(c.index.dir, "commit-index")
+	_ = os.Remove(index)
+	if err := copyIndex(c.index.path, index); err != nil {
+		return "", "", err
+	}
+	env := command{env: []string{"GIT_INDEX_FILE=" + index}}
+	args = append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-f", "-q", "--ignore-unmatch", "--"}, literalSpecs(drop)...)
+	if err := run(ctx, c.repo.dir, env, args...); err != nil {
+		return "", "", err
+	}
+	var out strings.Builder
+	env.stdout = &out
+	if err := run(ctx, c.repo.dir, env, "write-tree"); err != nil {
+		return "", "", err
+	}
+	return strings.TrimSpace(out.String()), index, nil
 }
 
 // commitPorcelain commits the staged tree with `git commit`, which runs the
 // hooks and signs.
-func (c *Changes) commitPorcelain(ctx context.Context, message string) (string, bool, error) {
-	if err := c.index.install(); err != nil {
+func (c *Changes) commitPorcelain(ctx context.Context, message, index string) (string, bool, error) {
+	if err := c.index.install(index); err != nil {
 		return "", false, err
 	}
 	args := append(append([]string{}, c.cfg.identity...), "commit", "--quiet", "--cleanup=whitespace", "-m", message)

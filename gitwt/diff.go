@@ -102,11 +102,12 @@ func (r *Repo) emptyTree(ctx context.Context) (string, error) {
 	return strings.TrimSpace(out.String()), err
 }
 
-// excludeSpecs turns paths into exclusion pathspecs.
+// excludeSpecs turns paths into exclusion pathspecs, taken literally (a
+// file named with * or [ excludes only itself).
 func excludeSpecs(paths []string) []string {
 	specs := make([]string, len(paths))
 	for i, p := range paths {
-		specs[i] = ":(top,exclude)" + strings.TrimLeft(p, "/")
+		specs[i] = ":(top,exclude,literal)" + strings.TrimLeft(p, "/")
 	}
 	return specs
 }

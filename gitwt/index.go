@@ -130,12 +130,13 @@ func (p *privateIndex) changedByOthers(oidLen int) (bool, error) {
 	return false, p.remember(now)
 }
 
-// install makes the private index the working tree's own, through git's
-// lock file (index.lock), unless that index changed since it was last
-// seeded or installed (errIndexMoved) or another git holds the lock.
-func (p *privateIndex) install() error {
+// install makes src (the private index, or a copy of it made for one
+// commit) the working tree's own, through git's lock file (index.lock),
+// unless that index changed since it was last seeded or installed
+// (errIndexMoved) or another git holds the lock.
+func (p *privateIndex) install(src string) error {
 	lock := p.real + ".lock"
-	if err := linkOrCopy(p.path, lock); err != nil {
+	if err := linkOrCopy(src, lock); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("cannot lock %s: another git process seems to be running in this repository", p.real)
 		}

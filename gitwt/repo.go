@@ -144,3 +144,9 @@ func (r *Repo) Exclude(ctx context.Context, patterns ...string) error {
 	}
 	return f.Close()
 }
+
+// Rev returns the full hash of the commit rev names (a branch, a tag, a
+// hash).
+func (r *Repo) Rev(ctx context.Context, rev string) (string, error) {
+	return output(ctx, r.dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+}

@@ -47,7 +47,7 @@ func BenchmarkIteration(b *testing.B) {
 				if _, err := c.Diff(ctx); err != nil {
 					b.Fatal(err)
 				}
-				if _, ok, err := c.Commit(ctx, "iteration"); err != nil || !ok {
+				if _, ok, err := c.Commit(ctx, "iteration", nil); err != nil || !ok {
 					b.Fatal(err, ok)
 				}
 			}

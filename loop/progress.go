@@ -8,14 +8,22 @@ import (
 	"github.com/architect-dev/architect/prompt"
 )
 
-// maxProgressLine bounds the first line of a check's error in the progress file.
+// interruptWords say why an iteration was interrupted, in the progress file.
+var interruptWords = map[string]string{
+	InterruptMaxTime: "the run's time limit (--max-time) was reached",
+	InterruptSignal:  "the run was stopped (SIGINT, SIGTERM or architect cancel)",
+	InterruptMaxCost: "the agent's spending reached the budget (--max-cost)",
+	InterruptKilled:  "architect was killed",
+}
+
+// maxProgressLine bounds each line of a check's error in the progress file.
 const maxProgressLine = 200
 
 // progressEntry renders one iteration in the seed's progress format.
 func progressEntry(it Iteration) string {
 	var b strings.Builder
 	verdict := "FAIL"
-	if it.AllChecksPassed && it.CompletionTagFound && len(it.ProtectedRestored) == 0 {
+	if it.CompletionSignal != "" { // set on the iteration that ended the run in success
 		verdict = "PASS"
 	}
 	fmt.Fprintf(&b, "## Iteration %d — %s\n", it.Iteration, verdict)
@@ -27,15 +35,21 @@ func progressEntry(it Iteration) string {
 	}
 	fmt.Fprintf(&b, "- Duration: %.1fs\n", it.Duration)
 	fmt.Fprintf(&b, "- Completion tag: %s\n", yesNo(it.CompletionTagFound))
-	if it.Error != nil {
+	if it.Error != nil && it.Interrupted == "" {
 		fmt.Fprintf(&b, "- Agent error: %s\n", firstLine(*it.Error))
 	}
 	if len(it.ProtectedRestored) > 0 {
 		fmt.Fprintf(&b, "- Protected files changed (restored): %s\n", listPaths(it.ProtectedRestored))
 	}
-	if len(it.CheckResults) == 0 {
-		b.WriteString("- Checks: none configured\n")
-	} else {
+	if it.Interrupted != "" {
+		fmt.Fprintf(&b, "- Interrupted: %s\n", interruptWords[it.Interrupted])
+	}
+	switch {
+	case it.Interrupted != "":
+		b.WriteString("- Checks: not run (the iteration was interrupted)\n")
+	case len(it.CheckResults) == 0:
+		b.WriteString("- Checks: none run\n")
+	default:
 		b.WriteString("- Checks:\n")
 	}
 	for _, r := range it.CheckResults {
@@ -43,9 +57,17 @@ func progressEntry(it Iteration) string {
 			fmt.Fprintf(&b, "  - [PASS] %s\n", r.Name)
 			continue
 		}
+		// The first line of the output says what failed to start with
+		// ("--- FAIL: TestAdd"), the last how it ended: for a Python
+		// traceback the first is only "Traceback (most recent call
+		// last):", the last the exception that tells what went wrong.
 		detail := r.Status()
-		if l := firstLine(r.Output); l != "" {
-			detail += ": " + l
+		first, last := firstLine(r.Output), lastLine(r.Output)
+		if first != "" {
+			detail += ": " + first
+		}
+		if last != "" && last != first {
+			detail += " … " + last
 		}
 		fmt.Fprintf(&b, "  - [FAIL] %s — %s\n", r.Name, detail)
 	}
@@ -69,6 +91,17 @@ func appendFile(path, text string) error {
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
+			return clip(l, maxProgressLine)
+		}
+	}
+	return ""
+}
+
+// lastLine returns the last non-blank line of s, bounded.
+func lastLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
 			return clip(l, maxProgressLine)
 		}
 	}

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
-	"github.com/architect-dev/architect/prompt"
 )
 
 // Names from the seed: the default worktree folder and branch.
@@ -46,6 +46,7 @@ type workspace struct {
 	worktree   string      // absolute worktree path, when --worktree
 	branch     string      // the worktree's branch
 
+	outputs checkOutputs   // files the checks created, left out of commits
 	watch   bool           // watch the tree rather than look at all of it every time (config NoWatch)
 	commits bool           // iterations are committed (a worktree, or build mode)
 	fresh   bool           // the worktree was created by this run and nothing has run in it yet
@@ -57,7 +58,7 @@ type workspace struct {
 func (w *workspace) gitChanges(ctx context.Context) *gitwt.Changes {
 	if w.changes == nil {
 		opts := gitwt.ChangesOptions{Watch: w.watch, Commits: w.commits, Clean: w.fresh}
-		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, prompt.DiffLimit, opts)
+		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, diffKeep, opts)
 	}
 	return w.changes
 }
@@ -71,7 +72,7 @@ func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
 // last diff staged, or nothing (no git at all) when the tree is watched
 // and nothing changed since the last commit.
 func (w *workspace) commit(ctx context.Context, msg string) (hash string, committed bool, err error) {
-	return w.gitChanges(ctx).Commit(ctx, msg)
+	return w.gitChanges(ctx).Commit(ctx, msg, w.outputs.leftOut())
 }
 
 // close stops watching the tree.
@@ -81,37 +82,126 @@ func (w *workspace) state(parts ...string) string {
 	return filepath.Join(append([]string{w.dir, StateDir}, parts...)...)
 }
 
-// setupWorkspace finds the repository, records the initial ref, creates the
-// worktree when asked, and keeps architect's own folders out of git.
-func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (*workspace, error) {
+// WorkspacePlan is where a new run would work, found without changing
+// anything: pre-flight and --dry-run show it, and setupWorkspace creates
+// it.
+type WorkspacePlan struct {
+	Dir        string `json:"dir"`                   // absolute: where the agent and the checks would run
+	Repo       string `json:"repo,omitempty"`        // the repository's top-level folder; "" outside git
+	InitialRef string `json:"initial_ref,omitempty"` // HEAD ("" for a repository with no commit)
+	Branch     string `json:"branch,omitempty"`      // the checkout's branch ("" when detached or outside git)
+	// Worktree and WorktreeBranch are the worktree and branch a --worktree
+	// run would create; "" otherwise.
+	Worktree       string `json:"worktree,omitempty"`
+	WorktreeBranch string `json:"worktree_branch,omitempty"`
+	// Uncommitted lists, for a --worktree or build-mode run, the
+	// checkout's changes that are not in HEAD: modified, staged and
+	// untracked files (relative to Repo), less architect's own folders and
+	// what git ignores.
+	Uncommitted []string `json:"uncommitted,omitempty"`
+}
+
+// PlanWorkspace finds where a new run of cfg would work and refuses, as a
+// *UsageError, what would stop it: a missing folder, --worktree outside git
+// or without a commit, a worktree or branch already there.
+func PlanWorkspace(ctx context.Context, cfg config.Config) (WorkspacePlan, error) {
+	p, _, err := planWorkspace(ctx, cfg)
+	return p, err
+}
+
+func planWorkspace(ctx context.Context, cfg config.Config) (WorkspacePlan, *gitwt.Repo, error) {
+	var p WorkspacePlan
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
-		return nil, err
+		return p, nil, err
 	}
+	p.Dir = dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, &UsageError{Msg: fmt.Sprintf("workspace %s is not a directory", dir), Hint: "pass an existing directory with -C DIR"}
+		return p, nil, &UsageError{Msg: fmt.Sprintf("workspace %s is not a directory", dir), Hint: "pass an existing directory with -C DIR"}
 	}
-	w := &workspace{dir: dir, commits: cfg.Worktree || cfg.Mode != config.ModePlan}
 	repo, err := gitwt.Open(ctx, dir)
 	if errors.Is(err, gitwt.ErrNotRepo) {
 		if cfg.Worktree {
-			return nil, &UsageError{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
+			return p, nil, &UsageError{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
 		}
-		warn("not a git repository: the prompt will not show the changes made so far (run `git init` to get them)")
-		return w, nil
+		return p, nil, nil
 	}
+	if err != nil {
+		return p, nil, err
+	}
+	p.Repo = repo.Dir()
+	if p.InitialRef, err = repo.Head(ctx); err != nil {
+		return p, nil, err
+	}
+	if p.Branch, err = repo.CurrentBranch(ctx); err != nil {
+		return p, nil, err
+	}
+	if cfg.Worktree || cfg.Mode == config.ModeBuild {
+		// What the worktree would leave out, or the first commit take in.
+		if p.Uncommitted, err = repo.Uncommitted(ctx, []string{StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(relDir(p.Repo, dir), StateDir)}); err != nil {
+			return p, nil, err
+		}
+		if cfg.Mode == config.ModeBuild && !cfg.Worktree && !cfg.CommitCheckOutputs {
+			// Files earlier checks created are not among what will be committed.
+			var co checkOutputs
+			co.load(filepath.Join(dir, StateDir, CheckOutputsFile))
+			p.Uncommitted = slices.DeleteFunc(p.Uncommitted, func(f string) bool { _, ok := co.paths[f]; return ok })
+		}
+	}
+	if !cfg.Worktree {
+		return p, repo, nil
+	}
+	if p.InitialRef == "" {
+		return p, nil, &UsageError{Msg: "--worktree needs a commit to start from, and this repository has none", Hint: "make a first commit (git add -A && git commit -m initial), or drop --worktree"}
+	}
+	wtDir, branch := WorktreeFor(cfg.WorktreeName)
+	p.Worktree, p.WorktreeBranch = filepath.Join(p.Repo, wtDir), branch
+	_, statErr := os.Lstat(p.Worktree)
+	taken, err := repo.BranchExists(ctx, branch)
+	if err != nil {
+		return p, nil, err
+	}
+	if statErr == nil || taken {
+		clean := "architect clean"
+		if cfg.WorktreeName != "" {
+			clean += " " + cfg.WorktreeName
+		}
+		return p, nil, &UsageError{
+			Msg:  fmt.Sprintf("worktree %s or branch %s already exists (from an earlier run?); architect never replaces them", wtDir, branch),
+			Hint: fmt.Sprintf("bring it in with `architect merge` (or inspect it: git diff ...%s), remove it with `%s`, or use another --worktree-name", branch, clean),
+		}
+	}
+	return p, repo, nil
+}
+
+// relDir is dir relative to the repository's top, "." when outside it.
+func relDir(top, dir string) string {
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "."
+	}
+	return rel
+}
+
+// UncommittedCommitMessage is the message of a worktree's first commit
+// when --include-uncommitted copies the main checkout's changes into it.
+const UncommittedCommitMessage = "architect: uncommitted changes from the main checkout"
+
+// setupWorkspace finds the repository, records the initial ref, creates the
+// worktree when asked, and keeps architect's own folders out of git.
+// Everything that can refuse is checked (planWorkspace) before anything is
+// written, so a refusal leaves nothing behind.
+func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (*workspace, error) {
+	p, repo, err := planWorkspace(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	top := repo.Dir()
-	rel, err := filepath.Rel(top, dir)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = "."
+	w := &workspace{dir: p.Dir, initialRef: p.InitialRef, commits: cfg.Worktree || cfg.Mode != config.ModePlan}
+	if repo == nil {
+		warn("not a git repository: the prompt will not show the changes made so far (run `git init` to get them)")
+		return w, nil
 	}
-	if w.initialRef, err = repo.Head(ctx); err != nil {
-		return nil, err
-	}
-	wtDir, branch := WorktreeFor(cfg.WorktreeName)
+	rel := relDir(p.Repo, p.Dir)
 	excludeTop := []string{"/" + DefaultWorktree + "/", "/" + NamedWorktreesDir + "/"}
 	if err := repo.Exclude(ctx, append(excludeTop, "/"+filepath.ToSlash(filepath.Join(rel, StateDir))+"/")...); err != nil {
 		return nil, fmt.Errorf("keeping architect's folders out of git status: %w", err)
@@ -124,30 +214,28 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	if !cfg.Worktree {
 		return w, nil
 	}
-	if w.initialRef == "" {
-		return nil, &UsageError{Msg: "--worktree needs a commit to start from, and this repository has none", Hint: "make a first commit (git add -A && git commit -m initial), or drop --worktree"}
+	base := p.InitialRef
+	if cfg.IncludeUncommitted && len(p.Uncommitted) > 0 {
+		// The worktree starts from a commit of the checkout as it is; the
+		// agent's diff is then its own work only.
+		if base, err = repo.SnapshotCommit(ctx, UncommittedCommitMessage, []string{StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(rel, StateDir)}); err != nil {
+			return nil, fmt.Errorf("copying the uncommitted changes: %w", err)
+		}
+		w.initialRef = base
 	}
-	path := filepath.Join(top, wtDir)
-	if err := repo.AddWorktree(ctx, path, branch, w.initialRef); err != nil {
-		switch {
-		case errors.Is(err, gitwt.ErrWorktreeExists), errors.Is(err, gitwt.ErrBranchExists):
-			clean := "architect clean"
-			if cfg.WorktreeName != "" {
-				clean += " " + cfg.WorktreeName
-			}
-			return nil, &UsageError{
-				Msg:  fmt.Sprintf("worktree %s or branch %s already exists (from an earlier run?); architect never replaces them", wtDir, branch),
-				Hint: fmt.Sprintf("merge or inspect it (git merge %s), then remove it with `%s`, or use another --worktree-name", branch, clean),
-			}
+	if err := repo.AddWorktree(ctx, p.Worktree, p.WorktreeBranch, base); err != nil {
+		if errors.Is(err, gitwt.ErrWorktreeExists) || errors.Is(err, gitwt.ErrBranchExists) {
+			// Created between the plan and now.
+			return nil, &UsageError{Msg: err.Error() + "; architect never replaces it", Hint: "remove it with `architect clean`, or use another --worktree-name"}
 		}
 		return nil, err
 	}
-	wtRepo, err := gitwt.Open(ctx, path)
+	wtRepo, err := gitwt.Open(ctx, p.Worktree)
 	if err != nil {
 		return nil, err
 	}
-	w.repo, w.worktree, w.branch, w.fresh = wtRepo, path, branch, true
-	w.dir = filepath.Join(path, rel)
+	w.repo, w.worktree, w.branch, w.fresh = wtRepo, p.Worktree, p.WorktreeBranch, true
+	w.dir = filepath.Join(p.Worktree, rel)
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -155,17 +243,25 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	return w, nil
 }
 
+// archived is what prepareStateDir moved away from a previous run.
+type archived struct {
+	dir   string   // .architect/runs/<time>
+	names []string // the files and folders moved there
+}
+
 // prepareStateDir creates .architect/ for a new run. A previous run's
 // files (progress, prompts, records, state, result, and the DONE and WAIT
 // signals when they are architect's own) are moved to
 // .architect/runs/<time>/, so the agent starts without that history and
-// nothing of it is lost.
-func (w *workspace) prepareStateDir(now time.Time, ownDone bool) error {
+// nothing of it is lost; what was moved is returned, to tell the user.
+func (w *workspace) prepareStateDir(now time.Time, ownDone bool) (archived, error) {
+	var a archived
 	if err := os.MkdirAll(w.state("prompts"), 0o700); err != nil {
-		return err
+		return a, err
 	}
 	_ = os.Chmod(w.state(), 0o700)
-	names := []string{ProgressFile, "prompts", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile, "agent-result.json"}
+	names := []string{ProgressFile, "prompts", TranscriptsDir, "report.html", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile,
+		AgentResultFile, InflightFile, "report.html"}
 	if ownDone {
 		names = append(names, DoneFile)
 	}
@@ -180,41 +276,43 @@ func (w *workspace) prepareStateDir(now time.Time, ownDone bool) error {
 		}
 	}
 	if !found {
-		return nil // no previous run
+		return a, nil // no previous run
 	}
 	fi, err := os.Stat(w.state())
 	if err != nil {
-		return err
+		return a, err
 	}
 	if newest.IsZero() {
 		newest = fi.ModTime()
 	}
 	base := w.state("runs", newest.UTC().Format("20060102T150405.000Z"))
-	archive := base
+	dir := base
 	for n := 2; ; n++ {
-		err := os.Mkdir(archive, 0o700)
+		err := os.Mkdir(dir, 0o700)
 		if err == nil {
 			break
 		}
 		if os.IsNotExist(err) {
-			if err := os.MkdirAll(filepath.Dir(archive), 0o700); err != nil {
-				return err
+			if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+				return a, err
 			}
 			continue
 		}
 		if !os.IsExist(err) {
-			return err
+			return a, err
 		}
-		archive = fmt.Sprintf("%s-%d", base, n)
+		dir = fmt.Sprintf("%s-%d", base, n)
 	}
+	a.dir = dir
 	for _, name := range names {
 		if _, err := os.Stat(w.state(name)); err == nil {
-			if err := os.Rename(w.state(name), filepath.Join(archive, name)); err != nil {
-				return err
+			if err := os.Rename(w.state(name), filepath.Join(dir, name)); err != nil {
+				return a, err
 			}
+			a.names = append(a.names, name)
 		}
 	}
-	return os.MkdirAll(w.state("prompts"), 0o700)
+	return a, os.MkdirAll(w.state("prompts"), 0o700)
 }
 
 func emptyDir(path string) bool {

@@ -5,13 +5,12 @@
 package starter
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/architect-dev/architect/config"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -20,52 +19,6 @@ const (
 	PromptFile = "PROMPT.md"
 	ConfigFile = "ralph.yaml"
 )
-
-// Project is what Detect found.
-type Project struct {
-	Kinds     []string // go, node, python, rust: what the checks came from
-	Checks    []string // commands that must pass
-	TestGlobs []string // where the tests are, to suggest protecting them
-}
-
-// Detect looks at dir's build files for checks and walks it (a bounded
-// number of entries) for test files.
-func Detect(dir string) Project {
-	var p Project
-	exists := func(name string) bool {
-		_, err := os.Stat(filepath.Join(dir, name))
-		return err == nil
-	}
-	if exists("go.mod") {
-		p.Kinds = append(p.Kinds, "go")
-		p.Checks = append(p.Checks, "go test ./...", "go vet ./...")
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
-		var pkg struct {
-			Scripts map[string]string `json:"scripts"`
-		}
-		if json.Unmarshal(data, &pkg) == nil {
-			p.Kinds = append(p.Kinds, "node")
-			// npm init's placeholder test script only fails.
-			if t, ok := pkg.Scripts["test"]; ok && !strings.Contains(t, "no test specified") {
-				p.Checks = append(p.Checks, "npm test")
-			}
-			if _, ok := pkg.Scripts["lint"]; ok {
-				p.Checks = append(p.Checks, "npm run lint")
-			}
-		}
-	}
-	if exists("pyproject.toml") || exists("pytest.ini") {
-		p.Kinds = append(p.Kinds, "python")
-		p.Checks = append(p.Checks, "pytest")
-	}
-	if exists("Cargo.toml") {
-		p.Kinds = append(p.Kinds, "rust")
-		p.Checks = append(p.Checks, "cargo test")
-	}
-	p.TestGlobs = testGlobs(dir)
-	return p
-}
 
 // walkLimit bounds how many entries testGlobs looks at.
 const walkLimit = 20000
@@ -127,6 +80,7 @@ func testGlobs(dir string) []string {
 // commented suggestion to protect the test files found.
 func RalphYAML(p Project, planBuild bool) string {
 	var b strings.Builder
+	b.WriteString(config.SchemaComment + "\n")
 	b.WriteString("# ralph.yaml, written by `architect init`. Run the loop with:\n")
 	if planBuild {
 		b.WriteString("#   architect loop -c ralph.yaml                # plan: writes IMPLEMENTATION_PLAN.md\n")
@@ -146,14 +100,27 @@ func RalphYAML(p Project, planBuild bool) string {
 	b.WriteString("  # Commands that must all exit 0; they run after every iteration, and\n")
 	b.WriteString("  # the agent sees the failures in its next prompt.\n")
 	if len(p.Checks) == 0 {
-		b.WriteString("  checks: []   # none detected: add yours, e.g. [make test]\n")
+		// Left empty, not [], which would say "no checks, on purpose": a run
+		// is refused until the user adds some or writes checks: [].
+		b.WriteString("  checks:   # none detected: add the commands that must pass, e.g.\n")
+		b.WriteString("  #  - make test\n")
 	} else {
-		fmt.Fprintf(&b, "  checks:   # detected from %s\n", strings.Join(kindFiles(p.Kinds), ", "))
+		fmt.Fprintf(&b, "  checks:   # detected from %s\n", strings.Join(p.Sources, ", "))
 		for _, c := range p.Checks {
 			fmt.Fprintf(&b, "    - %s\n", scalar(c))
 		}
 	}
 	b.WriteString("  check_timeout: 120\n\n")
+	switch {
+	case p.Agent == "":
+		b.WriteString("  # No agent CLI was found on PATH when this file was written: install\n")
+		b.WriteString("  # one, or set agent_cmd to any command that reads the prompt on stdin.\n")
+		b.WriteString("  agent: claude\n\n")
+	case len(p.AgentsFound) > 1:
+		fmt.Fprintf(&b, "  agent: %s   # installed: %s\n\n", p.Agent, strings.Join(p.AgentsFound, ", "))
+	default:
+		fmt.Fprintf(&b, "  agent: %s\n\n", p.Agent)
+	}
 	b.WriteString("  max_iterations: 25\n")
 	b.WriteString("  # max_cost: 5        # USD\n")
 	b.WriteString("  # max_time: 2h\n")
@@ -167,15 +134,6 @@ func RalphYAML(p Project, planBuild bool) string {
 		fmt.Fprintf(&b, "  # protect: [%s]\n", strings.Join(quoted, ", "))
 	}
 	return b.String()
-}
-
-func kindFiles(kinds []string) []string {
-	files := map[string]string{"go": "go.mod", "node": "package.json", "python": "pyproject.toml/pytest.ini", "rust": "Cargo.toml"}
-	var out []string
-	for _, k := range kinds {
-		out = append(out, files[k])
-	}
-	return out
 }
 
 // scalar writes s as a YAML scalar, quoted only where YAML needs it.

@@ -1,0 +1,38 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/preflight"
+)
+
+// The real CLIs pass the pre-flight: each answers --version, which is
+// shown.
+func TestPreflightRealCLIs(t *testing.T) {
+	for _, name := range []string{"claude", "codex", "gemini"} {
+		t.Run(name, func(t *testing.T) {
+			bin := AgentBin(t, name)
+			t.Setenv("HOME", t.TempDir())
+			ag, err := agent.New(agent.Config{Name: name, Bin: bin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := config.Defaults()
+			cfg.Dir = os.TempDir()
+			r := preflight.Run(context.Background(), cfg, ag, preflight.Options{NoWorkspace: true})
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			it := r.Items[0]
+			if it.Check != "agent "+name || it.Status != preflight.OK || !regexp.MustCompile(`^\S*\s*\d+\.\d+\.\d+`).MatchString(it.Detail) {
+				t.Fatalf("got %+v, want the CLI's version", it)
+			}
+			t.Log(it.Detail)
+		})
+	}
+}

@@ -1,0 +1,91 @@
+package gitwt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Uncommitted lists the paths of the working tree that differ from HEAD:
+// staged or unstaged changes to tracked files, and untracked files that git
+// does not ignore, less excludes (pathspecs relative to the top-level
+// folder). Paths are relative to the top-level folder, in git's order. The
+// index is not written (optional locks are off).
+func (r *Repo) Uncommitted(ctx context.Context, excludes []string) ([]string, error) {
+	var out bytes.Buffer
+	args := append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."}, excludeSpecs(excludes)...)
+	if err := run(ctx, r.dir, command{stdout: &out}, args...); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, rec := range strings.Split(out.String(), "\x00") {
+		if len(rec) > 3 {
+			paths = append(paths, rec[3:]) // "XY path"
+		}
+	}
+	return paths, nil
+}
+
+// Untracked lists the untracked files that git does not ignore, less
+// excludes, relative to the top-level folder.
+func (r *Repo) Untracked(ctx context.Context, excludes []string) ([]string, error) {
+	var out bytes.Buffer
+	args := append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--", "."}, excludeSpecs(excludes)...)
+	if err := run(ctx, r.dir, command{stdout: &out}, args...); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(out.String(), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// SnapshotCommit records the working tree as it is, HEAD plus every
+// uncommitted change and untracked file that git does not ignore (less
+// excludes), as a new commit whose parent is HEAD, and returns its hash.
+// Nothing else changes: no branch moves, and the user's index and files are
+// untouched (the tree is built in a temporary index). It is how a new
+// worktree starts with the main checkout's uncommitted work.
+func (r *Repo) SnapshotCommit(ctx context.Context, message string, excludes []string) (string, error) {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return "", err
+	}
+	if head == "" {
+		return "", ErrNoCommits
+	}
+	tmp, err := os.MkdirTemp("", "architect-index-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	index := filepath.Join(tmp, "index")
+	if err := copyIndex(filepath.Join(r.gitDir, "index"), index); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	c := command{env: []string{"GIT_INDEX_FILE=" + index}}
+	if err := r.addAll(ctx, c, excludes, "-A"); err != nil {
+		return "", err
+	}
+	var tree strings.Builder
+	c.stdout = &tree
+	if err := run(ctx, r.dir, c, "write-tree"); err != nil {
+		return "", err
+	}
+	args, err := r.identity(ctx)
+	if err != nil {
+		return "", err
+	}
+	var hash strings.Builder
+	args = append(args, "commit-tree", strings.TrimSpace(tree.String()), "-p", head, "-m", message)
+	if err := run(ctx, r.dir, command{stdout: &hash}, args...); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(hash.String()), nil
+}

@@ -1,0 +1,61 @@
+package gitwt
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+func TestUncommittedAndUntracked(t *testing.T) {
+	is := is.New(t)
+	dir, _ := repoWithCommit(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	paths, err := r.Uncommitted(ctx, []string{".architect"})
+	is.NoErr(err)
+	is.Equal(len(paths), 0)
+
+	write(t, dir, "README.md", "changed\n")
+	write(t, dir, "new/file.txt", "new\n")
+	write(t, dir, ".gitignore", "*.log\n")
+	write(t, dir, "debug.log", "ignored\n")
+	write(t, dir, ".architect/state.json", "{}\n")
+	paths, err = r.Uncommitted(ctx, []string{".architect"})
+	is.NoErr(err)
+	is.Equal(paths, []string{"README.md", ".gitignore", "new/file.txt"}) // tracked first; ignored and excluded left out
+	untracked, err := r.Untracked(ctx, []string{".architect"})
+	is.NoErr(err)
+	is.Equal(untracked, []string{".gitignore", "new/file.txt"})
+}
+
+// SnapshotCommit makes a commit of the working tree without moving a
+// branch or touching the index or the files.
+func TestSnapshotCommit(t *testing.T) {
+	is := is.New(t)
+	dir, base := repoWithCommit(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	write(t, dir, "README.md", "changed\n")
+	write(t, dir, "PROMPT.md", "the task\n")
+	write(t, dir, ".gitignore", "*.log\n")
+	write(t, dir, "debug.log", "ignored\n")
+	write(t, dir, ".architect/state.json", "{}\n")
+	gitT(t, dir, "add", "PROMPT.md") // staged, to see the index stays as it was
+	statusBefore := gitT(t, dir, "status", "--porcelain")
+	index, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	is.NoErr(err)
+
+	hash, err := r.SnapshotCommit(ctx, "architect: uncommitted changes", []string{".architect"})
+	is.NoErr(err)
+	is.Equal(gitT(t, dir, "rev-parse", "HEAD"), base) // no branch moved
+	is.Equal(gitT(t, dir, "rev-parse", hash+"^"), base)
+	is.Equal(gitT(t, dir, "show", "--format=", "--name-only", hash), ".gitignore\nPROMPT.md\nREADME.md")
+	is.Equal(gitT(t, dir, "show", hash+":README.md"), "changed")
+	is.Equal(gitT(t, dir, "status", "--porcelain"), statusBefore)
+	after, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	is.NoErr(err)
+	is.Equal(after, index) // the user's index is untouched
+}

@@ -1,0 +1,35 @@
+package loop
+
+import (
+	"context"
+
+	"github.com/architect-dev/architect/config"
+)
+
+// FirstPrompt returns the prompt a new run of cfg would give the agent in
+// its first iteration, for `architect loop --dry-run`. Nothing is created
+// or changed: no .architect/, no worktree, no commit. In a --worktree run
+// the worktree would start from HEAD (or from the uncommitted changes,
+// with IncludeUncommitted), so its first prompt shows no changes yet.
+// redact, when set, masks secrets as the run would.
+func FirstPrompt(ctx context.Context, cfg config.Config, redact func(string) string) (string, error) {
+	p, repo, err := planWorkspace(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	r := newRunner(cfg, Deps{Redact: redact})
+	r.ws = &workspace{dir: p.Dir, initialRef: p.InitialRef}
+	if repo != nil && !cfg.Worktree {
+		r.ws.repo = repo
+		r.ws.excludes = []string{StateDir}
+		if relDir(p.Repo, p.Dir) == "." {
+			r.ws.excludes = append(r.ws.excludes, DefaultWorktree, NamedWorktreesDir)
+		}
+	}
+	defer r.ws.close()
+	text, err := r.buildPrompt(ctx, 1)
+	if err != nil {
+		return "", err
+	}
+	return r.deps.Redact(text), nil
+}
