@@ -116,6 +116,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 		}
 	}
 	seen := map[string]bool{}
+	ops := map[int]int{} // how many times each operation ran
 	var log []string // the operations of each round, for a failure message
 	// The operations below, by how often they come: edits most, changes
 	// that make the whole tree be looked at (rules, someone else's git)
@@ -131,6 +132,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 			}
 			p := filepath.Join(dir, f)
 			op := opWeights[rng.IntN(len(opWeights))]
+			ops[op]++
 			log = append(log, fmt.Sprintf("  op %d on %s", op, f))
 			switch op {
 			default:
@@ -228,6 +230,13 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 		}
 	}))
 	is.True(c.counts.paths >= 30) // most updates were path-limited
+	// Every kind of change ran: deletions, mode changes, renames of files
+	// and folders, new folders full of files, ignore-rule changes.
+	for _, op := range []int{3, 4, 5, 6, 10, 12, 13} {
+		if ops[op] == 0 {
+			t.Errorf("operation %d never ran", op)
+		}
+	}
 	if limit > 1000 {
 		is.Equal(len(seen), 5) // renames, links, modes, binary files and deletions were all seen
 	}
