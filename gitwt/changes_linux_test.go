@@ -117,7 +117,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 	}
 	seen := map[string]bool{}
 	ops := map[int]int{} // how many times each operation ran
-	var log []string // the operations of each round, for a failure message
+	var log []string     // the operations of each round, for a failure message
 	// The operations below, by how often they come: edits most, changes
 	// that make the whole tree be looked at (rules, someone else's git)
 	// least.
