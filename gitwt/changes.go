@@ -62,6 +62,7 @@ type Changes struct {
 	last           Diff
 	committed      string // the tree last committed here
 	committedLeave string // the files that commit left out, sorted, NUL-separated
+	realTree       string // with stage: the tree of the working tree's index; "" when not known
 	cfg            *commitConfig
 	removed        pathSet                                     // paths removed from the private index since it was the working tree's
 	counts         struct{ all, paths, fallback, refetch int } // updates of each kind, for tests
@@ -94,7 +95,7 @@ func (c *Changes) startClean(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		c.tree = tree
+		c.tree, c.realTree = tree, tree
 	}
 	c.segs = nil
 	c.last, _ = compose(nil, c.limit)
@@ -186,6 +187,7 @@ func (c *Changes) syncAll(ctx context.Context) error {
 		return err
 	}
 	if c.stage {
+		c.realTree = c.indexTree(ctx)
 		rm := &removals{set: c.removed}
 		if err := c.repo.addPaths(ctx, command{env: c.index.env(), stdout: rm}, nil, c.excludes, "-A", "-v"); err != nil {
 			return err
@@ -398,6 +400,7 @@ func (c *Changes) reseed(ctx context.Context) error {
 		return err
 	}
 	c.removed = pathSet{}
+	c.realTree = ""
 	return nil
 }
 

@@ -213,6 +213,18 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 			t.Fatalf("%s\nround %d: Changes gave (<) what a fresh look at the tree does not (>):\n%s\n%s\n(tree %s %s, total %d %d)", strings.Join(log, "\n"), round,
 				lineDiff(got.Text, want.Text), lineDiff(got.Stat, want.Stat), got.Tree, want.Tree, got.Total, want.Total)
 		}
+		if commits && rng.IntN(2) == 0 {
+			// The untracked files, from what changed: those git lists.
+			got, err := c.Untracked(ctx)
+			is.NoErr(err)
+			want, err := repo.Untracked(ctx, excludes)
+			is.NoErr(err)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s\nround %d: Untracked gave %q, git lists %q", strings.Join(log, "\n"), round, got, want)
+			}
+		}
 		for _, mark := range []string{"rename from", "new file mode 120000", "old mode", "Binary files", "deleted file mode"} {
 			if strings.Contains(got.Text, mark) {
 				seen[mark] = true

@@ -215,7 +215,7 @@ func (c *Changes) commit(ctx context.Context, message, msg string, leave []strin
 	if err := c.index.install(index); err != nil {
 		return "", false, err
 	}
-	c.removed = pathSet{}
+	c.removed, c.realTree = pathSet{}, tree
 	c.settle()
 	subject, _, _ := strings.Cut(msg, "\n")
 	reflog, old := "commit: "+subject, head

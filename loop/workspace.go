@@ -68,6 +68,14 @@ func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
 	return w.gitChanges(ctx).Diff(ctx)
 }
 
+// untracked lists the untracked files git does not ignore, less the
+// excludes: from what changed since the last diff where the tree is
+// watched and committed (gitwt.Changes.Untracked), else from a look at
+// the whole tree.
+func (w *workspace) untracked(ctx context.Context) ([]string, error) {
+	return w.gitChanges(ctx).Untracked(ctx)
+}
+
 // commit commits the working tree on the current branch: the tree the
 // last diff staged, or nothing (no git at all) when the tree is watched
 // and nothing changed since the last commit.
