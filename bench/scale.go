@@ -31,8 +31,8 @@ func bigFixture(name string, n int) string {
 const changeOne = "date +%s%N >> pkg0000/file000007.txt"
 
 // scale measures architect's own cost per iteration as the repository
-// grows, one file changed per iteration, committed (build mode, the
-// default), next to plain git doing the same work in a copy of the same
+// grows, one file changed per iteration, committed (--mode build), next to
+// plain git doing the same work in a copy of the same
 // repository: git add -A && git commit && git diff HEAD~1.
 func scale() {
 	var sizes []int
@@ -56,9 +56,13 @@ func scale() {
 		for i, n := range sizes {
 			s := all[i]
 			archRun := func() {
-				res, _, _ := run(s.arch, "change", "--agent-cmd", changeOne, "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
+				before := gitCount(s.arch)
+				res, _, _ := run(s.arch, "change", "--mode", "build", "--agent-cmd", changeOne, "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
 				if len(res.Iterations) != scaleIterations {
 					fatal(fmt.Errorf("scale %d: %d iterations (%s)", n, len(res.Iterations), res.StopReason))
+				}
+				if c := gitCount(s.arch) - before; c != scaleIterations {
+					fatal(fmt.Errorf("scale %d: %d commits for %d iterations", n, c, scaleIterations))
 				}
 				o, sp, st := iterationCosts(s.arch)
 				s.own, s.span, s.starts = append(s.own, o...), append(s.span, sp...), append(s.starts, st)
@@ -104,6 +108,15 @@ func scale() {
 		must(os.RemoveAll(s.arch))
 		must(os.RemoveAll(s.plain))
 	}
+}
+
+// gitCount is how many commits HEAD has.
+func gitCount(dir string) int {
+	out, err := exec.Command("git", "-C", dir, "rev-list", "--count", "HEAD").Output()
+	must(err)
+	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	must(err)
+	return n
 }
 
 // list formats figures as "1.23, 4.56".

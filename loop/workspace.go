@@ -204,7 +204,7 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	if err != nil {
 		return nil, err
 	}
-	w := &workspace{dir: p.Dir, initialRef: p.InitialRef, commits: cfg.Worktree || cfg.Mode != config.ModePlan}
+	w := &workspace{dir: p.Dir, initialRef: p.InitialRef, commits: cfg.Worktree || cfg.Mode == config.ModeBuild}
 	if repo == nil {
 		warn("not a git repository: the prompt will not show the changes made so far (run `git init` to get them)")
 		return w, nil
@@ -331,7 +331,7 @@ func emptyDir(path string) bool {
 // reopenWorkspace finds the workspace of a saved run again, for Resume.
 func reopenWorkspace(ctx context.Context, st *State) (*workspace, error) {
 	w := &workspace{dir: st.Workspace, initialRef: st.InitialRef, worktree: st.WorktreePath, branch: st.Branch,
-		commits: st.WorktreePath != "" || st.Config.Mode != config.ModePlan}
+		commits: st.WorktreePath != "" || st.Config.Mode == config.ModeBuild}
 	if fi, err := os.Stat(w.dir); err != nil || !fi.IsDir() {
 		return nil, &UsageError{Msg: "the run's workspace " + w.dir + " is gone", Hint: "start a new run with `architect loop`"}
 	}
