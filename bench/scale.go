@@ -192,7 +192,10 @@ func iterationCosts(dir string) (own, span []float64, start float64) {
 // worktreesScenario measures the creation of a batch's worktrees: 20 tasks on the
 // 50,000-file repository, each a one-iteration loop with a no-op agent,
 // against git worktree add run 20 times in a copy of the same repository.
-var batchFiles = flag.Int("batch-files", 50000, "worktrees: the repository's size in files")
+var (
+	batchFiles    = flag.Int("batch-files", 50000, "worktrees: the repository's size in files")
+	batchParallel = flag.String("batch-parallel", "1,4", "worktrees: the --parallel values to measure")
+)
 
 func worktreesScenario() {
 	const tasks = 20
@@ -206,7 +209,9 @@ func worktreesScenario() {
 	}
 	file := filepath.Join(tmp, "batch.yaml")
 	must(os.WriteFile(file, []byte(y.String()), 0o644))
-	for _, parallel := range []int{1, 4} {
+	for _, f := range strings.Split(*batchParallel, ",") {
+		parallel, err := strconv.Atoi(strings.TrimSpace(f))
+		must(err)
 		var arch, plain []float64
 		for r := range *runs {
 			archRun := func() {
