@@ -63,9 +63,13 @@ type Changes struct {
 	committed      string // the tree last committed here
 	committedLeave string // the files that commit left out, sorted, NUL-separated
 	realTree       string // with stage: the tree of the working tree's index; "" when not known
-	cfg            *commitConfig
-	removed        pathSet                                     // paths removed from the private index since it was the working tree's
-	counts         struct{ all, paths, fallback, refetch int } // updates of each kind, for tests
+	untracked      struct {
+		trees [2]string // realTree and tree when paths was listed
+		paths []string
+	}
+	cfg     *commitConfig
+	removed pathSet                                     // paths removed from the private index since it was the working tree's
+	counts  struct{ all, paths, fallback, refetch int } // updates of each kind, for tests
 }
 
 // Changes returns a Changes against base with Diff's excludes and limit.

@@ -2,6 +2,7 @@ package gitwt
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -27,6 +28,9 @@ func (c *Changes) Untracked(ctx context.Context) ([]string, error) {
 	if c.realTree == "" {
 		return c.repo.Untracked(ctx, c.excludes)
 	}
+	if k := [2]string{c.realTree, c.tree}; k == c.untracked.trees {
+		return slices.Clone(c.untracked.paths), nil // nothing changed since (the checks created nothing)
+	}
 	var out strings.Builder
 	if err := run(ctx, c.repo.dir, command{stdout: &out}, "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A", c.realTree, c.tree); err != nil {
 		return nil, err
@@ -37,7 +41,8 @@ func (c *Changes) Untracked(ctx context.Context) ([]string, error) {
 			paths = append(paths, p)
 		}
 	}
-	return paths, nil
+	c.untracked.trees, c.untracked.paths = [2]string{c.realTree, c.tree}, paths
+	return slices.Clone(paths), nil
 }
 
 // indexTree is the tree of the private index as it is ("" when git cannot
