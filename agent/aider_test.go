@@ -73,7 +73,7 @@ func TestAiderOutput(t *testing.T) {
 		{file: "error-rate-limit-recovered.stdout", steps: 1, usage: Usage{Input: 915000, Output: 94}, cost: 2.75, costKnown: true},
 		{file: "error-model.stdout", kind: ErrFatal, costKnown: true, errHas: "not_found_error", hintHas: "--model"},
 		{file: "error-no-provider.stdout", kind: ErrFatal, costKnown: true, errHas: "LLM Provider NOT provided", hintHas: "--model"},
-		{file: "error-overloaded.stdout", kind: ErrTransient, costKnown: true, errHas: "overloaded"},
+		{file: "error-overloaded.stdout", kind: ErrOutage, costKnown: true, errHas: "overloaded"},
 		{stderrFile: "unknown-argument.stderr", exit: 2, kind: ErrFatal, costKnown: true, errHas: "unrecognized arguments", hintHas: "--agent-arg"},
 	}
 	for _, tt := range tests {
