@@ -18,6 +18,7 @@ type display struct {
 	phase          string // phaseStarting, phaseAgent, …
 	phaseStart     time.Time
 	until          time.Time // end of a backoff or usage-limit wait
+	agent          string    // the agent running, or waited for (AGENT[:MODEL])
 	attempt        int
 	cost           float64
 	costUnknown    bool // an agent run did not report its cost
@@ -80,6 +81,9 @@ func (d *display) apply(ev loop.Event, now time.Time) {
 		}
 	case loop.EventIterationStarted:
 		d.iteration = ev.Iteration
+		if ev.Agent != "" {
+			d.agent = agentLabel(ev.Agent, ev.Model)
+		}
 		if ev.MaxIterations > 0 {
 			d.max = ev.MaxIterations
 		}
@@ -118,6 +122,9 @@ func (d *display) apply(ev loop.Event, now time.Time) {
 			c.timedOut = ev.TimedOut
 		}
 	case loop.EventBackoff, loop.EventUsageLimitWait:
+		if ev.Agent != "" {
+			d.agent = agentLabel(ev.Agent, ev.Model)
+		}
 		setPhase(phaseBackoff)
 		if ev.Type == loop.EventUsageLimitWait {
 			setPhase(phaseUsage)
@@ -135,6 +142,14 @@ func (d *display) apply(ev loop.Event, now time.Time) {
 			d.iteration = *ev.TotalIterations
 		}
 	}
+}
+
+// agentLabel names an agent and its model: "codex:gpt-5.5".
+func agentLabel(name, model string) string {
+	if model == "" {
+		return name
+	}
+	return name + ":" + model
 }
 
 // check finds the check an event is about, by index then by name.
@@ -180,12 +195,19 @@ func (d *display) frame(now time.Time, tick, width int, p palette) []string {
 	switch d.phase {
 	case phaseAgent:
 		phase = "agent " + clock(now.Sub(d.phaseStart))
+		if d.agent != "" {
+			phase = d.agent + " " + clock(now.Sub(d.phaseStart))
+		}
 	case phaseChecks:
 		phase = "checks"
 	case phaseBackoff:
 		phase = p.yellow(fmt.Sprintf("backoff: retrying in %s (attempt %d)", clock(d.until.Sub(now)), d.attempt))
 	case phaseUsage:
-		phase = p.yellow(fmt.Sprintf("waiting for the usage limit: %s left (until %s)", clock(d.until.Sub(now)), d.until.Local().Format("15:04")))
+		who := ""
+		if d.agent != "" {
+			who = " of " + d.agent
+		}
+		phase = p.yellow(fmt.Sprintf("waiting for the usage limit%s: %s left (until %s)", who, clock(d.until.Sub(now)), d.until.Local().Format("15:04:05")))
 	case phaseFinished:
 		status = "architect " + p.red("✗")
 		phase = p.red("stopped: " + d.stopReason)
