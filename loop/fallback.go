@@ -84,10 +84,16 @@ func newSlots(cfg config.Config, deps Deps) ([]*slot, error) {
 		if err != nil {
 			return nil, &UsageError{Msg: "fallback " + config.AgentLabel(ac) + ": " + err.Error(), Hint: "fix --fallback (fallback: in the config file)"}
 		}
-		slots = append(slots, &slot{agent: a, name: ac.Name, model: ac.Model})
+		model := ac.Model
+		if ac.Name == "command" {
+			// A command fallback is told apart by its command (masked: it
+			// is written in the records), as --fallback command:CMD names it.
+			model = deps.Redact(ac.Cmd)
+		}
+		slots = append(slots, &slot{agent: a, name: ac.Name, model: model})
 	}
 	for _, s := range slots {
-		s.Agent = config.AgentLabel(agent.Config{Name: s.name, Model: s.model})
+		s.Agent = agentLabel(s.name, s.model)
 	}
 	return slots, nil
 }
@@ -314,8 +320,15 @@ func (r *runner) outageFallback(o agent.Outcome) bool {
 }
 
 // agentLabel is the label of the agent a record ran on.
-func (rec record) agentLabel() string {
-	return config.AgentLabel(agent.Config{Name: rec.Agent, Model: rec.Model})
+func (rec record) agentLabel() string { return agentLabel(rec.Agent, rec.Model) }
+
+// agentLabel names an agent as people read it: "claude", "codex:gpt-5.5",
+// and for a command fallback "command:CMD".
+func agentLabel(name, model string) string {
+	if model == "" {
+		return name
+	}
+	return name + ":" + model
 }
 
 // AgentCost is what one agent (and model) of a run did and cost.

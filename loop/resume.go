@@ -88,8 +88,11 @@ func needsAgain(st *State, cfg config.Config) error {
 		saved, now := configValue(st.Config, key), configValue(cfg, key)
 		if saved == now {
 			flag := "--" + strings.ReplaceAll(key, "_", "-")
-			if key == "checks" {
+			switch key {
+			case "checks":
 				flag = "--check"
+			case "fallback":
+				flag = "--fallback"
 			}
 			return &UsageError{
 				Msg:  fmt.Sprintf("the run's %s held a secret, which architect did not save (state.json has it masked)", key),
@@ -114,6 +117,8 @@ func configValue(c config.Config, key string) string {
 		return c.OnFinish
 	case "done_pattern":
 		return c.DonePattern
+	case "fallback":
+		return strings.Join(c.Fallback, "\x00")
 	}
 	return ""
 }
