@@ -86,10 +86,10 @@ type Event struct {
 	ChecksRun          *bool    `json:"checks_run,omitempty"`           // iteration_finished
 	Interrupted        string   `json:"interrupted,omitempty"`          // iteration_finished: why the run stopped it
 
-	Seconds *float64 `json:"seconds,omitempty"` // backoff, usage_limit_wait: how long
-	Until   string   `json:"until,omitempty"`   // backoff, usage_limit_wait
-	Attempt int      `json:"attempt,omitempty"` // backoff: failures in a row
-	Waited  *float64 `json:"waited,omitempty"`  // usage_limit_wait: seconds waited for usage limits before this wait
+	Seconds *float64 `json:"seconds,omitempty"`  // backoff, usage_limit_wait: how long
+	Until   string   `json:"until,omitempty"`    // backoff, usage_limit_wait
+	Attempt int      `json:"attempt,omitempty"`  // backoff: failures in a row
+	Waited  *float64 `json:"waited,omitempty"`   // usage_limit_wait: seconds waited for usage limits before this wait
 	ResetAt string   `json:"reset_at,omitempty"` // usage_limit_wait: the reset time the agent gave
 	Exact   bool     `json:"exact,omitempty"`    // usage_limit_wait: the wait ends at that reset time (plus a margin), not at a guess
 

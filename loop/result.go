@@ -135,9 +135,9 @@ type Result struct {
 	// StopHint says what to do about the stop (a fatal agent error).
 	StopHint     string `json:"stop_hint,omitempty"`
 	WorktreePath string `json:"worktree_path"`
-	Branch           string  `json:"branch"`
-	InitialRef       string  `json:"initial_ref"`
-	Workspace        string  `json:"workspace"`
+	Branch       string `json:"branch"`
+	InitialRef   string `json:"initial_ref"`
+	Workspace    string `json:"workspace"`
 }
 
 func (r *Result) add(it Iteration) {
