@@ -340,9 +340,9 @@ type AgentCost struct {
 	KnownCost  float64  `json:"known_cost"`
 }
 
-// agentCosts sums the iterations' costs per agent and model, in the order
+// AgentCosts sums the iterations' costs per agent and model, in the order
 // the agents first ran.
-func agentCosts(its []Iteration) []AgentCost {
+func AgentCosts(its []Iteration) []AgentCost {
 	var out []AgentCost
 	idx := map[string]int{}
 	unknown := map[string]bool{}

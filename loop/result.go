@@ -150,7 +150,7 @@ func (r *Result) recost() {
 	r.TotalIterations = len(r.Iterations)
 	c := costOf(r.Iterations)
 	r.TotalCost, r.TotalCostKnown, r.KnownCost, r.UnknownCostIterations = c.Total(), c.Unknown == 0, c.Known, c.Unknown
-	r.Agents = agentCosts(r.Iterations)
+	r.Agents = AgentCosts(r.Iterations)
 	r.NotesDelivered = 0
 	for _, it := range r.Iterations {
 		r.NotesDelivered += len(it.Notes)

@@ -131,6 +131,7 @@ func build(r *Run, now time.Time) view {
 		{"Started", when(st.StartedAt), false},
 		{"Workspace", st.Workspace, true},
 	}
+	v.Summary = append(v.Summary, steering(r)...)
 
 	longest := 0.0
 	for _, it := range r.Iterations {
@@ -177,6 +178,7 @@ func build(r *Run, now time.Time) view {
 		if it.Commit != "" {
 			iv.Meta = append(iv.Meta, field{"Commit", shortHash(it.Commit), false})
 		}
+		iv.Meta = append(iv.Meta, iterSteering(it)...)
 		v.Iters = append(v.Iters, iv)
 	}
 	return v
