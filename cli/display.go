@@ -195,9 +195,6 @@ func (d *display) frame(now time.Time, tick, width int, p palette) []string {
 	switch d.phase {
 	case phaseAgent:
 		phase = "agent " + clock(now.Sub(d.phaseStart))
-		if d.agent != "" {
-			phase = d.agent + " " + clock(now.Sub(d.phaseStart))
-		}
 	case phaseChecks:
 		phase = "checks"
 	case phaseBackoff:
