@@ -483,8 +483,8 @@ func TestClaudeRealCLI(t *testing.T) {
 		errHas  string
 		resetAt time.Time
 	}{
-		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrTransient, errHas: "500"},
-		{name: "529", turn: stubmodel.Turn{Status: 529}, kind: ErrTransient, errHas: "Overloaded"},
+		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrOutage, errHas: "500"},
+		{name: "529", turn: stubmodel.Turn{Status: 529}, kind: ErrOutage, errHas: "Overloaded"},
 		{name: "401", turn: stubmodel.Turn{Status: 401}, kind: ErrFatal, errHas: "Invalid API key"},
 		{name: "404 model", turn: stubmodel.Turn{Status: 404}, kind: ErrFatal, errHas: "model"},
 		{name: "usage limit", turn: stubmodel.Turn{Status: 429, Header: stubmodel.AnthropicUsageLimitHeader(time.Unix(1795338261, 0))},

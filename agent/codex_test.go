@@ -475,12 +475,12 @@ func TestCodexRealCLI(t *testing.T) {
 		errHas  string
 		resetAt time.Time
 	}{
-		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrTransient, errHas: "high demand"},
+		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrOutage, errHas: "high demand"},
 		{name: "401", turn: stubmodel.Turn{Status: 401}, kind: ErrFatal, errHas: "401"},
 		{name: "404 model", turn: stubmodel.Turn{Status: 404}, kind: ErrFatal, errHas: "does not exist"},
 		{name: "usage limit", turn: stubmodel.Turn{Status: 429, ErrorBody: stubmodel.OpenAIUsageLimitBody(1900000000)},
 			kind: ErrUsageLimit, errHas: "usage limit", resetAt: time.Date(2030, 3, 17, 17, 46, 0, 0, time.UTC)},
-		{name: "insufficient quota", turn: stubmodel.Turn{Status: 429}, kind: ErrUsageLimit, errHas: "Quota exceeded"},
+		{name: "insufficient quota", turn: stubmodel.Turn{Status: 429}, kind: ErrFatal, errHas: "Quota exceeded"}, // billing
 	}
 	for _, tt := range errorCases {
 		t.Run(tt.name, func(t *testing.T) {

@@ -398,10 +398,10 @@ func TestGeminiRealCLI(t *testing.T) {
 		errHas string
 		reset  bool
 	}{
-		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrTransient, errHas: "internal error"},
+		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrOutage, errHas: "internal error"},
 		{name: "401", turn: stubmodel.Turn{Status: 401}, kind: ErrFatal, errHas: "UNAUTHENTICATED"},
 		{name: "404 model", turn: stubmodel.Turn{Status: 404}, kind: ErrFatal, errHas: "not found"},
-		{name: "daily quota", turn: stubmodel.Turn{Status: 429}, kind: ErrUsageLimit, errHas: "daily quota"},
+		{name: "daily quota", turn: stubmodel.Turn{Status: 429}, kind: ErrUsageLimit, errHas: "daily quota", reset: true}, // midnight Pacific
 		{name: "quota with retry", turn: stubmodel.Turn{Status: 429,
 			ErrorBody: stubmodel.GeminiQuotaBody("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", "37s")},
 			kind: ErrUsageLimit, errHas: "quota", reset: true},
