@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -367,13 +366,4 @@ func AgentCosts(its []Iteration) []AgentCost {
 		}
 	}
 	return out
-}
-
-// switchesText summarises the switches for the final lines.
-func switchesText(sw []Switch) string {
-	var parts []string
-	for _, s := range sw {
-		parts = append(parts, fmt.Sprintf("iteration %d: %s -> %s (%s)", s.Iteration, s.From, s.To, s.Reason))
-	}
-	return strings.Join(parts, "; ")
 }

@@ -22,7 +22,7 @@ func TestReportSteering(t *testing.T) {
 		Switches: []loop.Switch{{Iteration: 2, From: "claude", To: "codex:gpt-5.5", Reason: loop.SwitchUsageLimit,
 			Detail: "claude hit its usage limit, until 17:00:01"}},
 		UsageLimitWaits: 1, UsageLimitWaited: 4.1, Waits: []loop.Wait{{Agent: "claude", Seconds: 4.1, Exact: true}},
-		Stalls:          []loop.Stall{{Iteration: 4, Kind: loop.StallReverted, Agent: "codex:gpt-5.5", Action: "pause", Detail: "2 iterations in a row made no progress"}},
+		Stalls: []loop.Stall{{Iteration: 4, Kind: loop.StallReverted, Agent: "codex:gpt-5.5", Action: "pause", Detail: "2 iterations in a row made no progress"}},
 	}
 	r := &Run{State: st, Prompts: map[int]string{}, Commits: map[int]string{}, Iterations: []loop.Iteration{
 		{Iteration: 1, Agent: "claude", Cost: &one},
