@@ -90,6 +90,9 @@ func runSay(e *env, dir, name, text string, now bool) error {
 		text = r.String(text)
 	}
 	if _, err := loop.AddNote(ws, text, now); err != nil {
+		if errors.Is(err, loop.ErrQueueFull) {
+			return &loop.UsageError{Msg: err.Error(), Hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note"}
+		}
 		if errors.Is(err, os.ErrPermission) {
 			return &loop.UsageError{Msg: "cannot write the note into " + ws + ": " + unwrapPath(err), Hint: "run architect say as the user who runs the loop"}
 		}

@@ -37,12 +37,17 @@ import (
 // NotesDir is the queue of notes in .architect/.
 const NotesDir = "notes"
 
-// MaxNoteBytes bounds one note; notesPerPrompt bounds the notes one prompt
-// carries (the rest wait for the next iteration).
+// MaxNoteBytes bounds one note, MaxQueuedNotes the queue (the loop reads
+// it twice a second while it waits); notesPerPrompt bounds the notes one
+// prompt carries (the rest wait for the next iteration).
 const (
 	MaxNoteBytes   = 8 << 10
+	MaxQueuedNotes = 100
 	notesPerPrompt = 32 << 10
 )
+
+// ErrQueueFull is AddNote's error when MaxQueuedNotes are waiting.
+var ErrQueueFull = fmt.Errorf("%d notes are already waiting for the loop", MaxQueuedNotes)
 
 // Note is one note of the person running the loop.
 type Note struct {
@@ -65,6 +70,9 @@ func AddNote(workspace, text string, now bool) (Note, error) {
 	dir := statePath(workspace, NotesDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Note{}, err
+	}
+	if queued, _ := PendingNotes(workspace); len(queued) >= MaxQueuedNotes {
+		return Note{}, ErrQueueFull
 	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -269,4 +270,16 @@ func TestAddNoteRefusesBadText(t *testing.T) {
 	fi, err := os.Stat(filepath.Join(dir, StateDir, NotesDir, n.ID+".json"))
 	is.NoErr(err)
 	is.Equal(fi.Mode().Perm(), os.FileMode(0o600))
+}
+
+// The queue is bounded: the loop reads it twice a second while it waits.
+func TestNotesQueueBounded(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	for i := 0; i < MaxQueuedNotes; i++ {
+		_, err := AddNote(dir, fmt.Sprint("note ", i), false)
+		is.NoErr(err)
+	}
+	_, err := AddNote(dir, "one too many", false)
+	is.True(errors.Is(err, ErrQueueFull))
 }
