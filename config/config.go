@@ -85,7 +85,11 @@ type Config struct {
 	// protect); Redact, regular expressions masked in everything written
 	// (package redact), on top of secret environment values.
 	Protect []string `json:"protect,omitempty"`
-	Redact  []string `json:"redact,omitempty"`
+	// TranscriptLimit bounds, in bytes, each stream an iteration keeps in
+	// .architect/transcripts/ (the agent's output, each check's): past it
+	// the first and the last halves are kept, and the cut is said.
+	TranscriptLimit int      `json:"transcript_limit,omitempty"`
+	Redact          []string `json:"redact,omitempty"`
 
 	// Acting on the loop's events (package hooks). YAML: hooks.on_iteration
 	// and hooks.on_finish.
@@ -96,6 +100,7 @@ type Config struct {
 
 	// Presentation: not part of a run's identity.
 	Quiet bool   `json:"-"`
+	Plain bool   `json:"-"` // plain lines even on a terminal
 	JSON  bool   `json:"-"`
 	Dir   string `json:"-"` // -C: the workspace
 	// Events is where the event stream is also written: "-" is stdout.
@@ -120,6 +125,7 @@ func Defaults() Config {
 		OnUsageLimit:         "wait",
 		MaxUsageWait:         6 * time.Hour,
 		OutageRetries:        2,
+		TranscriptLimit:      8 << 20,
 		IdleThreshold:        3,
 		StallThreshold:       5,
 		OnStall:              StallStop,

@@ -30,7 +30,7 @@ func WriteControl(workspace, action string) error {
 	return renameio.WriteFile(statePath(workspace, ControlFile), append(data, '\n'), 0o600)
 }
 
-func (r *runner) pauseRequested() bool { return r.control() == "pause" }
+func (r *runner) pauseRequested() bool { return r.control() == ControlPause }
 
 // control is the request in the control file: pause, resume, cancel or "".
 func (r *runner) control() string {
@@ -60,8 +60,8 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 	if r.st.PausedFor != "" {
 		reason, detail = "stall", r.st.PausedFor
 	}
-	r.ev.emit(Event{Type: EventPaused, Iteration: len(r.records), Reason: reason, Detail: detail})
 	r.logf("paused: the loop waits for `architect resume`")
+	r.emitPaused(reason, detail)
 	for r.pauseRequested() {
 		if r.st.PausedFor != "" && len(r.pendingNotes()) > 0 {
 			r.logf("a note arrived: going on with it")
@@ -76,8 +76,8 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 	}
 	r.st.Status, r.st.PausedFor = StatusRunning, ""
 	r.save("resumed")
-	r.ev.emit(Event{Type: EventResumed, Iteration: len(r.records)})
 	r.logf("resumed")
+	r.emitResumed()
 	return false
 }
 
@@ -90,9 +90,10 @@ const (
 	waitStopped                // the run was cancelled or ran out of time
 )
 
-// wait waits d in slices, giving way to a pause request or a note that
-// asks for the next iteration now (either ends the wait: "pausing during
-// backoff immediately stops the wait"). It never waits past ctx's deadline
+// wait waits d in slices, giving way to a pause or stop request or a
+// note that asks for the next iteration now (any ends the wait: "pausing
+// during backoff immediately stops the wait"; the loop pauses or stops at
+// its next step). It never waits past ctx's deadline
 // (--max-time): it reports waitStopped when ctx ended or the deadline came
 // first.
 func (r *runner) wait(ctx context.Context, d time.Duration) waitEnd {
@@ -112,7 +113,7 @@ func (r *runner) wait(ctx context.Context, d time.Duration) waitEnd {
 			}
 			return waitDone
 		}
-		if r.pauseRequested() || r.noteForNow() {
+		if a := r.control(); a == ControlPause || a == ControlStop || r.noteForNow() {
 			return waitCut
 		}
 		if err := r.deps.Sleep(ctx, min(left, pollEvery)); err != nil {
