@@ -67,12 +67,9 @@ secrets masked as everywhere else. TEXT - reads it from standard input.`,
 // environment's secrets before it is written (the loop masks it again
 // with its own environment where it reads it).
 func runSay(e *env, dir, name, text string, now bool) error {
-	text = strings.TrimSpace(proc.Clean([]byte(text)))
-	switch {
-	case text == "":
-		return &loop.UsageError{Msg: "the note is empty", Hint: `give its text: architect say "use the fixtures in testdata/"`}
-	case len(text) > loop.MaxNoteBytes:
-		return &loop.UsageError{Msg: fmt.Sprintf("the note is over %d bytes", loop.MaxNoteBytes), Hint: "say it in fewer words, or put the details in a file in the workspace and name the file in the note"}
+	text, err := noteText(text)
+	if err != nil {
+		return err
 	}
 	ws, err := findRun(dir, name)
 	if err != nil {
@@ -86,16 +83,7 @@ func runSay(e *env, dir, name, text string, now bool) error {
 	if !st.Resumable() {
 		return &loop.UsageError{Msg: "the run in " + ws + " already succeeded: no iteration will read the note", Hint: "start a new run with `architect loop`"}
 	}
-	if r, err := redact.FromEnv(st.Config.Redact, st.Config.Task); err == nil && !r.Empty() {
-		text = r.String(text)
-	}
-	if _, err := loop.AddNote(ws, text, now); err != nil {
-		if errors.Is(err, loop.ErrQueueFull) {
-			return &loop.UsageError{Msg: err.Error(), Hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note"}
-		}
-		if errors.Is(err, os.ErrPermission) {
-			return &loop.UsageError{Msg: "cannot write the note into " + ws + ": " + unwrapPath(err), Hint: "run architect say as the user who runs the loop"}
-		}
+	if err := queueNote(ws, st, text, now); err != nil {
 		return err
 	}
 	switch {
@@ -112,4 +100,49 @@ func runSay(e *env, dir, name, text string, now bool) error {
 		fmt.Fprintf(e.stdout, "note queued for %s: the next iteration's prompt carries it\n", ws)
 	}
 	return nil
+}
+
+// noteText is a note as it is queued: cleaned of terminal escapes and
+// trimmed; an empty note or one over loop.MaxNoteBytes is refused.
+func noteText(text string) (string, error) {
+	text = strings.TrimSpace(proc.Clean([]byte(text)))
+	switch {
+	case text == "":
+		return "", &loop.UsageError{Msg: "the note is empty", Hint: `give its text: architect say "use the fixtures in testdata/"`}
+	case len(text) > loop.MaxNoteBytes:
+		return "", &loop.UsageError{Msg: fmt.Sprintf("the note is over %d bytes", loop.MaxNoteBytes), Hint: "say it in fewer words, or put the details in a file in the workspace and name the file in the note"}
+	}
+	return text, nil
+}
+
+// queueNote masks a note with the run's --redact patterns and this
+// environment's secrets and queues it for the loop in ws.
+func queueNote(ws string, st *loop.State, text string, now bool) error {
+	if r, err := redact.FromEnv(st.Config.Redact, st.Config.Task); err == nil && !r.Empty() {
+		text = r.String(text)
+	}
+	if _, err := loop.AddNote(ws, text, now); err != nil {
+		if errors.Is(err, loop.ErrQueueFull) {
+			return &loop.UsageError{Msg: err.Error(), Hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note"}
+		}
+		if errors.Is(err, os.ErrPermission) {
+			return &loop.UsageError{Msg: "cannot write the note into " + ws + ": " + unwrapPath(err), Hint: "run architect say as the user who runs the loop"}
+		}
+		return err
+	}
+	return nil
+}
+
+// sayFromView is the terminal view's n key: the note typed goes to the
+// run in ws as `architect say` sends it.
+func sayFromView(ws, text string) error {
+	text, err := noteText(text)
+	if err != nil {
+		return err
+	}
+	st, err := loop.ReadState(ws)
+	if err != nil {
+		return err
+	}
+	return queueNote(ws, st, text, false)
 }

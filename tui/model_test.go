@@ -440,3 +440,66 @@ func TestAgentsWaitsAndSwitches(t *testing.T) {
 	b.apply(loop.Event{Type: loop.EventAgentSwitched, Agent: "codex"}, t0)
 	is.Equal(b.state, "switched to codex")
 }
+
+// n opens a line for a note: keys are text there (q does not stop the
+// run), enter sends it through Controls.Say, esc drops it, a paste joins
+// its lines; ctrl+c still stops the run.
+func TestNoteKey(t *testing.T) {
+	is := is.New(t)
+	var said []string
+	interrupts := 0
+	fail := false
+	c := Controls{
+		Say: func(s string) error {
+			if fail {
+				return errors.New("the loop has not started yet")
+			}
+			said = append(said, s)
+			return nil
+		},
+		Interrupt: func() { interrupts++ },
+	}
+	f := newFake(Info{}, c, fakeLoader{})
+	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 25, Checks: checks3})
+	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 1})
+	is.True(strings.Contains(f.screen(), "n note"))
+
+	f.key(keyText("n"))
+	for _, k := range "use q p" {
+		f.key(keyText(string(k)))
+	}
+	is.True(strings.Contains(f.screen(), "note for the agent: use q p▏"))
+	is.Equal(interrupts, 0)
+	f.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	f.m.Update(tea.PasteMsg{Content: "paste\nline  two\x1b[31m"})
+	is.True(strings.Contains(f.screen(), "note for the agent: use q paste line two▏"))
+	f.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+	is.Equal(said, []string{"use q paste line two"})
+	is.True(strings.Contains(f.screen(), "note queued: the next iteration's prompt carries it"))
+
+	f.key(keyText("n"))
+	f.key(keyText("x"))
+	f.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	is.Equal(len(said), 1)
+	is.True(strings.Contains(f.screen(), "note not sent"))
+
+	f.key(keyText("n"))
+	f.key(tea.KeyPressMsg{Code: tea.KeyEnter}) // empty
+	is.Equal(len(said), 1)
+	is.True(strings.Contains(f.screen(), "note not sent: it is empty"))
+
+	fail = true
+	f.key(keyText("n"))
+	f.key(keyText("x"))
+	f.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+	is.True(strings.Contains(f.screen(), "cannot send the note: the loop has not started yet"))
+
+	f.key(keyText("n"))
+	f.key(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	is.Equal(interrupts, 1)
+
+	// Without a way to send notes (no Say), n does nothing.
+	g := newFake(Info{}, Controls{}, nil)
+	g.key(keyText("n"))
+	is.True(!strings.Contains(g.screen(), "note for the agent"))
+}

@@ -288,8 +288,12 @@ func (m *Model) phaseLine(now time.Time) string {
 	return joinFit([]part{{now1, 0}, {where, 1}}, paint(styleDim, " · "), m.w)
 }
 
-// noteLine is the answer to the last key, else the loop's last message.
+// noteLine is the note being typed, else the answer to the last key, else
+// the loop's last message.
 func (m *Model) noteLine() string {
+	if m.input.open {
+		return m.inputLine()
+	}
 	if m.note != "" && m.now().Sub(m.noteAt) < noteFor {
 		return paint(styleWarn, m.note)
 	}
@@ -311,8 +315,8 @@ func (m *Model) footer() string {
 	if m.run.paused || m.pauseAsked {
 		pause = "resume"
 	}
-	keys := []string{"p " + pause, "s stop after this iteration", "q stop", "tab pane", "↑↓ select", "enter detail", "? help"}
-	ranks := []int{1, 3, 0, 5, 6, 4, 2}
+	keys := []string{"p " + pause, "s stop after this iteration", "q stop", "n note", "tab pane", "↑↓ select", "enter detail", "? help"}
+	ranks := []int{1, 3, 0, 4, 6, 7, 5, 2}
 	if m.run.finished {
 		keys, ranks = []string{"? help"}, []int{0}
 	}
