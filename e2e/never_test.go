@@ -62,10 +62,11 @@ func (l *limiter) wrap(answer func(reset, now time.Time) stubmodel.Turn) func(st
 	}
 }
 
-// waitedForTheReset checks that the loop waited for the usage limit (at
-// least once, to a reset time the CLI gave), went on no earlier than the
-// reset, succeeded, and waited between lo and hi seconds in all.
-func waitedForTheReset(t *testing.T, res Result, l *limiter, lo, hi float64) LoopResult {
+// waitedForTheReset checks that the loop waited for the usage limit to
+// the reset time the CLI gave (once, when the CLI gave it to the second),
+// went on no earlier than the reset, succeeded, and waited between lo and
+// hi seconds in all.
+func waitedForTheReset(t *testing.T, res Result, l *limiter, once bool, lo, hi float64) LoopResult {
 	t.Helper()
 	is := is.New(t)
 	lr := ParseLoopResult(t, res)
@@ -74,11 +75,19 @@ func waitedForTheReset(t *testing.T, res Result, l *limiter, lo, hi float64) Loo
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	is.True(l.refused >= 1)
+	// One refusal and one wait (given a reset time to the second): the
+	// loop came back once, after the reset, not in between (waits of a
+	// second each, summing to the same 3 s, would meet the limit again and
+	// again).
+	if once && (l.refused != 1 || lr.UsageLimitWaits != 1) {
+		t.Fatalf("refused %d time(s), %d usage-limit wait(s): want one of each (one wait to the reset)\n%s", l.refused, lr.UsageLimitWaits, res.Stderr)
+	}
 	is.True(!l.firstOK.Before(l.reset)) // it went on once the limit had lifted, not before
-	is.True(lr.UsageLimitWaits >= 1)
-	is.True(len(lr.Waits) >= 1)
-	is.True(lr.Waits[0].Exact) // to the reset time the CLI gave, not a guess
+	is.True(l.refused >= 1)
+	is.Equal(len(lr.Waits), lr.UsageLimitWaits)
+	for _, w := range lr.Waits {
+		is.True(w.Exact) // to the reset time the CLI gave, not a guess
+	}
 	if lr.UsageLimitWaited < lo || lr.UsageLimitWaited > hi {
 		t.Fatalf("waited %.1fs for the usage limit, want %.0f-%.0fs\n%s", lr.UsageLimitWaited, lo, hi, res.Stderr)
 	}
@@ -102,7 +111,7 @@ func TestClaudeUsageLimitWaitsExactly(t *testing.T) {
 		claudeRun{File: "calc.go", Content: rightFix, Final: "Fixed. <promise>COMPLETE</promise>"})
 	// resetsAt is in whole seconds; the CLI takes a moment to exit: the wait
 	// is the rest of the 3 s, plus a margin of about a second.
-	waitedForTheReset(t, res, l, 1, 5.5)
+	waitedForTheReset(t, res, l, true, 1, 5.5)
 	is.New(t).True(strings.Contains(res.Stderr, "the reset time the agent gave"))
 	r.NoLeftovers(dir)
 }
@@ -116,7 +125,7 @@ func TestCodexUsageLimitWaitsForTheReset(t *testing.T) {
 	r, dir, _, _, res := codexLoopWith(t, nil, l.wrap(func(reset, _ time.Time) stubmodel.Turn {
 		return stubmodel.Turn{Status: 429, ErrorBody: stubmodel.OpenAIUsageLimitBody(reset.Unix())}
 	}), tokenRun{Call: codexPatch("-", "+"), Final: "Fixed. <promise>COMPLETE</promise>"})
-	waitedForTheReset(t, res, l, 1, 12)
+	waitedForTheReset(t, res, l, false, 1, 12)
 	l.mu.Lock()
 	late := l.firstOK.Sub(l.reset)
 	l.mu.Unlock()
@@ -137,7 +146,7 @@ func TestGeminiUsageLimitWaitsExactly(t *testing.T) {
 	}), func(dir string) []tokenRun {
 		return []tokenRun{{Call: geminiWrite(dir, "+"), Final: "Fixed. <promise>COMPLETE</promise>"}}
 	})
-	waitedForTheReset(t, res, l, 3.5, 6)
+	waitedForTheReset(t, res, l, true, 3.5, 6)
 	r.NoLeftovers(dir)
 }
 
