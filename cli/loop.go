@@ -68,9 +68,9 @@ pre-flight error, 130 interrupted.`,
 					c.Quiet, c.JSON = flagged.Quiet, flagged.JSON
 				})
 			}
-			path := cfgPath
-			if path == "" {
-				path, _ = e.lookup("ARCHITECT_CONFIG")
+			path, err := configPath(cmd, e, cfgPath)
+			if err != nil {
+				return err
 			}
 			cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &flagged)
 			if err != nil {
@@ -81,7 +81,7 @@ pre-flight error, 130 interrupted.`,
 			}
 			if !cfg.Quiet {
 				for _, w := range warnings {
-					fmt.Fprintf(e.stderr, "architect: warning: %s\n", w)
+					fmt.Fprintf(e.stderr, "architect: warning: %s\n", printable(w))
 				}
 			}
 			return execute(cmd.Context(), e, cfg)
@@ -215,9 +215,9 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed bool, start f
 // printWarnings prints pre-flight warnings, each with its hint.
 func printWarnings(w io.Writer, items []preflight.Item) {
 	for _, it := range items {
-		fmt.Fprintf(w, "architect: warning: %s: %s\n", it.Check, it.Detail)
+		fmt.Fprintf(w, "architect: warning: %s\n", printable(it.Check+": "+it.Detail))
 		if it.Hint != "" {
-			fmt.Fprintf(w, "architect: hint: %s\n", it.Hint)
+			fmt.Fprintf(w, "architect: hint: %s\n", printable(it.Hint))
 		}
 	}
 }

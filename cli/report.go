@@ -53,7 +53,11 @@ func runReport(e *env, dir, wt, out string) error {
 		path = filepath.Join(ws, loop.StateDir, "report.html")
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return &loop.UsageError{Msg: path + " is a directory", Hint: "give -o the path of an HTML file"}
+		msg := path + " is a folder, not a file"
+		if out != "" {
+			msg = "--output " + msg
+		}
+		return &loop.UsageError{Msg: msg, Hint: "give -o the path of an HTML file"}
 	}
 	if err := report.WriteFile(path, r, time.Now()); err != nil {
 		return fmt.Errorf("writing the report: %w", err)

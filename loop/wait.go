@@ -90,9 +90,7 @@ func (r *runner) wait(ctx context.Context, d time.Duration) bool {
 // in a row. It returns false when the loop must stop instead.
 func (r *runner) backoff(ctx context.Context, i int, o agent.Outcome, n int) bool {
 	d := time.Duration(1<<min(n-1, 30)) * time.Second
-	if r.cfg.BackoffCap > 0 && d > r.cfg.BackoffCap {
-		d = r.cfg.BackoffCap
-	}
+	d = min(d, r.cfg.BackoffCap) // a cap of 0: retry at once
 	attempt := fmt.Sprintf("attempt %d", n)
 	if r.cfg.MaxConsecutiveErrors > 0 {
 		attempt = fmt.Sprintf("attempt %d/%d", n, r.cfg.MaxConsecutiveErrors)
