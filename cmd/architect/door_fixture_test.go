@@ -27,6 +27,7 @@ import (
 // The command runs in ws, so "../fx/NAME" names a fixture both from the
 // command line and from a file in fx.
 type doorFixture struct {
+	bin   string // the architect binary
 	base  string // where the rows' folders are made
 	clean string // template row folder: ws has no run
 	ran   string // template row folder: ws holds a finished run
@@ -37,12 +38,13 @@ type doorFixture struct {
 const fxRel = "../fx"
 
 // baseYAML is the loop every row starts from: an agent that does nothing,
-// a check that passes, one iteration.
+// a check that passes, one iteration, and no wait after a failed one.
 const baseYAML = `ralph_loop:
   task: make the door hold
   agent_cmd: "true"
   checks: ["true"]
   max_iterations: 1
+  backoff_cap: 0
 `
 
 // baseBatch is the batch every batch row starts from: one such task.
@@ -62,7 +64,7 @@ func newDoorFixture(t *testing.T) *doorFixture {
 	gitconfig := filepath.Join(home, ".gitconfig")
 	fatalIf(t, os.MkdirAll(home, 0o755))
 	fatalIf(t, os.WriteFile(gitconfig, []byte("[user]\n\tname = Door\n\temail = door@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644))
-	f := &doorFixture{base: base, clean: filepath.Join(base, "tmpl-clean"), ran: filepath.Join(base, "tmpl-ran")}
+	f := &doorFixture{base: base, clean: filepath.Join(base, "tmpl-clean"), ran: filepath.Join(base, "tmpl-ran"), bin: buildArchitect(t, base)}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
@@ -93,6 +95,20 @@ func newDoorFixture(t *testing.T) *doorFixture {
 		t.Fatalf("the finished run the control commands read: exit %d\n%s", res.code, res.stderr)
 	}
 	return f
+}
+
+// buildArchitect builds the binary as users build it, once: the rows run
+// it thousands of times, and the test binary (race-instrumented under go
+// test -race) takes three times the CPU to start. After go vet ./..., as
+// in CI, the build reuses its compiled packages: about two seconds.
+func buildArchitect(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "bin", "architect")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/architect-dev/architect/cmd/architect").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // makeFixtures fills fx with one thing of each sort a path can name.
@@ -146,6 +162,43 @@ func (f *doorFixture) newRow(ran bool) (string, error) {
 		}
 		return err
 	})
+}
+
+// A desk is a worker's row folder, used by one row after another as long
+// as each leaves it as it found it; a row that writes gets the next row a
+// fresh copy.
+type desk struct {
+	dir      string
+	pristine map[string]string
+}
+
+// desk returns a row folder from the template (ran: the finished run's),
+// reusing the worker's own when it has one.
+func (f *doorFixture) desk(desks map[bool]*desk, ran bool) (*desk, error) {
+	if d := desks[ran]; d != nil {
+		return d, nil
+	}
+	dir, err := f.newRow(ran)
+	if err != nil {
+		return nil, err
+	}
+	d := &desk{dir: dir, pristine: snapshot(dir)}
+	desks[ran] = d
+	return d, nil
+}
+
+// release takes the row's file away, and the desk too unless it is as it
+// was (git's empty blob, which a dry run may leave, aside).
+func (f *doorFixture) release(desks map[bool]*desk, ran bool) {
+	d := desks[ran]
+	_ = os.Remove(filepath.Join(d.dir, "fx", "row.yaml"))
+	if os.Remove(filepath.Join(d.dir, emptyBlob)) == nil {
+		_ = os.Remove(filepath.Join(d.dir, filepath.Dir(emptyBlob)))
+	}
+	if len(changes(d.pristine, snapshot(d.dir))) > 0 {
+		_ = os.RemoveAll(d.dir)
+		delete(desks, ran)
+	}
 }
 
 // copyTree copies a folder with its files, links and FIFOs, keeping modes.
@@ -253,7 +306,7 @@ type outcome struct {
 func (f *doorFixture) run(ctx context.Context, root string, extra []string, limit time.Duration, args ...string) outcome {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "architect", args...)
+	cmd := exec.CommandContext(ctx, f.bin, args...)
 	cmd.Dir = filepath.Join(root, "ws")
 	cmd.Env = append(append(append([]string(nil), f.env...), "TMPDIR="+filepath.Join(root, "tmp")), extra...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

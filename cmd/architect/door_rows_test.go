@@ -3,6 +3,7 @@ package main
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/architect-dev/architect/config"
@@ -16,6 +17,7 @@ const (
 	judgeMatrix = "matrix"  // batch --matrix: the file was read and validated, nothing written
 	judgeRun    = "run"     // the command ran to its end (exit 0 or 1)
 	judgeHelp   = "help"    // the value parsed: the command's help follows
+	judgeGroup  = "group"   // batch --matrix, one task per value: each refused by an error naming it, or accepted
 	judgePlain  = "plain"   // the command did what it does without the flag, or ran
 )
 
@@ -25,10 +27,11 @@ type row struct {
 	names []string // what a refusal must name: the flag, the key, the variable
 	kind  string
 	v     value
-	ran   bool              // the workspace holds a finished run
-	args  []string          // the command line
-	env   []string          // extra variables
-	files map[string]string // written into fx before the run
+	group []value       // for judgeGroup: the values, one task each
+	ran   bool          // the workspace holds a finished run
+	args  []string      // the command line
+	env   []string      // extra variables
+	file  func() string // the text of fx/row.yaml, written before the run (nil: none)
 	judge string
 	// real is the command line of the real run that follows an accepted
 	// dry run (nil: none), and command the command a plain row runs.
@@ -37,11 +40,14 @@ type row struct {
 }
 
 // loopBase is the loop's command line every loop row starts from, less
-// the flag under test.
+// the flag under test: base.yaml, or, when -c is under test, the same
+// options as flags (which a file given with -c cannot override).
 func loopBase(except string, dry bool) []string {
 	args := []string{"loop"}
 	if except != "config" {
 		args = append(args, "-c", fxRel+"/base.yaml")
+	} else {
+		args = append(args, "make the door hold", "--agent-cmd", "true", "--check", "true", "--max-iterations", "1", "--backoff-cap", "0")
 	}
 	if dry && except != "dry-run" {
 		args = append(args, "--dry-run")
@@ -106,10 +112,11 @@ func flagRows(root *cobra.Command) []row {
 }
 
 // withValue adds a path value to the names a refusal may give: an error
-// that quotes the file given ("../fx/file.md:2: …") names it.
+// that quotes the file given ("../fx/file.md:2: …") names it, as written
+// or escaped.
 func withValue(names []string, kind string, v value) []string {
 	if kind == kindPath && len(v.text) > 3 {
-		return append(slices.Clone(names), v.text)
+		return append(slices.Clone(names), v.text, strings.Trim(strconv.Quote(v.text), `"`))
 	}
 	return names
 }
@@ -177,10 +184,13 @@ func envRows(loop *cobra.Command) []row {
 			if v.fileOnly || v.yaml != "" {
 				continue
 			}
-			kv := name + "=" + v.text
+			except := flag
+			if v.text == "" {
+				except = "" // an empty variable is unset: the base is whole
+			}
 			rows = append(rows, row{
-				name: name + "=" + v.label, names: names, kind: kind, v: v, env: []string{kv},
-				judge: judgeDryRun, args: loopBase(flag, true), real: loopBase(flag, false),
+				name: name + "=" + v.label, names: withValue(names, kind, v), kind: kind, v: v, env: []string{name + "=" + v.text},
+				judge: judgeDryRun, args: loopBase(except, true),
 			})
 		}
 	}
@@ -191,7 +201,7 @@ func envRows(loop *cobra.Command) []row {
 		}
 		seen[o.Env] = true
 		kind, enum := optionKind(loop, o)
-		add(o.Env, o.Flag, []string{o.Env, o.Key}, kind, enum)
+		add(o.Env, o.Flag, []string{o.Env, o.Key, o.Flag}, kind, enum)
 	}
 	loop.Flags().VisitAll(func(fl *pflag.Flag) {
 		for _, name := range envInUsage.FindAllString(fl.Usage, -1) {

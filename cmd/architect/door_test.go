@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,7 @@ import (
 // flags by parsing them (--help); the other commands by running them in a
 // workspace that holds a finished run.
 func TestDoor(t *testing.T) {
+	setup := time.Now()
 	f := newDoorFixture(t)
 	root := cli.Command()
 	loopCmd, _, err := root.Find([]string{"loop"})
@@ -63,20 +65,28 @@ func TestDoor(t *testing.T) {
 		rows = some
 	}
 	baselines := f.baselines(t, rows)
+	t.Logf("set up in %s (the binary built, the templates made, each command's baseline run)", time.Since(setup).Round(100*time.Millisecond))
 
 	start := time.Now()
 	var mu sync.Mutex
 	tally := map[string]int{}
+	var slow []string // rows that took over 2 s, to find what makes the test slow
 	work := make(chan row)
 	var wg sync.WaitGroup
 	for range doorWorkers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			desks := map[bool]*desk{}
 			for r := range work {
-				verdict := f.check(t, r, baselines[r.command])
+				began := time.Now()
+				verdict := f.check(t, r, baselines[r.command], desks)
+				took := time.Since(began)
 				mu.Lock()
 				tally[verdict]++
+				if took > 2*time.Second {
+					slow = append(slow, fmt.Sprintf("%s (%s)", r.name, took.Round(100*time.Millisecond)))
+				}
 				mu.Unlock()
 			}
 		}()
@@ -87,6 +97,9 @@ func TestDoor(t *testing.T) {
 	close(work)
 	wg.Wait()
 	t.Logf("%d inputs in %s: %v", len(rows), time.Since(start).Round(time.Second), tally)
+	if len(slow) > 0 {
+		t.Logf("rows over 2 s: %s", strings.Join(slow, ", "))
+	}
 }
 
 // doorWorkers is how many rows run at once: the binary mostly waits for
@@ -114,15 +127,16 @@ func (f *doorFixture) baselines(t *testing.T, rows []row) map[string]outcome {
 }
 
 // check runs one row and judges it; it returns the verdict.
-func (f *doorFixture) check(t *testing.T, r row, baseline outcome) string {
-	dir, err := f.newRow(r.ran)
+func (f *doorFixture) check(t *testing.T, r row, baseline outcome, desks map[bool]*desk) string {
+	d, err := f.desk(desks, r.ran)
 	if err != nil {
 		t.Errorf("%s: %v", r.name, err)
 		return "error"
 	}
-	defer os.RemoveAll(dir)
-	for name, text := range r.files {
-		if err := os.WriteFile(filepath.Join(dir, "fx", name), []byte(text), 0o644); err != nil {
+	defer f.release(desks, r.ran)
+	dir := d.dir
+	if r.file != nil {
+		if err := os.WriteFile(filepath.Join(dir, "fx", "row.yaml"), []byte(r.file()), 0o644); err != nil {
 			t.Errorf("%s: %v", r.name, err)
 			return "error"
 		}
@@ -134,20 +148,26 @@ func (f *doorFixture) check(t *testing.T, r row, baseline outcome) string {
 	}
 	before := snapshot(dir)
 	o := f.run(context.Background(), dir, r.env, 30*time.Second, r.args...)
+	after := snapshot(dir)
+	if slices.Contains(r.args, "--dry-run") {
+		after = withoutEmptyBlob(after)
+	}
 	if p := hygiene(o); p != "" {
 		return fail(o, "%s", p)
 	}
-	if pwnedIn(dir) {
+	if pwnedIn(after) {
 		return fail(o, "a value reached a shell: %s was created", pwned)
+	}
+	if r.judge == judgeGroup {
+		if p := groupProblem(r, o, before, after); p != "" {
+			return fail(o, "%s", p)
+		}
+		return "group"
 	}
 	if r.judge == judgePlain && o.code == baseline.code && firstError(o, dir) == firstError(baseline, baseline.dir) {
 		return "accepted" // what the command does without the flag
 	}
 	if o.code == 2 {
-		after := snapshot(dir)
-		if slices.Contains(r.args, "--dry-run") {
-			after = withoutEmptyBlob(after)
-		}
 		if p := refusal(r, o, before, after); p != "" {
 			return fail(o, "%s", p)
 		}
@@ -155,13 +175,19 @@ func (f *doorFixture) check(t *testing.T, r row, baseline outcome) string {
 	}
 	switch r.judge {
 	case judgeDryRun:
-		return f.acceptedDryRun(t, r, dir, o, before, fail)
+		if o.code != 0 {
+			return fail(o, "the dry run neither passed (exit 0) nor refused the value (exit 2)")
+		}
+		if c := changes(before, after); len(c) > 0 {
+			return fail(o, "the dry run wrote %v", c)
+		}
+		return f.acceptedDryRun(r, dir, o, fail)
 	case judgeMatrix:
 		var m map[string][]string
 		if o.code != 0 || json.Unmarshal([]byte(o.stdout), &m) != nil || len(m["task"]) != 1 {
 			return fail(o, "batch --matrix: want exit 0 and the matrix of one task on stdout, got %q", short(o.stdout))
 		}
-		if c := changes(before, snapshot(dir)); len(c) > 0 {
+		if c := changes(before, after); len(c) > 0 {
 			return fail(o, "batch --matrix wrote %v", c)
 		}
 	case judgeHelp:
@@ -176,16 +202,10 @@ func (f *doorFixture) check(t *testing.T, r row, baseline outcome) string {
 	return "accepted"
 }
 
-// acceptedDryRun judges a loop row whose dry run exited 0, then runs it
-// for real when it has a real command line and the agent is the command
-// agent: the run's state must be saved, and the run resumed.
-func (f *doorFixture) acceptedDryRun(t *testing.T, r row, dir string, o outcome, before map[string]string, fail func(outcome, string, ...any) string) string {
-	if o.code != 0 {
-		return fail(o, "the dry run neither passed (exit 0) nor refused the value (exit 2)")
-	}
-	if c := changes(before, withoutEmptyBlob(snapshot(dir))); len(c) > 0 {
-		return fail(o, "the dry run wrote %v", c)
-	}
+// acceptedDryRun judges the output of a loop row's dry run that passed,
+// then runs it for real when it has a real command line and the agent is
+// the command agent: the run's state must be saved, and the run resumed.
+func (f *doorFixture) acceptedDryRun(r row, dir string, o outcome, fail func(outcome, string, ...any) string) string {
 	var doc struct {
 		Config []struct {
 			Key   string `json:"key"`
@@ -208,20 +228,21 @@ func (f *doorFixture) acceptedDryRun(t *testing.T, r row, dir string, o outcome,
 	if r.real == nil || agentName != "command" {
 		return "accepted"
 	}
-	before = snapshot(dir)
+	before := snapshot(dir)
 	o = f.run(context.Background(), dir, r.env, 60*time.Second, r.real...)
+	after := snapshot(dir)
 	if p := hygiene(o); p != "" {
 		return fail(o, "real run: %s", p)
 	}
 	if strings.Contains(o.stdout, "Nothing was run (--dry-run).") {
 		return "accepted" // --dry-run=true
 	}
-	if r.kind != kindCommand && pwnedIn(dir) {
+	if r.kind != kindCommand && pwnedIn(after) {
 		return fail(o, "real run: a value reached a shell: %s was created", pwned)
 	}
 	switch o.code {
 	case 2:
-		if p := refusal(r, o, before, snapshot(dir)); p != "" {
+		if p := refusal(r, o, before, after); p != "" {
 			return fail(o, "real run: %s", p)
 		}
 		return "refused by the run"
@@ -236,13 +257,57 @@ func (f *doorFixture) acceptedDryRun(t *testing.T, r row, dir string, o outcome,
 	if _, err := loop.ReadState(ws); err != nil {
 		return fail(o, "real run: the state cannot be read back: %v", err)
 	}
-	if o.code == 1 {
+	// A text could come back changed from the records (JSON); a number
+	// or a switch that was saved comes back as it was.
+	if o.code == 1 && r.kind != kindInt && r.kind != kindNumber && r.kind != kindDuration && r.kind != kindBool {
 		o = f.run(context.Background(), dir, r.env, 60*time.Second, "loop", "--resume", "-C", ws, "--max-iterations", "2")
 		if p := hygiene(o); p != "" || (o.code != 0 && o.code != 1) {
 			return fail(o, "resuming the real run: %s", p)
 		}
 	}
 	return "accepted and run"
+}
+
+// groupProblem judges a batch file with one task per value: either every
+// task is accepted (the matrix lists them all), or the file is refused
+// (exit 2, nothing written) and each error belongs to a task and names
+// the key.
+func groupProblem(r row, o outcome, before, after map[string]string) string {
+	if o.code == 0 {
+		var m map[string][]string
+		if json.Unmarshal([]byte(o.stdout), &m) != nil || len(m["task"]) != len(r.group) {
+			return fmt.Sprintf("batch --matrix: want the matrix of %d tasks, got %q", len(r.group), short(o.stdout))
+		}
+		if c := changes(before, after); len(c) > 0 {
+			return fmt.Sprintf("batch --matrix wrote %v", c)
+		}
+		return ""
+	}
+	if o.code != 2 {
+		return "neither accepted every task nor refused the file"
+	}
+	if c := changes(before, after); len(c) > 0 {
+		return fmt.Sprintf("refused, but wrote %v", c)
+	}
+	byTask := map[int][]string{}
+	for _, line := range strings.Split(o.stderr, "\n") {
+		if !strings.HasPrefix(line, "architect: error: ") {
+			continue
+		}
+		_, rest, ok := strings.Cut(line, "tasks.t")
+		digits := strings.IndexFunc(rest+".", func(r rune) bool { return r < '0' || r > '9' })
+		n, err := strconv.Atoi(rest[:digits])
+		if !ok || err != nil || n >= len(r.group) {
+			return "an error that names none of the tasks: " + short(line)
+		}
+		byTask[n] = append(byTask[n], line)
+	}
+	for n, lines := range byTask {
+		if !namesAny(strings.Join(lines, "\n"), r.names) {
+			return fmt.Sprintf("value %s: the error does not name any of %q: %s", r.group[n].label, r.names, short(lines[0]))
+		}
+	}
+	return ""
 }
 
 // goParser matches the messages of Go's parsers and encoders, which a
@@ -345,15 +410,14 @@ func firstError(o outcome, dir string) string {
 	return ""
 }
 
-func pwnedIn(dir string) bool {
-	found := false
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Name() == pwned {
-			found = true
+// pwnedIn reports whether a snapshot holds a file named pwned.
+func pwnedIn(snap map[string]string) bool {
+	for p := range snap {
+		if filepath.Base(p) == pwned {
+			return true
 		}
-		return nil
-	})
-	return found
+	}
+	return false
 }
 
 func short(s string) string {

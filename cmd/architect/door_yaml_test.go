@@ -18,6 +18,7 @@ type leaf struct {
 	path []string
 	kind string
 	enum []string
+	flag string // the option's flag, which the pre-flight names ("check `CMD`")
 }
 
 // yamlLeaves walks ralph.yaml's JSON Schema, which config generates from
@@ -72,6 +73,7 @@ func yamlLeaves(loop *cobra.Command) []leaf {
 		l := leaf{path: path, kind: schemaKind(n)}
 		if o, ok := opts[path[len(path)-1]]; ok && path[0] == "ralph_loop" {
 			l.kind, l.enum = optionKind(loop, o)
+			l.flag = o.Flag
 		}
 		out = append(out, l)
 	}
@@ -97,8 +99,10 @@ func schemaKind(n map[string]any) string {
 }
 
 // yamlRows is a row for every value of every key of ralph.yaml, read by
-// `architect loop -c`, and of a batch file's task, read by `architect
-// batch --matrix`.
+// `architect loop -c`, and a row for every key of a batch file's task,
+// read by `architect batch --matrix`: one task per value (t0, t1, …), each
+// judged by the errors that name it. A value that makes the whole file
+// unreadable (bytes that are not UTF-8) gets a file of its own.
 func yamlRows(loop *cobra.Command) []row {
 	var rows []row
 	batchSeen := map[string]bool{}
@@ -109,33 +113,60 @@ func yamlRows(loop *cobra.Command) []row {
 			inTask = l.path
 		}
 		dotted := strings.Join(inTask, ".")
-		names := []string{dotted, inTask[len(inTask)-1]}
-		newKey := !batchSeen[dotted]
-		batchSeen[dotted] = true
-		for _, v := range valuesFor(l.kind, l.enum, fxRel) {
+		names := []string{dotted, inTask[len(inTask)-1], l.flag}
+		values := valuesFor(l.kind, l.enum, fxRel)
+		for _, v := range values {
 			scalar := yamlScalar(l.kind, v)
 			rows = append(rows, row{
 				name: "ralph.yaml " + strings.Join(l.path, ".") + "=" + v.label, names: names, kind: l.kind, v: v,
-				files: map[string]string{"row.yaml": ralphYAML(l.path, scalar)},
+				file:  func() string { return ralphYAML(l.path, scalar) },
 				judge: judgeDryRun, args: []string{"loop", "-c", fxRel + "/row.yaml", "--dry-run", "--json"},
 			})
-			if newKey {
+		}
+		if batchSeen[dotted] {
+			continue
+		}
+		batchSeen[dotted] = true
+		var group []value
+		for _, v := range values {
+			if scalar := yamlScalar(l.kind, v); !utf8.ValidString(scalar) {
 				rows = append(rows, row{
 					name: "batch tasks.r." + dotted + "=" + v.label, names: append(names, "tasks.r."+dotted), kind: l.kind, v: v,
-					files: map[string]string{"row.yaml": batchYAML(inTask, scalar)},
+					file:  func() string { return batchYAML(inTask, scalar) },
 					judge: judgeMatrix, args: []string{"batch", fxRel + "/row.yaml", "--matrix"},
 				})
+				continue
 			}
+			group = append(group, v)
 		}
+		rows = append(rows, row{
+			name: "batch tasks.*." + dotted, names: names, kind: l.kind, group: group,
+			file:  func() string { return batchGroupYAML(inTask, l.kind, group) },
+			judge: judgeGroup, args: []string{"batch", fxRel + "/row.yaml", "--matrix"},
+		})
 	}
 	for _, v := range stringValues() {
 		rows = append(rows, row{
 			name: "batch tasks[0].id=" + v.label, names: []string{"tasks[0].id", "id"}, kind: kindString, v: v,
-			files: map[string]string{"row.yaml": strings.TrimSuffix(baseBatch, "  - id: r\n") + "  - id: " + yamlScalar(kindString, v) + "\n"},
+			file: func() string {
+				return strings.TrimSuffix(baseBatch, "  - id: r\n") + "  - id: " + yamlScalar(kindString, v) + "\n"
+			},
 			judge: judgeMatrix, args: []string{"batch", fxRel + "/row.yaml", "--matrix"},
 		})
 	}
 	return rows
+}
+
+// batchGroupYAML is baseBatch with one task per value, t0, t1, …, each
+// with the key at path set to its value.
+func batchGroupYAML(path []string, kind string, group []value) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(baseBatch, "  - id: r\n"))
+	for i, v := range group {
+		fmt.Fprintf(&b, "  - id: t%d\n", i)
+		nest(&b, path, 2, yamlScalar(kind, v))
+	}
+	return b.String()
 }
 
 // ralphYAML is baseYAML with the key at path set to scalar.
@@ -188,6 +219,9 @@ func yamlScalar(kind string, v value) string {
 		if plainScalar.MatchString(v.text) {
 			return v.text
 		}
+	}
+	if strings.IndexFunc(v.text, func(r rune) bool { return r < ' ' || r > '~' || r == '"' || r == '\\' }) < 0 {
+		return `"` + v.text + `"` // plain ASCII: nothing to escape (10 MB of it, quickly)
 	}
 	var b strings.Builder
 	b.WriteByte('"')
