@@ -38,6 +38,9 @@ func FuzzLoopFlags(f *testing.F) {
 		var flagged config.Config
 		config.RegisterFlags(fs, &flagged)
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, pflag.ErrHelp) {
+				return // -h: cobra shows the help
+			}
 			var ue *loop.UsageError
 			if !errors.As(flagError(loopCmd, err), &ue) {
 				t.Fatalf("%q: a parse error that is not a usage error: %v", args, err)
