@@ -26,6 +26,35 @@ type Request struct {
 	// OnActivity, when set, is called with one-line summaries of what the
 	// agent is doing (tool calls, messages) as its output is parsed.
 	OnActivity func(string)
+
+	// OnSpend, when set, is called with what the run has spent so far each
+	// time the CLI reports more before its final event (tokens of each
+	// model answer, a step's cost, a command agent's result file rewritten):
+	// the loop keeps it, so that the cost of a run stopped or killed in the
+	// middle is not lost, and stops a run that reaches the budget. It is
+	// called from the adapter's output goroutine.
+	OnSpend func(Spend)
+
+	// CompletionTag and DonePattern are what the loop looks for in the final
+	// message. An adapter whose final message can be too large to keep (the
+	// command agent's stdout) searches it itself as it streams, and says
+	// what it found in Outcome.Searched; the others leave it to the loop.
+	CompletionTag string
+	DonePattern   string
+}
+
+// Spend is what a run has spent so far.
+type Spend struct {
+	Usage     Usage
+	Cost      float64 // USD, valid when CostKnown
+	CostKnown bool
+}
+
+// Searched is what an adapter found when it searched the final message
+// itself (see Request.CompletionTag).
+type Searched struct {
+	Tag     bool // a completion declaration (prompt.Detector)
+	Pattern bool // a match of Request.DonePattern
 }
 
 // ErrorKind classifies why a run failed.
@@ -68,6 +97,9 @@ type Outcome struct {
 	Hint         string    // what the user can do about a fatal error
 	ResetAt      time.Time // for ErrUsageLimit: when the limit lifts, zero if unknown
 	Duration     time.Duration
+	// Searched, when set, is what the adapter found in a final message it
+	// could not keep whole (FinalMessage then holds only its end).
+	Searched *Searched
 }
 
 // Failed reports whether the run counts as a failed agent run for backoff

@@ -338,6 +338,14 @@ func (a *aider) classify(o *Outcome, s *aiderStream, stderr string) {
 		o.ErrKind, o.ResetAt = ErrUsageLimit, reset
 		return
 	}
+	if s.errName == "RateLimitError" {
+		// A rate limit, as for every agent: waited out.
+		o.ErrKind = ErrUsageLimit
+		if d, ok := retryDelay(all); ok {
+			o.ResetAt = a.now().Add(d)
+		}
+		return
+	}
 	switch {
 	case s.errName == "AuthenticationError" || s.errName == "PermissionDeniedError":
 		o.ErrKind, o.Hint = ErrFatal, "check the API key aider uses for this model (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …)"

@@ -68,7 +68,7 @@ func TestAiderOutput(t *testing.T) {
 			costKnown: true, cost: (2100*1.25 + 95*10) / 1e6},
 		{file: "wrapped.stdout", steps: 1, usage: Usage{Input: 216000, Output: 1400}, cost: 0.79, costKnown: true},
 		{file: "error-auth.stdout", kind: ErrFatal, costKnown: true, errHas: "AuthenticationError: AnthropicException", hintHas: "API key"},
-		{file: "error-rate-limit.stdout", kind: ErrTransient, steps: 1, usage: Usage{Input: 114000, Output: 92},
+		{file: "error-rate-limit.stdout", kind: ErrUsageLimit, steps: 1, usage: Usage{Input: 114000, Output: 92},
 			cost: 0.34, costKnown: true, errHas: "rate limited you"},
 		{file: "error-rate-limit-recovered.stdout", steps: 1, usage: Usage{Input: 915000, Output: 94}, cost: 2.75, costKnown: true},
 		{file: "error-model.stdout", kind: ErrFatal, costKnown: true, errHas: "not_found_error", hintHas: "--model"},

@@ -42,7 +42,7 @@ func claudeArgs(model string, extra []string) []string {
 }
 
 func (a *claude) Run(ctx context.Context, req Request) Outcome {
-	s := &claudeStream{dir: req.Dir, onActivity: req.OnActivity}
+	s := &claudeStream{dir: req.Dir, onActivity: req.OnActivity, onSpend: req.OnSpend, prices: a.prices}
 	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
 	stdout.KeepTail(claudeLineTail, s.longLine)
 	stderr := proc.NewTail(claudeStderrTail)
@@ -132,6 +132,13 @@ func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
 		o.ErrKind, o.ResetAt = ErrUsageLimit, resetAt
 	case strings.Contains(stderr, "cannot be used with root/sudo privileges"):
 		o.ErrKind, o.Hint = ErrFatal, "running as root: set IS_SANDBOX=1 if this is a sandbox"
+	case status == 429 || s.apiError == "rate_limit" || strings.Contains(structured, "rate_limit_error"):
+		// A rate limit, as for every agent: waited out (usage-limit wait),
+		// not retried at once. Claude Code has already retried it itself.
+		o.ErrKind = ErrUsageLimit
+		if d, ok := retryDelay(structured); ok {
+			o.ResetAt = a.now().Add(d)
+		}
 	case status == 403:
 		o.ErrKind, o.Hint = ErrFatal, "the API key or account is not allowed to do this: check its permissions"
 	case status == 401 || s.apiError == "authentication_failed" || s.apiError == "oauth_org_not_allowed" ||

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,6 +18,8 @@ import (
 type claudeStream struct {
 	dir        string       // the workspace, to shorten paths in activity lines
 	onActivity func(string) // may be nil
+	onSpend    func(Spend)  // may be nil
+	prices     Prices       // to price the usage streamed before the result line
 
 	result    *claudeResult
 	truncated bool   // the result line was longer than the line limit
@@ -91,8 +94,11 @@ func (s *claudeStream) line(b []byte) {
 	case "system":
 		var sub, model string
 		claudeField(f, "subtype", &sub)
-		if sub == "init" && claudeField(f, "model", &model) {
+		switch {
+		case sub == "init" && claudeField(f, "model", &model):
 			s.activity("session started, model " + model)
+		case sub == "api_retry":
+			s.activity(claudeRetry(f))
 		}
 	case "assistant":
 		s.assistant(f)
@@ -187,6 +193,12 @@ func (s *claudeStream) assistant(f map[string]json.RawMessage) {
 			s.usage.Input += u.Input
 			s.usage.CachedInput += u.CachedInput
 			s.usage.Output += u.Output
+			if s.onSpend != nil && u != (Usage{}) {
+				// Claude Code gives dollars only in its result line: until
+				// then, the tokens so far at the model's price.
+				c, ok := s.prices.Cost(s.model, s.usage)
+				s.onSpend(Spend{Usage: s.usage, Cost: c, CostKnown: ok})
+			}
 		}
 	}
 }
@@ -206,6 +218,9 @@ func (s *claudeStream) resultLine(f map[string]json.RawMessage, complete bool) {
 	claudeField(f, "errors", &r.Errors)
 	s.result = r
 	s.truncated = !complete
+	if s.onSpend != nil && r.HasCost && complete {
+		s.onSpend(Spend{Usage: r.Usage, Cost: r.Cost, CostKnown: true})
+	}
 	status := "done"
 	if r.IsError {
 		status = "failed"
@@ -215,6 +230,40 @@ func (s *claudeStream) resultLine(f map[string]json.RawMessage, complete bool) {
 		msg += fmt.Sprintf(", $%.4f", r.Cost)
 	}
 	s.activity(msg)
+}
+
+// claudeRetry describes an api_retry event: Claude Code retries a failed
+// request (server error, overload, rate limit, network) on its own, for
+// minutes if need be; each retry is shown, so that a run stuck retrying is
+// seen as such.
+func claudeRetry(f map[string]json.RawMessage) string {
+	var attempt, maxRetries, status int
+	var delay float64
+	var kind string
+	claudeField(f, "attempt", &attempt)
+	claudeField(f, "max_retries", &maxRetries)
+	claudeField(f, "retry_delay_ms", &delay)
+	claudeField(f, "error_status", &status)
+	claudeField(f, "error", &kind)
+	what := "API error"
+	if status != 0 {
+		what += " " + strconv.Itoa(status)
+	}
+	if kind != "" {
+		what += " (" + kind + ")"
+	}
+	if status == 0 && kind == "" {
+		what = "API request failed"
+	}
+	msg := fmt.Sprintf("%s, retrying in %s", what, time.Duration(delay*float64(time.Millisecond)).Round(100*time.Millisecond))
+	if attempt > 0 {
+		msg += fmt.Sprintf(" (attempt %d", attempt)
+		if maxRetries > 0 {
+			msg += fmt.Sprintf("/%d", maxRetries)
+		}
+		msg += ")"
+	}
+	return msg
 }
 
 func (s *claudeStream) activity(msg string) {

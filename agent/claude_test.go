@@ -77,7 +77,7 @@ func TestClaudeCapturedOutput(t *testing.T) {
 			usage: Usage{Input: 300, CachedInput: 100, Output: 30}, cost: 0.0023, costKnow: true},
 		{file: "error-500.jsonl", exit: 1, kind: ErrTransient, steps: 1, costKnow: true, errHas: "API Error: 500"},
 		{file: "error-529-overloaded.jsonl", exit: 1, kind: ErrTransient, steps: 1, costKnow: true, errHas: "529 Overloaded"},
-		{file: "error-429-api-key.jsonl", exit: 1, kind: ErrTransient, steps: 1, costKnow: true, errHas: "rate limit"},
+		{file: "error-429-api-key.jsonl", exit: 1, kind: ErrUsageLimit, steps: 1, costKnow: true, errHas: "rate limit"},
 		{file: "error-connection-refused.jsonl", exit: 1, kind: ErrTransient, steps: 1, costKnow: true, errHas: "Unable to connect"},
 		{file: "error-401.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "Invalid API key", hintHas: "ANTHROPIC_API_KEY"},
 		{file: "error-403.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "403", hintHas: "permission"},
@@ -319,7 +319,7 @@ func TestClaudeLongResult(t *testing.T) {
 		if !strings.HasSuffix(text.String(), o.FinalMessage) || len(o.FinalMessage) < 200 {
 			t.Fatalf("round %d: final message (%d bytes) %q… is not the end of the text", round, len(o.FinalMessage), o.FinalMessage[:min(80, len(o.FinalMessage))])
 		}
-		is.True(prompt.HasCompletion(o.FinalMessage, "COMPLETE"))
+		is.True(prompt.HasCompletion(o.FinalMessage, "COMPLETE", ""))
 	}
 }
 

@@ -65,6 +65,12 @@ func codexArgs(model string, extra []string) []string {
 
 func (a *codex) Run(ctx context.Context, req Request) Outcome {
 	s := &codexStream{dir: req.Dir, onActivity: req.OnActivity}
+	if req.OnSpend != nil {
+		s.onTurn = func() {
+			c, ok := a.prices.Cost(a.model, s.usage)
+			req.OnSpend(Spend{Usage: s.usage, Cost: c, CostKnown: ok})
+		}
+	}
 	stdout := proc.NewLineWriter(codexMaxLine, s.line)
 	stderr := proc.NewTail(codexStderrTail)
 	env := baseEnv(req.Env)
@@ -163,6 +169,7 @@ func codexClassify(text string, now time.Time) (ErrorKind, string, time.Time) {
 type codexStream struct {
 	dir        string
 	onActivity func(string)
+	onTurn     func() // after each turn's usage, may be nil
 
 	final      string // the last agent_message
 	steps      int    // completed tool items (commands, patches, MCP calls, searches)
@@ -240,6 +247,9 @@ func (s *codexStream) line(b []byte) {
 			s.usage.CachedInput += cached
 			s.usage.Output += out
 			s.sawUsage = true
+			if s.onTurn != nil {
+				s.onTurn()
+			}
 		}
 	case "turn.failed":
 		msg := "the turn failed"

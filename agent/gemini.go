@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,11 +78,19 @@ func geminiArgs(model string, extra []string) []string {
 
 func (a *gemini) Run(ctx context.Context, req Request) Outcome {
 	s := &geminiStream{dir: req.Dir, onActivity: req.OnActivity}
+	if req.OnSpend != nil {
+		s.onResult = func(st *geminiStats) {
+			c, ok := a.cost(s, st)
+			req.OnSpend(Spend{Usage: st.usage(), Cost: c, CostKnown: ok})
+		}
+	}
 	lines := proc.NewLineWriter(geminiMaxLine, s.line)
 	stderr := proc.NewTail(geminiStderrTail)
-	opt := req.options(baseEnv(req.Env), lines, stderr)
+	notices := proc.NewLineWriter(4096, s.stderrLine)
+	opt := req.options(baseEnv(req.Env), lines, io.MultiWriter(stderr, notices))
 	res := runToFile(ctx, a.bin, geminiArgs(a.model, a.args), opt, "architect-gemini-*.jsonl")
 	lines.Flush()
+	notices.Flush()
 	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
 }
 
@@ -263,6 +272,7 @@ func geminiStderrMessage(stderr string) string {
 type geminiStream struct {
 	dir        string
 	onActivity func(string)
+	onResult   func(*geminiStats) // when the result line gives the run's figures, may be nil
 
 	model     string // from the init line
 	text      []byte // assistant text since the last tool call: the final message at the end
@@ -363,6 +373,9 @@ func (s *geminiStream) line(b []byte) {
 		}
 	case "result":
 		s.result = &ev
+		if s.onResult != nil && ev.Stats != nil {
+			s.onResult(ev.Stats)
+		}
 		if ev.Status != "success" && ev.Error != nil {
 			s.activity("error: " + ev.Error.Message)
 		} else if len(s.text) > 0 {
@@ -375,6 +388,24 @@ func (s *geminiStream) activity(msg string) {
 	if s.onActivity != nil {
 		s.onActivity(shortActivity(msg))
 	}
+}
+
+// geminiRetry matches the CLI's own notice of a retried request on
+// stderr: "Attempt 1 failed with status 500. Retrying with backoff...".
+var geminiRetry = lazyRegexp(`^Attempt (\d+) failed(?: with status (\d{3}))?\. Retrying`)
+
+// stderrLine shows the CLI's retries as activity: a run that keeps
+// retrying a failing request (for minutes, by default) is seen to.
+func (s *geminiStream) stderrLine(b []byte) {
+	m := geminiRetry().FindSubmatch(bytes.TrimSpace(b))
+	if m == nil {
+		return
+	}
+	what := "API request failed"
+	if len(m[2]) > 0 {
+		what = "API error " + string(m[2])
+	}
+	s.activity(what + ", retrying (attempt " + string(m[1]) + ")")
 }
 
 // errorText is the structured error of the run: the result line's, else

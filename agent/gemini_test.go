@@ -468,3 +468,15 @@ func TestGeminiNotInstalled(t *testing.T) {
 	is.Equal(o.ErrKind, ErrFatal)
 	is.Equal(o.Hint, geminiInstallHint)
 }
+
+// The Gemini CLI retries a failing request on its own, saying so on
+// stderr: each retry is shown as activity.
+func TestGeminiRetryIsActivity(t *testing.T) {
+	is := is.New(t)
+	var acts []string
+	s := &geminiStream{onActivity: func(m string) { acts = append(acts, m) }}
+	w := proc.NewLineWriter(4096, s.stderrLine)
+	_, _ = w.Write(testdata(t, "gemini", "retry-500.stderr"))
+	w.Flush()
+	is.Equal(acts, []string{"API error 500, retrying (attempt 1)", "API error 500, retrying (attempt 2)"})
+}

@@ -60,6 +60,12 @@ func opencodeArgs(model string, iteration int, extra []string) []string {
 
 func (a *opencode) Run(ctx context.Context, req Request) Outcome {
 	s := &opencodeStream{dir: req.Dir, onActivity: req.OnActivity}
+	if req.OnSpend != nil {
+		s.onStep = func() {
+			c, ok := a.spent(s)
+			req.OnSpend(Spend{Usage: s.usage, Cost: c, CostKnown: ok})
+		}
+	}
 	logs := &opencodeLog{}
 	stdout := proc.NewLineWriter(opencodeMaxLine, s.line)
 	logLines := proc.NewLineWriter(4096, logs.line)
@@ -76,6 +82,7 @@ func (a *opencode) Run(ctx context.Context, req Request) Outcome {
 type opencodeStream struct {
 	dir        string
 	onActivity func(string)
+	onStep     func() // after each step_finish, may be nil
 
 	steps    int     // step_finish parts seen
 	open     bool    // a step started and has not finished
@@ -169,6 +176,9 @@ func (s *opencodeStream) line(b []byte) {
 			s.usage.Input += t.Input + t.Cache.Write
 			s.usage.CachedInput += t.Cache.Read
 			s.usage.Output += t.Output + t.Reasoning
+		}
+		if s.onStep != nil {
+			s.onStep()
 		}
 	case "error":
 		var e opencodeError
@@ -282,21 +292,29 @@ func (a *opencode) outcome(res proc.Result, s *opencodeStream, logs *opencodeLog
 	return o
 }
 
-// cost sets the run's cost: opencode's own sum over the steps. opencode
-// reports $0 for models it has no price for (local models, custom
-// providers) and for subscriptions; then a price the user gave for the
-// --model is used, else the $0 stands. A run killed in the middle of a step
-// spent tokens that were never reported: its cost is unknown.
+// cost sets the run's cost (see spent). A run killed in the middle of a
+// step spent tokens that were never reported: its cost is unknown.
 func (a *opencode) cost(o *Outcome, s *opencodeStream, res proc.Result) {
-	o.Cost, o.CostKnown = s.cost, true
-	if s.cost == 0 && s.usage != (Usage{}) && a.model != "" {
-		if c, ok := a.prices.userCost(a.model, s.usage); ok {
-			o.Cost = c
-		}
-	}
+	o.Cost, o.CostKnown = a.spent(s)
 	if s.open && (res.TimedOut || res.Inactive || res.Canceled) {
 		o.CostKnown = false
 	}
+}
+
+// spent is what the steps so far cost: opencode's own sum. opencode reports
+// $0 for models it has no price for (local models, custom providers) and
+// for subscriptions: then the tokens are priced at the --model's price (the
+// user's, else the built-in table's), and without one the cost is unknown,
+// never a $0 that a budget would trust. A user who knows the model is free
+// says so with a price of 0.
+func (a *opencode) spent(s *opencodeStream) (float64, bool) {
+	if s.cost > 0 || s.usage == (Usage{}) {
+		return s.cost, true
+	}
+	if a.model == "" {
+		return 0, false
+	}
+	return a.prices.Cost(a.model, s.usage)
 }
 
 // classify sets ErrKind, Err, Hint and ResetAt from opencode's error events
@@ -333,6 +351,12 @@ func (a *opencode) classify(o *Outcome, s *opencodeStream, logs *opencodeLog, st
 	status := e.Data.StatusCode
 	if limited, reset := usageLimit(status, all, e.Data.ResponseHeaders, a.now()); limited {
 		o.ErrKind, o.ResetAt = ErrUsageLimit, reset
+		return
+	}
+	if status == 429 || strings.Contains(all, "rate_limit_error") {
+		// A rate limit, as for every agent: waited out, for as long as the
+		// provider asks when it says.
+		o.ErrKind, o.ResetAt = ErrUsageLimit, retryAfter(e.Data.ResponseHeaders, a.now())
 		return
 	}
 	switch {
@@ -395,11 +419,22 @@ func usageLimit(status int, text string, headers map[string]string, now time.Tim
 		}
 	}
 	if reset.IsZero() && status == 429 {
-		if n, err := strconv.ParseInt(h("retry-after"), 10, 64); err == nil && n > 0 {
-			reset = now.Add(time.Duration(n) * time.Second)
-		}
+		reset = retryAfter(headers, now)
 	}
 	return true, reset
+}
+
+// retryAfter is when a retry-after header (in seconds) says to try again;
+// zero without one.
+func retryAfter(headers map[string]string, now time.Time) time.Time {
+	for k, v := range headers {
+		if strings.EqualFold(k, "retry-after") {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n > 0 {
+				return now.Add(time.Duration(n) * time.Second)
+			}
+		}
+	}
+	return time.Time{}
 }
 
 var (

@@ -162,7 +162,7 @@ func TestOpencodeCapturedOutput(t *testing.T) {
 			usage: Usage{Input: 1201, CachedInput: 800, Output: 41}, cost: 0.004458, costKnown: true},
 		{file: "error-401.jsonl", stderr: "error-401.stderr", exit: 1, kind: ErrFatal, costKnown: true,
 			errHas: "invalid x-api-key (HTTP 401)", hintHas: "credentials"},
-		{file: "error-429.jsonl", exit: 1, kind: ErrTransient, costKnown: true, errHas: "rate limit"},
+		{file: "error-429.jsonl", exit: 1, kind: ErrUsageLimit, costKnown: true, errHas: "rate limit", resetAt: now.Add(30 * time.Second)}, // retry-after: 30
 		{file: "error-bad-model.jsonl", stderr: "error-bad-model.stderr", exit: 1, kind: ErrFatal, costKnown: true,
 			errHas: "ProviderModelNotFoundError: Model not found: anthropic/claude-nope-9", hintHas: "--model"},
 		{file: "error-usage-limit.jsonl", exit: 1, kind: ErrUsageLimit, costKnown: true,
@@ -212,17 +212,25 @@ func TestOpencodeCost(t *testing.T) {
 {"type":"text","part":{"type":"text","text":"done"}}
 {"type":"step_finish","part":{"type":"step-finish","cost":0,"tokens":{"input":1000000,"output":1000000,"reasoning":0,"cache":{"read":0,"write":0}}}}
 `
-	// opencode says $0: it stands unless the user priced the model.
+	// opencode says $0 for tokens it has no price for: without a price of
+	// architect's, that cost is unknown, never a $0 a budget would trust.
 	o, _ := replayOpencode(t, &opencode{cliAdapter{model: "ollama/qwen3", now: time.Now}}, []byte(free), nil, proc.Result{})
-	is.True(o.CostKnown)
-	is.Equal(o.Cost, 0.0)
+	is.True(!o.CostKnown)
+	o, _ = replayOpencode(t, &opencode{cliAdapter{now: time.Now}}, []byte(free), nil, proc.Result{})
+	is.True(!o.CostKnown) // no --model: no price to look up
 	a := &opencode{cliAdapter{model: "ollama/qwen3", prices: Prices{"qwen3": {Input: 1, Output: 2}}, now: time.Now}}
 	o, _ = replayOpencode(t, a, []byte(free), nil, proc.Result{})
 	is.True(o.CostKnown)
 	is.True(near(o.Cost, 3))
-	// A built-in price does not override opencode's $0 (subscriptions, free models).
+	// The built-in price counts too (a subscription's tokens at list price:
+	// a budget overestimated rather than ignored); a price of 0 says free.
 	a = &opencode{cliAdapter{model: "github-copilot/claude-sonnet-4.5", now: time.Now}}
 	o, _ = replayOpencode(t, a, []byte(free), nil, proc.Result{})
+	is.True(o.CostKnown)
+	is.True(near(o.Cost, 18))
+	a = &opencode{cliAdapter{model: "github-copilot/claude-sonnet-4.5", prices: Prices{"claude-sonnet-4.5": {}}, now: time.Now}}
+	o, _ = replayOpencode(t, a, []byte(free), nil, proc.Result{})
+	is.True(o.CostKnown)
 	is.Equal(o.Cost, 0.0)
 
 	// Killed in the middle of a step: what it spent there is unknown.

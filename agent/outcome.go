@@ -2,7 +2,6 @@ package agent
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -45,7 +44,10 @@ func fromProc(r proc.Result) Outcome {
 		}
 	case r.TimedOut:
 		o.ErrKind = ErrTransient
-		o.Err = fmt.Sprintf("agent timed out after %s", r.Duration.Round(1e9))
+		// No figure here: r.Duration ends when the leader exits, which may
+		// be long before the rest of its group is gone; the loop measures
+		// the agent's real time.
+		o.Err = "agent timed out (stopped at --iteration-timeout)"
 	case r.Inactive:
 		o.ErrKind = ErrTransient
 		o.Err = "agent produced no output for the inactivity timeout and was stopped"

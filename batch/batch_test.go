@@ -174,7 +174,7 @@ func TestRunParallelIsolatesFailures(t *testing.T) {
 	}
 	is.Equal(res[1].StopReason, "max_iterations")
 	is.Equal(res[0].Branch, "architect/a")
-	is.Equal(res[0].Cost, 0.5)
+	is.Equal(*res[0].Cost, 0.5)
 	is.True(strings.Contains(log.String(), "architect: [b] failed: stopped on max_iterations"))
 	err = Preflight(context.Background(), repo, tasks) // the worktrees are there now
 	is.True(err != nil)
@@ -208,7 +208,7 @@ func TestBoardRedrawsInPlace(t *testing.T) {
 	b := NewBoard(&out, []string{"one", "two"}, 100)
 	b.Event("one", loop.Event{Type: loop.EventLoopStarted, MaxIterations: 5})
 	b.Event("one", loop.Event{Type: loop.EventIterationStarted, Iteration: 1, MaxIterations: 5})
-	b.Finish(TaskResult{ID: "two", Outcome: Failed, StopReason: "max_iterations", Iterations: 5, Cost: 1.25})
+	b.Finish(TaskResult{ID: "two", Outcome: Failed, StopReason: "max_iterations", Iterations: 5, Cost: ptr(1.25), KnownCost: 1.25})
 	b.Close()
 	s := out.String()
 	is.True(strings.Contains(s, "\x1b[2Kone  queued\n\x1b[2Ktwo  queued\n")) // first drawing
@@ -245,3 +245,4 @@ func TestExampleLoads(t *testing.T) {
 	is.Equal(tasks[1].Config.MaxIterations, 5)
 	is.Equal(tasks[0].Config.MaxIterations, 15)
 }
+func ptr[T any](v T) *T { return &v }

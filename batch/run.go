@@ -53,8 +53,9 @@ type TaskResult struct {
 	Success      bool         `json:"success"` // succeeded now or, for skipped, earlier
 	StopReason   string       `json:"stop_reason,omitempty"`
 	Iterations   int          `json:"iterations"`
-	Cost         float64      `json:"cost"`
+	Cost         *float64     `json:"cost"` // null when some iteration's cost is unknown
 	CostKnown    bool         `json:"cost_known"`
+	KnownCost    float64      `json:"known_cost"` // what is known of it
 	Duration     float64      `json:"duration"`
 	Branch       string       `json:"branch"`
 	WorktreePath string       `json:"worktree_path"`
@@ -211,7 +212,7 @@ func fill(r *TaskResult, res *loop.Result) {
 	r.Success = res.Success
 	r.StopReason = res.StopReason
 	r.Iterations = res.TotalIterations
-	r.Cost, r.CostKnown = res.TotalCost, res.TotalCostKnown
+	r.Cost, r.CostKnown, r.KnownCost = res.TotalCost, res.TotalCostKnown, res.KnownCost
 	r.Duration = res.TotalDuration
 	if res.Branch != "" {
 		r.Branch = res.Branch

@@ -108,7 +108,7 @@ func (b *Board) Finish(r TaskResult) {
 	if t == nil {
 		return
 	}
-	t.finished, t.state, t.iteration, t.cost = true, r.Outcome, r.Iterations, r.Cost
+	t.finished, t.state, t.iteration, t.cost = true, r.Outcome, r.Iterations, r.KnownCost
 	if r.StopReason != "" && r.Outcome != Succeeded {
 		t.state += " (" + r.StopReason + ")"
 	}
@@ -164,13 +164,13 @@ func WriteSummary(w io.Writer, rs []TaskResult) {
 		if stop == "" {
 			stop = "-"
 		}
-		cost := fmt.Sprintf("$%.4f", r.Cost)
+		cost := fmt.Sprintf("$%.4f", r.KnownCost)
 		switch {
 		case r.CostKnown || r.Iterations == 0:
-		case r.Cost == 0:
+		case r.KnownCost == 0:
 			cost = "unknown"
 		default:
-			cost += "+" // some iterations' cost unknown
+			cost = "≥" + cost // some iterations' cost unknown
 		}
 		dur := (time.Duration(r.Duration * float64(time.Second))).Round(100 * time.Millisecond).String()
 		if r.Result == nil { // never ran

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,4 +85,35 @@ func BenchmarkPromptBuild(b *testing.B) {
 	for b.Loop() {
 		prompt.Build(in)
 	}
+}
+
+// BenchmarkSpawn is what a process run costs: exec alone (a new group,
+// waited for), then through proc (a run ID, output pipes, the end-of-run
+// look for leftovers), first without containment (the children list),
+// then contained (a run cgroup where this process may make one: a slot,
+// clone3, one read of cgroup.events). Contain is once per process: it
+// comes last.
+func BenchmarkSpawn(b *testing.B) {
+	b.Run("exec", func(b *testing.B) {
+		for b.Loop() {
+			c := exec.Command("true")
+			c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := c.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	spawn := func(b *testing.B) {
+		var out bytes.Buffer
+		for b.Loop() {
+			if r := proc.Run(b.Context(), "true", nil, proc.Options{Stdout: &out}); r.ExitCode != 0 {
+				b.Fatal(r)
+			}
+		}
+	}
+	b.Run("proc", spawn)
+	b.Run("proc-contained", func(b *testing.B) {
+		defer proc.Contain(proc.ContainOptions{})()
+		spawn(b)
+	})
 }

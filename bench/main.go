@@ -29,7 +29,9 @@ import (
 
 var (
 	runs = flag.Int("runs", 3, "runs per scenario (the median is reported)")
-	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup")
+	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch")
+	use  = flag.String("bin", "", "measure this architect binary instead of building one")
+	base = flag.String("baseline", "", "procs and batch: measure this other architect binary too, side by side (e.g. a build of main)")
 	bin  string
 	tmp  string
 )
@@ -65,11 +67,17 @@ func main() {
 	os.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
 
 	bin = filepath.Join(tmp, "architect")
-	fmt.Fprintln(os.Stderr, "bench: building architect as releases are built (static, CGO_ENABLED=0)")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/architect")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fatal(fmt.Errorf("go build: %v\n%s", err, out))
+	if *use != "" {
+		if bin, err = filepath.Abs(*use); err != nil {
+			fatal(err)
+		}
+	} else {
+		fmt.Fprintln(os.Stderr, "bench: building architect as releases are built (static, CGO_ENABLED=0)")
+		build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/architect")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			fatal(fmt.Errorf("go build: %v\n%s", err, out))
+		}
 	}
 	want := func(s string) bool { return *only == "" || slices.Contains(strings.Split(*only, ","), s) }
 	if want("overhead") {
@@ -86,6 +94,12 @@ func main() {
 	}
 	if want("startup") {
 		startup()
+	}
+	if want("procs") {
+		procsScenario()
+	}
+	if want("batch") {
+		batchScenario()
 	}
 	fmt.Printf("Machine: %s\n\n", machine())
 	fmt.Println("| measurement | result (median of runs) | target | |")
@@ -270,7 +284,7 @@ func diffPhase() {
 	// The whole binary, for its peak RSS through that phase.
 	var rss []float64
 	for range *runs {
-		res, _, hwm := run(dir, "rewrite", "--agent-cmd", fmt.Sprintf(rewriteScript, files), "--max-iterations", "1")
+		res, _, hwm := run(dir, "rewrite", "--agent-cmd", fmt.Sprintf(rewriteScript, files), "--max-iterations", "1", "--no-checks")
 		if len(res.Iterations) != 1 {
 			fatal(fmt.Errorf("diff: no iteration (%s)", res.StopReason))
 		}
@@ -296,7 +310,7 @@ func output() {
 		t0 = time.Now()
 		sh(dir, printGB+" | cat >/dev/null")
 		cat = append(cat, 1e9/time.Since(t0).Seconds()/1e6)
-		res, _, hwm := run(dir, "print", "--agent-cmd", printGB, "--max-iterations", "1")
+		res, _, hwm := run(dir, "print", "--agent-cmd", printGB, "--max-iterations", "1", "--no-checks")
 		aRate = append(aRate, 1e9/res.Iterations[0].AgentDuration/1e6)
 		aRSS = append(aRSS, float64(hwm)/(1<<20))
 		res, _, hwm = run(dir, "print", "--agent-cmd", "true", "--check", printGB, "--max-iterations", "1")

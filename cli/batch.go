@@ -11,7 +11,6 @@ import (
 	"github.com/architect-dev/architect/batch"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
-	"github.com/architect-dev/architect/proc"
 	"github.com/spf13/cobra"
 )
 
@@ -92,6 +91,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 			return err
 		}
 	}
+	defer contain(e)() // before the pre-flight's first process
 	agents := map[string]agent.Agent{}
 	redacts := map[string]func(string) string{}
 	var failed preflight.Failures
@@ -123,9 +123,6 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		if err := batch.Preflight(ctx, o.dir, tasks); err != nil {
 			return err
 		}
-	}
-	if err := proc.EnableSubreaper(); err != nil {
-		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
 	}
 	opts := batch.Options{Dir: o.dir, Parallel: o.parallel, Resume: o.resume, Agents: agents, Redact: redacts}
 	var board *batch.Board

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/architect-dev/architect/config"
@@ -34,14 +35,21 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	lookup         func(string) (string, bool)
+	// workspace is the workspace of the loop this process runs, once it
+	// has started: a SIGTERM that `architect cancel` sent is told apart
+	// by the request it left there.
+	workspace atomic.Pointer[string]
 }
 
 // Main runs architect with args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == proc.SupervisorCommand {
+		return proc.Supervise(args[1:], stdin) // see contain below
+	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookup: os.LookupEnv}
 	root := newRoot(e)
 	root.SetArgs(args)
-	ctx, stop := signalContext(stderr)
+	ctx, stop := signalContext(e)
 	defer stop()
 	return exitCode(e, root.ExecuteContext(ctx))
 }
@@ -111,7 +119,8 @@ func exitCode(e *env, err error) int {
 
 // signalContext is cancelled (cause loop.ErrInterrupted) by the first
 // SIGINT or SIGTERM; a second one kills every child process group at once.
-func signalContext(stderr io.Writer) (context.Context, func()) {
+func signalContext(e *env) (context.Context, func()) {
+	stderr := e.stderr
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
@@ -125,7 +134,11 @@ func signalContext(stderr io.Writer) (context.Context, func()) {
 			case s := <-ch:
 				n++
 				if n == 1 {
-					fmt.Fprintf(stderr, "architect: %s received: stopping (send it again to kill the agent and checks at once)\n", strings.ToLower(signalName(s)))
+					if ws := e.workspace.Load(); ws != nil && s == syscall.SIGTERM && controlAction(*ws) == "cancel" {
+						fmt.Fprintln(stderr, "architect: `architect cancel` asked this loop to stop: stopping gracefully")
+					} else {
+						fmt.Fprintf(stderr, "architect: %s received: stopping (send it again to kill the agent and checks at once)\n", strings.ToLower(signalName(s)))
+					}
 					cancel(loop.ErrInterrupted)
 					continue
 				}
@@ -139,6 +152,21 @@ func signalContext(stderr io.Writer) (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
+}
+
+// contain sets architect up, before a loop or batch starts anything, so
+// that nothing it starts outlives it even if it is killed (proc.Contain):
+// a run cgroup where one can be made, and a supervisor, which is architect
+// started again with the hidden command proc.SupervisorCommand. The
+// returned function ends it cleanly. ARCHITECT_NO_CGROUP=1 keeps the runs
+// out of a cgroup.
+func contain(e *env) (release func()) {
+	noCgroup, _ := e.lookup("ARCHITECT_NO_CGROUP")
+	return proc.Contain(proc.ContainOptions{
+		Supervisor: []string{proc.SupervisorCommand},
+		NoCgroup:   noCgroup != "" && noCgroup != "0",
+		Warn:       func(msg string) { fmt.Fprintf(e.stderr, "architect: warning: %s\n", msg) },
+	})
 }
 
 func signalName(s os.Signal) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
+	"github.com/gofrs/flock"
 	"github.com/spf13/cobra"
 )
 
@@ -180,11 +181,11 @@ func runStatus(e *env, ws string, st *loop.State, jsonOut bool) error {
 	if st.Config.DonePattern != "" {
 		fmt.Fprintf(w, "Done pattern: %s\n", st.Config.DonePattern)
 	}
-	cost := fmt.Sprintf("$%.4f", st.TotalCost)
-	if !st.TotalCostKnown {
-		cost += " (some iterations' cost unknown)"
+	fmt.Fprintf(w, "Cost so far: %s\n", st.Cost())
+	if st.UsageLimitWaits > 0 {
+		fmt.Fprintf(w, "Usage-limit waits: %d, %s in all (at most %s)\n", st.UsageLimitWaits,
+			time.Duration(st.UsageLimitWaited*float64(time.Second)).Round(time.Second), config.FormatDuration(st.Config.MaxUsageWait))
 	}
-	fmt.Fprintf(w, "Cost so far: %s\n", cost)
 	if st.WaitUntil != "" && running {
 		fmt.Fprintf(w, "Waiting until: %s\n", localTime(st.WaitUntil))
 	}
@@ -209,7 +210,12 @@ func runPause(e *env, ws string, st *loop.State) error {
 	if !loop.Running(ws) {
 		return &loop.UsageError{Msg: "no loop is running in " + ws, Hint: "see `architect status -C " + ws + "`"}
 	}
-	if st.Status == loop.StatusPaused || controlAction(ws) == "pause" {
+	unlock, err := lockControl(ws)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if paused(ws, st) {
 		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is already paused\n", ws)
 		return nil
 	}
@@ -220,9 +226,37 @@ func runPause(e *env, ws string, st *loop.State) error {
 	return nil
 }
 
+// paused reports whether the running loop in ws is paused or asked to be,
+// and not already asked to resume.
+func paused(ws string, st *loop.State) bool {
+	switch controlAction(ws) {
+	case "pause":
+		return true
+	case "resume":
+		return false // a resume on its way: the loop has not seen it yet
+	}
+	return st.Status == loop.StatusPaused
+}
+
+// lockControl serialises the control commands on one workspace, so that
+// two quick `architect resume` (or pause) do not both see the loop paused
+// and both report that they resumed it.
+func lockControl(ws string) (unlock func(), err error) {
+	l := flock.New(filepath.Join(ws, loop.StateDir, "control.lock"))
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("locking the control file: %w", err)
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
 func runResume(ctx context.Context, e *env, ws string, st *loop.State) error {
 	if loop.Running(ws) {
-		if st.Status != loop.StatusPaused && controlAction(ws) != "pause" {
+		unlock, err := lockControl(ws)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if !paused(ws, st) {
 			fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not paused\n", ws)
 			return nil
 		}
@@ -243,6 +277,10 @@ func runCancel(e *env, ws string, st *loop.State) error {
 	if !loop.Running(ws) {
 		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not running\n", ws)
 		return nil
+	}
+	// The request first, so that the loop says who stopped it.
+	if err := loop.WriteControl(ws, "cancel"); err != nil {
+		return err
 	}
 	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
 		return fmt.Errorf("signalling the loop (pid %d): %w", st.PID, err)

@@ -13,7 +13,6 @@ import (
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
-	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/redact"
 	"github.com/spf13/cobra"
 )
@@ -172,15 +171,13 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed bool, start f
 	if err != nil {
 		return err
 	}
+	defer contain(e)() // before the pre-flight's first process
 	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed})
 	if err := pre.Err(); err != nil {
 		return err
 	}
 	if !cfg.Quiet {
 		printWarnings(e.stderr, pre.Warnings())
-	}
-	if err := proc.EnableSubreaper(); err != nil {
-		fmt.Fprintf(e.stderr, "architect: warning: cannot adopt orphaned processes: %v\n", err)
 	}
 	gha := startGitHubActions(e) // masks the secrets before anything runs
 	deps := loop.Deps{Agent: ag}
@@ -192,6 +189,16 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed bool, start f
 		return err
 	}
 	gha.observe(&deps)
+	observed := deps.Events
+	deps.Events = func(ev loop.Event) {
+		if ev.Type == loop.EventLoopStarted {
+			ws := ev.Workspace
+			e.workspace.Store(&ws)
+		}
+		if observed != nil {
+			observed(ev)
+		}
+	}
 	res, err := start(deps)
 	stopWatch()
 	if err != nil {
@@ -223,20 +230,22 @@ func printWarnings(w io.Writer, items []preflight.Item) {
 }
 
 func printSummary(w io.Writer, r *loop.Result) {
-	cost := fmt.Sprintf("$%.4f", r.TotalCost)
-	if !r.TotalCostKnown {
-		cost += " (some iterations' cost unknown)"
-	}
-	if r.Success {
-		fmt.Fprintf(w, "architect: success: all checks passed and the agent declared completion after %d iteration%s (cost %s, %.1fs)\n",
-			r.TotalIterations, plural(r.TotalIterations), cost, r.TotalDuration)
-	} else {
+	tail := fmt.Sprintf("after %d iteration%s (cost %s, %.1fs)", r.TotalIterations, plural(r.TotalIterations), r.Cost(), r.TotalDuration)
+	switch {
+	case r.Success && r.NoChecks:
+		fmt.Fprintf(w, "architect: done: the agent declared completion %s; no check was run (the run has none), so nothing was verified\n", tail)
+	case r.Success:
+		fmt.Fprintf(w, "architect: success: all checks passed and the agent declared completion %s\n", tail)
+	default:
 		detail := ""
 		if r.StopDetail != "" {
 			detail = ": " + r.StopDetail
 		}
-		fmt.Fprintf(w, "architect: no success: stopped on %s%s after %d iteration%s (cost %s, %.1fs)\n",
-			r.StopReason, detail, r.TotalIterations, plural(r.TotalIterations), cost, r.TotalDuration)
+		fmt.Fprintf(w, "architect: no success: stopped on %s%s %s\n", r.StopReason, detail, tail)
+	}
+	if r.UsageLimitWaits > 0 {
+		fmt.Fprintf(w, "architect: waited %s in all for the agent's usage limit (%d wait%s)\n",
+			time.Duration(r.UsageLimitWaited*float64(time.Second)).Round(time.Second), r.UsageLimitWaits, plural(r.UsageLimitWaits))
 	}
 	if r.WorktreePath == "" {
 		return

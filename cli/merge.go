@@ -274,9 +274,7 @@ func mergeMessage(branch string, commits int, st *loop.State, ws string) string 
 				fmt.Fprintf(&b, "- %s: %s\n", c.Name, status)
 			}
 		}
-		if res.TotalCostKnown {
-			fmt.Fprintf(&b, "\nCost: $%.4f.\n", res.TotalCost)
-		}
+		fmt.Fprintf(&b, "\nCost: %s.\n", res.Cost())
 	}
 	fmt.Fprintf(&b, "\nBranch %s (%d commit%s), agent %s.", branch, commits, plural(commits), st.Config.Agent)
 	if st.Config.Task != "" && strings.Contains(strings.TrimSpace(st.Config.Task), "\n") {

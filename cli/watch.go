@@ -43,7 +43,7 @@ func watch(ctx context.Context, e *env, cfg config.Config, deps *loop.Deps) (sto
 		}
 		observers = append(observers, streamEvents(w))
 	}
-	hc := hooks.Config{OnIteration: cfg.OnIteration, OnFinish: cfg.OnFinish, Notify: cfg.Notify, Push: cfg.Push, Log: pg.Log, Bell: e.stderr}
+	hc := hooks.Config{OnIteration: cfg.OnIteration, OnFinish: cfg.OnFinish, Notify: cfg.Notify, Push: cfg.Push, Log: pg.Log, Bell: e.stderr, Redact: deps.Redact}
 	if hc.Active() {
 		observers = append(observers, hooks.New(ctx, hc).Observe)
 	}

@@ -15,9 +15,13 @@ import (
 // Config is everything one loop run needs. JSON names are the YAML keys;
 // the whole configuration is saved in the run's state for --resume.
 type Config struct {
-	Task          string        `json:"task,omitempty"`
-	Spec          string        `json:"spec,omitempty"`
-	Checks        []string      `json:"checks"`
+	Task   string   `json:"task,omitempty"`
+	Spec   string   `json:"spec,omitempty"`
+	Checks []string `json:"checks"`
+	// NoChecks says that the run has no checks on purpose (--no-checks, or
+	// checks: [] in the file): without it, a run with no check is refused.
+	// The agent's completion alone then ends it, reported as such.
+	NoChecks      bool          `json:"no_checks,omitempty"`
 	CheckTimeout  time.Duration `json:"check_timeout"`
 	MaxIterations int           `json:"max_iterations"`
 	MaxCost       float64       `json:"max_cost,omitempty"`
@@ -33,6 +37,9 @@ type Config struct {
 	AgentBin  string       `json:"agent_bin,omitempty"`
 	Model     string       `json:"model,omitempty"`
 	Prices    agent.Prices `json:"prices,omitempty"`
+	// AgentReportsCost says that the command agent reports its cost in its
+	// result file every run, which --max-cost needs.
+	AgentReportsCost bool `json:"agent_reports_cost,omitempty"`
 
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`
@@ -49,9 +56,12 @@ type Config struct {
 	BackoffCap           time.Duration `json:"backoff_cap"`
 	MaxConsecutiveErrors int           `json:"max_consecutive_errors"`
 	OnUsageLimit         string        `json:"on_usage_limit"`
-	DoneFile             string        `json:"done_file,omitempty"`
-	DonePattern          string        `json:"done_pattern,omitempty"`
-	IdleThreshold        int           `json:"idle_threshold"`
+	// MaxUsageWait caps the total time a run waits for usage limits to
+	// lift, over all its sessions.
+	MaxUsageWait  time.Duration `json:"max_usage_wait"`
+	DoneFile      string        `json:"done_file,omitempty"`
+	DonePattern   string        `json:"done_pattern,omitempty"`
+	IdleThreshold int           `json:"idle_threshold"`
 	// NoWatch snapshots the working tree after every iteration instead of
 	// watching it for changes (gitwt.Watcher).
 	NoWatch bool `json:"no_watch,omitempty"`
@@ -75,6 +85,9 @@ type Config struct {
 	Dir   string `json:"-"` // -C: the workspace
 	// Events is where the event stream is also written: "-" is stdout.
 	Events string `json:"-"`
+	// New starts a new run even though the workspace's last run was
+	// interrupted (which is then archived).
+	New bool `json:"-"`
 }
 
 // Defaults returns the built-in defaults (the seed's table).
@@ -90,6 +103,7 @@ func Defaults() Config {
 		BackoffCap:           300 * time.Second,
 		MaxConsecutiveErrors: 5,
 		OnUsageLimit:         "wait",
+		MaxUsageWait:         6 * time.Hour,
 		IdleThreshold:        3,
 		Dir:                  ".",
 	}

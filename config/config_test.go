@@ -40,7 +40,7 @@ func parse(t *testing.T, args ...string) (*pflag.FlagSet, *Config) {
 
 func TestDefaultsMatchTheSeed(t *testing.T) {
 	is := is.New(t)
-	fs, fl := parse(t)
+	fs, fl := parse(t, "--check", "true")
 	c, warnings, err := Load("", "fix it", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.MaxIterations, 25)
@@ -50,13 +50,71 @@ func TestDefaultsMatchTheSeed(t *testing.T) {
 	is.Equal(c.MaxTime, time.Duration(0))
 	is.Equal(c.Agent, "claude")
 	is.Equal(c.Worktree, false)
-	is.Equal(len(warnings), 1) // no checks
-	is.True(strings.Contains(warnings[0], "no --check"))
+	is.Equal(c.MaxUsageWait, 6*time.Hour)
+	is.Equal(len(warnings), 0)
+}
+
+// No check, no success by checks: a run without checks is refused unless
+// the user says so, with --no-checks or checks: [] written in the file;
+// plan mode needs no check.
+func TestNoChecksNeedsOptIn(t *testing.T) {
+	is := is.New(t)
+	fs, fl := parse(t)
+	_, _, err := Load("", "fix it", noEnv, fs, fl)
+	es, ok := err.(Errors)
+	is.True(ok)
+	is.Equal(len(es), 1)
+	is.Equal(es[0].Key, "checks")
+	is.True(strings.Contains(es[0].Hint, "--no-checks"))
+
+	fs, fl = parse(t, "--no-checks")
+	c, _, err := Load("", "fix it", noEnv, fs, fl)
+	is.NoErr(err)
+	is.True(c.NoChecks)
+
+	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  checks: []\n")
+	fs, fl = parse(t)
+	c, _, err = Load(file, "fix it", noEnv, fs, fl)
+	is.NoErr(err)
+	is.True(c.NoChecks) // written out: on purpose
+	fs, fl = parse(t, "--check", "go test ./...")
+	c, _, err = Load(file, "fix it", noEnv, fs, fl)
+	is.NoErr(err)
+	is.True(!c.NoChecks) // the checks given win over the file's []
+
+	file = writeFile(t, "ralph.yaml", "ralph_loop:\n  checks:\n")
+	fs, fl = parse(t)
+	_, _, err = Load(file, "fix it", noEnv, fs, fl)
+	is.True(err != nil) // an empty value is no opt-in
+
+	fs, fl = parse(t, "--no-checks", "--check", "true")
+	_, _, err = Load("", "fix it", noEnv, fs, fl)
+	is.True(err != nil) // contradictory
+
+	fs, fl = parse(t, "--mode", "plan")
+	_, _, err = Load("", "fix it", noEnv, fs, fl)
+	is.NoErr(err)
+}
+
+// --max-cost needs to know the cost: a command agent must say that it
+// reports it.
+func TestMaxCostCommandAgent(t *testing.T) {
+	is := is.New(t)
+	fs, fl := parse(t, "--check", "true", "--agent-cmd", "./agent.sh", "--max-cost", "5")
+	_, _, err := Load("", "fix it", noEnv, fs, fl)
+	es, ok := err.(Errors)
+	is.True(ok)
+	is.Equal(es[0].Key, "max_cost")
+	is.True(strings.Contains(es[0].Hint, "ARCHITECT_RESULT_FILE"))
+	is.True(strings.Contains(es[0].Hint, "--agent-reports-cost"))
+	fs, fl = parse(t, "--check", "true", "--agent-cmd", "./agent.sh", "--max-cost", "5", "--agent-reports-cost")
+	_, _, err = Load("", "fix it", noEnv, fs, fl)
+	is.NoErr(err)
 }
 
 func TestPrecedence(t *testing.T) {
 	is := is.New(t)
-	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  max_iterations: 7\n  max_cost: 2.5\n  checks: [a, b]\n  agent_cmd: ./agent.sh\n  check_timeout: 30\n")
+	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  max_iterations: 7\n  max_cost: 2.5\n  checks: [a, b]\n  agent_cmd: ./agent.sh\n  agent_reports_cost: true\n  check_timeout: 30\n")
 	env := envOf(map[string]string{"ARCHITECT_MAX_ITERATIONS": "9", "ARCHITECT_MAX_TIME": "1h", "ARCHITECT_UNRELATED": "x"})
 
 	fs, fl := parse(t)
@@ -135,7 +193,7 @@ func TestSpecRelativeToConfigFile(t *testing.T) {
 	is := is.New(t)
 	dir := t.TempDir()
 	is.NoErr(os.WriteFile(filepath.Join(dir, "spec.md"), []byte("spec"), 0o644))
-	is.NoErr(os.WriteFile(filepath.Join(dir, "ralph.yaml"), []byte("ralph_loop:\n  spec: spec.md\n"), 0o644))
+	is.NoErr(os.WriteFile(filepath.Join(dir, "ralph.yaml"), []byte("ralph_loop:\n  spec: spec.md\n  checks: [true]\n"), 0o644))
 	fs, fl := parse(t)
 	c, _, err := Load(filepath.Join(dir, "ralph.yaml"), "", noEnv, fs, fl)
 	is.NoErr(err)

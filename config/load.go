@@ -157,6 +157,11 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			errs = append(errs, &Error{Source: at(path, v), Key: o.key, Msg: err.Error(), Hint: "see ralph.yaml.example for the accepted values"})
 			continue
 		}
+		if o.key == "checks" && v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+			// checks: [] written out: no checks, on purpose.
+			c.NoChecks = true
+			src["no_checks"] = at(path, k)
+		}
 		if o.key == "spec" && c.Spec != "" && !filepath.IsAbs(c.Spec) {
 			c.Spec = filepath.Join(dir, c.Spec) // relative to the file that names it
 		}

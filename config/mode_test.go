@@ -36,7 +36,7 @@ func TestModeErrors(t *testing.T) {
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			is := is.New(t)
-			fs, fl := parse(t, "--mode", tc.mode, "-C", t.TempDir())
+			fs, fl := parse(t, "--mode", tc.mode, "-C", t.TempDir(), "--check", "true")
 			_, _, err := Load("", "", noEnv, fs, fl)
 			es, ok := err.(Errors)
 			is.True(ok)
@@ -56,7 +56,7 @@ func TestModeFromEnvAndFile(t *testing.T) {
 	c, _, err := Load(file, "", noEnv, nil, nil)
 	is.NoErr(err)
 	is.Equal(c.Mode, "plan")
-	c, _, err = Load("", "x", envOf(map[string]string{"ARCHITECT_MODE": "build"}), nil, nil)
+	c, _, err = Load("", "x", envOf(map[string]string{"ARCHITECT_MODE": "build", "ARCHITECT_CHECKS": "true"}), nil, nil)
 	is.NoErr(err)
 	is.Equal(c.Mode, "build")
 }

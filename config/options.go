@@ -65,6 +65,7 @@ var options = []option{
 	{key: "spec", group: GroupTask, usage: "specification `file`, used instead of TASK and re-read every iteration", field: func(c *Config) any { return &c.Spec }, yaml: true, env: true},
 	{key: "mode", group: GroupTask, values: func() []string { return []string{ModePlan, ModeBuild} }, usage: "`mode`: plan (gap analysis into IMPLEMENTATION_PLAN.md) or build (implement it, one commit per iteration); without TASK or --spec, PROMPT_<mode>.md is the spec", field: func(c *Config) any { return &c.Mode }, yaml: true, env: true},
 	{key: "checks", group: GroupChecks, flag: "check", usage: "shell `command` that must exit 0 (repeatable; all must pass)", field: func(c *Config) any { return &c.Checks }, yaml: true, env: true},
+	{key: "no_checks", group: GroupChecks, usage: "run without any check: the agent's completion alone ends the run, reported as agent_declared_complete_without_checks (YAML: checks: [])", field: func(c *Config) any { return &c.NoChecks }, yaml: true, env: true},
 	{key: "check_timeout", group: GroupChecks, usage: "time limit per check, in `seconds` or a duration like 2m (more than 0)", field: func(c *Config) any { return &c.CheckTimeout }, yaml: true, env: true},
 	{key: "max_iterations", group: GroupLimits, min: 1, max: 1000, usage: "maximum iterations before stopping (1-1000)", field: func(c *Config) any { return &c.MaxIterations }, yaml: true, env: true},
 	{key: "max_cost", group: GroupLimits, usage: "cost limit in `USD` (0: none)", field: func(c *Config) any { return &c.MaxCost }, yaml: true, env: true},
@@ -75,6 +76,7 @@ var options = []option{
 	{key: "agent_args", group: GroupAgent, flag: "agent-arg", usage: "extra `argument` for the agent CLI (repeatable)", field: func(c *Config) any { return &c.AgentArgs }, yaml: true, env: true},
 	{key: "agent_bin", group: GroupAgent, usage: "`path` of the agent's executable", field: func(c *Config) any { return &c.AgentBin }, yaml: true, env: true},
 	{key: "model", group: GroupAgent, usage: "`model` passed to the agent CLI", field: func(c *Config) any { return &c.Model }, yaml: true, env: true},
+	{key: "agent_reports_cost", group: GroupAgent, usage: "the command agent writes its cost to $ARCHITECT_RESULT_FILE every run ({\"cost_usd\": N}): lets --max-cost be used with --agent-cmd", field: func(c *Config) any { return &c.AgentReportsCost }, yaml: true, env: true},
 	{key: "worktree", group: GroupWorkspace, usage: "run in an isolated git worktree on branch architect/ralph-loop", field: func(c *Config) any { return &c.Worktree }, yaml: true, env: true},
 	{key: "worktree_name", group: GroupWorkspace, usage: "use worktree .architect-worktrees/`NAME` and branch architect/NAME (implies --worktree)", field: func(c *Config) any { return &c.WorktreeName }, yaml: true, env: true},
 	{key: "iteration_timeout", group: GroupLimits, usage: "time limit of one agent run (0: none)", field: func(c *Config) any { return &c.IterationTimeout }, yaml: true, env: true},
@@ -83,6 +85,7 @@ var options = []option{
 	{key: "backoff_cap", group: GroupSupervision, usage: "longest wait between failing agent runs (0: retry at once)", field: func(c *Config) any { return &c.BackoffCap }, yaml: true, env: true},
 	{key: "max_consecutive_errors", group: GroupLimits, usage: "stop after this many failed agent runs in a row (0: never)", field: func(c *Config) any { return &c.MaxConsecutiveErrors }, yaml: true, env: true},
 	{key: "on_usage_limit", group: GroupSupervision, values: func() []string { return []string{"wait", "stop"} }, usage: "`action` when the agent hits a usage limit: wait or stop", field: func(c *Config) any { return &c.OnUsageLimit }, yaml: true, env: true},
+	{key: "max_usage_wait", group: GroupLimits, usage: "longest total time the run may wait for usage limits to lift, over all its sessions (it counts against --max-time too)", field: func(c *Config) any { return &c.MaxUsageWait }, yaml: true, env: true},
 	{key: "done_file", group: GroupSupervision, usage: "`path` whose existence signals completion (default .architect/DONE)", field: func(c *Config) any { return &c.DoneFile }, yaml: true, env: true},
 	{key: "done_pattern", group: GroupSupervision, usage: "`regex` on the agent's final message that signals completion (at most 1 KiB)", field: func(c *Config) any { return &c.DonePattern }, yaml: true, env: true},
 	{key: "include_uncommitted", group: GroupWorkspace, usage: "with --worktree, copy the main checkout's uncommitted and untracked changes into the worktree's first commit", field: func(c *Config) any { return &c.IncludeUncommitted }, yaml: true, env: true},
@@ -98,6 +101,7 @@ var options = []option{
 	{key: "push", group: GroupSupervision, usage: "push the loop's branch to its remote after each iteration that commits", field: func(c *Config) any { return &c.Push }, yaml: true, env: true},
 	{key: "quiet", group: GroupOutput, usage: "print only the final result", field: func(c *Config) any { return &c.Quiet }, env: true},
 	{key: "json", group: GroupOutput, usage: "print the result as JSON on stdout", field: func(c *Config) any { return &c.JSON }},
+	{key: "new", group: GroupWorkspace, usage: "start a new run even though the last one in the workspace was interrupted (it is kept in .architect/runs/)", field: func(c *Config) any { return &c.New }},
 	{key: "dir", group: GroupWorkspace, flag: "dir", short: "C", usage: "workspace `directory`", field: func(c *Config) any { return &c.Dir }},
 }
 

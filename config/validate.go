@@ -96,6 +96,13 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	if c.MaxCost < 0 {
 		bad("max_cost", "must not be negative", "give USD, e.g. --max-cost 5 (0 means no limit)")
 	}
+	if c.MaxCost > 0 && c.Agent == "command" && !c.AgentReportsCost {
+		bad("max_cost", "a budget needs the cost of every agent run, and a command agent reports none unless it writes it to $ARCHITECT_RESULT_FILE",
+			`have the agent write {"cost_usd": N} to "$ARCHITECT_RESULT_FILE" and say so with --agent-reports-cost (YAML agent_reports_cost: true), or drop --max-cost`)
+	}
+	if c.MaxUsageWait <= 0 {
+		bad("max_usage_wait", "must be more than 0", "give the longest total wait for usage limits, e.g. --max-usage-wait 6h (--on-usage-limit stop never waits)")
+	}
 	if t := strings.TrimSpace(c.CompletionTag); t == "" || strings.ContainsAny(t, "<> \t\n") {
 		bad("completion_tag", fmt.Sprintf("%q is not a usable tag", c.CompletionTag), "use one word without spaces or angle brackets, e.g. COMPLETE")
 	}
@@ -134,8 +141,16 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	if _, err := redact.New(nil, c.Redact); err != nil {
 		bad("redact", RegexpProblem(err), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
 	}
-	if len(c.Checks) == 0 && len(errs) == 0 && c.Mode != ModePlan {
-		warnings = append(warnings, "no --check given: success rests on the agent's completion tag alone")
+	switch {
+	case len(c.Checks) > 0 && c.NoChecks && strings.HasPrefix(src["no_checks"], "--"):
+		bad("no_checks", "--no-checks and --check contradict each other", "drop one of them")
+	case len(c.Checks) > 0:
+		c.NoChecks = false // checks: [] in the file, then checks given: they win
+	case !c.NoChecks && c.Mode != ModePlan:
+		// Plan mode writes a plan, which no check can judge: it needs no
+		// opt-in.
+		bad("checks", "no check given: architect reports success only when checks pass, and there is none to run",
+			`give one or more with --check CMD (e.g. --check "go test ./..."), or say the agent's completion alone may end the run with --no-checks (YAML: checks: [])`)
 	}
 	return warnings, errs.orNil()
 }

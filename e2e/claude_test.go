@@ -120,11 +120,28 @@ func toolResults(body []byte) int {
 // failing-go-test fixture against a stub scripted with runs.
 func claudeLoop(t *testing.T, runs ...claudeRun) (r *Run, dir string, srv *stubmodel.Server, script *claudeScript, res Result) {
 	t.Helper()
+	return claudeLoopWith(t, nil, nil, nil, runs...)
+}
+
+// claudeLoopWith is claudeLoop with extra environment and arguments (which
+// win over the defaults), and a responder that may answer some requests
+// before the script does (nil: none).
+func claudeLoopWith(t *testing.T, env, extra []string, before func(n int) *stubmodel.Turn, runs ...claudeRun) (r *Run, dir string, srv *stubmodel.Server, script *claudeScript, res Result) {
+	t.Helper()
 	bin := AgentBin(t, "claude")
 	r = NewRun(t)
 	dir = Fixture(t, "failing-go-test")
 	script = &claudeScript{runs: runs}
-	srv = stubmodel.Anthropic(t, script.respond)
+	respond := script.respond
+	if before != nil {
+		respond = func(n int, req stubmodel.Request) stubmodel.Turn {
+			if turn := before(n); turn != nil {
+				return *turn
+			}
+			return script.respond(n, req)
+		}
+	}
+	srv = stubmodel.Anthropic(t, respond)
 	r.Env = append(r.Env,
 		"ANTHROPIC_BASE_URL="+srv.URL,
 		"ANTHROPIC_API_KEY=sk-ant-stub",
@@ -136,10 +153,12 @@ func claudeLoop(t *testing.T, runs ...claudeRun) (r *Run, dir string, srv *stubm
 		"DISABLE_ERROR_REPORTING=1",
 		"CLAUDE_CODE_MAX_RETRIES=0",
 	)
-	res = r.Architect(dir, 5*time.Minute, "loop", "make go test pass",
+	r.Env = append(r.Env, env...)
+	args := []string{"loop", "make go test pass",
 		"--agent", "claude", "--agent-bin", bin, "--model", "claude-sonnet-4-5",
 		"--check", "go test ./...", "--max-iterations", "4", "--backoff-cap", "1s",
-		"--json", "-C", dir)
+		"--json", "-C", dir}
+	res = r.Architect(dir, 5*time.Minute, append(args, extra...)...)
 	return r, dir, srv, script, res
 }
 

@@ -99,7 +99,7 @@ func f64(v float64) *float64 { return &v }
 func TestSummaryAndReporter(t *testing.T) {
 	is := is.New(t)
 	res := &loop.Result{
-		TotalIterations: 2, TotalCost: 0.25, TotalCostKnown: true, TotalDuration: 3.5,
+		TotalIterations: 2, TotalCost: f64(0.25), TotalCostKnown: true, KnownCost: 0.25, TotalDuration: 3.5,
 		StopReason: loop.StopMaxIterations, Branch: "architect/ralph-loop", Workspace: t.TempDir(),
 		Iterations: []loop.Iteration{
 			{Iteration: 1, Cost: f64(0.1), Duration: 1, CheckResults: []checks.Result{{Name: "go test | x", Passed: false}}},

@@ -16,16 +16,19 @@ import (
 // duration) and stat, the final `git diff --stat`.
 func Summary(r *loop.Result, stat string) string {
 	var b strings.Builder
-	if r.Success {
+	switch {
+	case r.Success && r.NoChecks:
+		fmt.Fprintf(&b, "## ☑️ architect: done, unchecked\n\nThe agent declared completion after %d iteration%s. **No check was run** (`--no-checks`): nothing here was verified.\n\n", r.TotalIterations, plural(r.TotalIterations))
+	case r.Success:
 		fmt.Fprintf(&b, "## ✅ architect: success\n\nAll checks passed and the agent declared completion after %d iteration%s.\n\n", r.TotalIterations, plural(r.TotalIterations))
-	} else {
+	default:
 		detail := ""
 		if r.StopDetail != "" {
 			detail = ": " + cell(r.StopDetail)
 		}
 		fmt.Fprintf(&b, "## ❌ architect: no success\n\nStopped on `%s`%s after %d iteration%s.\n\n", r.StopReason, detail, r.TotalIterations, plural(r.TotalIterations))
 	}
-	fmt.Fprintf(&b, "**Cost:** %s · **Duration:** %s", cost(r.TotalCost, r.TotalCostKnown), seconds(r.TotalDuration))
+	fmt.Fprintf(&b, "**Cost:** %s · **Duration:** %s", r.Cost(), seconds(r.TotalDuration))
 	if r.Branch != "" {
 		fmt.Fprintf(&b, " · **Branch:** `%s`", strings.ReplaceAll(r.Branch, "`", ""))
 	}
@@ -43,7 +46,11 @@ func Summary(r *loop.Result, stat string) string {
 				}
 			}
 			checks := fmt.Sprintf("%d/%d", passed, len(it.CheckResults))
-			if it.AllChecksPassed {
+			if it.Interrupted != "" {
+				checks = "⏹ not run (interrupted: " + it.Interrupted + ")"
+			} else if r.NoChecks {
+				checks = "none (no checks)"
+			} else if it.AllChecksPassed {
 				checks = "✅ " + checks
 			} else if len(failed) > 0 {
 				checks = "❌ " + checks + " (failing: " + strings.Join(failed, ", ") + ")"
@@ -54,7 +61,7 @@ func Summary(r *loop.Result, stat string) string {
 			}
 			c := "unknown"
 			if it.Cost != nil {
-				c = cost(*it.Cost, true)
+				c = fmt.Sprintf("$%.4f", *it.Cost)
 			}
 			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", it.Iteration, checks, done, c, seconds(it.Duration))
 		}
@@ -81,14 +88,6 @@ func cell(s string) string {
 	return s
 }
 
-func cost(v float64, known bool) string {
-	s := fmt.Sprintf("$%.4f", v)
-	if !known {
-		s += " (some unknown)"
-	}
-	return s
-}
-
 func seconds(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "s" }
 
 func plural(n int) string {
@@ -109,11 +108,20 @@ func Outputs(r *loop.Result, resultJSON []byte) []Output {
 		{"success", strconv.FormatBool(r.Success)},
 		{"stop-reason", r.StopReason},
 		{"iterations", strconv.Itoa(r.TotalIterations)},
-		{"total-cost", strconv.FormatFloat(r.TotalCost, 'f', -1, 64)},
+		{"total-cost", totalCost(r)},
+		{"no-checks", strconv.FormatBool(r.NoChecks)},
 		{"branch", r.Branch},
 		{"worktree-path", r.WorktreePath},
 		{"result-json", string(resultJSON)},
 	}
+}
+
+// totalCost is the total cost for an output: empty when unknown.
+func totalCost(r *loop.Result) string {
+	if r.TotalCost == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*r.TotalCost, 'f', -1, 64)
 }
 
 // FormatOutputs renders outputs in $GITHUB_OUTPUT's heredoc form, each

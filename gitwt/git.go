@@ -13,15 +13,16 @@ package gitwt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/architect-dev/architect/proc"
 )
 
 // GitError is a git command that ran and failed.
@@ -55,8 +56,9 @@ func (e *GitError) Error() string {
 // stderrTail is how much of git's standard error a GitError keeps.
 const stderrTail = 8 << 10
 
-// waitDelay bounds how long a canceled git gets to clean up its lock files
-// after SIGTERM, and how long Wait waits for pipes a hook's child may hold.
+// waitDelay is how long a canceled git gets to clean up its lock files
+// after SIGTERM, and how long what a hook left running gets after SIGTERM,
+// before SIGKILL.
 const waitDelay = 2 * time.Second
 
 // repoEnv are the variables that would point git at another repository or
@@ -92,37 +94,34 @@ type command struct {
 	stdout io.Writer // nil: discarded
 }
 
-// run runs `git -C dir args…`. A failure is a *GitError, or the context's
-// error (errors.Is-able) when ctx ended first.
+// run runs `git -C dir args…` through proc, like every process architect
+// starts: in a process group (and cgroup) of its own, so that it falls
+// under the run's supervision, its deadline and its containment. A
+// canceled git gets SIGTERM first, so that it removes its *.lock files
+// (a canceled commit does not leave index.lock behind), then waitDelay,
+// then SIGKILL; what a hook left running is ended with it. A failure is a
+// *GitError, or the context's error (errors.Is-able) when ctx ended first.
 func run(ctx context.Context, dir string, c command, args ...string) error {
-	// gc.autoDetach=false: a detached `git gc --auto` daemon would be swept
-	// as an orphan by architect's subreaper.
+	// gc.autoDetach=false: a detached `git gc --auto` daemon would be ended
+	// with the git command that started it.
 	full := append([]string{"-C", dir, "-c", "gc.autoDetach=false"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = gitEnv(c.env)
-	cmd.Stdin = c.stdin
-	cmd.Stdout = c.stdout
 	stderr := &tailBuffer{limit: stderrTail}
-	cmd.Stderr = stderr
-	// SIGTERM rather than SIGKILL: git removes its *.lock files on SIGTERM,
-	// so a canceled commit does not leave index.lock behind.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = waitDelay
-	err := cmd.Run()
-	if errors.Is(err, exec.ErrWaitDelay) {
-		err = nil // git succeeded; a hook's child held a pipe open
-	}
-	if err == nil {
+	res := proc.Run(ctx, "git", full, proc.Options{
+		Env:    gitEnv(c.env),
+		Stdin:  c.stdin,
+		Stdout: c.stdout,
+		Stderr: stderr,
+		Grace:  waitDelay,
+	})
+	switch {
+	case res.ExitCode == 0:
 		return nil
+	case res.Canceled || ctx.Err() != nil:
+		return fmt.Errorf("git %s: %w", subcommand(args), cmp.Or(ctx.Err(), context.Canceled))
+	case res.StartErr != nil:
+		return fmt.Errorf("git %s: %w", subcommand(args), res.StartErr)
 	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("git %s: %w", subcommand(args), ctx.Err())
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		return fmt.Errorf("git %s: %w", subcommand(args), err)
-	}
-	return &GitError{Args: full, ExitCode: exit.ExitCode(), Stderr: stderr.String()}
+	return &GitError{Args: full, ExitCode: res.ExitCode, Stderr: stderr.String()}
 }
 
 // output runs git and returns its standard output without the final newline.

@@ -44,6 +44,9 @@ type Config struct {
 	Bell io.Writer
 	// LookPath finds notify-send; nil means exec.LookPath.
 	LookPath func(string) (string, error)
+	// Redact masks secrets in what a hook printed, where it enters
+	// architect (the warning quoting its last line); nil masks nothing.
+	Redact func(string) string
 }
 
 // Active reports whether c asks for anything at all.
@@ -75,6 +78,9 @@ func New(ctx context.Context, cfg Config) *Observer {
 	}
 	if cfg.Bell == nil {
 		cfg.Bell = io.Discard
+	}
+	if cfg.Redact == nil {
+		cfg.Redact = func(s string) string { return s }
 	}
 	return &Observer{ctx: ctx, cfg: cfg}
 }
@@ -122,6 +128,7 @@ func (o *Observer) iterationEnv(ev loop.Event) []string {
 		"ARCHITECT_COST=" + number(ev.Cost),
 		"ARCHITECT_DURATION=" + number(ev.Duration),
 		"ARCHITECT_COMMIT=" + ev.Commit,
+		"ARCHITECT_INTERRUPTED=" + ev.Interrupted,
 		"ARCHITECT_BRANCH=" + o.branch,
 		"ARCHITECT_WORKSPACE=" + o.workspace,
 	}
@@ -144,6 +151,8 @@ func (o *Observer) finishEnv(ev loop.Event) []string {
 		"ARCHITECT_ITERATIONS=" + strconv.Itoa(iterations),
 		"ARCHITECT_MAX_ITERATIONS=" + strconv.Itoa(o.maxIterations),
 		"ARCHITECT_TOTAL_COST=" + number(ev.TotalCost),
+		"ARCHITECT_KNOWN_COST=" + number(ev.KnownCost),
+		"ARCHITECT_NO_CHECKS=" + strconv.FormatBool(ev.NoChecks),
 		"ARCHITECT_DURATION=" + number(ev.Duration),
 		"ARCHITECT_BRANCH=" + o.branch,
 		"ARCHITECT_WORKSPACE=" + o.workspace,
@@ -174,8 +183,12 @@ func (o *Observer) run(ctx context.Context, name, script string, vars []string) 
 	default:
 		return
 	}
-	if last := lastLine(out.Bytes()); last != "" {
+	if last := o.cfg.Redact(lastLine(out.Bytes())); last != "" {
 		why += ": " + last
+	}
+	if name == "on_finish" {
+		o.warn("%s hook failed (%s)", name, why) // the loop has ended
+		return
 	}
 	o.warn("%s hook failed (%s); the loop goes on", name, why)
 }

@@ -40,6 +40,9 @@ func notification(ev loop.Event) (title, body string) {
 	if ev.TotalCost != nil {
 		cost = fmt.Sprintf(", $%.2f", *ev.TotalCost)
 	}
+	if ev.Success != nil && *ev.Success && ev.NoChecks {
+		return "architect: done, unchecked", fmt.Sprintf("the agent declared completion after %d iteration%s%s; no check was run", n, plural(n), cost)
+	}
 	if ev.Success != nil && *ev.Success {
 		return "architect: success", fmt.Sprintf("all checks pass after %d iteration%s%s", n, plural(n), cost)
 	}

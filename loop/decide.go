@@ -5,11 +5,35 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
 )
+
+// successReason is how a run that succeeds ends: all_checks_passed, or for
+// a run without checks, agent_declared_complete_without_checks.
+func (r *runner) successReason() string {
+	if len(r.cfg.Checks) == 0 {
+		return StopNoChecks
+	}
+	return StopSuccess
+}
+
+// succeeded reports whether an iteration allows the run to succeed once
+// the agent declared completion: its checks all passed (a run without
+// checks has none to pass), it changed no protected file, it was not
+// interrupted and its agent could run at all. (An agent stopped by a
+// timeout declares nothing: see iteration and completionSignal.)
+func (r *runner) succeeded(rec record) bool {
+	switch {
+	case len(rec.ProtectedRestored) > 0, rec.Interrupted != "",
+		rec.ErrorKind == string(agent.ErrFatal), rec.ExitCode == agent.ExitWaiting:
+		return false
+	case len(r.cfg.Checks) == 0:
+		return true
+	}
+	return rec.AllChecksPassed && rec.ChecksRun
+}
 
 // decide applies the completion signals and safety nets after a recorded
 // iteration; it reports whether the loop stops.
@@ -28,19 +52,28 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		r.stop(StopWaiting, fmt.Sprintf("the agent exited with status %d: waiting without restart; continue with `architect loop --resume`", agent.ExitWaiting))
 		return true
 	}
-	signal, err := r.completionSignal(o.FinalMessage, it.CompletionTagFound)
+	signal, err := r.completionSignal(rec)
 	if err != nil {
 		r.stop(StopError, err.Error())
 		return true
 	}
-	if signal != "" {
-		r.logf("iteration %d/%d: completion signalled (%s)%s", i, r.cfg.MaxIterations, signal, map[bool]string{true: "", false: " but the checks do not pass yet"}[it.AllChecksPassed])
-	} else {
+	ok := r.succeeded(rec)
+	switch {
+	case signal != "" && ok:
+		r.logf("iteration %d/%d: completion signalled (%s)", i, r.cfg.MaxIterations, signal)
+	case signal != "":
+		r.logf("iteration %d/%d: completion signalled (%s) but %s", i, r.cfg.MaxIterations, signal, r.notYet(rec))
+	default:
 		r.logf("iteration %d/%d: no completion signal", i, r.cfg.MaxIterations)
 	}
-	if signal != "" && it.AllChecksPassed && len(it.ProtectedRestored) == 0 {
+	if signal != "" && ok {
 		r.res.Iterations[len(r.res.Iterations)-1].CompletionSignal = signal
-		r.stop(StopSuccess, "")
+		r.stop(r.successReason(), "")
+		return true
+	}
+	if r.cfg.MaxCost > 0 && it.Cost == nil {
+		r.stop(StopCostUnknown, fmt.Sprintf("the cost of iteration %d is unknown, so the $%.4f budget can no longer be enforced; "+
+			"continue with `architect loop --resume --max-cost 0` to go on without a budget", i, r.cfg.MaxCost))
 		return true
 	}
 	if _, err := os.Stat(r.ws.state(WaitFile)); err == nil {
@@ -52,6 +85,11 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		r.stop(StopIdle, fmt.Sprintf("%d iteration(s) in a row changed nothing and left the checks as they were", r.st.IdleIterations))
 		return true
 	}
+	if o.ErrKind == agent.ErrUsageLimit {
+		// The run did some work, then met the usage limit: recorded, and
+		// waited out like any usage limit.
+		return !r.waitUsageLimit(runCtx, o)
+	}
 	if !rec.Failed {
 		return false
 	}
@@ -61,13 +99,28 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		r.stop(StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, firstLine(r.st.LastError)))
 		return true
 	}
-	return !r.backoff(runCtx, i, o, n)
+	return !r.backoff(runCtx, rec, o, n)
+}
+
+// notYet says why a declared completion does not end the run.
+func (r *runner) notYet(rec record) string {
+	switch {
+	case len(rec.ProtectedRestored) > 0:
+		return "the agent changed protected files"
+	case rec.AgentTimedOut:
+		return "the agent was stopped by a timeout"
+	}
+	return "the checks do not pass yet"
 }
 
 // completionSignal returns which completion signal the iteration gave, if
-// any: the tag, the DONE file, or the done pattern.
-func (r *runner) completionSignal(final string, tag bool) (string, error) {
-	if tag {
+// any: the tag, the DONE file, or the done pattern. An agent stopped by a
+// timeout gives none: it did not finish.
+func (r *runner) completionSignal(rec record) (string, error) {
+	if rec.AgentTimedOut || rec.Interrupted != "" {
+		return "", nil
+	}
+	if rec.CompletionTagFound {
 		return "tag", nil
 	}
 	done, err := r.doneFileExists()
@@ -77,10 +130,8 @@ func (r *runner) completionSignal(final string, tag bool) (string, error) {
 	if done {
 		return "done_file", nil
 	}
-	if r.cfg.DonePattern != "" {
-		if re, err := regexp.Compile(r.cfg.DonePattern); err == nil && re.MatchString(final) {
-			return "done_pattern", nil
-		}
+	if rec.patternFound {
+		return "done_pattern", nil
 	}
 	return "", nil
 }
@@ -101,7 +152,9 @@ func (r *runner) doneFileExists() (bool, error) {
 	case err == nil && fi.IsDir():
 		return false, fmt.Errorf("the DONE file %s is a directory: remove it (the agent signals completion by creating a file there)", r.donePath())
 	case err == nil:
-		return true, nil
+		// A --done-file that was there before the run signals nothing until
+		// it changes (see noteDoneFile).
+		return r.st.DoneFileAtStart == "" || doneStamp(fi) != r.st.DoneFileAtStart, nil
 	case os.IsNotExist(err):
 		return false, nil
 	}
@@ -133,17 +186,28 @@ func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 		return false
 	}
 	r.logEvent("DONE", "%s present and every check passes", r.donePath())
-	r.stop(StopSuccess, "the DONE file is present and every check passes")
+	detail := "the DONE file is present and every check passes"
+	if len(r.cfg.Checks) == 0 {
+		detail = "the DONE file is present (the run has no checks)"
+	}
+	r.stop(r.successReason(), detail)
 	return true
 }
 
-// idleRun counts the iterations at the end of records that changed nothing:
-// the same working tree as before and the same check results.
-func idleRun(records []record) int {
+// idleRun counts the iterations at the end of records that changed
+// nothing: the same working tree as before (for the first iteration, as
+// when the run began) and the same check results. A failed agent run is an
+// agent error, not idleness, and an interrupted iteration is neither: both
+// end the count.
+func idleRun(records []record, initialTree string) int {
 	n := 0
-	for i := len(records) - 1; i >= 1; i-- {
-		cur, prev := records[i], records[i-1]
-		if cur.Tree == "" || cur.Tree != prev.Tree || cur.ChecksID != prev.ChecksID {
+	for i := len(records) - 1; i >= 0; i-- {
+		cur := records[i]
+		prevTree, prevChecks := initialTree, cur.ChecksID
+		if i > 0 {
+			prevTree, prevChecks = records[i-1].Tree, records[i-1].ChecksID
+		}
+		if cur.Failed || cur.Interrupted != "" || cur.Tree == "" || cur.Tree != prevTree || cur.ChecksID != prevChecks {
 			break
 		}
 		n++

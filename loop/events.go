@@ -9,7 +9,6 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
-	"github.com/architect-dev/architect/proc"
 )
 
 // Event types, as they appear in .architect/events.jsonl. The schema is
@@ -68,34 +67,39 @@ type Event struct {
 	AgentDuration      *float64 `json:"agent_duration,omitempty"`       // iteration_finished
 	ChecksDuration     *float64 `json:"checks_duration,omitempty"`      // iteration_finished
 	Commit             string   `json:"commit,omitempty"`               // iteration_finished (worktree runs)
+	ChecksRun          *bool    `json:"checks_run,omitempty"`           // iteration_finished
+	Interrupted        string   `json:"interrupted,omitempty"`          // iteration_finished: why the run stopped it
 
 	Seconds *float64 `json:"seconds,omitempty"` // backoff, usage_limit_wait: how long
 	Until   string   `json:"until,omitempty"`   // backoff, usage_limit_wait
 	Attempt int      `json:"attempt,omitempty"` // backoff: failures in a row
+	Waited  *float64 `json:"waited,omitempty"`  // usage_limit_wait: seconds waited for usage limits before this wait
 
 	Success         *bool    `json:"success,omitempty"`          // loop_finished
 	StopReason      string   `json:"stop_reason,omitempty"`      // loop_finished
 	StopDetail      string   `json:"stop_detail,omitempty"`      // loop_finished
 	TotalIterations *int     `json:"total_iterations,omitempty"` // loop_finished
-	TotalCost       *float64 `json:"total_cost,omitempty"`       // loop_finished
+	TotalCost       *float64 `json:"total_cost,omitempty"`       // loop_finished (absent: unknown)
+	KnownCost       *float64 `json:"known_cost,omitempty"`       // loop_finished: the part of the total that is known
+	NoChecks        bool     `json:"no_checks,omitempty"`        // loop_started, loop_finished: the run has no checks
 }
 
 // emitter writes events to the run's event log and hands them to the
 // caller's observer (live display, --events -). Safe for concurrent use:
-// checks finish concurrently.
+// checks finish concurrently. What it is given is already clean (see
+// harden.go): it writes it as it is.
 type emitter struct {
 	mu       sync.Mutex
 	f        *os.File
 	observe  func(Event)
 	now      func() time.Time
-	redact   func(string) string
 	lastAct  time.Time
 	warnOnce sync.Once
 	warn     func(string)
 }
 
-func newEmitter(path string, observe func(Event), now func() time.Time, redact func(string) string, warn func(string)) *emitter {
-	e := &emitter{observe: observe, now: now, redact: redact, warn: warn}
+func newEmitter(path string, observe func(Event), now func() time.Time, warn func(string)) *emitter {
+	e := &emitter{observe: observe, now: now, warn: warn}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		warn("cannot write the event log: " + err.Error())
@@ -112,9 +116,6 @@ func (e *emitter) emit(ev Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ev.Time = e.now().UTC().Format(time.RFC3339Nano)
-	if e.redact != nil {
-		ev.Text, ev.Error, ev.StopDetail, ev.Check = e.redact(ev.Text), e.redact(ev.Error), e.redact(ev.StopDetail), e.redact(ev.Check)
-	}
 	if e.f != nil {
 		data, _ := json.Marshal(ev)
 		if _, err := e.f.Write(append(data, '\n')); err != nil {
@@ -126,8 +127,9 @@ func (e *emitter) emit(ev Event) {
 	}
 }
 
-// activity emits agent_activity at most every activityEvery.
-func (e *emitter) activity(iteration int, text string) {
+// activity emits agent_activity at most every activityEvery; clean makes
+// the agent's text safe (the boundary where it enters).
+func (e *emitter) activity(iteration int, text string, clean func(string) string) {
 	if e == nil {
 		return
 	}
@@ -140,7 +142,7 @@ func (e *emitter) activity(iteration int, text string) {
 	e.lastAct = now
 	e.mu.Unlock()
 	// Cleaned here, after the throttle, not for every line the agent prints.
-	e.emit(Event{Type: EventAgentActivity, Iteration: iteration, Text: clip(strings.TrimSpace(proc.Clean([]byte(text))), maxProgressLine)})
+	e.emit(Event{Type: EventAgentActivity, Iteration: iteration, Text: clip(strings.TrimSpace(clean(text)), maxProgressLine)})
 }
 
 func (e *emitter) close() {
@@ -171,5 +173,6 @@ func checkFinished(i, index int, c checks.Result) Event {
 func iterationFinished(it Iteration) Event {
 	return Event{Type: EventIterationFinished, Iteration: it.Iteration, AllChecksPassed: ptr(it.AllChecksPassed),
 		CompletionTagFound: ptr(it.CompletionTagFound), CompletionSignal: it.CompletionSignal, Cost: it.Cost,
-		Duration: ptr(it.Duration), AgentDuration: ptr(it.AgentDuration), ChecksDuration: ptr(it.ChecksDuration), Commit: it.Commit}
+		Duration: ptr(it.Duration), AgentDuration: ptr(it.AgentDuration), ChecksDuration: ptr(it.ChecksDuration), Commit: it.Commit,
+		ChecksRun: ptr(it.ChecksRun), Interrupted: it.Interrupted}
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -17,10 +18,29 @@ import (
 	"github.com/architect-dev/architect/prompt"
 )
 
-// iteration runs iteration i: prompt, agent, checks. stop is true when the
-// loop must end without recording it (cancelled, out of time, or a
-// problem that prevents running the agent).
-func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o agent.Outcome, stop bool) {
+// wrapUp bounds the git work done for an iteration after the run was
+// stopped (the diff stat of what it left): the run must end promptly.
+const wrapUp = 3 * time.Second
+
+// stepKind says what became of an attempt at an iteration.
+type stepKind int
+
+const (
+	// stepRan: the agent ran; the iteration is recorded, whatever ended it.
+	stepRan stepKind = iota
+	// stepNotStarted: no agent was started (the prompt could not be built,
+	// or the run was stopped first); the stop reason is set.
+	stepNotStarted
+	// stepRefused: the agent met its usage limit before doing anything:
+	// not an iteration.
+	stepRefused
+)
+
+// iteration runs iteration i: prompt, agent, checks. The record it returns
+// is complete but for the commit; an interrupted iteration (Ctrl-C,
+// SIGTERM, --max-time, --max-cost) comes back as one too, with Interrupted
+// set and no check results.
+func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o agent.Outcome, kind stepKind) {
 	began := r.deps.Now()
 	it := Iteration{Iteration: i, StartedAt: stamp(began), CheckResults: []checks.Result{}}
 	r.st.Iteration = i
@@ -29,76 +49,195 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	text, err := r.buildPrompt(runCtx, i)
 	if err != nil {
 		r.stop(StopError, err.Error())
-		return rec, o, true
+		return rec, o, stepNotStarted
 	}
 	text = r.deps.Redact(text)
 	promptFile := r.ws.state("prompts", "iteration-"+strconv.Itoa(i)+".md")
 	if err := os.WriteFile(promptFile, []byte(text), 0o600); err != nil {
 		r.stop(StopError, "writing the prompt: "+err.Error())
-		return rec, o, true
+		return rec, o, stepNotStarted
+	}
+	if r.stopped(ctx, runCtx) {
+		return rec, o, stepNotStarted // stopped while the prompt was built: no agent started
 	}
 
+	agentCtx, cancelAgent := context.WithCancelCause(runCtx)
+	defer cancelAgent(nil)
+	watch := r.startInflight(i, began, cancelAgent)
 	r.save("agent")
 	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
 	r.ev.emit(Event{Type: EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations})
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, r.deps.Agent.Name())
 	snap := r.snapshotProtected()
-	o = r.deps.Agent.Run(runCtx, agent.Request{
+	agentBegan := r.deps.Now()
+	o = r.deps.Agent.Run(agentCtx, agent.Request{
 		Prompt:            text,
 		PromptFile:        promptFile,
-		ResultFile:        r.ws.state("agent-result.json"),
+		ResultFile:        r.ws.state(AgentResultFile),
 		Dir:               r.ws.dir,
 		Iteration:         i,
 		MaxIterations:     r.cfg.MaxIterations,
 		Timeout:           r.cfg.IterationTimeout,
 		InactivityTimeout: r.cfg.InactivityTimeout,
 		Grace:             r.cfg.KillGrace,
-		OnActivity:        func(text string) { r.ev.activity(i, text) },
+		OnActivity:        func(text string) { r.ev.activity(i, text, r.cleanText) },
+		OnSpend:           watch.spend,
+		CompletionTag:     r.cfg.CompletionTag,
+		DonePattern:       r.cfg.DonePattern,
 	})
+	// The agent's time is the real time it took, stopping included (a
+	// group that outlives its leader's exit after a timeout), not what the
+	// adapter saw of it.
+	o.Duration = max(o.Duration, r.deps.Now().Sub(agentBegan))
 	o = r.sanitize(o)
+	if !o.CostKnown {
+		// The adapter could not tell the cost at the end (a run stopped in
+		// the middle), but the agent reported it on the way: keep that.
+		if s := watch.lastSpend(); s.CostKnown {
+			o.Cost, o.CostKnown = s.Cost, true
+		}
+	}
+	watch.finished(o) // a kill from here on still finds what the agent cost
+	// A command agent's result file holds its words unredacted: removed
+	// once its cost is kept.
+	_ = os.Remove(r.ws.state(AgentResultFile))
 	it.ProtectedRestored = r.restoreProtected(snap, i)
 	r.protectNote = protectNote(i, it.ProtectedRestored)
 	fillFromOutcome(&it, o)
 	final, _ := prompt.TruncateTail(o.FinalMessage, FinalMessageLimit)
-	it.FinalMessage = r.deps.Redact(final)
+	it.FinalMessage = final
 	r.ev.emit(agentFinished(i, o))
 	r.logAgent(i, o)
-	if ctx.Err() != nil || runCtx.Err() != nil {
-		// Cancelled or out of time: the iteration is not recorded; a resume
-		// runs it again.
-		r.stopped(ctx, runCtx)
-		return rec, o, true
+	if why := interruption(ctx, runCtx, agentCtx); why != "" {
+		return r.interrupted(ctx, it, began, why), o, stepRan
 	}
-	if o.ErrKind == agent.ErrUsageLimit {
-		return rec, o, false
+	if o.ErrKind == agent.ErrUsageLimit && !didWork(o) {
+		r.inflightDone()
+		return rec, o, stepRefused
 	}
 	if o.ErrKind == agent.ErrFatal {
 		it.Duration = r.deps.Now().Sub(began).Seconds()
-		return record{Iteration: it, Failed: true}, o, false
+		return record{Iteration: it, Failed: true}, o, stepRan
 	}
+	var patternFound bool
 	if o.ExitCode != agent.ExitWaiting {
 		// A run stopped by a timeout did not finish: whatever it printed is
 		// not a final message, so it cannot declare completion.
-		it.CompletionTagFound = !o.TimedOut && !o.Inactive && prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag)
+		if !o.TimedOut && !o.Inactive {
+			it.CompletionTagFound, patternFound = r.searchFinal(o, text)
+		}
 		r.beforeChecks(runCtx)
 		r.runChecks(runCtx, &it)
-		r.afterChecks(ctx)
-		if ctx.Err() != nil || runCtx.Err() != nil {
-			r.stopped(ctx, runCtx)
-			return rec, o, true
+		gctx, cancel := r.gitContext(ctx, runCtx)
+		r.afterChecks(gctx) // what the checks created stays out of the commit
+		cancel()
+		if why := interruption(ctx, runCtx, nil); why != "" {
+			it.CheckResults, it.AllChecksPassed = []checks.Result{}, false
+			return r.interrupted(ctx, it, began, why), o, stepRan
 		}
 	}
 	it.Duration = r.deps.Now().Sub(began).Seconds()
-	rec = record{Iteration: it, Failed: o.Failed() && o.ExitCode != agent.ExitWaiting || len(it.ProtectedRestored) > 0, ChecksID: checksID(it.CheckResults)}
+	failed := o.Failed() && o.ExitCode != agent.ExitWaiting && o.ErrKind != agent.ErrUsageLimit
+	rec = record{Iteration: it, Failed: failed || len(it.ProtectedRestored) > 0, ChecksID: checksID(it.CheckResults), patternFound: patternFound}
 	if r.ws.repo != nil {
-		// One snapshot serves both idle detection and the next prompt.
-		if d, err := r.ws.diff(ctx); err == nil {
+		// One snapshot serves idle detection, the record and the next prompt.
+		gctx, cancel := r.gitContext(ctx, runCtx)
+		defer cancel()
+		if d, err := r.ws.diff(gctx); err == nil {
 			rec.Tree = d.Tree
 			rec.DiffStat = r.deps.Redact(d.Stat)
 			r.nextDiff = &d
 		}
 	}
-	return rec, o, false
+	return rec, o, stepRan
+}
+
+// interruption says why the run stopped the iteration, if it did: a
+// signal, --max-time, or (agentCtx's cause) --max-cost.
+func interruption(ctx, runCtx, agentCtx context.Context) string {
+	switch {
+	case ctx.Err() != nil:
+		return InterruptSignal
+	case runCtx.Err() != nil:
+		return InterruptMaxTime
+	case agentCtx != nil && errors.Is(context.Cause(agentCtx), errBudget):
+		return InterruptMaxCost
+	}
+	return ""
+}
+
+// interrupted completes the record of an iteration the run stopped: how
+// long it ran, what it cost so far (already in it), the changes it left,
+// and that its checks did not run. The diff is taken after the stop, so it
+// gets a short time of its own (wrapUp).
+func (r *runner) interrupted(ctx context.Context, it Iteration, began time.Time, why string) record {
+	it.Interrupted = why
+	it.ChecksRun = false
+	it.CompletionTagFound = false
+	it.Duration = r.deps.Now().Sub(began).Seconds()
+	e := "interrupted: " + r.interruptText(why) + "; its checks did not run"
+	it.Error = &e
+	rec := record{Iteration: it}
+	if r.ws.repo != nil {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wrapUp)
+		defer cancel()
+		if d, err := r.ws.diff(wctx); err == nil {
+			rec.Tree, rec.DiffStat = d.Tree, r.deps.Redact(d.Stat)
+		}
+		r.nextDiff = nil
+	}
+	r.logf("iteration %d/%d: interrupted (%s); its checks did not run", it.Iteration, r.cfg.MaxIterations, r.interruptText(why))
+	return rec
+}
+
+// interruptText says in words why an iteration was interrupted.
+func (r *runner) interruptText(why string) string {
+	switch why {
+	case InterruptMaxTime:
+		return "max-time of " + config.FormatDuration(r.cfg.MaxTime) + " reached"
+	case InterruptMaxCost:
+		return fmt.Sprintf("the agent's spending reached the $%.4f budget", r.cfg.MaxCost)
+	case InterruptKilled:
+		return "architect was killed"
+	}
+	return "the run was cancelled"
+}
+
+// gitContext is the context git runs under for an iteration: the run's
+// deadline, or a short one of its own (wrapUp) when the run is already
+// stopping, so that what the iteration left is still recorded.
+func (r *runner) gitContext(ctx, runCtx context.Context) (context.Context, context.CancelFunc) {
+	if runCtx.Err() == nil {
+		return runCtx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), wrapUp)
+}
+
+// didWork reports whether a run that met its usage limit did something
+// first: spent money, or, when its cost is unknown, took a step. Then it is
+// an iteration like any other; a refusal that cost nothing is not.
+func didWork(o agent.Outcome) bool {
+	if o.CostKnown {
+		return o.Cost > 0
+	}
+	return o.Steps > 0
+}
+
+// searchFinal looks for the completion tag and the done pattern in the
+// agent's final message: as the adapter found them in a message too large
+// to keep, or in the message itself. promptText is the prompt the agent
+// was given, whose copies do not count.
+func (r *runner) searchFinal(o agent.Outcome, promptText string) (tag, pattern bool) {
+	if s := o.Searched; s != nil {
+		return s.Tag, s.Pattern
+	}
+	tag = prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag, promptText)
+	if r.cfg.DonePattern != "" {
+		if re, err := regexp.Compile(r.cfg.DonePattern); err == nil {
+			pattern = re.MatchString(o.FinalMessage)
+		}
+	}
+	return tag, pattern
 }
 
 func fillFromOutcome(it *Iteration, o agent.Outcome) {
@@ -136,6 +275,9 @@ func (r *runner) logAgent(i int, o agent.Outcome) {
 }
 
 func (r *runner) runChecks(ctx context.Context, it *Iteration) {
+	if len(r.cfg.Checks) == 0 {
+		return // --no-checks: nothing ran, nothing passed
+	}
 	r.save("checks")
 	began := r.deps.Now()
 	i := it.Iteration
@@ -143,14 +285,17 @@ func (r *runner) runChecks(ctx context.Context, it *Iteration) {
 		Dir:     r.ws.dir,
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
-		OnStart: func(idx int, name string) {
-			r.ev.emit(Event{Type: EventCheckStarted, Iteration: i, Check: name, Index: ptr(idx)})
+		OnStart: func(idx int, _ string) {
+			r.ev.emit(Event{Type: EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
 		},
-		OnFinish: func(idx int, c checks.Result) { r.ev.emit(checkFinished(i, idx, c)) },
+		OnFinish: func(idx int, c checks.Result) { r.ev.emit(checkFinished(i, idx, r.sanitizeCheck(idx, c))) },
 	})
 	it.ChecksDuration = r.deps.Now().Sub(began).Seconds()
-	r.sanitizeChecks(it)
-	it.AllChecksPassed = ctx.Err() == nil
+	for idx := range it.CheckResults {
+		it.CheckResults[idx] = r.sanitizeCheck(idx, it.CheckResults[idx])
+	}
+	it.ChecksRun = ctx.Err() == nil
+	it.AllChecksPassed = it.ChecksRun
 	passing := 0
 	for _, c := range it.CheckResults {
 		if c.Passed {
@@ -159,67 +304,7 @@ func (r *runner) runChecks(ctx context.Context, it *Iteration) {
 			it.AllChecksPassed = false
 		}
 	}
-	if len(r.cfg.Checks) > 0 {
-		r.logf("iteration %d/%d: checks %d/%d passing%s", it.Iteration, r.cfg.MaxIterations, passing, len(it.CheckResults), failedList(it.CheckResults))
-	}
-}
-
-// commitIteration records a completed iteration: the record first (from
-// then on it counts as done), then everything derived from it.
-func (r *runner) commitIteration(ctx context.Context, rec record) bool {
-	if err := appendRecord(r.ws.state(RecordsFile), rec); err != nil {
-		r.stop(StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
-		return false
-	}
-	r.records = append(r.records, rec)
-	r.res.add(rec.Iteration)
-	r.prevPrev, r.prev = r.prev, rec.CheckResults
-	r.execErr = ""
-	if rec.Error != nil {
-		r.execErr = *rec.Error
-	}
-	if err := r.writeProgress(); err != nil {
-		r.warn("could not update the progress file: " + err.Error())
-	}
-	// A worktree run commits every iteration on its branch; a build-mode run
-	// commits each iteration on the current branch (seed 000: build commits
-	// after each task).
-	if r.commits() {
-		passing := 0
-		for _, c := range rec.CheckResults {
-			if c.Passed {
-				passing++
-			}
-		}
-		msg := fmt.Sprintf("architect: iteration %d (%d/%d checks passing)", rec.Iteration.Iteration, passing, len(rec.CheckResults))
-		hash, committed, err := r.ws.commit(ctx, msg)
-		switch {
-		case err != nil:
-			r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.ws.branch + ": " + err.Error())
-		case committed:
-			r.st.LastCommit = hash
-			rec.Iteration.Commit = hash
-		}
-	}
-	r.recount()
-	r.save("recorded")
-	r.ev.emit(iterationFinished(rec.Iteration))
-	return true
-}
-
-// writeProgress rewrites the progress file from the records. It is derived
-// data (rebuilt on resume), so an atomic rename without fsync is enough.
-func (r *runner) writeProgress() error {
-	var b strings.Builder
-	for _, rec := range r.records {
-		b.WriteString(progressEntry(rec.Iteration))
-	}
-	path := r.ws.state(ProgressFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(r.deps.Redact(b.String())), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	r.logf("iteration %d/%d: checks %d/%d passing%s", it.Iteration, r.cfg.MaxIterations, passing, len(it.CheckResults), failedList(it.CheckResults))
 }
 
 func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
@@ -227,10 +312,10 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 		Task:          r.cfg.Task,
 		Iteration:     i,
 		MaxIterations: r.cfg.MaxIterations,
-		Checks:        r.cfg.Checks,
+		Checks:        r.shown.Checks,
 		CompletionTag: r.cfg.CompletionTag,
 		ExecError:     r.execErr,
-		Notes:         append(modeNotes(r.cfg.Mode), r.protectNote),
+		Notes:         append(modeNotes(r.cfg.Mode), r.protectNote, r.interruptNote),
 	}
 	if r.cfg.Spec != "" {
 		spec, err := os.ReadFile(r.cfg.Spec)
@@ -245,7 +330,9 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 	} else if r.ws.repo != nil {
 		d, err := r.ws.diff(ctx)
 		if err != nil {
-			r.warn("could not compute the changes so far: " + err.Error())
+			if ctx.Err() == nil {
+				r.warn("could not compute the changes so far: " + r.cleanText(err.Error()))
+			}
 		} else {
 			in.Diff, in.DiffTruncated = proc.Clean([]byte(d.Text)), d.Truncated
 		}

@@ -5,11 +5,14 @@
 // or on a limit or safety net: iterations, cost, time, cancellation, agent
 // errors, the circuit breaker, idleness.
 //
-// Every completed iteration is appended to .architect/iterations.jsonl
-// before anything else is updated; the progress file, the counters and the
-// result are derived from those records, and state.json is written
-// atomically at each phase change. A run killed at any instant can
-// therefore be resumed (Resume) without losing or repeating an iteration.
+// Every iteration that started is appended to .architect/iterations.jsonl,
+// once, before anything else is updated: one that a signal, --max-time or
+// --max-cost interrupted too, and one that a killed run was in the middle
+// of, by the next Resume (current.json keeps what its agent spent). The
+// progress file, the counters and the result are derived from those
+// records, and state.json is written atomically at each phase change. A
+// run killed at any instant can therefore be resumed without losing or
+// repeating an iteration, or any of its cost.
 package loop
 
 import (
@@ -25,6 +28,7 @@ import (
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/proc"
 )
 
 // ErrInterrupted is the cause the command line gives the context it cancels
@@ -54,6 +58,8 @@ type Deps struct {
 
 type runner struct {
 	cfg     config.Config
+	shown   config.Config // cfg with its secrets masked: what architect writes of it
+	masked  []string      // the keys of shown that lost a secret
 	deps    Deps
 	ws      *workspace
 	res     *Result
@@ -68,15 +74,24 @@ type runner struct {
 	ev             *emitter        // the event stream
 	resumed        bool
 	protectNote    string // why the last iteration failed, when it changed protected files
+	interruptNote  string // that the last iteration was interrupted before its checks
 }
 
 // Run starts a new run of the loop. The error is for problems that prevent
 // a run at all (a *UsageError for the user's input); how the loop ended is
 // in Result.
+//
+// --max-time counts from here: setting up the workspace (the worktree)
+// runs under the run's deadline too.
 func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 	r := newRunner(cfg, deps)
-	ws, err := setupWorkspace(ctx, cfg, r.warn)
+	runCtx, cancel := r.deadline(ctx, 0)
+	defer cancel()
+	ws, err := setupWorkspace(runCtx, cfg, r.warn)
 	if err != nil {
+		if runCtx.Err() != nil && ctx.Err() == nil {
+			return nil, &UsageError{Msg: "max-time of " + config.FormatDuration(cfg.MaxTime) + " reached while setting up the workspace: " + err.Error(), Hint: "give --max-time more time"}
+		}
 		return nil, err
 	}
 	release, err := r.attach(ws)
@@ -84,9 +99,18 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 		return nil, err
 	}
 	defer release()
-	if err := ws.prepareStateDir(r.start, cfg.DoneFile == ""); err != nil {
+	if err := r.refuseInterrupted(); err != nil {
+		return nil, err
+	}
+	doneAtStart, err := r.existingDoneFile()
+	if err != nil {
+		return nil, err
+	}
+	archived, err := ws.prepareStateDir(r.start, cfg.DoneFile == "")
+	if err != nil {
 		return nil, fmt.Errorf("preparing %s: %w", ws.state(), err)
 	}
+	r.reportArchived(archived)
 	_ = os.Remove(ws.state(ControlFile))
 	mode := cfg.Mode
 	if mode == "" {
@@ -100,64 +124,30 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 		Workspace:     ws.dir,
 		WorktreePath:  ws.worktree,
 		Branch:        ws.branch,
-		Config:        cfg,
+		Config:        r.shown,
+		Redacted:      r.masked,
+
+		DoneFileAtStart: doneAtStart,
 	}
 	if ws.repo != nil {
-		if d, err := ws.diff(ctx); err == nil {
+		if d, err := ws.diff(runCtx); err == nil {
 			r.st.InitialTree = d.Tree
 		}
 	}
 	if ws.worktree != "" {
 		r.logf("working in worktree %s on branch %s", ws.worktree, ws.branch)
 	}
-	return r.session(ctx)
+	return r.session(ctx, runCtx)
 }
 
-// Resume continues the run whose state is in workspace: a stopped, crashed
-// or waiting run goes on with the same configuration (adjusted by
-// override, for the flags the user gave), iteration count, cost and
-// progress file.
-func Resume(ctx context.Context, workspace string, override func(*config.Config), deps Deps) (*Result, error) {
-	st, err := ReadState(workspace)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, &UsageError{Msg: "no run to resume in " + workspace, Hint: "start one with `architect loop`, or pass the workspace with -C DIR"}
+// deadline is the run's context with --max-time applied: what is left of
+// it after the earlier sessions' elapsed seconds.
+func (r *runner) deadline(ctx context.Context, elapsed float64) (context.Context, context.CancelFunc) {
+	if r.cfg.MaxTime <= 0 {
+		return ctx, func() {}
 	}
-	if err != nil {
-		return nil, err
-	}
-	if !st.Resumable() {
-		return nil, &UsageError{Msg: "the run in " + workspace + " already succeeded; there is nothing to resume", Hint: "start a new run with `architect loop`"}
-	}
-	cfg := st.Config
-	if override != nil {
-		override(&cfg)
-	}
-	r := newRunner(cfg, deps)
-	ws, err := reopenWorkspace(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	release, err := r.attach(ws)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	if r.records, err = readRecords(ws.state(RecordsFile)); err != nil {
-		return nil, err
-	}
-	for _, f := range []string{WaitFile, ControlFile} {
-		if os.Remove(ws.state(f)) == nil && f == WaitFile {
-			r.logf("removed %s: the wait is over", ws.state(WaitFile))
-		}
-	}
-	st.MaxIterations = cfg.MaxIterations
-	st.Config = cfg
-	st.StopReason, st.StopDetail, st.WaitUntil = "", "", ""
-	r.st = st
-	r.resumed = true
-	r.restore()
-	r.logf("resuming after iteration %d of %d (%d recorded)", len(r.records), cfg.MaxIterations, len(r.records))
-	return r.session(ctx)
+	left := r.cfg.MaxTime - time.Duration(elapsed*float64(time.Second))
+	return context.WithDeadlineCause(ctx, r.start.Add(left), errTimeUp)
 }
 
 func newRunner(cfg config.Config, deps Deps) *runner {
@@ -175,6 +165,7 @@ func newRunner(cfg config.Config, deps Deps) *runner {
 	} else {
 		deps.Log = redactWriter{deps.Log, deps.Redact}
 	}
+	shown, masked := redactConfig(cfg, deps.Redact)
 	if deps.Jitter == nil {
 		deps.Jitter = func(max time.Duration) time.Duration {
 			if max <= 0 {
@@ -183,28 +174,7 @@ func newRunner(cfg config.Config, deps Deps) *runner {
 			return rand.N(max)
 		}
 	}
-	return &runner{cfg: cfg, deps: deps, start: deps.Now()}
-}
-
-// restore rebuilds the in-memory view of a resumed run from its records.
-func (r *runner) restore() {
-	n := len(r.records)
-	if n > 0 {
-		last := r.records[n-1]
-		r.prev = last.CheckResults
-		if last.Error != nil {
-			r.execErr = *last.Error
-		}
-		r.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
-	}
-	if n > 1 {
-		r.prevPrev = r.records[n-2].CheckResults
-	}
-	// The progress file is derived from the records: rewrite it, in case
-	// the run was killed between recording an iteration and updating it.
-	if err := r.writeProgress(); err != nil {
-		r.warn("could not rewrite the progress file: " + err.Error())
-	}
+	return &runner{cfg: cfg, shown: shown, masked: masked, deps: deps, start: deps.Now()}
 }
 
 // attach makes ws the run's workspace, held under its lock (so that one
@@ -215,6 +185,7 @@ func (r *runner) attach(ws *workspace) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	r.endLeftovers(ws)
 	r.ws = ws
 	ws.watch = !r.cfg.NoWatch
 	return func() {
@@ -224,58 +195,62 @@ func (r *runner) attach(ws *workspace) (release func(), err error) {
 }
 
 // session runs iterations until the loop stops, then finalises the state;
-// the workspace is attached.
-func (r *runner) session(ctx context.Context) (*Result, error) {
+// the workspace is attached. runCtx is ctx with the run's deadline.
+func (r *runner) session(ctx, runCtx context.Context) (*Result, error) {
 	r.res = &Result{
 		Iterations:   []Iteration{},
 		WorktreePath: r.ws.worktree,
 		Branch:       r.ws.branch,
 		InitialRef:   r.ws.initialRef,
 		Workspace:    r.ws.dir,
+		NoChecks:     len(r.cfg.Checks) == 0,
 	}
 	for _, rec := range r.records {
-		r.res.add(rec.Iteration)
+		r.res.Iterations = append(r.res.Iterations, rec.Iteration)
 	}
-	r.res.TotalCostKnown = r.res.TotalCostKnown || len(r.records) == 0
+	r.res.recost()
 	r.st.Active, r.st.Status, r.st.PID = true, StatusRunning, os.Getpid()
+	r.st.Processes = ptr(proc.Self())
 	r.recount()
 	r.save("starting")
-	r.ev = newEmitter(r.ws.state(EventsFile), r.deps.Events, r.deps.Now, r.deps.Redact, r.warn)
+	r.ev = newEmitter(r.ws.state(EventsFile), r.deps.Events, r.deps.Now, r.warn)
 	defer r.ev.close()
 	r.ev.emit(Event{Type: EventLoopStarted, Iteration: len(r.records), MaxIterations: r.cfg.MaxIterations,
-		Agent: r.deps.Agent.Name(), Checks: r.cfg.Checks, Workspace: r.ws.dir, Branch: r.ws.branch, Resumed: r.resumed})
+		Agent: r.deps.Agent.Name(), Checks: r.shown.Checks, Workspace: r.ws.dir, Branch: r.ws.branch, Resumed: r.resumed,
+		NoChecks: r.res.NoChecks})
 
-	runCtx := ctx
-	if r.cfg.MaxTime > 0 {
-		left := r.cfg.MaxTime - time.Duration(r.st.Elapsed*float64(time.Second))
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithDeadlineCause(ctx, r.start.Add(left), errTimeUp)
-		defer cancel()
-	}
 	r.run(ctx, runCtx)
 
 	r.res.TotalDuration = r.st.Elapsed + r.deps.Now().Sub(r.start).Seconds()
-	r.res.Success = r.res.StopReason == StopSuccess
+	r.res.Success = r.res.StopReason == StopSuccess || r.res.StopReason == StopNoChecks
+	r.res.UsageLimitWaits, r.res.UsageLimitWaited = r.st.UsageLimitWaits, r.st.UsageLimitWaited
 	// The result before the state: once the state says the run ended
 	// (succeeded: not resumable), its result must be there.
 	if err := writeJSONAtomic(r.ws.state(resultFileName), r.res); err != nil {
 		r.warn("could not save the result: " + err.Error())
 	}
-	r.recount() // an iteration cut short is not counted
+	r.recount()
 	r.st.Active = false
 	r.st.Status = finalStatus(r.res.StopReason)
 	r.st.StopReason, r.st.StopDetail = r.res.StopReason, r.res.StopDetail
 	r.save("finished")
-	r.logEvent("DONE", "loop finished: %s after %d iterations", r.res.StopReason, r.res.TotalIterations)
+	r.logEvent("DONE", "loop finished: %s after %d iteration%s", r.res.StopReason, r.res.TotalIterations, plural(r.res.TotalIterations))
 	r.ev.emit(Event{Type: EventLoopFinished, Iteration: r.res.TotalIterations, Success: ptr(r.res.Success),
 		StopReason: r.res.StopReason, StopDetail: r.res.StopDetail, TotalIterations: ptr(r.res.TotalIterations),
-		TotalCost: ptr(r.res.TotalCost), Duration: ptr(r.res.TotalDuration)})
+		TotalCost: r.res.TotalCost, KnownCost: ptr(r.res.KnownCost), Duration: ptr(r.res.TotalDuration), NoChecks: r.res.NoChecks})
 	return r.res, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func finalStatus(reason string) string {
 	switch reason {
-	case StopSuccess:
+	case StopSuccess, StopNoChecks:
 		return StatusSucceeded
 	case StopCancelled:
 		return StatusStopped
@@ -290,7 +265,7 @@ func (r *runner) run(ctx, runCtx context.Context) {
 	if n := len(r.records); n > 0 && r.records[n-1].CompletionSignal != "" {
 		// A resumed run that was killed after recording its successful
 		// last iteration, before saving that it had succeeded.
-		r.stop(StopSuccess, "")
+		r.stop(r.successReason(), "")
 		return
 	}
 	for {
@@ -302,33 +277,42 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			r.stop(StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations))
 			return
 		}
-		if r.cfg.MaxCost > 0 && r.res.TotalCost >= r.cfg.MaxCost {
-			r.stop(StopBudget, fmt.Sprintf("spent $%.4f of the $%.4f budget", r.res.TotalCost, r.cfg.MaxCost))
+		if r.overBudget() {
+			r.stop(StopBudget, fmt.Sprintf("spent $%.4f of the $%.4f budget", r.res.KnownCost, r.cfg.MaxCost))
 			return
 		}
 		if r.doneBeforeIteration(runCtx) {
 			return
 		}
-		rec, o, stop := r.iteration(ctx, runCtx, i)
-		if stop {
+		rec, o, kind := r.iteration(ctx, runCtx, i)
+		switch kind {
+		case stepNotStarted:
 			return
-		}
-		if o.ErrKind == agent.ErrUsageLimit {
+		case stepRefused:
 			if !r.waitUsageLimit(runCtx, o) {
 				return
 			}
 			continue // the same iteration again: a usage limit is not an iteration
 		}
-		r.usageWaits = 0
-		if rec.AllChecksPassed && len(rec.ProtectedRestored) == 0 {
+		if rec.Interrupted != "" {
+			// Recorded like any other, then the loop stops for its reason.
+			if r.commitIteration(runCtx, rec) {
+				r.stopInterrupted(ctx, runCtx, rec)
+			}
+			return
+		}
+		if o.ErrKind != agent.ErrUsageLimit {
+			r.usageWaits = 0
+		}
+		if r.succeeded(rec) {
 			// Recorded with the iteration (decide reaches the same verdict),
 			// so that a run killed before it saves the verdict resumes as the
 			// success it was.
-			if signal, err := r.completionSignal(o.FinalMessage, rec.CompletionTagFound); err == nil {
+			if signal, err := r.completionSignal(rec); err == nil {
 				rec.CompletionSignal = signal
 			}
 		}
-		if !r.commitIteration(ctx, rec) {
+		if !r.commitIteration(runCtx, rec) {
 			return
 		}
 		if r.decide(runCtx, rec, o) {
@@ -337,17 +321,43 @@ func (r *runner) run(ctx, runCtx context.Context) {
 	}
 }
 
+// overBudget reports whether what the run is known to have spent reached
+// --max-cost.
+func (r *runner) overBudget() bool {
+	return r.cfg.MaxCost > 0 && r.res.KnownCost >= r.cfg.MaxCost
+}
+
+// stopInterrupted ends the loop after an interrupted iteration, for the
+// reason that interrupted it.
+func (r *runner) stopInterrupted(ctx, runCtx context.Context, rec record) {
+	if rec.Interrupted == InterruptMaxCost {
+		r.stop(StopBudget, fmt.Sprintf("spent %s of the $%.4f budget: iteration %d was stopped when it reached it", r.res.Cost(), r.cfg.MaxCost, rec.Iteration.Iteration))
+		return
+	}
+	if !r.stopped(ctx, runCtx) {
+		r.stop(StopCancelled, "interrupted")
+	}
+}
+
 // stopped reports (and records) whether the loop was cancelled or ran out of time.
 func (r *runner) stopped(ctx, runCtx context.Context) bool {
 	switch {
 	case ctx.Err() != nil:
-		r.stop(StopCancelled, "interrupted")
+		r.stop(StopCancelled, r.cancelText())
 	case runCtx.Err() != nil:
 		r.stop(StopTimeout, fmt.Sprintf("max-time of %s reached", config.FormatDuration(r.cfg.MaxTime)))
 	default:
 		return false
 	}
 	return true
+}
+
+// cancelText says who cancelled the run, when the control file says.
+func (r *runner) cancelText() string {
+	if r.control() == "cancel" {
+		return "cancelled with `architect cancel`"
+	}
+	return "interrupted"
 }
 
 func (r *runner) stop(reason, detail string) {
@@ -383,19 +393,23 @@ func (r *runner) sessionState() State {
 	return s
 }
 
-// recount derives the counters in the state from the records.
+// recount derives the counters in the state from the records. An
+// interrupted iteration is no agent failure and no success: it leaves the
+// count of failures in a row as it was.
 func (r *runner) recount() {
 	s := r.st
 	s.ErrorCount, s.ConsecutiveErrors, s.Timeouts, s.LastError = 0, 0, 0, ""
 	s.TotalCost, s.TotalCostKnown = r.res.TotalCost, r.res.TotalCostKnown
+	s.KnownCost, s.UnknownCostIterations = r.res.KnownCost, r.res.UnknownCostIterations
 	for _, rec := range r.records {
-		if rec.Failed {
+		switch {
+		case rec.Failed:
 			s.ErrorCount++
 			s.ConsecutiveErrors++
-		} else {
+		case rec.Interrupted == "":
 			s.ConsecutiveErrors = 0
 		}
-		if rec.Error != nil {
+		if rec.Error != nil && rec.Failed {
 			s.LastError = *rec.Error
 		}
 		if rec.Timeouts() {
@@ -405,7 +419,7 @@ func (r *runner) recount() {
 			s.LastCommit = rec.Commit
 		}
 	}
-	s.IdleIterations = idleRun(r.records)
+	s.IdleIterations = idleRun(r.records, s.InitialTree)
 	s.Iteration = len(r.records)
 	if n := len(r.records); n > 0 {
 		s.LastIterationAt = r.records[n-1].StartedAt

@@ -8,6 +8,14 @@ import (
 	"github.com/architect-dev/architect/prompt"
 )
 
+// interruptWords say why an iteration was interrupted, in the progress file.
+var interruptWords = map[string]string{
+	InterruptMaxTime: "the run's time limit (--max-time) was reached",
+	InterruptSignal:  "the run was stopped (SIGINT, SIGTERM or architect cancel)",
+	InterruptMaxCost: "the agent's spending reached the budget (--max-cost)",
+	InterruptKilled:  "architect was killed",
+}
+
 // maxProgressLine bounds the first line of a check's error in the progress file.
 const maxProgressLine = 200
 
@@ -15,7 +23,7 @@ const maxProgressLine = 200
 func progressEntry(it Iteration) string {
 	var b strings.Builder
 	verdict := "FAIL"
-	if it.AllChecksPassed && it.CompletionTagFound && len(it.ProtectedRestored) == 0 {
+	if it.CompletionSignal != "" { // set on the iteration that ended the run in success
 		verdict = "PASS"
 	}
 	fmt.Fprintf(&b, "## Iteration %d — %s\n", it.Iteration, verdict)
@@ -27,15 +35,21 @@ func progressEntry(it Iteration) string {
 	}
 	fmt.Fprintf(&b, "- Duration: %.1fs\n", it.Duration)
 	fmt.Fprintf(&b, "- Completion tag: %s\n", yesNo(it.CompletionTagFound))
-	if it.Error != nil {
+	if it.Error != nil && it.Interrupted == "" {
 		fmt.Fprintf(&b, "- Agent error: %s\n", firstLine(*it.Error))
 	}
 	if len(it.ProtectedRestored) > 0 {
 		fmt.Fprintf(&b, "- Protected files changed (restored): %s\n", listPaths(it.ProtectedRestored))
 	}
-	if len(it.CheckResults) == 0 {
-		b.WriteString("- Checks: none configured\n")
-	} else {
+	if it.Interrupted != "" {
+		fmt.Fprintf(&b, "- Interrupted: %s\n", interruptWords[it.Interrupted])
+	}
+	switch {
+	case it.Interrupted != "":
+		b.WriteString("- Checks: not run (the iteration was interrupted)\n")
+	case len(it.CheckResults) == 0:
+		b.WriteString("- Checks: none run\n")
+	default:
 		b.WriteString("- Checks:\n")
 	}
 	for _, r := range it.CheckResults {

@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"fmt"
+
 	"github.com/architect-dev/architect/checks"
 )
 
@@ -17,27 +19,50 @@ const (
 	StopIdle           = "idle"
 	StopUsageLimit     = "usage_limit"
 	StopError          = "error"
+	// StopNoChecks is the end of a run without checks (--no-checks, or
+	// checks: [] in the file) whose agent declared completion: the run did
+	// what was asked, but no check earned it, so it is never reported as
+	// all_checks_passed.
+	StopNoChecks = "agent_declared_complete_without_checks"
+	// StopCostUnknown: --max-cost is set, but an iteration's cost could not
+	// be known, so the budget can no longer be enforced.
+	StopCostUnknown = "cost_unknown"
+)
+
+// Why an iteration was interrupted before its checks ran (Iteration.Interrupted).
+const (
+	InterruptMaxTime = "max_time" // --max-time was reached
+	InterruptSignal  = "signal"   // SIGINT, SIGTERM or `architect cancel`
+	InterruptMaxCost = "max_cost" // the agent's spending reached --max-cost
+	InterruptKilled  = "killed"   // architect itself died (found by --resume)
 )
 
 // Iteration is one iteration of the loop (the seed's LoopIteration).
 type Iteration struct {
-	Iteration          int             `json:"iteration"`
-	StepsTaken         int             `json:"steps_taken"`
-	Cost               *float64        `json:"cost"` // null when the agent's cost could not be known
-	Duration           float64         `json:"duration"`
-	AgentDuration      float64         `json:"agent_duration"`
-	ChecksDuration     float64         `json:"checks_duration"`
-	CheckResults       []checks.Result `json:"check_results"`
-	AllChecksPassed    bool            `json:"all_checks_passed"`
-	CompletionTagFound bool            `json:"completion_tag_found"`
-	CompletionSignal   string          `json:"completion_signal,omitempty"` // tag, done_file or done_pattern
-	AgentTimedOut      bool            `json:"agent_timed_out,omitempty"`   // iteration or inactivity timeout
-	Error              *string         `json:"error"`
-	ErrorKind          string          `json:"error_kind,omitempty"`
-	ExitCode           int             `json:"agent_exit_code"`
-	Tokens             *Tokens         `json:"tokens,omitempty"`
-	Commit             string          `json:"commit,omitempty"`
-	StartedAt          string          `json:"started_at"`
+	Iteration       int             `json:"iteration"`
+	StepsTaken      int             `json:"steps_taken"`
+	Cost            *float64        `json:"cost"` // null when the agent's cost could not be known
+	Duration        float64         `json:"duration"`
+	AgentDuration   float64         `json:"agent_duration"`
+	ChecksDuration  float64         `json:"checks_duration"`
+	CheckResults    []checks.Result `json:"check_results"`
+	AllChecksPassed bool            `json:"all_checks_passed"`
+	// ChecksRun is false when the checks did not run to their end: the
+	// iteration was interrupted, the agent could not run or is waiting, or
+	// the run has no checks (--no-checks).
+	ChecksRun bool `json:"checks_run"`
+	// Interrupted says why the loop stopped the iteration before its
+	// checks could run (Interrupt*); "" for an iteration that ran its course.
+	Interrupted        string  `json:"interrupted,omitempty"`
+	CompletionTagFound bool    `json:"completion_tag_found"`
+	CompletionSignal   string  `json:"completion_signal,omitempty"` // tag, done_file or done_pattern
+	AgentTimedOut      bool    `json:"agent_timed_out,omitempty"`   // iteration or inactivity timeout
+	Error              *string `json:"error"`
+	ErrorKind          string  `json:"error_kind,omitempty"`
+	ExitCode           int     `json:"agent_exit_code"`
+	Tokens             *Tokens `json:"tokens,omitempty"`
+	Commit             string  `json:"commit,omitempty"`
+	StartedAt          string  `json:"started_at"`
 	// FinalMessage is the tail (at most FinalMessageLimit bytes) of the
 	// agent's final message, for reports.
 	FinalMessage string `json:"final_message,omitempty"`
@@ -62,31 +87,86 @@ type Tokens struct {
 
 // Result is the outcome of a whole loop (the seed's RalphLoopResult).
 type Result struct {
-	Iterations      []Iteration `json:"iterations"`
-	TotalCost       float64     `json:"total_cost"`
-	TotalCostKnown  bool        `json:"total_cost_known"`
-	TotalDuration   float64     `json:"total_duration"`
-	TotalIterations int         `json:"total_iterations"`
-	Success         bool        `json:"success"`
-	StopReason      string      `json:"stop_reason"`
-	StopDetail      string      `json:"stop_detail,omitempty"`
-	WorktreePath    string      `json:"worktree_path"`
-	Branch          string      `json:"branch"`
-	InitialRef      string      `json:"initial_ref"`
-	Workspace       string      `json:"workspace"`
+	Iterations []Iteration `json:"iterations"`
+	// TotalCost is the sum of the iterations' costs: null when any of them
+	// is unknown (KnownCost is then what is known of it).
+	TotalCost             *float64 `json:"total_cost"`
+	TotalCostKnown        bool     `json:"total_cost_known"`
+	KnownCost             float64  `json:"known_cost"`
+	UnknownCostIterations int      `json:"unknown_cost_iterations,omitempty"`
+	TotalDuration         float64  `json:"total_duration"`
+	TotalIterations       int      `json:"total_iterations"`
+	Success               bool     `json:"success"`
+	StopReason            string   `json:"stop_reason"`
+	StopDetail            string   `json:"stop_detail,omitempty"`
+	// NoChecks: the run had no checks (--no-checks): nothing it reports was
+	// checked.
+	NoChecks bool `json:"no_checks,omitempty"`
+	// UsageLimitWaits and UsageLimitWaited count the waits for the agent's
+	// usage limit and their total, in seconds, over the whole run.
+	UsageLimitWaits  int     `json:"usage_limit_waits,omitempty"`
+	UsageLimitWaited float64 `json:"usage_limit_waited,omitempty"`
+	WorktreePath     string  `json:"worktree_path"`
+	Branch           string  `json:"branch"`
+	InitialRef       string  `json:"initial_ref"`
+	Workspace        string  `json:"workspace"`
 }
 
 func (r *Result) add(it Iteration) {
 	r.Iterations = append(r.Iterations, it)
+	r.recost()
+}
+
+// recost derives the totals from the iterations.
+func (r *Result) recost() {
 	r.TotalIterations = len(r.Iterations)
-	r.TotalCost, r.TotalCostKnown = 0, true
-	for _, x := range r.Iterations {
-		if x.Cost == nil {
-			r.TotalCostKnown = false
+	c := costOf(r.Iterations)
+	r.TotalCost, r.TotalCostKnown, r.KnownCost, r.UnknownCostIterations = c.Total(), c.Unknown == 0, c.Known, c.Unknown
+}
+
+// Cost is the total cost of the run's iterations.
+func (r *Result) Cost() Cost {
+	return Cost{Known: r.KnownCost, Unknown: r.UnknownCostIterations, Iterations: r.TotalIterations}
+}
+
+// Cost is a sum of iteration costs of which some may be unknown.
+type Cost struct {
+	Known      float64 // the sum of the costs that are known
+	Unknown    int     // how many iterations' cost is unknown
+	Iterations int
+}
+
+func costOf(its []Iteration) Cost {
+	c := Cost{Iterations: len(its)}
+	for _, it := range its {
+		if it.Cost == nil {
+			c.Unknown++
 			continue
 		}
-		r.TotalCost += *x.Cost
+		c.Known += *it.Cost
 	}
+	return c
+}
+
+// Total is the total, or nil when some of it is unknown.
+func (c Cost) Total() *float64 {
+	if c.Unknown > 0 {
+		return nil
+	}
+	v := c.Known
+	return &v
+}
+
+// String is the total as people read it: "$1.2500", "unknown", or "at
+// least $1.2500 (2 of 5 iterations' cost unknown)".
+func (c Cost) String() string {
+	switch {
+	case c.Unknown == 0:
+		return fmt.Sprintf("$%.4f", c.Known)
+	case c.Unknown >= c.Iterations && c.Known == 0:
+		return "unknown"
+	}
+	return fmt.Sprintf("at least $%.4f (%d of %d iterations' cost unknown)", c.Known, c.Unknown, c.Iterations)
 }
 
 // Timeouts reports whether the agent run hit a timeout.

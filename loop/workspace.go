@@ -252,17 +252,25 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	return w, nil
 }
 
+// archived is what prepareStateDir moved away from a previous run.
+type archived struct {
+	dir   string   // .architect/runs/<time>
+	names []string // the files and folders moved there
+}
+
 // prepareStateDir creates .architect/ for a new run. A previous run's
 // files (progress, prompts, records, state, result, and the DONE and WAIT
 // signals when they are architect's own) are moved to
 // .architect/runs/<time>/, so the agent starts without that history and
-// nothing of it is lost.
-func (w *workspace) prepareStateDir(now time.Time, ownDone bool) error {
+// nothing of it is lost; what was moved is returned, to tell the user.
+func (w *workspace) prepareStateDir(now time.Time, ownDone bool) (archived, error) {
+	var a archived
 	if err := os.MkdirAll(w.state("prompts"), 0o700); err != nil {
-		return err
+		return a, err
 	}
 	_ = os.Chmod(w.state(), 0o700)
-	names := []string{ProgressFile, "prompts", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile, "agent-result.json"}
+	names := []string{ProgressFile, "prompts", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile,
+		AgentResultFile, InflightFile, "report.html"}
 	if ownDone {
 		names = append(names, DoneFile)
 	}
@@ -277,41 +285,43 @@ func (w *workspace) prepareStateDir(now time.Time, ownDone bool) error {
 		}
 	}
 	if !found {
-		return nil // no previous run
+		return a, nil // no previous run
 	}
 	fi, err := os.Stat(w.state())
 	if err != nil {
-		return err
+		return a, err
 	}
 	if newest.IsZero() {
 		newest = fi.ModTime()
 	}
 	base := w.state("runs", newest.UTC().Format("20060102T150405.000Z"))
-	archive := base
+	dir := base
 	for n := 2; ; n++ {
-		err := os.Mkdir(archive, 0o700)
+		err := os.Mkdir(dir, 0o700)
 		if err == nil {
 			break
 		}
 		if os.IsNotExist(err) {
-			if err := os.MkdirAll(filepath.Dir(archive), 0o700); err != nil {
-				return err
+			if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+				return a, err
 			}
 			continue
 		}
 		if !os.IsExist(err) {
-			return err
+			return a, err
 		}
-		archive = fmt.Sprintf("%s-%d", base, n)
+		dir = fmt.Sprintf("%s-%d", base, n)
 	}
+	a.dir = dir
 	for _, name := range names {
 		if _, err := os.Stat(w.state(name)); err == nil {
-			if err := os.Rename(w.state(name), filepath.Join(archive, name)); err != nil {
-				return err
+			if err := os.Rename(w.state(name), filepath.Join(dir, name)); err != nil {
+				return a, err
 			}
+			a.names = append(a.names, name)
 		}
 	}
-	return os.MkdirAll(w.state("prompts"), 0o700)
+	return a, os.MkdirAll(w.state("prompts"), 0o700)
 }
 
 func emptyDir(path string) bool {

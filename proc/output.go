@@ -3,7 +3,6 @@ package proc
 import (
 	"io"
 	"os"
-	"os/exec"
 	"reflect"
 	"sync"
 	"time"
@@ -23,23 +22,21 @@ type outputs struct {
 	done    chan struct{} // closed when every copy has reached EOF
 }
 
-// attach sets cmd.Stdout and cmd.Stderr. The same writer for both gets a
-// single pipe, as with "2>&1": one goroutine writes to it, so its writes
-// are serialised and interleave as the child wrote them. A nil writer
-// discards; an *os.File is handed to the child directly unless output
-// must be watched for inactivity.
-func (o *outputs) attach(cmd *exec.Cmd, stdout, stderr io.Writer, watch bool) error {
+// attach returns what the child's stdout and stderr should be. The same
+// writer for both gets a single pipe, as with "2>&1": one goroutine writes
+// to it, so its writes are serialised and interleave as the child wrote
+// them. A nil writer discards; an *os.File is handed to the child
+// directly unless output must be watched for inactivity.
+func (o *outputs) attach(stdout, stderr io.Writer, watch bool) (cout, cerr io.Writer, err error) {
 	if sameWriter(stdout, stderr) {
 		f, err := o.pipe(stdout, watch)
-		cmd.Stdout, cmd.Stderr = f, f
-		return err
+		return f, f, err
 	}
-	var err error
-	if cmd.Stdout, err = o.pipe(stdout, watch); err != nil {
-		return err
+	if cout, err = o.pipe(stdout, watch); err != nil {
+		return nil, nil, err
 	}
-	cmd.Stderr, err = o.pipe(stderr, watch)
-	return err
+	cerr, err = o.pipe(stderr, watch)
+	return cout, cerr, err
 }
 
 // pipe returns what the child should write to in order to reach w. It

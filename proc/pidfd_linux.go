@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,12 +30,14 @@ func pin(pid int) (pinned, bool) {
 	}
 }
 
-func (p pinned) kill() {
+func (p pinned) kill() { p.signal(unix.SIGKILL) }
+
+func (p pinned) signal(sig unix.Signal) {
 	if p.fd >= 0 {
-		_ = unix.PidfdSendSignal(p.fd, unix.SIGKILL, nil, 0)
+		_ = unix.PidfdSendSignal(p.fd, sig, nil, 0)
 		return
 	}
-	_ = unix.Kill(p.pid, unix.SIGKILL)
+	_ = unix.Kill(p.pid, sig)
 }
 
 // waitExit waits, for a second at most, until the process has died, and
@@ -72,8 +77,44 @@ func (p pinned) close() {
 	}
 }
 
+// waitAll waits until every process of ps has died, or until deadline.
+// Processes pinned without a pidfd cannot be waited for: they are not.
+func waitAll(ps []pinned, deadline time.Time) {
+	fds := make([]unix.PollFd, 0, len(ps))
+	for _, p := range ps {
+		if p.fd >= 0 {
+			fds = append(fds, unix.PollFd{Fd: int32(p.fd), Events: unix.POLLIN})
+		}
+	}
+	for len(fds) > 0 {
+		ms := time.Until(deadline).Milliseconds()
+		if ms <= 0 {
+			return
+		}
+		n, err := unix.Poll(fds, int(min(ms, 1<<30)))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			return
+		}
+		fds = slices.DeleteFunc(fds, func(f unix.PollFd) bool { return f.Revents != 0 })
+	}
+}
+
+func closeAll(ps []pinned) {
+	for _, p := range ps {
+		p.close()
+	}
+}
+
+// scans counts the reads of the list of every process of the machine, which
+// only a broken chain calls for (see killMarked).
+var scans atomic.Int64
+
 // pids lists the processes in /proc.
 func pids() []int {
+	scans.Add(1)
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil
@@ -91,10 +132,12 @@ func pids() []int {
 
 // procStat is what proc needs from /proc/PID/stat.
 type procStat struct {
+	comm       string
 	state      byte // R, S, D, Z, …
 	ppid, pgid int
 	kthread    bool
-	envEnd     int64 // 0 while exec is building the new image (or no mm); -1 unknown
+	start      uint64 // start time, in clock ticks after boot
+	envEnd     int64  // 0 while exec is building the new image (or no mm); -1 unknown
 }
 
 func readStat(pid int) (procStat, bool) {
@@ -105,19 +148,21 @@ func readStat(pid int) (procStat, bool) {
 	// "pid (comm) state ppid pgrp session tty tpgid flags …", where comm
 	// may hold anything; env_end is field 51 (Linux 3.5 and later).
 	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
+	j := bytes.IndexByte(b, '(')
+	if i < 0 || j < 0 || j > i {
 		return procStat{}, false
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 7 || len(f[0]) != 1 {
+	if len(f) < 20 || len(f[0]) != 1 {
 		return procStat{}, false
 	}
-	st := procStat{state: f[0][0], envEnd: -1}
+	st := procStat{comm: string(b[j+1 : i]), state: f[0][0], envEnd: -1}
 	var err1, err2 error
 	st.ppid, err1 = strconv.Atoi(f[1])
 	st.pgid, err2 = strconv.Atoi(f[2])
 	flags, _ := strconv.ParseUint(f[6], 10, 64)
 	st.kthread = flags&0x00200000 != 0 // PF_KTHREAD
+	st.start, _ = strconv.ParseUint(f[19], 10, 64)
 	if len(f) > 48 {
 		st.envEnd, _ = strconv.ParseInt(f[48], 10, 64)
 	}
@@ -153,4 +198,28 @@ func runIDOf(env []byte) string {
 		}
 	}
 	return id
+}
+
+// startOf returns the start time of pid (0 when it is gone), which with
+// the pid names one process: a pid can be reused, not with the same start.
+func startOf(pid int) uint64 {
+	st, ok := readStat(pid)
+	if !ok {
+		return 0
+	}
+	return st.start
+}
+
+// running reports whether the process pid that started at start is alive
+// (a zombie is not).
+func running(pid int, start uint64) bool {
+	st, ok := readStat(pid)
+	return ok && pid > 0 && st.start == start && st.state != 'Z' && st.state != 'X'
+}
+
+// bootID names the current boot of the machine: pids and start times only
+// mean something within one.
+func bootID() string {
+	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(b))
 }

@@ -1,17 +1,44 @@
 // Package proc runs the processes architect supervises (agents, checks,
-// hooks): each in its own process group, with a timeout, an inactivity
-// timeout and a graceful-then-forced kill, and with output delivered to
-// caller-supplied writers so that memory stays bounded whatever a process
-// prints. Agents and checks share this one helper.
+// hooks, git): each in its own process group, with a timeout, an
+// inactivity timeout and a graceful-then-forced stop, and with output
+// delivered to caller-supplied writers so that memory stays bounded
+// whatever a process prints. It is the one place that starts processes.
+// Tail, Head and LineWriter keep output bounded; Clean makes it safe to
+// show.
 //
-// Nothing a run starts outlives it. When the leader has exited (or been
-// stopped: SIGTERM to the group, then after Grace SIGKILL) the whole group
-// is killed; then every process still carrying the run's RunIDEnv marker
-// in its environment, which finds descendants that left the group with
-// setsid or by daemonizing (Linux); then, with EnableSubreaper, the
-// orphans this process has adopted (Sweep). KillAll is for a second
-// interrupt. Tail, Head and LineWriter keep output bounded; Clean makes it
-// safe to show.
+// Nothing a run starts outlives it. When the leader has exited, or been
+// stopped (SIGTERM to every process of the run, the grace period, then
+// SIGKILL), what is left of the run gets SIGTERM and the grace period,
+// then SIGKILL, until nothing is left. What "the run" is depends on what
+// the machine allows:
+//
+//   - With a run cgroup (Contain, on Linux with cgroup v2 where architect
+//     may write: root, or a delegated cgroup such as a systemd user
+//     session's), each run is created inside a cgroup of its own
+//     (CLONE_INTO_CGROUP). No unprivileged process can leave it: setsid,
+//     nohup, double forks and re-parenting change nothing. Its
+//     cgroup.events says whether anything is left; cgroup.kill ends it.
+//   - Without one (and on every run when Contain was not called), this
+//     process is a child subreaper, so every descendant that leaves the
+//     run's group is re-parented to it and found through the children
+//     lists (/proc/PID/task/TID/children); each carries the run's ID in
+//     RunIDEnv, which tells whose it is. A descendant that both left the
+//     group and removed RunIDEnv from its environment is ended by the next
+//     run to end (it belongs to none that runs), not by its own.
+//
+// Either way no run reads the list of every process of the machine: the
+// cost of a run grows with the run, not with the machine, and a run whose
+// processes all exited costs one read (cgroup.events, or this process's
+// children list).
+//
+// If architect itself dies, even by SIGKILL, its supervisor (Contain,
+// Supervise) ends everything: cgroup.kill of the run cgroup; without one,
+// SIGKILL to the process groups it was told of and one scan of the
+// machine for the run marker, which misses only a process that left its
+// group and removed RunIDEnv. If the supervisor was killed too, the next
+// run in the workspace ends what was left (EndLeftovers), from the Owner
+// record in the run's state. On systems other than Linux only the
+// process groups are ended.
 package proc
 
 import (

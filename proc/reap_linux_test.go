@@ -72,9 +72,7 @@ func TestKillMarked(t *testing.T) {
 	pid, _ := parsePids(t, string(b))
 	killLater(t, pid)
 	is.True(alive(pid))
-	startMu.Lock()
-	killMarked(map[string]bool{id: true})
-	startMu.Unlock()
+	killMarked(func(m string) bool { return m == id }, 0)
 	is.True(!alive(pid))
 }
 

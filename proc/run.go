@@ -2,7 +2,6 @@ package proc
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"os"
 	"os/exec"
@@ -19,11 +18,11 @@ var (
 )
 
 // run is the one place where processes are started. The sequence is:
-// start the process as the leader of a new group, registered so that
-// Sweep and KillAll know about it; wait for the leader; if the run was
-// stopped, give the rest of the group what is left of the grace period;
-// SIGKILL whatever is left of the group; kill escaped descendants by their
-// run marker and adopted orphans (sweepRun); then drain the output pipes.
+// start the process as the leader of a new group (in a cgroup of its own
+// where there is a run cgroup), registered so that the sweeps and KillAll
+// know about it; wait for the leader; then end whatever is left of the
+// run (tree.finish: SIGTERM, the grace period, SIGKILL; nothing at all
+// when nothing is left); then drain the output pipes.
 func run(ctx context.Context, name string, args []string, opt Options) Result {
 	if ctx.Err() != nil {
 		return Result{ExitCode: -1, Canceled: true}
@@ -35,48 +34,50 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	id := rand.Text()
+	id := newRunID()
 	env := opt.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd := exec.CommandContext(runCtx, name, args...)
-	cmd.Dir = opt.Dir
 	// exec keeps the last of duplicate keys, so this marker wins over any
 	// inherited one.
-	cmd.Env = append(slices.Clip(env), RunIDEnv+"="+id)
-	cmd.SysProcAttr = groupAttr()
-	cmd.WaitDelay = grace
-	// stopCause and stopAt are written by Cancel (exec's context
-	// goroutine) and read after Wait, which synchronises with it.
-	var stopCause error
-	var stopAt time.Time
-	cmd.Cancel = func() error {
-		stopCause, stopAt = context.Cause(runCtx), time.Now()
-		return killGroup(cmd.Process.Pid, syscall.SIGTERM)
-	}
-	if opt.Stdin != nil {
-		cmd.Stdin = opt.Stdin
-	} else if f, err := os.Open(os.DevNull); err == nil {
-		defer f.Close()
-		cmd.Stdin = f
+	env = append(slices.Clip(env), RunIDEnv+"="+id)
+	stdin := opt.Stdin
+	if stdin == nil {
+		if f, err := os.Open(os.DevNull); err == nil {
+			defer f.Close()
+			stdin = f
+		}
 	}
 
 	start := time.Now()
 	var last atomic.Int64 // time of the last output, as a duration since start
 	out := &outputs{touch: func() { last.Store(int64(time.Since(start))) }}
 	watch := opt.InactivityTimeout > 0
-	if err := out.attach(cmd, opt.Stdout, opt.Stderr, watch); err != nil {
+	stdout, stderr, err := out.attach(opt.Stdout, opt.Stderr, watch)
+	if err != nil {
 		out.close()
 		return Result{ExitCode: -1, StartErr: err}
 	}
 
-	startMu.RLock()
-	err := cmd.Start()
-	if err == nil {
-		track(cmd.Process.Pid, id)
-	}
-	startMu.RUnlock()
+	t := newTree(id)
+	defer t.release()
+	// stopCause and stopAt are written by Cancel (exec's context
+	// goroutine) and read after Wait, which synchronises with it.
+	var stopCause error
+	var stopAt time.Time
+	cmd, err := t.start(func() *exec.Cmd {
+		c := exec.CommandContext(runCtx, name, args...)
+		c.Dir, c.Env, c.Stdin, c.Stdout, c.Stderr = opt.Dir, env, stdin, stdout, stderr
+		c.SysProcAttr = t.attr()
+		c.WaitDelay = grace // then the leader is killed
+		c.Cancel = func() error {
+			stopCause, stopAt = context.Cause(runCtx), time.Now()
+			t.signal(c.Process.Pid, syscall.SIGTERM)
+			return nil
+		}
+		return c
+	})
 	out.closeWriteEnds()
 	if err != nil {
 		out.close()
@@ -88,8 +89,8 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	out.start()
 
 	if opt.Timeout > 0 {
-		t := time.AfterFunc(opt.Timeout, func() { cancel(errTimeout) })
-		defer t.Stop()
+		timer := time.AfterFunc(opt.Timeout, func() { cancel(errTimeout) })
+		defer timer.Stop()
 	}
 	stopWatchdog := func() {}
 	if watch {
@@ -99,16 +100,9 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	_ = cmd.Wait() // the outcome is read from ProcessState and stopCause
 	res := Result{Duration: time.Since(start)}
 	stopWatchdog()
-	if stopCause != nil {
-		// The leader often dies of SIGTERM at once (sh does); the rest of
-		// the group gets the rest of the grace period too. Those holding
-		// the output pipes are waited for; the others are not seen.
-		out.drain(stopAt.Add(grace))
-	}
 	pid := cmd.Process.Pid
-	_ = killGroup(pid, syscall.SIGKILL)
+	t.finish(pid, stopCause != nil, stopAt, grace)
 	untrack(pid)
-	sweepRun(id)
 	out.wait(grace)
 
 	res.ExitCode, res.Signalled = exitStatus(cmd.ProcessState)
@@ -122,6 +116,18 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 		res.Canceled = true
 	}
 	return res
+}
+
+// register starts cmd and records its group, under startMu so that a
+// sweep never sees the child before it is recorded.
+func register(cmd *exec.Cmd, id string) error {
+	startMu.RLock()
+	defer startMu.RUnlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	track(cmd.Process.Pid, id)
+	return nil
 }
 
 // watchdog calls fire once no output has been seen for d. It is one

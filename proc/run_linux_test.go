@@ -278,3 +278,50 @@ func TestGrowPipe(t *testing.T) {
 		t.Fatalf("pipe size %d after growPipe, want %d", size, bigPipe)
 	}
 }
+
+// On a stop, every process of the run gets SIGTERM and the grace period,
+// not only the leader: a member of the group that holds no output pipe,
+// and a descendant that left the group with setsid, both finish their
+// clean-up (which takes them a moment) before anything is killed.
+func TestWholeRunGetsGrace(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	w := newWaiter()
+	member := `trap "sleep 0.2; echo cleaned > $0; exit 0" TERM; touch $0.ready; while :; do sleep 0.05; done`
+	script := `sh -c '` + member + `' "$D/member" >/dev/null 2>&1 &
+setsid sh -c '` + member + `' "$D/escaped" >/dev/null 2>&1 &
+while [ ! -e "$D/member.ready" ] || [ ! -e "$D/escaped.ready" ]; do sleep 0.01; done
+echo ready
+wait`
+	done := background(t, ctx, script, Options{Stdout: w, Env: env("D=" + dir), Grace: time.Minute})
+	awaitReady(t, w)
+	cancel()
+	r := awaitResult(t, done)
+	is.True(r.Canceled)
+	for _, name := range []string{"member", "escaped"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		is.NoErr(err) // it got SIGTERM and the time to clean up
+		is.Equal(string(b), "cleaned\n")
+	}
+}
+
+// What a run leaves behind when its leader exits normally (a background
+// process, a daemon) gets SIGTERM and the grace period before SIGKILL.
+func TestLeftoversGetTerm(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dir := t.TempDir()
+	left := `trap "echo termed > $0; exit 0" TERM; touch $0.ready; while :; do sleep 0.05; done`
+	script := `sh -c '` + left + `' "$D/member" >/dev/null 2>&1 &
+setsid -f sh -c '` + left + `' "$D/escaped" >/dev/null 2>&1
+while [ ! -e "$D/member.ready" ] || [ ! -e "$D/escaped.ready" ]; do sleep 0.01; done`
+	r := Shell(t.Context(), script, Options{Env: env("D=" + dir), Grace: time.Minute})
+	is.Equal(r.ExitCode, 0)
+	for _, name := range []string{"member", "escaped"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		is.NoErr(err) // SIGTERM, not SIGKILL
+		is.Equal(string(b), "termed\n")
+	}
+}

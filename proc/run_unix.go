@@ -9,17 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// groupAttr makes the child the leader of a new process group, so that
-// signals can reach everything it starts.
-func groupAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
-}
-
-// killGroup signals the process group led by pid.
-func killGroup(pid int, sig syscall.Signal) error {
-	return syscall.Kill(-pid, sig)
-}
-
 // exitStatus returns the exit code (-1 when killed by a signal) and the
 // name of the signal, if any.
 func exitStatus(st *os.ProcessState) (code int, signal string) {
@@ -32,15 +21,16 @@ func exitStatus(st *os.ProcessState) (code int, signal string) {
 	return st.ExitCode(), ""
 }
 
-// KillAll sends SIGKILL to every process group proc is running, and on
-// Linux to the descendants that left them, without waiting for the runs to
-// end. It is for a second interrupt: the runs then end as killed.
+// KillAll sends SIGKILL to every process group proc is running and, on
+// Linux, to every process of the run cgroup and every adopted orphan with
+// its descendants, without waiting for the runs to end. It is for a second
+// interrupt: the runs then end as killed.
 func KillAll() {
 	startMu.Lock()
 	defer startMu.Unlock()
-	pgids, ids := snapshot()
+	pgids, _ := snapshot()
 	for pgid := range pgids {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
-	killMarked(ids)
+	killRest()
 }

@@ -171,19 +171,6 @@ func TestBuildInstructions(t *testing.T) {
 	}
 }
 
-// The prompt's own instructions never declare completion, however the agent
-// echoes them.
-func TestBuildDoesNotDeclareCompletion(t *testing.T) {
-	is := is.New(t)
-	for _, tag := range []string{"", "DONE", "done"} {
-		p := Build(Input{Task: "Say when done.", Iteration: 2, MaxIterations: 3, CompletionTag: tag, Checks: []string{"true"}})
-		is.True(!HasCompletion(p, tag))
-		is.True(!HasCompletion("```\n"+p+"```\n", tag))
-		body, _ := section(p, HeadingIteration)
-		is.True(!HasCompletion("Understood. The instructions were:\n"+body, tag))
-	}
-}
-
 func TestBuildChanges(t *testing.T) {
 	big := strings.Repeat("+ligne modifiée é\n", 400) // 2-byte characters throughout
 	head, rest := Truncate(big, DiffLimit)

@@ -81,9 +81,16 @@ func WriteFile(path string, r *Run, now time.Time) error {
 		return err
 	}
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+	// Private like everything in .architect/ (it quotes prompts, messages
+	// and check output); readable by all where the user puts it elsewhere.
+	mode := os.FileMode(0o644)
+	if filepath.Base(filepath.Dir(path)) == loop.StateDir {
+		mode = 0o600
+	}
+	if err := os.WriteFile(tmp, []byte(b.String()), mode); err != nil {
 		return err
 	}
+	_ = os.Chmod(tmp, mode) // an old file of the same name kept its mode
 	return os.Rename(tmp, path)
 }
 
@@ -95,10 +102,7 @@ func build(r *Run, now time.Time) view {
 		Checks:    r.Checks,
 	}
 	v.Outcome, v.Headline, v.Detail = outcome(r)
-	cost := money(st.TotalCost)
-	if !st.TotalCostKnown {
-		cost += " (some unknown)"
-	}
+	cost := st.Cost().String()
 	total := st.Elapsed
 	if r.Result != nil && r.Result.TotalDuration > total {
 		total = r.Result.TotalDuration
@@ -164,7 +168,7 @@ func build(r *Run, now time.Time) view {
 		iv.Meta = []field{
 			{"Started", when(it.StartedAt), false},
 			{"Agent", fmt.Sprintf("%s, exit %d, %d steps", dur(it.AgentDuration), it.ExitCode, it.StepsTaken), false},
-			{"Checks", fmt.Sprintf("%d/%d passing in %s", iv.Passing, iv.AllCheck, dur(it.ChecksDuration)), false},
+			{"Checks", checksText(it, iv.Passing, iv.AllCheck), false},
 			{"Completion", completion(it), false},
 		}
 		if it.Tokens != nil {
@@ -182,6 +186,8 @@ func outcome(r *Run) (tone, headline, detail string) {
 	st := r.State
 	detail = st.StopDetail
 	switch {
+	case st.Status == loop.StatusSucceeded && st.StopReason == loop.StopNoChecks:
+		return "warn", "done, unchecked", "the agent declared completion; the run had no checks, so no check was run and nothing was verified"
 	case st.Status == loop.StatusSucceeded:
 		return "good", "success", "every check passed and the agent declared completion"
 	case st.Active && loop.Running(st.Workspace):
@@ -196,6 +202,8 @@ func outcome(r *Run) (tone, headline, detail string) {
 
 func iterVerdict(it loop.Iteration) (tone, verdict string) {
 	switch {
+	case it.Interrupted != "":
+		return "warn", "interrupted (" + strings.ReplaceAll(it.Interrupted, "_", " ") + ")"
 	case it.AllChecksPassed && it.CompletionSignal != "":
 		return "good", "success"
 	case it.AgentTimedOut:
@@ -206,6 +214,17 @@ func iterVerdict(it loop.Iteration) (tone, verdict string) {
 		return "warn", "checks pass, not complete"
 	}
 	return "bad", "checks failing"
+}
+
+// checksText says how the iteration's checks went, or why none ran.
+func checksText(it loop.Iteration, passing, all int) string {
+	switch {
+	case it.Interrupted != "":
+		return "not run: the iteration was interrupted"
+	case all == 0:
+		return "none run"
+	}
+	return fmt.Sprintf("%d/%d passing in %s", passing, all, dur(it.ChecksDuration))
 }
 
 func completion(it loop.Iteration) string {

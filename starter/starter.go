@@ -100,7 +100,10 @@ func RalphYAML(p Project, planBuild bool) string {
 	b.WriteString("  # Commands that must all exit 0; they run after every iteration, and\n")
 	b.WriteString("  # the agent sees the failures in its next prompt.\n")
 	if len(p.Checks) == 0 {
-		b.WriteString("  checks: []   # none detected: add yours, e.g. [make test]\n")
+		// Left empty, not [], which would say "no checks, on purpose": a run
+		// is refused until the user adds some or writes checks: [].
+		b.WriteString("  checks:   # none detected: add the commands that must pass, e.g.\n")
+		b.WriteString("  #  - make test\n")
 	} else {
 		fmt.Fprintf(&b, "  checks:   # detected from %s\n", strings.Join(p.Sources, ", "))
 		for _, c := range p.Checks {

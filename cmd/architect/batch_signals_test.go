@@ -35,8 +35,8 @@ func TestBatchInterruptStopsAll(t *testing.T) {
 	}
 	out := stderr.String()
 	for _, want := range []string{
-		`(?m)^a +cancelled +cancelled +0 `,
-		`(?m)^b +cancelled +cancelled +0 `,
+		`(?m)^a +cancelled +cancelled +1 +unknown `, // the interrupted iteration counts
+		`(?m)^b +cancelled +cancelled +1 +unknown `,
 		`(?m)^c +not_started +- +0 +- +- +architect/c$`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {

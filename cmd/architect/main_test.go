@@ -159,12 +159,22 @@ func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
 //	rm PATH             remove PATH
 //	say TEXT            print TEXT on stdout (the final message)
 //	cost USD / steps N  report cost and steps through ARCHITECT_RESULT_FILE
+//	report              write the result file now (as an agent that reports as it goes)
+//	append PATH TEXT    append TEXT and a newline to PATH
+//	next PREFIX N       write the first missing PREFIX-k.txt (k = 1..N, content k) and
+//	                    say which; with all N there, say <promise>COMPLETE</promise>
 //	prompt PATH         copy the prompt received on stdin to PATH
 //	touch PATH          create PATH (e.g. to tell the test it is running)
 //	hang                sleep until killed
 //	spawn PIDFILE       start a `sleep 1000` in a new session, write its pid
 //	waitfor PATH        wait until PATH exists (the test lets the agent go on)
 //	ignoreterm PATH     ignore SIGTERM from now on, creating PATH when one arrives
+//	escape PIDFILE      leave processes behind every way (the background,
+//	                    nohup, setsid, a double fork, SIGTERM ignored, both),
+//	                    their pids in PIDFILE, and a setsid'd process that
+//	                    appends a line to $WORK/orphan-writes every 20 ms
+//	single PATH         hold an exclusive lock on PATH while running; if another
+//	                    agent holds it, create PATH.two and exit 1
 //	exit N              exit with status N
 func fakeAgent() int {
 	dir := os.Getenv("FAKE_AGENT_DIR")
@@ -202,6 +212,30 @@ func fakeAgent() int {
 			result["steps"] = n
 		case "prompt":
 			must(os.WriteFile(arg, prompt, 0o644))
+		case "report":
+			writeResult(result)
+		case "append":
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			must(err)
+			_, err = f.WriteString(text + "\n")
+			must(err)
+			must(f.Close())
+		case "next":
+			n, _ := strconv.Atoi(text)
+			msg := "<promise>COMPLETE</promise>"
+			for k := 1; k <= n; k++ {
+				name := fmt.Sprintf("%s-%d.txt", path, k)
+				if _, err := os.Stat(name); err == nil {
+					continue
+				}
+				must(os.WriteFile(name, []byte(strconv.Itoa(k)), 0o644))
+				if k < n {
+					msg = fmt.Sprintf("did step %d", k)
+				}
+				break
+			}
+			fmt.Println(msg)
+			result["final_message"] = msg
 		case "touch":
 			must(os.WriteFile(arg, nil, 0o644))
 		case "hang":
@@ -224,6 +258,19 @@ func fakeAgent() int {
 					_ = os.WriteFile(arg, nil, 0o644)
 				}
 			}()
+		case "escape":
+			_ = os.Remove(arg)
+			cmd := exec.Command("sh", "-c", escapeScript, "escape", arg)
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			must(cmd.Run())
+		case "single":
+			f, err := os.OpenFile(arg, os.O_CREATE|os.O_RDWR, 0o644)
+			must(err)
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+				must(os.WriteFile(arg+".two", []byte(strconv.Itoa(os.Getpid())), 0o644))
+				return 1
+			}
+			held = append(held, f) // the lock lasts as long as this process
 		case "exit":
 			n, _ := strconv.Atoi(arg)
 			writeResult(result)
@@ -236,6 +283,24 @@ func fakeAgent() int {
 	writeResult(result)
 	return 0
 }
+
+// held keeps the files whose locks the agent holds open.
+var held []*os.File
+
+// escapeScript leaves processes behind every way an agent can, writes
+// their pids to $1 (seven lines once all are running) and returns. It
+// says what it does as it goes: on a loaded machine this takes a while,
+// and an inactivity timeout must not end the agent meanwhile.
+const escapeScript = `
+sleep 1000 & echo $! >> "$1"; echo escaped: background
+nohup sleep 1000 >/dev/null 2>&1 & echo $! >> "$1"; echo escaped: nohup
+setsid sleep 1000 >/dev/null 2>&1 & echo $! >> "$1"; echo escaped: setsid
+sh -c 'sleep 1000 >/dev/null 2>&1 & echo $! >> "$1"' double "$1" & echo escaped: double fork
+sh -c 'trap "" TERM; echo $$ >> "$1"; exec sleep 1000' ignore "$1" >/dev/null 2>&1 & echo escaped: SIGTERM ignored
+setsid sh -c 'trap "" TERM HUP; echo $$ >> "$1"; while :; do sleep 1; done' both "$1" >/dev/null 2>&1 & echo escaped: setsid, SIGTERM ignored
+setsid sh -c 'echo $$ >> "$1"; while :; do echo x >> "$WORK/orphan-writes"; sleep 0.02; done' writer "$1" >/dev/null 2>&1 & echo escaped: writer
+while [ "$(wc -l < "$1")" -lt 7 ]; do echo waiting for the escapes; sleep 0.01; done
+`
 
 func writeResult(r map[string]any) {
 	if len(r) == 0 || os.Getenv("ARCHITECT_RESULT_FILE") == "" {

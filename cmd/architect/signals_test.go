@@ -30,6 +30,14 @@ func loopFixture(t *testing.T, script string) (repo, agentDir string) {
 	if err := os.WriteFile(filepath.Join(agentDir, "default.txt"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Whatever happened, nothing the test's runs started outlives it.
+	t.Cleanup(func() {
+		for _, p := range leftovers(agentDir) {
+			if pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0]); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
 	if err := os.WriteFile(filepath.Join(repo, "file.txt"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

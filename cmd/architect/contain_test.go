@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+)
+
+// Crash containment through the real binary: nothing an agent starts
+// outlives architect, however it escaped and however architect ended
+// (SIGKILL included), and a resume never runs an agent beside what a
+// killed run left. Each test runs twice: with a run cgroup (where one can
+// be made: root, or a delegated cgroup) and without one
+// (ARCHITECT_NO_CGROUP=1: the children lists, the supervisor's process
+// groups and its scan for the run marker).
+
+var containModes = []string{"cgroup", "nocgroup"}
+
+// modeEnv is the environment that selects mode.
+func modeEnv(mode string) []string {
+	if mode == "nocgroup" {
+		return []string{"ARCHITECT_NO_CGROUP=1"}
+	}
+	return nil
+}
+
+// campaign reports whether the full fault campaign was asked for
+// (ARCHITECT_FAULT_CAMPAIGN=full): the CI runs a smaller one.
+func campaign() bool { return os.Getenv("ARCHITECT_FAULT_CAMPAIGN") == "full" }
+
+// architectEnv is architect (run to its end) with more environment.
+func architectEnv(t *testing.T, agentDir string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "architect", args...)
+	cmd.Env = append(archEnv(t, agentDir), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("architect %v did not end within a minute; stderr:\n%s", args, e.String())
+	}
+	return o.String(), e.String(), exitStatus(err)
+}
+
+// escapedPids waits until the agent's escape verb has written the pids of
+// what it left running, and returns them.
+func escapedPids(t *testing.T, p *loopProc, path string) []int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if f := strings.Fields(string(b)); len(f) >= 7 {
+			var pids []int
+			for _, s := range f {
+				n, err := strconv.Atoi(s)
+				if err != nil {
+					t.Fatalf("%s: %q", path, b)
+				}
+				pids = append(pids, n)
+			}
+			return pids
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("architect ended before the agent's escapes ran; stderr:\n%s", p.stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent's escapes did not start; stderr:\n%s", p.stderr)
+		}
+	}
+}
+
+// processAlive reports whether pid runs (a zombie does not).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && len(s) > i+2 && s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// supervisorOf returns the supervisor's pid recorded in the run's state,
+// 0 if none is.
+func supervisorOf(t *testing.T, repo string) int {
+	t.Helper()
+	p, _ := readState(t, repo)["processes"].(map[string]any)
+	n, _ := p["supervisor_pid"].(float64)
+	return int(n)
+}
+
+// goneWithin fails unless every process of the run (its environment
+// names agentDir) and every pid in pids has ended within limit.
+func goneWithin(t *testing.T, agentDir string, pids []int, limit time.Duration, what string) {
+	t.Helper()
+	began := time.Now()
+	deadline := began.Add(limit)
+	for {
+		left := leftovers(agentDir)
+		for _, pid := range pids {
+			if processAlive(pid) {
+				left = append(left, strconv.Itoa(pid))
+			}
+		}
+		if len(left) == 0 {
+			t.Logf("%s: everything gone within %s", what, time.Since(began).Round(time.Millisecond))
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still running after %s: %v", what, limit, left)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Killed with SIGKILL in the middle of an agent run whose processes
+// escaped every way, architect leaves nothing running: within seconds,
+// without architect's help, the agent and all it started are gone.
+func TestKillNineEndsAgent(t *testing.T) {
+	for _, mode := range containModes {
+		t.Run(mode, func(t *testing.T) {
+			is := is.New(t)
+			repo, agentDir := loopFixture(t, "escape $WORK/pids\ntouch $WORK/started\nhang\n")
+			work := filepath.Dir(agentDir)
+			p := startLoopEnv(t, agentDir, modeEnv(mode), "loop", "task", "-C", repo, "--check", "true", "--agent-cmd", "fake-agent")
+			pids := escapedPids(t, p, filepath.Join(work, "pids"))
+			p.waitFile(t, filepath.Join(work, "started"))
+			is.True(len(leftovers(agentDir)) > len(pids)) // architect, the agent and its escapes
+			procs, _ := readState(t, repo)["processes"].(map[string]any)
+			cg, _ := procs["cgroup"].(string)
+
+			is.NoErr(syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)) // architect alone
+			<-p.done
+			goneWithin(t, agentDir, pids, 5*time.Second, "after kill -9 of architect")
+			if cg != "" {
+				// The supervisor removes the run cgroup once it is empty,
+				// which is just after its processes are gone.
+				removedWithin(t, cg, 5*time.Second)
+			}
+		})
+	}
+}
+
+// removedWithin fails the test unless path is gone within limit.
+func removedWithin(t *testing.T, path string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		_, err := os.Stat(path)
+		if os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still there after %s (err %v)", path, limit, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// With architect and its supervisor both killed, what the agent left runs
+// on until the next run in the workspace: a resume ends it first (and
+// says so), so that its agent never runs beside the old one, and nothing
+// of the old run writes to the workspace after the resumed run has ended.
+func TestResumeEndsLeftovers(t *testing.T) {
+	for _, mode := range containModes {
+		t.Run(mode, func(t *testing.T) {
+			is := is.New(t)
+			repo, agentDir := loopFixture(t, "single $WORK/agent.lock\nescape $WORK/pids\ntouch $WORK/started\nhang\n")
+			work := filepath.Dir(agentDir)
+			file := func(name string) string { return filepath.Join(work, name) }
+			p := startLoopEnv(t, agentDir, modeEnv(mode), "loop", "task", "-C", repo, "--check", "true",
+				"--agent-cmd", "fake-agent", "--max-iterations", "3", "--kill-grace", "1s")
+			pids := escapedPids(t, p, file("pids"))
+			p.waitFile(t, file("started"))
+
+			// The first line of defence is put out of action: the
+			// supervisor is stopped before architect is killed, then killed.
+			sup := supervisorOf(t, repo)
+			if sup > 0 {
+				is.NoErr(syscall.Kill(sup, syscall.SIGSTOP))
+			}
+			is.NoErr(syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL))
+			<-p.done
+			if sup > 0 {
+				is.NoErr(syscall.Kill(sup, syscall.SIGKILL))
+				t.Cleanup(func() { _ = syscall.Kill(sup, syscall.SIGKILL) })
+			}
+			for _, pid := range pids {
+				is.True(processAlive(pid)) // the old run's processes live on
+			}
+
+			// The resumed agent holds the same lock, declares completion and
+			// exits.
+			is.NoErr(os.WriteFile(filepath.Join(agentDir, "default.txt"), []byte("single $WORK/agent.lock\nsay <promise>COMPLETE</promise>\n"), 0o644))
+			_, stderr, code := architectEnv(t, agentDir, modeEnv(mode), "loop", "--resume", "-C", repo)
+			if exists(file("agent.lock.two")) {
+				t.Fatalf("the resumed run's agent ran beside the killed run's; stderr:\n%s", stderr)
+			}
+			if code != 0 {
+				t.Fatalf("resume: exit %d; stderr:\n%s", code, stderr)
+			}
+			if !strings.Contains(stderr, "was killed and left ") || !strings.Contains(stderr, "running: ended them (") {
+				t.Fatalf("the resume did not say what it ended; stderr:\n%s", stderr)
+			}
+			// The killed iteration is on the record (interrupted: killed),
+			// and the resumed run went on with the next.
+			is.Equal(recordedIterations(t, repo), []int{1, 2})
+			is.Equal(readResult(t, repo)["iterations"].([]any)[0].(map[string]any)["interrupted"], "killed")
+			is.Equal(leftovers(agentDir), []string(nil)) // nothing of either run runs
+			for _, pid := range pids {
+				is.True(!processAlive(pid))
+			}
+			// And nothing writes: the old run's writer is gone.
+			before, _ := os.Stat(file("orphan-writes"))
+			time.Sleep(200 * time.Millisecond) // ten of its periods
+			after, _ := os.Stat(file("orphan-writes"))
+			is.Equal(before.Size(), after.Size())
+		})
+	}
+}
+
+// The escape campaign: an agent that leaves processes behind every way
+// (escapeScript), in runs ended every way: a normal end, the iteration
+// timeout, the inactivity timeout, SIGINT, SIGTERM, and SIGKILL followed
+// by a resume. After each, nothing of the run is left, and the iterations
+// recorded are 1..n, none lost or doubled. The CI runs each way once per
+// mode; ARCHITECT_FAULT_CAMPAIGN=full runs at least 100.
+func TestEscapesEndedEveryWay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a dozen loops")
+	}
+	ways := []string{"normal", "timeout", "inactivity", "sigint", "sigterm", "sigkill"}
+	rounds := 1
+	if campaign() {
+		rounds = (100 + 2*len(ways) - 1) / (2 * len(ways))
+	}
+	runs := 0
+	for round := range rounds {
+		for _, mode := range containModes {
+			for _, way := range ways {
+				t.Run(fmt.Sprintf("%d/%s/%s", round, mode, way), func(t *testing.T) {
+					escapeRun(t, mode, way)
+					runs++
+				})
+			}
+		}
+	}
+	t.Logf("%d runs ended with nothing left behind", runs)
+}
+
+func escapeRun(t *testing.T, mode, way string) {
+	is := is.New(t)
+	const done = "single $WORK/agent.lock\nsay <promise>COMPLETE</promise>\n"
+	// The line said after the escapes restarts the inactivity timeout: the
+	// escapes take their time on a loaded machine.
+	script := "single $WORK/agent.lock\nescape $WORK/pids\nsay escaped\ntouch $WORK/started\nhang\n"
+	if way == "normal" {
+		script = "single $WORK/agent.lock\nescape $WORK/pids\nsay <promise>COMPLETE</promise>\n"
+	}
+	repo, agentDir := loopFixture(t, script)
+	work := filepath.Dir(agentDir)
+	args := []string{"loop", "task", "-C", repo, "--check", "true", "--agent-cmd", "fake-agent",
+		"--max-iterations", "1", "--kill-grace", "1s"}
+	switch way {
+	case "timeout":
+		args = append(args, "--iteration-timeout", "5s")
+	case "inactivity":
+		args = append(args, "--inactivity-timeout", "2s")
+	}
+	p := startLoopEnv(t, agentDir, modeEnv(mode), args...)
+	pids := escapedPids(t, p, filepath.Join(work, "pids"))
+	want := map[string]int{"normal": 0, "timeout": 1, "inactivity": 1, "sigint": 130, "sigterm": 130}
+	switch way {
+	case "sigint", "sigterm":
+		p.waitFile(t, filepath.Join(work, "started"))
+		sig := map[string]syscall.Signal{"sigint": syscall.SIGINT, "sigterm": syscall.SIGTERM}[way]
+		is.NoErr(p.cmd.Process.Signal(sig))
+	case "sigkill":
+		p.waitFile(t, filepath.Join(work, "started"))
+		is.NoErr(syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL))
+		<-p.done
+		goneWithin(t, agentDir, pids, 5*time.Second, "after kill -9 of architect")
+		is.NoErr(os.WriteFile(filepath.Join(agentDir, "default.txt"), []byte(done), 0o644))
+		// The killed iteration is recorded at resume; one more is allowed.
+		_, stderr, code := architectEnv(t, agentDir, modeEnv(mode), "loop", "--resume", "-C", repo, "--max-iterations", "2")
+		if code != 0 {
+			t.Fatalf("resume: exit %d; stderr:\n%s", code, stderr)
+		}
+	}
+	if way != "sigkill" {
+		if code := p.exit(t, 60*time.Second); code != want[way] {
+			t.Fatalf("exit %d, want %d; stderr:\n%s", code, want[way], p.stderr)
+		}
+	}
+	// Everything has ended by the time architect exits.
+	is.Equal(leftovers(agentDir), []string(nil))
+	for _, pid := range pids {
+		is.True(!processAlive(pid))
+	}
+	is.True(!exists(filepath.Join(work, "agent.lock.two"))) // one agent at a time
+	var got []int
+	if exists(filepath.Join(repo, ".architect", "iterations.jsonl")) {
+		got = recordedIterations(t, repo)
+	}
+	for i, n := range got {
+		is.Equal(n, i+1) // none lost, none doubled
+	}
+	// Every iteration that started is on the record, whatever ended it; a
+	// killed one is recorded by the resume, which then runs the next.
+	records := map[string]int{"normal": 1, "timeout": 1, "inactivity": 1, "sigint": 1, "sigterm": 1, "sigkill": 2}
+	is.Equal(len(got), records[way])
+}
+
+// Every process of a run gets SIGTERM and the grace period, not only the
+// agent itself: after a normal end, what the agent left running in the
+// background is asked to stop (SIGTERM) before it is killed; on SIGINT, a
+// process of the agent's group that holds no output pipe still has the
+// grace period to clean up.
+func TestGraceForWholeRun(t *testing.T) {
+	child := func(onTerm string) string {
+		return `sh -c 'trap "` + onTerm + `; exit 0" TERM; touch "$WORK/ready"; while :; do sleep 0.05; done' >/dev/null 2>&1 &
+while [ ! -e "$WORK/ready" ]; do sleep 0.01; done
+`
+	}
+	t.Run("normal end", func(t *testing.T) {
+		is := is.New(t)
+		repo, agentDir := loopFixture(t, "")
+		work := filepath.Dir(agentDir)
+		_, stderr, code := architect(t, agentDir, "loop", "task", "-C", repo, "--check", "true", "--agent-cmd",
+			child(`echo termed > \"$WORK/left\"`)+"echo '<promise>COMPLETE</promise>'")
+		if code != 0 {
+			t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(work, "left"))
+		is.NoErr(err) // it had SIGTERM, not SIGKILL
+		is.Equal(string(b), "termed\n")
+		is.Equal(leftovers(agentDir), []string(nil))
+	})
+	t.Run("sigint", func(t *testing.T) {
+		is := is.New(t)
+		repo, agentDir := loopFixture(t, "")
+		work := filepath.Dir(agentDir)
+		p := startLoop(t, agentDir, "loop", "task", "-C", repo, "--check", "true", "--kill-grace", "30s", "--agent-cmd",
+			child(`sleep 0.3; echo cleaned > \"$WORK/member\"`)+`touch "$WORK/started"; wait`)
+		p.waitFile(t, filepath.Join(work, "started"))
+		is.NoErr(p.cmd.Process.Signal(syscall.SIGINT))
+		is.Equal(p.exit(t, 30*time.Second), 130)
+		b, err := os.ReadFile(filepath.Join(work, "member"))
+		is.NoErr(err) // it had the time to clean up
+		is.Equal(string(b), "cleaned\n")
+		is.Equal(leftovers(agentDir), []string(nil))
+	})
+}

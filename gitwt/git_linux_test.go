@@ -1,0 +1,112 @@
+package gitwt
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+)
+
+// hook installs an executable hook script in dir's repository.
+func hook(t *testing.T, dir, name, script string) {
+	t.Helper()
+	path := filepath.Join(dir, ".git", "hooks", name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pidIn reads a pid a hook wrote, waiting for it.
+func pidIn(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if n, err2 := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && err2 == nil {
+			return n
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not written", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// running reports whether pid is a live process (not a zombie).
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && len(s) > i+2 && s[i+2] != 'Z'
+}
+
+// A commit canceled while its pre-commit hook runs ends at once, hook
+// and all (git runs under the run's supervision like any process), and
+// leaves no index.lock behind: git gets SIGTERM, not SIGKILL.
+func TestCanceledCommitEndsHook(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	write(t, dir, "a.txt", "a\n")
+	commit(t, dir, "first")
+	write(t, dir, "a.txt", "b\n")
+	child := filepath.Join(t.TempDir(), "child")
+	t.Setenv("CHILD", child)
+	hook(t, dir, "pre-commit", `sleep 30 & echo $! > "$CHILD"; wait`+"\n")
+	r := open(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := r.CommitAll(ctx, "second", nil)
+		done <- err
+	}()
+	pid := pidIn(t, child)
+	t.Cleanup(func() {
+		if running(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	began := time.Now()
+	cancel()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the canceled commit did not end")
+	}
+	is.True(errors.Is(err, context.Canceled))
+	is.True(time.Since(began) < waitDelay+time.Second) // SIGTERM, then at most the grace period
+	is.True(!running(pid))                             // the hook's child is gone too
+	is.True(!exists(filepath.Join(dir, ".git", "index.lock")))
+}
+
+// What a hook leaves running after git has finished is ended with it;
+// the commit still succeeds.
+func TestHookLeftoverEnded(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	write(t, dir, "a.txt", "a\n")
+	commit(t, dir, "first")
+	write(t, dir, "a.txt", "b\n")
+	child := filepath.Join(t.TempDir(), "child")
+	t.Setenv("CHILD", child)
+	hook(t, dir, "post-commit", `sleep 30 >/dev/null 2>&1 & echo $! > "$CHILD"`+"\n")
+	r := open(t, dir)
+	hash, committed, err := r.CommitAll(context.Background(), "second", nil)
+	is.NoErr(err)
+	is.True(committed)
+	is.Equal(hash, gitT(t, dir, "rev-parse", "HEAD"))
+	is.True(!running(pidIn(t, child)))
+}

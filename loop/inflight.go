@@ -1,0 +1,179 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/checks"
+)
+
+// errBudget is the cause given to an agent's context when its spending
+// reaches --max-cost.
+var errBudget = errors.New("max-cost reached")
+
+// inflight is the iteration running now, as .architect/current.json keeps
+// it: when it started and what its agent has spent so far. It is written
+// when the agent starts and each time the agent reports more spending, and
+// removed once the iteration is recorded. A run killed in between leaves
+// it behind, and Resume records that iteration from it (interrupted:
+// killed), with the cost it had reached: a SIGKILL loses no money from the
+// account.
+type inflight struct {
+	Iteration int      `json:"iteration"`
+	StartedAt string   `json:"started_at"`
+	UpdatedAt string   `json:"updated_at"`
+	Cost      *float64 `json:"cost"` // null: unknown so far
+	Tokens    *Tokens  `json:"tokens,omitempty"`
+	// AgentDuration is set once the agent has finished (seconds): the
+	// checks may still be running.
+	AgentDuration *float64 `json:"agent_duration,omitempty"`
+}
+
+// spendWatch follows one agent run's spending: it saves it in the inflight
+// file, and stops the run (errBudget) once the run's cost and the run's
+// earlier iterations reach --max-cost.
+type spendWatch struct {
+	r      *runner
+	cancel context.CancelCauseFunc
+	before float64 // what the earlier iterations are known to have cost
+
+	mu    sync.Mutex
+	cur   inflight
+	spent agent.Spend
+}
+
+func (r *runner) startInflight(i int, began time.Time, cancel context.CancelCauseFunc) *spendWatch {
+	w := &spendWatch{r: r, cancel: cancel, before: r.res.KnownCost,
+		cur: inflight{Iteration: i, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}}
+	w.save()
+	return w
+}
+
+// spend is the agent's OnSpend; it runs on the adapter's goroutines.
+func (w *spendWatch) spend(s agent.Spend) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.spent = s
+	w.cur.UpdatedAt = stampNano(w.r.deps.Now())
+	w.cur.Cost = nil
+	if s.CostKnown {
+		w.cur.Cost = ptr(s.Cost)
+	}
+	if s.Usage != (agent.Usage{}) {
+		w.cur.Tokens = &Tokens{Input: s.Usage.Input, CachedInput: s.Usage.CachedInput, Output: s.Usage.Output}
+	}
+	w.save()
+	if max := w.r.cfg.MaxCost; max > 0 && s.CostKnown && w.before+s.Cost >= max {
+		w.cancel(errBudget)
+	}
+}
+
+// finished saves the agent's outcome once it has ended, before the checks
+// run: what it cost (a command agent's result file is read, and removed,
+// only then) and how long it took.
+func (w *spendWatch) finished(o agent.Outcome) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.cur.UpdatedAt = stampNano(w.r.deps.Now())
+	if o.CostKnown {
+		w.cur.Cost = ptr(o.Cost)
+	}
+	if o.Usage != (agent.Usage{}) {
+		w.cur.Tokens = &Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
+	}
+	w.cur.AgentDuration = ptr(o.Duration.Seconds())
+	w.save()
+}
+
+// lastSpend is the last spending the agent reported.
+func (w *spendWatch) lastSpend() agent.Spend {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.spent
+}
+
+func (w *spendWatch) save() {
+	if err := writeJSONQuick(w.r.ws.state(InflightFile), w.cur); err != nil {
+		w.r.warn("could not save the running iteration's progress: " + err.Error())
+	}
+}
+
+// done removes the inflight file once the iteration is recorded.
+func (r *runner) inflightDone() { _ = os.Remove(r.ws.state(InflightFile)) }
+
+// readInflight reads the inflight file a killed run left; nil when there
+// is none or it cannot be read.
+func readInflight(path string) *inflight {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var f inflight
+	if json.Unmarshal(data, &f) != nil || f.Iteration < 1 {
+		return nil
+	}
+	return &f
+}
+
+// recordKilled records, for Resume, the iteration a killed run was in the
+// middle of: interrupted (killed), with what its agent had spent (the cost
+// the agent last reported, or a command agent's result file left behind),
+// how long it is known to have run, and the changes it left. Its checks
+// did not run. Nothing happens when no iteration was running, or when it
+// was recorded before the kill.
+func (r *runner) recordKilled(ctx context.Context) error {
+	path := r.ws.state(InflightFile)
+	f := readInflight(path)
+	if f == nil || f.Iteration != len(r.records)+1 {
+		_ = os.Remove(path)
+		return nil
+	}
+	it := Iteration{Iteration: f.Iteration, StartedAt: f.StartedAt, CheckResults: []checks.Result{}, Interrupted: InterruptKilled, Tokens: f.Tokens}
+	it.Cost = f.Cost
+	if c, ok, err := agent.ReadCommandResult(r.ws.state(AgentResultFile)); err != nil {
+		r.warn("the killed iteration's result file: " + err.Error())
+	} else if ok {
+		it.Cost = &c
+	}
+	began, err1 := time.Parse(time.RFC3339Nano, f.StartedAt)
+	seen, err2 := time.Parse(time.RFC3339Nano, f.UpdatedAt)
+	if err1 == nil && err2 == nil && seen.After(began) {
+		it.AgentDuration = seen.Sub(began).Seconds()
+		it.Duration = it.AgentDuration
+	}
+	if f.AgentDuration != nil {
+		it.AgentDuration = *f.AgentDuration // the agent had finished; the checks were running
+	}
+	it.StartedAt = stamp(began)
+	e := "architect was killed during this iteration; its checks did not run"
+	it.Error = &e
+	rec := record{Iteration: it}
+	if r.ws.repo != nil {
+		if d, err := r.ws.diff(ctx); err == nil {
+			rec.Tree, rec.DiffStat = d.Tree, r.deps.Redact(d.Stat)
+		}
+	}
+	if err := appendRecord(r.ws.state(RecordsFile), rec); err != nil {
+		return fmt.Errorf("recording iteration %d, interrupted when architect was killed: %w", f.Iteration, err)
+	}
+	r.records = append(r.records, rec)
+	_ = os.Remove(path)
+	r.logf("iteration %d was interrupted when architect was killed: recorded (cost %s), its checks did not run", f.Iteration, costOfIteration(it))
+	r.logEvent("FAIL", "iteration %d interrupted: architect was killed", f.Iteration)
+	return nil
+}
+
+func costOfIteration(it Iteration) string {
+	if it.Cost == nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("$%.4f", *it.Cost)
+}
+
+func stampNano(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

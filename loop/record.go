@@ -1,0 +1,97 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// commitIteration records an iteration: its commit first (worktree runs
+// and build mode), so that the record is written once and complete; then
+// the record (from then on the iteration counts as done); then everything
+// derived from it. An interrupted iteration is not committed: its changes
+// stay in the tree for the next one. git runs under gitCtx (the run's
+// deadline).
+func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
+	if rec.Interrupted == "" && r.commits() {
+		// A worktree run commits every iteration on its branch; a build-mode
+		// run commits each iteration on the current branch (seed 000: build
+		// commits after each task).
+		passing := 0
+		for _, c := range rec.CheckResults {
+			if c.Passed {
+				passing++
+			}
+		}
+		msg := fmt.Sprintf("architect: iteration %d (%d/%d checks passing)", rec.Iteration.Iteration, passing, len(rec.CheckResults))
+		hash, committed, err := r.ws.commit(gitCtx, msg)
+		switch {
+		case err != nil:
+			r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.branchName() + ": " + r.cleanText(err.Error()))
+		case committed:
+			rec.Commit = hash
+		}
+	}
+	if err := appendRecord(r.ws.state(RecordsFile), rec); err != nil {
+		r.stop(StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
+		return false
+	}
+	r.inflightDone()
+	r.records = append(r.records, rec)
+	r.res.add(rec.Iteration)
+	if rec.ChecksRun {
+		r.prevPrev, r.prev = r.prev, rec.CheckResults
+	}
+	r.execErr = ""
+	if rec.Error != nil && rec.Interrupted == "" {
+		r.execErr = *rec.Error
+	}
+	r.interruptNote = interruptNote(rec.Iteration)
+	if err := r.writeProgress(); err != nil {
+		r.warn("could not update the progress file: " + err.Error())
+	}
+	r.recount()
+	r.save("recorded")
+	r.ev.emit(iterationFinished(rec.Iteration))
+	return true
+}
+
+// branchName names the branch commits go to, for messages.
+func (r *runner) branchName() string {
+	if r.ws.branch != "" {
+		return r.ws.branch
+	}
+	return "the current branch"
+}
+
+// interruptNote tells the next agent that the previous iteration was
+// stopped before its checks ran.
+func interruptNote(it Iteration) string {
+	if it.Interrupted == "" {
+		return ""
+	}
+	why := map[string]string{
+		InterruptMaxTime: "the run's time limit was reached",
+		InterruptSignal:  "the run was stopped",
+		InterruptMaxCost: "the budget was reached",
+		InterruptKilled:  "architect was killed",
+	}[it.Interrupted]
+	return fmt.Sprintf("Iteration %d was interrupted (%s) before its checks ran: whatever it changed is in the workspace, unchecked.", it.Iteration, why)
+}
+
+// writeProgress rewrites the progress file from the records. It is derived
+// data (rebuilt on resume), so an atomic rename without fsync is enough.
+func (r *runner) writeProgress() error {
+	var b strings.Builder
+	for _, rec := range r.records {
+		b.WriteString(progressEntry(rec.Iteration))
+	}
+	path := r.ws.state(ProgressFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,143 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/architect-dev/architect/config"
+)
+
+// Resume continues the run whose state is in workspace: a stopped, crashed
+// or waiting run goes on with the same configuration (adjusted by
+// override, for the flags the user gave), iteration count, cost and
+// progress file. An iteration that a killed run was in the middle of is
+// recorded first, as interrupted, with what its agent had spent.
+func Resume(ctx context.Context, workspace string, override func(*config.Config), deps Deps) (*Result, error) {
+	st, err := ReadState(workspace)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &UsageError{Msg: "no run to resume in " + workspace, Hint: "start one with `architect loop`, or pass the workspace with -C DIR"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !st.Resumable() {
+		return nil, &UsageError{Msg: "the run in " + workspace + " already succeeded; there is nothing to resume", Hint: "start a new run with `architect loop`"}
+	}
+	cfg := st.Config
+	if override != nil {
+		override(&cfg)
+	}
+	if err := needsAgain(st, cfg); err != nil {
+		return nil, err
+	}
+	r := newRunner(cfg, deps)
+	runCtx, cancel := r.deadline(ctx, st.Elapsed)
+	defer cancel()
+	gctx, gcancel := r.gitContext(ctx, runCtx) // a run out of time still opens, to say so
+	defer gcancel()
+	ws, err := reopenWorkspace(gctx, st)
+	if err != nil {
+		return nil, err
+	}
+	release, err := r.attach(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if r.records, err = readRecords(ws.state(RecordsFile)); err != nil {
+		return nil, err
+	}
+	for _, f := range []string{WaitFile, ControlFile} {
+		if os.Remove(ws.state(f)) == nil && f == WaitFile {
+			r.logf("removed %s: the wait is over", ws.state(WaitFile))
+		}
+	}
+	st.MaxIterations = cfg.MaxIterations
+	st.Config, st.Redacted = r.shown, r.masked
+	st.StopReason, st.StopDetail, st.WaitUntil = "", "", ""
+	r.st = st
+	r.resumed = true
+	if err := r.recordKilled(gctx); err != nil {
+		return nil, err
+	}
+	r.restore()
+	r.logf("resuming after iteration %d of %d (%d recorded)", len(r.records), cfg.MaxIterations, len(r.records))
+	if n := len(r.records); n > 0 && r.records[n-1].Interrupted != "" {
+		r.logf("iteration %d was interrupted (%s) before its checks ran: its changes are in the workspace, and the next iteration is told", n, r.interruptText(r.records[n-1].Interrupted))
+	}
+	return r.session(ctx, runCtx)
+}
+
+// needsAgain refuses to resume a run whose saved configuration lost a
+// secret in a value that runs (a check command, the agent command, a hook)
+// unless that value was given again.
+func needsAgain(st *State, cfg config.Config) error {
+	for _, key := range st.Redacted {
+		if !slices.Contains(resumeNeeds, key) {
+			continue
+		}
+		saved, now := configValue(st.Config, key), configValue(cfg, key)
+		if saved == now {
+			flag := "--" + strings.ReplaceAll(key, "_", "-")
+			if key == "checks" {
+				flag = "--check"
+			}
+			return &UsageError{
+				Msg:  fmt.Sprintf("the run's %s held a secret, which architect did not save (state.json has it masked)", key),
+				Hint: fmt.Sprintf("give it again: architect loop --resume %s '…' (every %s of the run)", flag, flag),
+			}
+		}
+	}
+	return nil
+}
+
+func configValue(c config.Config, key string) string {
+	switch key {
+	case "checks":
+		return strings.Join(c.Checks, "\x00")
+	case "agent_cmd":
+		return c.AgentCmd
+	case "agent_args":
+		return strings.Join(c.AgentArgs, "\x00")
+	case "on_iteration":
+		return c.OnIteration
+	case "on_finish":
+		return c.OnFinish
+	case "done_pattern":
+		return c.DonePattern
+	}
+	return ""
+}
+
+// restore rebuilds the in-memory view of a resumed run from its records.
+func (r *runner) restore() {
+	n := len(r.records)
+	if n > 0 {
+		last := r.records[n-1]
+		if last.Error != nil && last.Interrupted == "" {
+			r.execErr = *last.Error
+		}
+		r.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
+		r.interruptNote = interruptNote(last.Iteration)
+	}
+	// The last two iterations whose checks ran give the failures to show.
+	for i := n - 1; i >= 0 && r.prevPrev == nil; i-- {
+		if !r.records[i].ChecksRun && len(r.records[i].CheckResults) == 0 {
+			continue
+		}
+		if r.prev == nil {
+			r.prev = r.records[i].CheckResults
+		} else {
+			r.prevPrev = r.records[i].CheckResults
+		}
+	}
+	// The progress file is derived from the records: rewrite it, in case
+	// the run was killed between recording an iteration and updating it.
+	if err := r.writeProgress(); err != nil {
+		r.warn("could not rewrite the progress file: " + err.Error())
+	}
+}
