@@ -6,6 +6,7 @@ package agent
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -41,6 +42,11 @@ type Request struct {
 	// what it found in Outcome.Searched; the others leave it to the loop.
 	CompletionTag string
 	DonePattern   string
+
+	// CopyStdout and CopyStderr, when set, also get everything the CLI
+	// prints on its standard output and error, as it comes, for the
+	// iteration's transcript on disk. They must not fail.
+	CopyStdout, CopyStderr io.Writer
 }
 
 // Spend is what a run has spent so far.

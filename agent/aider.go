@@ -42,17 +42,39 @@ func (a *aider) Name() string { return "aider" }
 // message and exit, say yes to aider's questions but commit nothing (the
 // loop commits), plain unstreamed output, and no update checks, release
 // notes, analytics (whose opt-in question --yes-always would accept),
-// model-warning prompts or URL scraping.
-func aiderArgs(messageFile, historyFile, model string, extra []string) []string {
+// model-warning prompts or URL scraping. aider writes its chat and input
+// histories into the workspace and, in a git repository, adds ".aider*" to
+// its .gitignore (seen with aider 0.86): the histories go to tmp instead
+// and .gitignore is left alone, so the only changes in the workspace are
+// the ones the model made.
+func aiderArgs(messageFile, tmp, model string, extra []string) []string {
 	args := []string{"--message-file", messageFile, "--yes-always",
-		"--no-auto-commits", "--no-dirty-commits",
+		"--no-auto-commits", "--no-dirty-commits", "--no-gitignore",
 		"--no-pretty", "--no-stream", "--no-check-update", "--no-show-release-notes",
 		"--no-analytics", "--no-show-model-warnings", "--no-detect-urls",
-		"--llm-history-file", historyFile}
+		"--llm-history-file", filepath.Join(tmp, "llm-history.txt"),
+		"--chat-history-file", filepath.Join(tmp, "chat-history.md"),
+		"--input-history-file", filepath.Join(tmp, "input-history")}
 	if model != "" {
 		args = append(args, "--model", model)
 	}
 	return append(args, extra...)
+}
+
+// aiderTagsCache is the folder aider's repository map caches its tags in,
+// at the top of the workspace, whatever the command line says (aider 0.86:
+// ".aider.tags.cache.v4"; the version may change).
+const aiderTagsCache = ".aider.tags.cache.v*"
+
+// aiderCaches lists the tags caches in dir, so that the ones a run
+// creates can be removed after it (one the user had is left alone).
+func aiderCaches(dir string) map[string]bool {
+	m, _ := filepath.Glob(filepath.Join(dir, aiderTagsCache))
+	out := make(map[string]bool, len(m))
+	for _, p := range m {
+		out[p] = true
+	}
+	return out
 }
 
 func (a *aider) Run(ctx context.Context, req Request) Outcome {
@@ -70,6 +92,11 @@ func (a *aider) Run(ctx context.Context, req Request) Outcome {
 		}
 	}
 	history := filepath.Join(tmp, "llm-history.txt")
+	dir := req.Dir
+	if dir == "" {
+		dir = "."
+	}
+	caches := aiderCaches(dir)
 
 	s := &aiderStream{onActivity: req.OnActivity}
 	stdout := proc.NewLineWriter(aiderMaxLine, s.line)
@@ -79,7 +106,12 @@ func (a *aider) Run(ctx context.Context, req Request) Outcome {
 	env := append(baseEnv(req.Env), "COLUMNS=1000")
 	opt := req.options(env, stdout, stderr)
 	opt.Stdin = nil // the message is in msgFile; aider gets /dev/null
-	res := proc.Run(ctx, a.bin, aiderArgs(msgFile, history, a.model, a.args), opt)
+	res := proc.Run(ctx, a.bin, aiderArgs(msgFile, tmp, a.model, a.args), opt)
+	for p := range aiderCaches(dir) {
+		if !caches[p] {
+			_ = os.RemoveAll(p) // aider's cache, made by this run: not the model's work
+		}
+	}
 	stdout.Flush()
 	s.end()
 	h := readAiderHistory(history)
@@ -104,6 +136,13 @@ type aiderStream struct {
 	errName string // the last API error's exception name, "" once a report follows it
 	errText string
 	errNote string // aider's explanation of it
+
+	// limit holds aider's "has hit a token limit!" report: the model's
+	// context window or its output limit was exhausted (aider prints no
+	// API error line for it, and a usage report comes before it).
+	limit      []string // the report's token lines ("Input tokens: ~9,120 of 8,192")
+	limitHit   bool
+	limitInput bool // aider's estimate of the request fills the context window
 }
 
 var (
@@ -114,6 +153,11 @@ var (
 	aiderReport = lazyRegexp(`^Tokens: ([\d.,]+[kKmM]?) sent(?:, ([\d.,]+[kKmM]?) cache write)?(?:, ([\d.,]+[kKmM]?) cache hit)?, ([\d.,]+[kKmM]?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?$`)
 	aiderModel  = lazyRegexp(`^(?:Main )?[Mm]odel: (\S+) with `)
 	aiderError  = lazyRegexp(`^litellm\.(\w+): ?(.*)$`)
+	// aiderLimit opens aider's token-limit report (Coder.show_exhausted_error),
+	// followed by "Input tokens: ~N of M", "Output tokens: ~N of M" and
+	// "Total tokens: ~N of M" lines, each marked "-- possibly exceeded output
+	// limit!" or "-- possibly exhausted context window!" where it applies.
+	aiderLimit = lazyRegexp(`^Model \S+ has hit a token limit!$`)
 	// aiderNotes are aider's own explanations of API errors (aider/exceptions.py).
 	aiderNotes = []string{
 		"The API provider is not able to authenticate you.",
@@ -143,6 +187,13 @@ func (s *aiderStream) line(b []byte) {
 		if !strings.Contains(line, "Cost: $") || !s.report(line) {
 			s.pending = []string{line} // its cost may follow on the next line
 		}
+	case aiderLimit().MatchString(line):
+		s.limitHit, s.limitInput, s.limit = true, false, nil
+		s.activity("error: " + line)
+	case s.limitHit && len(s.limit) < 3 && (strings.HasPrefix(line, "Input tokens: ~") ||
+		strings.HasPrefix(line, "Output tokens: ~") || strings.HasPrefix(line, "Total tokens: ~")):
+		s.limit = append(s.limit, capText(line, 200))
+		s.limitInput = s.limitInput || (strings.HasPrefix(line, "Input tokens:") && strings.HasSuffix(line, "possibly exhausted context window!"))
 	case aiderModel().MatchString(line):
 		s.model = aiderModel().FindStringSubmatch(line)[1]
 	case strings.HasPrefix(line, "Applied edit to "):
@@ -176,6 +227,7 @@ func (s *aiderStream) report(line string) bool {
 		}
 	}
 	s.errName, s.errText, s.errNote = "", "", ""
+	s.limitHit, s.limitInput, s.limit = false, false, nil
 	msg := "tokens: " + m[1] + " sent, " + m[4] + " received"
 	if m[6] != "" {
 		msg += ", $" + m[6] + " so far"
@@ -315,6 +367,25 @@ func (a *aider) outcome(res proc.Result, s *aiderStream, h aiderHistory, stderr 
 // model could not be reached, so an API error line not followed by a usage
 // report is a failed run; so is a non-zero exit.
 func (a *aider) classify(o *Outcome, s *aiderStream, stderr string) {
+	if s.limitHit {
+		o.Err = "aider: the model hit a token limit"
+		if len(s.limit) > 0 {
+			o.Err += " (" + strings.Join(s.limit, "; ") + ")"
+		}
+		if !s.limitInput {
+			// aider's estimate of the request fits the window: the answer
+			// was cut at the output limit, or the server counted otherwise.
+			// A fresh attempt may fit.
+			o.ErrKind = ErrTransient
+			return
+		}
+		// By aider's own estimate the request fills the model's context
+		// window (it marks the line "possibly exhausted context window!"):
+		// the next iteration's would too.
+		o.ErrKind, o.Hint = ErrFatal, "the prompt, aider's repository map and the files in its chat exceed the model's context window: "+
+			"use a model with a larger one, or a smaller map (--agent-arg --map-tokens --agent-arg 512)"
+		return
+	}
 	if s.errName == "" {
 		if o.ExitCode == 0 {
 			return

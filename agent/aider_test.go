@@ -16,11 +16,12 @@ import (
 
 func TestAiderCommandLine(t *testing.T) {
 	is := is.New(t)
-	base := []string{"--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-dirty-commits",
+	base := []string{"--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-dirty-commits", "--no-gitignore",
 		"--no-pretty", "--no-stream", "--no-check-update", "--no-show-release-notes",
-		"--no-analytics", "--no-show-model-warnings", "--no-detect-urls", "--llm-history-file", "/h.txt"}
-	is.Equal(aiderArgs("/p.md", "/h.txt", "", nil), base)
-	is.Equal(aiderArgs("/p.md", "/h.txt", "sonnet", []string{"--edit-format", "diff"}),
+		"--no-analytics", "--no-show-model-warnings", "--no-detect-urls", "--llm-history-file", "/t/llm-history.txt",
+		"--chat-history-file", "/t/chat-history.md", "--input-history-file", "/t/input-history"}
+	is.Equal(aiderArgs("/p.md", "/t", "", nil), base)
+	is.Equal(aiderArgs("/p.md", "/t", "sonnet", []string{"--edit-format", "diff"}),
 		append(append([]string(nil), base...), "--model", "sonnet", "--edit-format", "diff"))
 	a, err := New(Config{Name: "aider"})
 	is.NoErr(err)
@@ -74,6 +75,14 @@ func TestAiderOutput(t *testing.T) {
 		{file: "error-model.stdout", kind: ErrFatal, costKnown: true, errHas: "not_found_error", hintHas: "--model"},
 		{file: "error-no-provider.stdout", kind: ErrFatal, costKnown: true, errHas: "LLM Provider NOT provided", hintHas: "--model"},
 		{file: "error-overloaded.stdout", kind: ErrTransient, costKnown: true, errHas: "overloaded"},
+		// Captured from aider 0.86.2 against a local server (SOURCE.md).
+		{file: "real-success.stdout", history: "real-success.history", final: "calc.go\n```go\n// Package calc does arithmetic.\npackage calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n```\nDone. <promise>COMPLETE</promise>",
+			steps: 1, usage: Usage{Input: 1200, Output: 56}, cost: 0.0029, costKnown: true},
+		{file: "real-auth.stdout", kind: ErrFatal, costKnown: true, errHas: "AuthenticationError: OpenAIException - Incorrect API key", hintHas: "API key"},
+		{file: "real-rate-limit.stdout", kind: ErrUsageLimit, costKnown: true, errHas: "RateLimitError"},
+		{file: "real-context-window.stdout", kind: ErrFatal, steps: 1, usage: Usage{Input: 605}, cost: 0.0012, costKnown: true,
+			errHas: "token limit (Input tokens: ~619 of 500 -- possibly exhausted context window!", hintHas: "context window"},
+		{file: "real-output-limit.stdout", kind: ErrTransient, errHas: "token limit (Input tokens: ~1,814 of 8,192; Output tokens: ~1,205 of 2,048", costKnown: true},
 		{stderrFile: "unknown-argument.stderr", exit: 2, kind: ErrFatal, costKnown: true, errHas: "unrecognized arguments", hintHas: "--agent-arg"},
 	}
 	for _, tt := range tests {
@@ -154,12 +163,14 @@ func TestAiderFakeExecutable(t *testing.T) {
 	is.True(o.CostKnown)
 	is.True(near(o.Cost, 0.03))
 	argv := f.argv(t)
-	is.Equal(len(argv), 18)
-	hist := argv[13]
-	is.True(strings.HasPrefix(hist, os.TempDir())) // the LLM history goes to a temporary file
-	is.Equal(argv, []string{"--message-file", req.PromptFile, "--yes-always", "--no-auto-commits", "--no-dirty-commits",
+	is.Equal(len(argv), 23)
+	hist := argv[14]
+	tmp := filepath.Dir(hist)
+	is.True(strings.HasPrefix(hist, os.TempDir())) // the histories go to a temporary folder
+	is.Equal(argv, []string{"--message-file", req.PromptFile, "--yes-always", "--no-auto-commits", "--no-dirty-commits", "--no-gitignore",
 		"--no-pretty", "--no-stream", "--no-check-update", "--no-show-release-notes",
 		"--no-analytics", "--no-show-model-warnings", "--no-detect-urls", "--llm-history-file", hist,
+		"--chat-history-file", filepath.Join(tmp, "chat-history.md"), "--input-history-file", filepath.Join(tmp, "input-history"),
 		"--model", "anthropic/claude-sonnet-4-5", "--map-tokens", "2048"})
 	_, err = os.Stat(hist)
 	is.True(os.IsNotExist(err)) // and is removed afterwards
@@ -199,4 +210,26 @@ func FuzzAiderParser(f *testing.F) {
 		a := &aider{cliAdapter{now: time.Now, model: "gpt-5"}}
 		_ = a.outcome(proc.Result{ExitCode: exit % 256}, s, h, string(stdout))
 	})
+}
+
+// TestAiderTagsCacheRemoved: aider writes its repository map's cache into
+// the workspace whatever its flags say; the one a run made is removed after
+// it, one that was there before is kept.
+func TestAiderTagsCacheRemoved(t *testing.T) {
+	is := is.New(t)
+	bin := filepath.Join(t.TempDir(), "aider")
+	is.NoErr(os.WriteFile(bin, []byte("#!/bin/sh\nmkdir -p .aider.tags.cache.v4 .aider.tags.cache.v3 && echo x > .aider.tags.cache.v4/cache.db && echo ok > made.txt\n"), 0o755))
+	var acts []string
+	req := fakeRequest(t, "x", &acts)
+	is.NoErr(os.Mkdir(filepath.Join(req.Dir, ".aider.tags.cache.v3"), 0o755)) // the user's
+	a, err := New(Config{Name: "aider", Bin: bin})
+	is.NoErr(err)
+	o := a.Run(context.Background(), req)
+	is.Equal(o.ErrKind, ErrNone)
+	_, err = os.Stat(filepath.Join(req.Dir, "made.txt"))
+	is.NoErr(err) // the run's work stays
+	_, err = os.Stat(filepath.Join(req.Dir, ".aider.tags.cache.v4"))
+	is.True(os.IsNotExist(err)) // the cache it made is gone
+	_, err = os.Stat(filepath.Join(req.Dir, ".aider.tags.cache.v3"))
+	is.NoErr(err) // the one that was there is kept
 }

@@ -79,6 +79,7 @@ func lastLines(s string, n int) string {
 // options is how every adapter runs its CLI: in the workspace, with env,
 // the prompt on stdin, and the request's timeouts.
 func (req Request) options(env []string, stdout, stderr io.Writer) proc.Options {
+	stdout, stderr = teeTo(stdout, req.CopyStdout), teeTo(stderr, req.CopyStderr)
 	return proc.Options{
 		Dir:               req.Dir,
 		Env:               env,
@@ -89,4 +90,15 @@ func (req Request) options(env []string, stdout, stderr io.Writer) proc.Options 
 		InactivityTimeout: req.InactivityTimeout,
 		Grace:             req.Grace,
 	}
+}
+
+// teeTo is w, also writing to copyTo when it is set.
+func teeTo(w, copyTo io.Writer) io.Writer {
+	switch {
+	case copyTo == nil:
+		return w
+	case w == nil:
+		return copyTo
+	}
+	return io.MultiWriter(w, copyTo)
 }

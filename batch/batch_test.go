@@ -12,7 +12,6 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/loop"
 	"github.com/matryer/is"
 )
 
@@ -202,39 +201,6 @@ func TestPrefixWriter(t *testing.T) {
 	is.Equal(out.String(), "architect: [x] one\narchitect: [x] plain two\narchitect: [x] warning: three\n")
 }
 
-func TestBoardRedrawsInPlace(t *testing.T) {
-	is := is.New(t)
-	var out lockedBuffer
-	b := NewBoard(&out, []string{"one", "two"}, 100)
-	b.Event("one", loop.Event{Type: loop.EventLoopStarted, MaxIterations: 5})
-	b.Event("one", loop.Event{Type: loop.EventIterationStarted, Iteration: 1, MaxIterations: 5})
-	b.Finish(TaskResult{ID: "two", Outcome: Failed, StopReason: "max_iterations", Iterations: 5, Cost: ptr(1.25), KnownCost: 1.25})
-	b.Close()
-	s := out.String()
-	is.True(strings.Contains(s, "\x1b[2Kone  queued\n\x1b[2Ktwo  queued\n")) // first drawing
-	is.True(strings.Contains(s, "\x1b[2F"))                                  // back up two lines to redraw
-	is.True(strings.Contains(s, "one  iteration 1/5  agent"))                // live state
-	is.True(strings.Contains(s, "two  failed (max_iterations)"))             // the outcome
-	is.Equal(strings.Count(s, "\n")%2, 0)                                    // whole boards only
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // The example documents a file that loads.
 func TestExampleLoads(t *testing.T) {
 	is := is.New(t)
@@ -245,4 +211,3 @@ func TestExampleLoads(t *testing.T) {
 	is.Equal(tasks[1].Config.MaxIterations, 5)
 	is.Equal(tasks[0].Config.MaxIterations, 15)
 }
-func ptr[T any](v T) *T { return &v }

@@ -5,17 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/architect-dev/architect/hooks"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/hooks"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/report"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -44,6 +46,9 @@ type Options struct {
 	// Events, when set, receives every task's loop events (live display).
 	// It is called from several goroutines.
 	Events func(id string, ev loop.Event)
+	// Finished, when set, gets each task's result as soon as it is known
+	// (a skipped task's at once). It is called from several goroutines.
+	Finished func(TaskResult)
 }
 
 // TaskResult is how one task ended.
@@ -138,6 +143,9 @@ func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
 		p.Go(func() {
 			logw := &prefixWriter{mu: &logMu, w: opts.Log, prefix: "architect: [" + t.ID + "] "}
 			out[i] = runTask(ctx, t, opts, logw, &setupMu)
+			if opts.Finished != nil {
+				opts.Finished(out[i])
+			}
 			fmt.Fprintf(logw, "architect: %s\n", describe(out[i]))
 			logw.flush()
 		})
@@ -176,6 +184,12 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer, setupMu 
 		release() // the loop has started: its worktree is set up
 		if opts.Events != nil {
 			opts.Events(t.ID, ev)
+		}
+		if ev.Type == loop.EventLoopFinished {
+			// The task's report, before its on_finish hook (which gets its path).
+			if _, err := report.WriteRun(ws, time.Now()); err != nil {
+				fmt.Fprintf(logw, "architect: warning: could not write the report: %v\n", err)
+			}
 		}
 		if hook != nil {
 			hook(ev)

@@ -29,7 +29,7 @@ import (
 
 var (
 	runs = flag.Int("runs", 3, "runs per scenario (the median is reported)")
-	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch")
+	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch, tui (the terminal view idle and the report, on 300 iterations)")
 	use  = flag.String("bin", "", "measure this architect binary instead of building one")
 	base = flag.String("baseline", "", "procs and batch: measure this other architect binary too, side by side (e.g. a build of main)")
 	bin  string
@@ -100,6 +100,9 @@ func main() {
 	}
 	if want("batch") {
 		batchScenario()
+	}
+	if want("tui") {
+		tuiScenario()
 	}
 	fmt.Printf("Machine: %s\n\n", machine())
 	fmt.Println("| measurement | result (median of runs) | target | |")

@@ -8,6 +8,7 @@ package checks
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -73,6 +74,11 @@ type Options struct {
 	// goroutines, but never two at once.
 	OnStart  func(i int, name string)
 	OnFinish func(i int, r Result)
+	// Output, if set, gives for check i a writer that also receives all
+	// its output as it comes (stdout and stderr as one stream), for a copy
+	// on disk; it may return nil. A writer that is an io.Closer is closed
+	// when the check ends, before OnFinish.
+	Output func(i int) io.Writer
 }
 
 // Run runs every command in cmds at the same time and returns their
@@ -96,7 +102,14 @@ func Run(ctx context.Context, cmds []string, opt Options) []Result {
 				opt.OnStart(i, name)
 				mu.Unlock()
 			}
-			results[i] = run(ctx, name, opt)
+			var copyTo io.Writer
+			if opt.Output != nil {
+				copyTo = opt.Output(i)
+			}
+			results[i] = run(ctx, name, opt, copyTo)
+			if c, ok := copyTo.(io.Closer); ok {
+				_ = c.Close()
+			}
 			if opt.OnFinish != nil {
 				mu.Lock()
 				opt.OnFinish(i, results[i])
@@ -108,14 +121,19 @@ func Run(ctx context.Context, cmds []string, opt Options) []Result {
 	return results
 }
 
-// run runs one check with stdout and stderr into one bounded tail.
-func run(ctx context.Context, name string, opt Options) Result {
+// run runs one check with stdout and stderr into one bounded tail, and
+// into copyTo when it is not nil.
+func run(ctx context.Context, name string, opt Options, copyTo io.Writer) Result {
 	out := proc.NewTail(opt.TailBytes)
+	var w io.Writer = out
+	if copyTo != nil {
+		w = io.MultiWriter(out, copyTo)
+	}
 	pr := proc.Shell(ctx, name, proc.Options{
 		Dir:     opt.Dir,
 		Env:     opt.Env,
-		Stdout:  out,
-		Stderr:  out,
+		Stdout:  w,
+		Stderr:  w,
 		Timeout: opt.Timeout,
 		Grace:   opt.Grace,
 	})

@@ -2,10 +2,12 @@ package checks
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -116,4 +118,47 @@ func TestStatusFromJSON(t *testing.T) {
 	is.Equal(Result{TimedOut: true, Duration: 120.2}.Status(), "timeout after 120s")
 	is.Equal(Result{ExitCode: 2}.Status(), "exit status 2")
 	is.Equal(Result{TimedOut: true, timeout: 1500 * time.Millisecond}.Status(), "timeout after 1.5s")
+}
+
+// closingBuffer records what it got and whether it was closed.
+type closingBuffer struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	closed bool
+}
+
+func (c *closingBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.Write(p)
+}
+
+func (c *closingBuffer) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	return nil
+}
+
+// Output gets every byte a check prints, past the tail the result keeps,
+// and is closed before OnFinish sees the result.
+func TestOutputCopy(t *testing.T) {
+	is := is.New(t)
+	bufs := []*closingBuffer{{}, {}}
+	closedAtFinish := make([]bool, 2)
+	rs := Run(context.Background(), []string{"seq 1 20000", "echo out; echo err >&2; exit 3"}, Options{
+		TailBytes: 100,
+		Output:    func(i int) io.Writer { return bufs[i] },
+		OnFinish: func(i int, _ Result) {
+			bufs[i].mu.Lock()
+			closedAtFinish[i] = bufs[i].closed
+			bufs[i].mu.Unlock()
+		},
+	})
+	is.Equal(len(rs[0].Output), 100)
+	is.Equal(int64(bufs[0].b.Len()), rs[0].OutputBytes) // all of it
+	is.True(strings.HasPrefix(bufs[0].b.String(), "1\n2\n3\n"))
+	is.True(strings.Contains(bufs[1].b.String(), "out\n"))
+	is.True(strings.Contains(bufs[1].b.String(), "err\n"))
+	is.Equal(closedAtFinish, []bool{true, true})
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/batch"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
+	"github.com/architect-dev/architect/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -60,6 +61,7 @@ or pre-flight error, 130 interrupted.`,
 	fs.StringVar(&o.only, "only", "", "run only the task `ID`")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the per-task results as JSON on stdout")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
+	fs.BoolVar(&o.plain, "plain", false, "plain lines, each prefixed with its task, even on a terminal (no full-screen board)")
 	_ = c.MarkFlagDirname("dir")
 	return c
 }
@@ -68,9 +70,12 @@ type batchOptions struct {
 	parallel                       int
 	dir, only                      string
 	resume, matrix, jsonOut, quiet bool
+	plain                          bool
+	file                           string // the batch file
 }
 
 func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
+	o.file = file
 	if o.parallel < 1 {
 		return &loop.UsageError{Msg: fmt.Sprintf("--parallel %d: must be at least 1", o.parallel), Hint: "e.g. --parallel 2"}
 	}
@@ -125,28 +130,29 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		}
 	}
 	opts := batch.Options{Dir: o.dir, Parallel: o.parallel, Resume: o.resume, Agents: agents, Redact: redacts}
-	var board *batch.Board
-	width, tty := terminalWidth(e.stderr)
+	var board *tui.Board
+	out, in, tty := e.terminal()
 	switch {
 	case o.quiet:
-	case tty && os.Getenv("TERM") != "dumb":
+	case tty && !o.plain:
 		ids := make([]string, len(tasks))
 		for i, t := range tasks {
 			ids[i] = t.ID
 		}
-		board = batch.NewBoard(e.stderr, ids, width)
-		opts.Events = board.Event
+		board = tui.StartBoard(ids, e.interrupt.key, tui.Options{Out: out, In: in, NoColor: e.noColor()})
+		defer e.interrupt.say(board)()
+		opts.Events, opts.Finished = board.Event, func(r batch.TaskResult) { board.Finish(outcome(r)) }
 	default:
 		opts.Log = e.stderr
 	}
 	results := batch.Run(ctx, tasks, opts)
 	if board != nil {
-		for _, r := range results {
-			board.Finish(r)
+		board.Stop()
+		if in != nil && in != e.stdin {
+			in.Close()
 		}
-		board.Close()
 	}
-	return reportBatch(ctx, e, results, o.jsonOut)
+	return reportBatch(ctx, e, results, o)
 }
 
 // batchAgent builds task t's agent.
@@ -159,12 +165,12 @@ func batchAgent(t batch.Task) (agent.Agent, error) {
 	return ag, nil
 }
 
-func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, jsonOut bool) error {
+func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batchOptions) error {
 	ok := true
 	for _, r := range results {
 		ok = ok && r.Success
 	}
-	if jsonOut {
+	if o.jsonOut {
 		data, _ := json.MarshalIndent(struct {
 			Success bool               `json:"success"`
 			Tasks   []batch.TaskResult `json:"tasks"`
@@ -172,6 +178,22 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, jsonOu
 		fmt.Fprintln(e.stdout, string(data))
 	}
 	batch.WriteSummary(e.stderr, results)
+	var runs []runDir
+	for _, r := range results {
+		if d := filepath.Join(r.WorktreePath, loop.StateDir); r.WorktreePath != "" {
+			if _, err := os.Stat(filepath.Join(d, loop.StateFile)); err == nil {
+				runs = append(runs, runDir{r.ID, d})
+			}
+		}
+	}
+	if abs, err := filepath.Abs(o.dir); err == nil && len(runs) > 0 {
+		path := filepath.Join(abs, loop.StateDir, "overview.html")
+		if err := writeOverview(e, path, "architect batch "+filepath.Base(o.file), runs); err != nil {
+			fmt.Fprintf(e.stderr, "architect: warning: %v\n", err)
+		} else {
+			fmt.Fprintf(e.stderr, "architect: report: %s\n", path)
+		}
+	}
 	switch {
 	case ok:
 		return nil
@@ -181,11 +203,8 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, jsonOu
 	return errNoSuccess
 }
 
-// terminalWidth reports whether w is a terminal, and its width.
-func terminalWidth(w io.Writer) (int, bool) {
-	f, ok := w.(*os.File)
-	if !ok {
-		return 0, false
-	}
-	return termSize(int(f.Fd()))
+// outcome is how a task ended, for the board.
+func outcome(r batch.TaskResult) tui.Outcome {
+	return tui.Outcome{ID: r.ID, Outcome: r.Outcome, Success: r.Success, StopReason: r.StopReason,
+		Iterations: r.Iterations, Cost: r.KnownCost, CostKnown: r.CostKnown, Duration: r.Duration}
 }

@@ -5,15 +5,11 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
@@ -35,6 +31,8 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	lookup         func(string) (string, bool)
+	// interrupt stops the run as SIGINT does (a key in the terminal view).
+	interrupt *interrupter
 	// workspace is the workspace of the loop this process runs, once it
 	// has started: a SIGTERM that `architect cancel` sent is told apart
 	// by the request it left there.
@@ -49,8 +47,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookup: os.LookupEnv}
 	root := newRoot(e)
 	root.SetArgs(args)
-	ctx, stop := signalContext(e)
+	ctx, in, stop := signalContext(e)
 	defer stop()
+	e.interrupt = in
 	return exitCode(e, root.ExecuteContext(ctx))
 }
 
@@ -117,43 +116,6 @@ func exitCode(e *env, err error) int {
 	}
 }
 
-// signalContext is cancelled (cause loop.ErrInterrupted) by the first
-// SIGINT or SIGTERM; a second one kills every child process group at once.
-func signalContext(e *env) (context.Context, func()) {
-	stderr := e.stderr
-	ctx, cancel := context.WithCancelCause(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		n := 0
-		for {
-			select {
-			case <-done:
-				return
-			case s := <-ch:
-				n++
-				if n == 1 {
-					if ws := e.workspace.Load(); ws != nil && s == syscall.SIGTERM && controlAction(*ws) == "cancel" {
-						fmt.Fprintln(stderr, "architect: `architect cancel` asked this loop to stop: stopping gracefully")
-					} else {
-						fmt.Fprintf(stderr, "architect: %s received: stopping (send it again to kill the agent and checks at once)\n", strings.ToLower(signalName(s)))
-					}
-					cancel(loop.ErrInterrupted)
-					continue
-				}
-				fmt.Fprintln(stderr, "architect: killing the agent and checks now")
-				proc.KillAll()
-			}
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(ch)
-		close(done)
-		cancel(nil)
-	}
-}
-
 // contain sets architect up, before a loop or batch starts anything, so
 // that nothing it starts outlives it even if it is killed (proc.Contain):
 // a run cgroup where one can be made, and a supervisor, which is architect
@@ -167,11 +129,4 @@ func contain(e *env) (release func()) {
 		NoCgroup:   noCgroup != "" && noCgroup != "0",
 		Warn:       func(msg string) { fmt.Fprintf(e.stderr, "architect: warning: %s\n", msg) },
 	})
-}
-
-func signalName(s os.Signal) string {
-	if s == syscall.SIGINT {
-		return "SIGINT"
-	}
-	return "SIGTERM"
 }

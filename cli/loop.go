@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -14,6 +15,8 @@ import (
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/redact"
+	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -64,7 +67,7 @@ pre-flight error, 130 interrupted.`,
 				}
 				return resumeRun(cmd.Context(), e, ws, func(c *config.Config) {
 					config.Override(fs, &flagged, c)
-					c.Quiet, c.JSON = flagged.Quiet, flagged.JSON
+					c.Quiet, c.Plain, c.JSON = flagged.Quiet, flagged.Plain, flagged.JSON
 				})
 			}
 			path, err := configPath(cmd, e, cfgPath)
@@ -115,7 +118,7 @@ func completeLoopFlags(c *cobra.Command) {
 
 // execute runs a validated configuration and reports the result.
 func execute(ctx context.Context, e *env, cfg config.Config) error {
-	return drive(ctx, e, cfg, false, func(deps loop.Deps) (*loop.Result, error) { return loop.Run(ctx, cfg, deps) })
+	return drive(ctx, e, cfg, "", func(deps loop.Deps) (*loop.Result, error) { return loop.Run(ctx, cfg, deps) })
 }
 
 // resumeRun continues the saved run in workspace.
@@ -126,7 +129,7 @@ func resumeRun(ctx context.Context, e *env, workspace string, override func(*con
 	}
 	cfg := st.Config
 	override(&cfg)
-	return drive(ctx, e, cfg, true, func(deps loop.Deps) (*loop.Result, error) {
+	return drive(ctx, e, cfg, workspace, func(deps loop.Deps) (*loop.Result, error) {
 		return loop.Resume(ctx, workspace, func(c *config.Config) { *c = cfg }, deps)
 	})
 }
@@ -166,13 +169,14 @@ func newAgent(cfg config.Config) (agent.Agent, error) {
 
 // drive builds the agent for cfg, runs the pre-flight (refusing before
 // anything is created when it fails), runs start, and reports the result.
-func drive(ctx context.Context, e *env, cfg config.Config, resumed bool, start func(loop.Deps) (*loop.Result, error)) error {
+// resumed is the workspace of the run start resumes, "" for a new run.
+func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start func(loop.Deps) (*loop.Result, error)) error {
 	ag, err := newAgent(cfg)
 	if err != nil {
 		return err
 	}
 	defer contain(e)() // before the pre-flight's first process
-	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed})
+	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed != ""})
 	if err := pre.Err(); err != nil {
 		return err
 	}
@@ -184,7 +188,7 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed bool, start f
 	if deps.Redact, err = redactor(cfg); err != nil {
 		return err
 	}
-	stopWatch, err := watch(ctx, e, cfg, &deps)
+	stopWatch, err := watch(ctx, e, cfg, viewInfo(cfg, ag.Name(), resumed), &deps)
 	if err != nil {
 		return err
 	}
@@ -219,6 +223,24 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed bool, start f
 	return errNoSuccess
 }
 
+// viewInfo is what the view's header says about the run before it starts;
+// for a resumed run (in workspace resumed) also its earlier iterations.
+func viewInfo(cfg config.Config, agentName, resumed string) tui.Info {
+	info := tui.Info{Task: taskTitle(cfg.Task, cfg.Spec), Agent: agentName, Model: cfg.Model,
+		MaxIterations: cfg.MaxIterations, Budget: cfg.MaxCost, MaxTime: cfg.MaxTime}
+	if resumed == "" {
+		return info
+	}
+	if st, err := loop.ReadState(resumed); err == nil {
+		info.Elapsed = time.Duration(st.Elapsed * float64(time.Second))
+		info.Workspace, info.Branch = st.Workspace, st.Branch
+	}
+	if its, err := report.ReadIterations(resumed); err == nil {
+		info.History = tui.Rows(its)
+	}
+	return info
+}
+
 // printWarnings prints pre-flight warnings, each with its hint.
 func printWarnings(w io.Writer, items []preflight.Item) {
 	for _, it := range items {
@@ -246,6 +268,11 @@ func printSummary(w io.Writer, r *loop.Result) {
 	if r.UsageLimitWaits > 0 {
 		fmt.Fprintf(w, "architect: waited %s in all for the agent's usage limit (%d wait%s)\n",
 			time.Duration(r.UsageLimitWaited*float64(time.Second)).Round(time.Second), r.UsageLimitWaits, plural(r.UsageLimitWaits))
+	}
+	if r.Workspace != "" {
+		if _, err := os.Stat(filepath.Join(r.Workspace, loop.StateDir, report.File)); err == nil {
+			fmt.Fprintf(w, "architect: report: %s\n", filepath.Join(r.Workspace, loop.StateDir, report.File))
+		}
 	}
 	if r.WorktreePath == "" {
 		return

@@ -12,6 +12,7 @@ import (
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/prompt"
+	"github.com/architect-dev/architect/report"
 	"github.com/spf13/cobra"
 )
 
@@ -283,26 +284,16 @@ func mergeMessage(branch string, commits int, st *loop.State, ws string) string 
 	return b.String()
 }
 
-// taskTitle is a one-line title for the task or the spec.
+// taskTitle is a one-line title for the task or the spec (the report's).
 func taskTitle(task, spec string) string {
-	line := ""
-	if strings.TrimSpace(task) != "" {
-		line, _, _ = strings.Cut(strings.TrimSpace(task), "\n")
-	} else if spec != "" {
-		line = "work from " + filepath.Base(spec)
+	text, fallback := "", "loop result"
+	if spec != "" {
+		fallback = "work from " + filepath.Base(spec)
 		if data, err := os.ReadFile(spec); err == nil {
-			for _, l := range strings.Split(string(data), "\n") {
-				if h, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok {
-					line = h
-					break
-				}
-			}
+			text = string(data)
 		}
 	}
-	if line == "" {
-		line = "loop result"
-	}
-	return clip(line, 72)
+	return clip(report.Title(task, text, fallback), 72)
 }
 
 // clip cuts s to n bytes at a character boundary, marking the cut.

@@ -4,26 +4,32 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/hooks"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/tui"
 )
 
 // watch sets deps.Log and deps.Events for the ways a run is watched: the
-// progress view (progress.go), the event stream copied to --events, and
-// the hooks (--on-iteration, --on-finish, --notify, --push). Observers see
-// each event in that order. The returned stop ends the view and closes the
+// view (view.go), the event stream copied to --events, and the hooks
+// (--on-iteration, --on-finish, --notify, --push). Observers see each
+// event in that order. The returned stop ends the view and closes the
 // --events file; call it before printing the result.
-func watch(ctx context.Context, e *env, cfg config.Config, deps *loop.Deps) (stop func(), err error) {
-	pg := newProgress(e, cfg.Quiet)
-	deps.Log = pg.Log
-	var observers []func(loop.Event)
-	if pg.Observe != nil {
-		observers = append(observers, pg.Observe)
+func watch(ctx context.Context, e *env, cfg config.Config, info tui.Info, deps *loop.Deps) (stop func(), err error) {
+	run := &runFiles{}
+	v := newView(e, cfg, info, run)
+	deps.Log = v.log
+	observers := []func(loop.Event){run.observe}
+	if v.observe != nil {
+		observers = append(observers, v.observe)
 	}
 	closeEvents := func() {}
 	if cfg.Events != "" {
@@ -32,7 +38,7 @@ func watch(ctx context.Context, e *env, cfg config.Config, deps *loop.Deps) (sto
 			// Not blocking: opening a FIFO nobody reads would wait for ever.
 			f, err := os.OpenFile(cfg.Events, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|syscall.O_NONBLOCK, 0o644)
 			if err != nil {
-				pg.Stop()
+				v.stop()
 				msg := unwrapPath(err)
 				if errors.Is(err, syscall.ENXIO) {
 					msg = "it is a FIFO no process reads"
@@ -43,18 +49,19 @@ func watch(ctx context.Context, e *env, cfg config.Config, deps *loop.Deps) (sto
 		}
 		observers = append(observers, streamEvents(w))
 	}
-	hc := hooks.Config{OnIteration: cfg.OnIteration, OnFinish: cfg.OnFinish, Notify: cfg.Notify, Push: cfg.Push, Log: pg.Log, Bell: e.stderr, Redact: deps.Redact}
+	// The report is written when the loop ends, before the hooks run: an
+	// on_finish hook gets its path (ARCHITECT_REPORT_PATH).
+	observers = append(observers, writeReportAtEnd(run.workspace, v.log))
+	hc := hooks.Config{OnIteration: cfg.OnIteration, OnFinish: cfg.OnFinish, Notify: cfg.Notify, Push: cfg.Push, Log: v.log, Bell: e.stderr, Redact: deps.Redact}
 	if hc.Active() {
 		observers = append(observers, hooks.New(ctx, hc).Observe)
 	}
-	if len(observers) > 0 {
-		deps.Events = func(ev loop.Event) {
-			for _, o := range observers {
-				o(ev)
-			}
+	deps.Events = func(ev loop.Event) {
+		for _, o := range observers {
+			o(ev)
 		}
 	}
-	return func() { pg.Stop(); closeEvents() }, nil
+	return func() { v.stop(); closeEvents() }, nil
 }
 
 // streamEvents writes each event as one JSON line, byte for byte as in
@@ -66,5 +73,40 @@ func streamEvents(w io.Writer) func(loop.Event) {
 			return
 		}
 		w.Write(append(data, '\n'))
+	}
+}
+
+// runFiles knows where the running loop keeps its records: the workspace
+// its loop_started event names (a worktree is made by the loop itself).
+type runFiles struct {
+	mu sync.Mutex
+	ws string
+}
+
+func (r *runFiles) observe(ev loop.Event) {
+	if ev.Type == loop.EventLoopStarted && ev.Workspace != "" {
+		r.mu.Lock()
+		r.ws = ev.Workspace
+		r.mu.Unlock()
+	}
+}
+
+// workspace is the run's workspace, "" before the loop started.
+func (r *runFiles) workspace() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ws
+}
+
+// writeReportAtEnd writes the run's report (report.WriteRun) when the
+// loop finishes; a failure is a warning on log.
+func writeReportAtEnd(workspace func() string, log io.Writer) func(loop.Event) {
+	return func(ev loop.Event) {
+		if ev.Type != loop.EventLoopFinished || workspace() == "" {
+			return
+		}
+		if _, err := report.WriteRun(workspace(), time.Now()); err != nil {
+			fmt.Fprintf(log, "architect: warning: could not write the report: %v\n", err)
+		}
 	}
 }

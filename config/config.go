@@ -70,7 +70,11 @@ type Config struct {
 	// protect); Redact, regular expressions masked in everything written
 	// (package redact), on top of secret environment values.
 	Protect []string `json:"protect,omitempty"`
-	Redact  []string `json:"redact,omitempty"`
+	// TranscriptLimit bounds, in bytes, each stream an iteration keeps in
+	// .architect/transcripts/ (the agent's output, each check's): past it
+	// the first and the last halves are kept, and the cut is said.
+	TranscriptLimit int      `json:"transcript_limit,omitempty"`
+	Redact          []string `json:"redact,omitempty"`
 
 	// Acting on the loop's events (package hooks). YAML: hooks.on_iteration
 	// and hooks.on_finish.
@@ -81,6 +85,7 @@ type Config struct {
 
 	// Presentation: not part of a run's identity.
 	Quiet bool   `json:"-"`
+	Plain bool   `json:"-"` // plain lines even on a terminal
 	JSON  bool   `json:"-"`
 	Dir   string `json:"-"` // -C: the workspace
 	// Events is where the event stream is also written: "-" is stdout.
@@ -104,6 +109,7 @@ func Defaults() Config {
 		MaxConsecutiveErrors: 5,
 		OnUsageLimit:         "wait",
 		MaxUsageWait:         6 * time.Hour,
+		TranscriptLimit:      8 << 20,
 		IdleThreshold:        3,
 		Dir:                  ".",
 	}

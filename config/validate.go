@@ -100,6 +100,9 @@ func (c *Config) validate(src Sources) ([]string, error) {
 		bad("max_cost", "a budget needs the cost of every agent run, and a command agent reports none unless it writes it to $ARCHITECT_RESULT_FILE",
 			`have the agent write {"cost_usd": N} to "$ARCHITECT_RESULT_FILE" and say so with --agent-reports-cost (YAML agent_reports_cost: true), or drop --max-cost`)
 	}
+	if c.TranscriptLimit < 0 || c.TranscriptLimit > 0 && c.TranscriptLimit < 1024 {
+		bad("transcript_limit", fmt.Sprintf("%d bytes is too little to keep", c.TranscriptLimit), "give at least 1024 bytes, e.g. --transcript-limit 8388608 (8 MiB, the default)")
+	}
 	if c.MaxUsageWait <= 0 {
 		bad("max_usage_wait", "must be more than 0", "give the longest total wait for usage limits, e.g. --max-usage-wait 6h (--on-usage-limit stop never waits)")
 	}

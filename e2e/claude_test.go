@@ -171,7 +171,7 @@ func TestClaudeLoopFixesFailingTest(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	r, dir, srv, script, res := claudeLoop(t,
-		claudeRun{File: "calc.go", Content: wrongFix, Final: "I changed Add; it should work now."},
+		claudeRun{File: "calc.go", Content: wrongFix, Final: "I changed Add; it should work now (key sk-ant-stub)."},
 		claudeRun{File: "calc.go", Content: rightFix, Final: "Add adds now. <promise>COMPLETE</promise>"},
 	)
 	var prompts []string
@@ -179,6 +179,7 @@ func TestClaudeLoopFixesFailingTest(t *testing.T) {
 		prompts = append(prompts, string(r.Body))
 	}
 	lr := fixedInTwo(t, res, dir, rightFix, 3, prompts)
+	transcriptsKept(t, r, dir, "[tool call Write]", "sk-ant-stub")
 
 	// Costs: each iteration's is Claude Code's own figure, and they add up.
 	is.True(lr.TotalCostKnown)

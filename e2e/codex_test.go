@@ -151,10 +151,11 @@ func codexLoop(t *testing.T, extra []string, runs ...tokenRun) (r *Run, dir stri
 func TestCodexLoopFixesFailingTest(t *testing.T) {
 	t.Parallel()
 	r, dir, srv, script, res := codexLoop(t, nil,
-		tokenRun{Call: codexPatch("-", "*"), Final: "I changed Add; it should work now."},
+		tokenRun{Call: codexPatch("-", "*"), Final: "I changed Add; it should work now (key sk-stub)."},
 		tokenRun{Call: codexPatch("*", "+"), Final: "Add adds now. <promise>COMPLETE</promise>"},
 	)
 	lr := fixedInTwo(t, res, dir, calcSource("+"), 1, script.runStarts(srv)) // one patch per run
+	transcriptsKept(t, r, dir, "[file change]", "sk-stub")
 
 	// Costs: tokens × the price ralph.yaml gives gpt-5.5, and they add up.
 	want := (tokenRunInput*2 + tokenRunCached*0.5 + tokenRunOutput*8) / 1e6

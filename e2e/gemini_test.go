@@ -69,11 +69,12 @@ func TestGeminiLoopFixesFailingTest(t *testing.T) {
 	t.Parallel()
 	r, dir, srv, script, res := geminiLoop(t, nil, func(dir string) []tokenRun {
 		return []tokenRun{
-			{Call: geminiWrite(dir, "*"), Final: "I changed Add; it should work now."},
+			{Call: geminiWrite(dir, "*"), Final: "I changed Add; it should work now (key stub-key)."},
 			{Call: geminiWrite(dir, "+"), Final: "Add adds now. <promise>COMPLETE</promise>"},
 		}
 	})
 	lr := fixedInTwo(t, res, dir, calcSource("+"), 1, script.runStarts(srv)) // one write per run
+	transcriptsKept(t, r, dir, "[tool call write_file]", "stub-key")
 
 	// Costs: tokens × the built-in price of gemini-2.5-pro ($1.25 input,
 	// $0.125 cached input, $10 output per million), and they add up.

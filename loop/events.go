@@ -61,14 +61,15 @@ type Event struct {
 	Passed   *bool  `json:"passed,omitempty"`    // check_finished
 	TimedOut bool   `json:"timed_out,omitempty"` // check_finished
 
-	AllChecksPassed    *bool    `json:"all_checks_passed,omitempty"`    // iteration_finished
-	CompletionTagFound *bool    `json:"completion_tag_found,omitempty"` // iteration_finished
-	CompletionSignal   string   `json:"completion_signal,omitempty"`    // iteration_finished
-	AgentDuration      *float64 `json:"agent_duration,omitempty"`       // iteration_finished
-	ChecksDuration     *float64 `json:"checks_duration,omitempty"`      // iteration_finished
-	Commit             string   `json:"commit,omitempty"`               // iteration_finished (worktree runs)
-	ChecksRun          *bool    `json:"checks_run,omitempty"`           // iteration_finished
-	Interrupted        string   `json:"interrupted,omitempty"`          // iteration_finished: why the run stopped it
+	AllChecksPassed    *bool     `json:"all_checks_passed,omitempty"`    // iteration_finished
+	CompletionTagFound *bool     `json:"completion_tag_found,omitempty"` // iteration_finished
+	CompletionSignal   string    `json:"completion_signal,omitempty"`    // iteration_finished
+	AgentDuration      *float64  `json:"agent_duration,omitempty"`       // iteration_finished
+	ChecksDuration     *float64  `json:"checks_duration,omitempty"`      // iteration_finished
+	Commit             string    `json:"commit,omitempty"`               // iteration_finished (worktree runs)
+	ChecksRun          *bool     `json:"checks_run,omitempty"`           // iteration_finished
+	Interrupted        string    `json:"interrupted,omitempty"`          // iteration_finished: why the run stopped it
+	Diff               *DiffSize `json:"diff,omitempty"`                 // iteration_finished: its own change's size, when known
 
 	Seconds *float64 `json:"seconds,omitempty"` // backoff, usage_limit_wait: how long
 	Until   string   `json:"until,omitempty"`   // backoff, usage_limit_wait
@@ -174,5 +175,5 @@ func iterationFinished(it Iteration) Event {
 	return Event{Type: EventIterationFinished, Iteration: it.Iteration, AllChecksPassed: ptr(it.AllChecksPassed),
 		CompletionTagFound: ptr(it.CompletionTagFound), CompletionSignal: it.CompletionSignal, Cost: it.Cost,
 		Duration: ptr(it.Duration), AgentDuration: ptr(it.AgentDuration), ChecksDuration: ptr(it.ChecksDuration), Commit: it.Commit,
-		ChecksRun: ptr(it.ChecksRun), Interrupted: it.Interrupted}
+		ChecksRun: ptr(it.ChecksRun), Interrupted: it.Interrupted, Diff: it.Diff}
 }

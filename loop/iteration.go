@@ -69,6 +69,9 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	r.ev.emit(Event{Type: EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations})
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, r.deps.Agent.Name())
 	snap := r.snapshotProtected()
+	r.tr = r.openTranscript(i)
+	defer func() { r.tr.close(); r.tr = nil }()
+	copyOut, copyErr := r.tr.agentCopies()
 	agentBegan := r.deps.Now()
 	o = r.deps.Agent.Run(agentCtx, agent.Request{
 		Prompt:            text,
@@ -84,7 +87,10 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		OnSpend:           watch.spend,
 		CompletionTag:     r.cfg.CompletionTag,
 		DonePattern:       r.cfg.DonePattern,
+		CopyStdout:        copyOut,
+		CopyStderr:        copyErr,
 	})
+	r.finishAgent(r.tr)
 	// The agent's time is the real time it took, stopping included (a
 	// group that outlives its leader's exit after a timeout), not what the
 	// adapter saw of it.
@@ -147,6 +153,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 			rec.Tree = d.Tree
 			rec.DiffStat = r.deps.Redact(d.Stat)
 			r.nextDiff = &d
+			r.keepPatch(i, d.Text)
 		}
 	}
 	return rec, o, stepRan
@@ -289,6 +296,7 @@ func (r *runner) runChecks(ctx context.Context, it *Iteration) {
 			r.ev.emit(Event{Type: EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
 		},
 		OnFinish: func(idx int, c checks.Result) { r.ev.emit(checkFinished(i, idx, r.sanitizeCheck(idx, c))) },
+		Output:   r.checkOutput(r.tr),
 	})
 	it.ChecksDuration = r.deps.Now().Sub(began).Seconds()
 	for idx := range it.CheckResults {
@@ -325,7 +333,7 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 		in.Task, in.FromSpec = proc.Clean(spec), true
 	}
 	if d := r.nextDiff; d != nil {
-		in.Diff, in.DiffTruncated = proc.Clean([]byte(d.Text)), d.Truncated
+		in.Diff, in.DiffTruncated = promptDiff(*d)
 		r.nextDiff = nil
 	} else if r.ws.repo != nil {
 		d, err := r.ws.diff(ctx)
@@ -334,7 +342,8 @@ func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
 				r.warn("could not compute the changes so far: " + r.cleanText(err.Error()))
 			}
 		} else {
-			in.Diff, in.DiffTruncated = proc.Clean([]byte(d.Text)), d.Truncated
+			in.Diff, in.DiffTruncated = promptDiff(d)
+			r.keepPatch(0, d.Text)
 		}
 	}
 	prevByName := map[string]checks.Result{}

@@ -71,10 +71,16 @@ type runner struct {
 	execErr        string          // the previous agent run's error
 	usageWaits     int             // usage-limit waits in a row without a reset time
 	nextDiff       *gitwt.Diff     // the snapshot taken after the last iteration, for the next prompt
-	ev             *emitter        // the event stream
-	resumed        bool
-	protectNote    string // why the last iteration failed, when it changed protected files
-	interruptNote  string // that the last iteration was interrupted before its checks
+	// The iteration's transcript folder while it runs; the changes so far
+	// after the last iteration (to tell an uncommitted iteration's own).
+	tr               *transcript
+	patch            string
+	patchKnown       bool
+	transcriptWarned bool
+	ev               *emitter // the event stream
+	resumed          bool
+	protectNote      string // why the last iteration failed, when it changed protected files
+	interruptNote    string // that the last iteration was interrupted before its checks
 }
 
 // Run starts a new run of the loop. The error is for problems that prevent
@@ -215,9 +221,7 @@ func (r *runner) session(ctx, runCtx context.Context) (*Result, error) {
 	r.save("starting")
 	r.ev = newEmitter(r.ws.state(EventsFile), r.deps.Events, r.deps.Now, r.warn)
 	defer r.ev.close()
-	r.ev.emit(Event{Type: EventLoopStarted, Iteration: len(r.records), MaxIterations: r.cfg.MaxIterations,
-		Agent: r.deps.Agent.Name(), Checks: r.shown.Checks, Workspace: r.ws.dir, Branch: r.ws.branch, Resumed: r.resumed,
-		NoChecks: r.res.NoChecks})
+	r.ev.emit(r.startedEvent())
 
 	r.run(ctx, runCtx)
 
@@ -252,7 +256,7 @@ func finalStatus(reason string) string {
 	switch reason {
 	case StopSuccess, StopNoChecks:
 		return StatusSucceeded
-	case StopCancelled:
+	case StopCancelled, StopRequested:
 		return StatusStopped
 	case StopWaiting:
 		return StatusWaiting
@@ -270,7 +274,8 @@ func (r *runner) run(ctx, runCtx context.Context) {
 	}
 	for {
 		i := len(r.records) + 1
-		if r.stopped(ctx, runCtx) || r.pauseIfAsked(ctx, runCtx) {
+		// A stop asked during a pause ends the pause: it is looked for again.
+		if r.stopped(ctx, runCtx) || r.stopIfAsked() || r.pauseIfAsked(ctx, runCtx) || r.stopIfAsked() {
 			return
 		}
 		if i > r.cfg.MaxIterations {

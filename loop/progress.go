@@ -16,7 +16,7 @@ var interruptWords = map[string]string{
 	InterruptKilled:  "architect was killed",
 }
 
-// maxProgressLine bounds the first line of a check's error in the progress file.
+// maxProgressLine bounds each line of a check's error in the progress file.
 const maxProgressLine = 200
 
 // progressEntry renders one iteration in the seed's progress format.
@@ -57,9 +57,17 @@ func progressEntry(it Iteration) string {
 			fmt.Fprintf(&b, "  - [PASS] %s\n", r.Name)
 			continue
 		}
+		// The first line of the output says what failed to start with
+		// ("--- FAIL: TestAdd"), the last how it ended: for a Python
+		// traceback the first is only "Traceback (most recent call
+		// last):", the last the exception that tells what went wrong.
 		detail := r.Status()
-		if l := firstLine(r.Output); l != "" {
-			detail += ": " + l
+		first, last := firstLine(r.Output), lastLine(r.Output)
+		if first != "" {
+			detail += ": " + first
+		}
+		if last != "" && last != first {
+			detail += " … " + last
 		}
 		fmt.Fprintf(&b, "  - [FAIL] %s — %s\n", r.Name, detail)
 	}
@@ -83,6 +91,17 @@ func appendFile(path, text string) error {
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
+			return clip(l, maxProgressLine)
+		}
+	}
+	return ""
+}
+
+// lastLine returns the last non-blank line of s, bounded.
+func lastLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
 			return clip(l, maxProgressLine)
 		}
 	}

@@ -26,12 +26,19 @@ func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
 			}
 		}
 		msg := fmt.Sprintf("architect: iteration %d (%d/%d checks passing)", rec.Iteration.Iteration, passing, len(rec.CheckResults))
+		from := r.st.LastCommit
+		if from == "" {
+			from = r.ws.initialRef
+		}
 		hash, committed, err := r.ws.commit(gitCtx, msg)
 		switch {
 		case err != nil:
 			r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.branchName() + ": " + r.cleanText(err.Error()))
 		case committed:
 			rec.Commit = hash
+		}
+		if err == nil {
+			r.commitDiff(gitCtx, &rec, from)
 		}
 	}
 	if err := appendRecord(r.ws.state(RecordsFile), rec); err != nil {

@@ -73,6 +73,18 @@ type Iteration struct {
 	// changed, created or deleted, which architect restored; such an
 	// iteration failed, whatever the checks said.
 	ProtectedRestored []string `json:"protected_restored,omitempty"`
+	// Diff is the size of the iteration's own change, when known exactly
+	// (a committed iteration); its diff is in its transcript folder.
+	Diff *DiffSize `json:"diff,omitempty"`
+}
+
+// DiffSize is the size of an iteration's own change: the files it changed
+// and the lines it added and deleted. It is known exactly when the
+// iteration was committed (worktree runs, build mode).
+type DiffSize struct {
+	Files   int `json:"files"`
+	Added   int `json:"added"`
+	Deleted int `json:"deleted"`
 }
 
 // FinalMessageLimit bounds the final message kept with each iteration.

@@ -29,7 +29,7 @@ func WriteControl(workspace, action string) error {
 	return renameio.WriteFile(statePath(workspace, ControlFile), append(data, '\n'), 0o600)
 }
 
-func (r *runner) pauseRequested() bool { return r.control() == "pause" }
+func (r *runner) pauseRequested() bool { return r.control() == ControlPause }
 
 // control is the request in the control file: pause, resume, cancel or "".
 func (r *runner) control() string {
@@ -54,6 +54,7 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 	r.nextDiff = nil // the user may change files while the loop is paused
 	r.save("paused")
 	r.logf("paused: the loop waits for `architect resume`")
+	r.emitPaused()
 	for r.pauseRequested() {
 		if err := r.deps.Sleep(runCtx, pollEvery); err != nil {
 			return r.stopped(ctx, runCtx)
@@ -62,11 +63,12 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 	r.st.Status = StatusRunning
 	r.save("resumed")
 	r.logf("resumed")
+	r.emitResumed()
 	return false
 }
 
-// wait waits d in slices, giving way to a pause request (which ends the
-// wait: "pausing during backoff immediately stops the wait"). It never
+// wait waits d in slices, giving way to a pause or stop request (which
+// ends the wait: "pausing during backoff immediately stops the wait"). It never
 // waits past ctx's deadline (--max-time), and returns false when ctx ended
 // or the deadline came first.
 func (r *runner) wait(ctx context.Context, d time.Duration) bool {
@@ -83,8 +85,8 @@ func (r *runner) wait(ctx context.Context, d time.Duration) bool {
 		if left <= 0 {
 			return !pastDeadline
 		}
-		if r.pauseRequested() {
-			return true
+		if a := r.control(); a == ControlPause || a == ControlStop {
+			return true // the loop pauses or stops at its next step
 		}
 		if err := r.deps.Sleep(ctx, min(left, pollEvery)); err != nil {
 			return false

@@ -12,7 +12,6 @@ import (
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
-	"github.com/architect-dev/architect/prompt"
 )
 
 // Names from the seed: the default worktree folder and branch.
@@ -58,7 +57,7 @@ type workspace struct {
 // must be set). The first call starts watching the tree.
 func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
 	if w.changes == nil {
-		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, prompt.DiffLimit, w.watch)
+		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, diffKeep, w.watch)
 	}
 	return w.changes.Diff(ctx)
 }
@@ -269,7 +268,7 @@ func (w *workspace) prepareStateDir(now time.Time, ownDone bool) (archived, erro
 		return a, err
 	}
 	_ = os.Chmod(w.state(), 0o700)
-	names := []string{ProgressFile, "prompts", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile,
+	names := []string{ProgressFile, "prompts", TranscriptsDir, "report.html", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile,
 		AgentResultFile, InflightFile, "report.html"}
 	if ownDone {
 		names = append(names, DoneFile)

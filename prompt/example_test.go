@@ -90,4 +90,6 @@ func ExampleBuild() {
 	//   - go test ./...: FAIL
 	//   - go vet ./...: PASS
 	// ```
+	//
+	// Now continue the task above, from the workspace as it is.
 }

@@ -41,6 +41,16 @@ const (
 	HeadingProgress  = "## Accumulated Progress"
 )
 
+// The prompt's last line, after the context sections: a model reads what
+// comes last as what to do now. Without it the first iteration's prompt
+// ends with the completion instruction, and a small model without tools
+// (Qwen2.5-Coder 0.5B Instruct, measured in bench/RESULTS.md) answered
+// nearly every task with the completion tag alone.
+const (
+	closingFirst = "Now do the task above."
+	closingLater = "Now continue the task above, from the workspace as it is."
+)
+
 // ralphLoopLineForm opens the instructions from iteration 2 on; %s is "i/max".
 const ralphLoopLineForm = "[RALPH LOOP - ITERATION %s] Your previous attempt did not complete the task. Continue from where it stopped."
 
@@ -98,7 +108,11 @@ func Build(in Input) string {
 	if strings.TrimSpace(in.Progress) != "" {
 		add(HeadingProgress, "The progress file, as the loop has written it so far:\n\n"+fence("markdown", in.Progress))
 	}
-	return strings.Join(sections, "\n\n") + "\n"
+	closing := closingFirst
+	if in.Iteration > 1 {
+		closing = closingLater
+	}
+	return strings.Join(append(sections, closing), "\n\n") + "\n"
 }
 
 // instructions is the body of the Iteration Instructions section.

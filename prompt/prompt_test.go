@@ -259,3 +259,24 @@ func TestBuildErrorsTailLength(t *testing.T) {
 	is.Equal(len(shown), TailLimit)
 	is.True(strings.HasSuffix(out, shown))
 }
+
+// TestBuildEndsWithTheTask: whatever sections a prompt has, its last line
+// sends the agent back to the task (a small model otherwise answers the
+// last instruction, the completion tag's, with the tag alone).
+func TestBuildEndsWithTheTask(t *testing.T) {
+	is := is.New(t)
+	for _, in := range []Input{
+		{Task: "t", Iteration: 1, MaxIterations: 3, Checks: []string{"make"}},
+		{Task: "t", Iteration: 1},
+		{Task: "t", Iteration: 2, MaxIterations: 3, Progress: "## Iteration 1 — FAIL\n"},
+		{Task: "t", Iteration: 3, Diff: "+x\n", Failed: []CheckFailure{{Command: "make", Status: "exit status 1", Output: "boom"}}},
+	} {
+		p := Build(in)
+		want := closingFirst
+		if in.Iteration > 1 {
+			want = closingLater
+		}
+		is.True(strings.HasSuffix(p, "\n\n"+want+"\n")) // the last line
+		is.Equal(strings.Count(p, want), 1)
+	}
+}

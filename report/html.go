@@ -5,37 +5,71 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/loop"
 )
 
 //go:embed report.html.tmpl
 var pageText string
 
+//go:embed style.css
+var styleText string
+
 // page is parsed on first use, keeping it out of architect's start-up time.
 var page = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Parse(pageText))
+	return template.Must(template.New("report").Funcs(template.FuncMap{"css": css}).Parse(pageText))
 })
 
-// page is the view of a Run the template renders.
+func css() template.CSS { return template.CSS(styleText) }
+
+// What the page shows of each iteration's texts, at most: enough to read
+// what happened, while 300 iterations stay a page a browser opens at once.
+// The whole texts are in the run's .architect/ folder.
+const (
+	promptLimit     = 12 << 10
+	outputLimit     = 8 << 10
+	diffLimit       = 24 << 10
+	transcriptLimit = 24 << 10
+)
+
+// groupSize: past this many iterations, the list is cut into groups of
+// this many, each collapsible (the last open).
+const groupSize = 50
+
+// view is the page the template renders.
 type view struct {
-	Title     string
-	Generated string
-	Summary   []field
-	Outcome   string // success, failure or running: the colour of the banner
-	Headline  string
-	Detail    string
-	Bars      []bar
-	Checks    []string
-	Grid      [][]cell // one row per check, one cell per iteration
-	Iters     []iterView
+	Title      string
+	Generated  string
+	Workspace  string
+	Task       template.HTML
+	TaskFrom   string
+	Summary    []field
+	Outcome    string // good, bad, warn, info: the colour of the banner
+	Headline   string
+	Detail     string
+	Count      int
+	Timeline   template.HTML
+	Cost       template.HTML
+	CostTop    string
+	CostGaps   bool // some iteration's cost is unknown
+	Budget     string
+	Durations  template.HTML
+	DurTop     string
+	Passing    template.HTML
+	NChecks    int
+	Diff       template.HTML
+	DiffTop    string
+	DiffOwn    bool // the diff chart shows each iteration's own changes
+	CheckRows  []checkRow
+	Groups     []group
+	OneGroup   bool
+	FirstLabel string
+	LastLabel  string
 }
 
 type field struct {
@@ -43,30 +77,47 @@ type field struct {
 	Wide        bool // a whole row of the summary
 }
 
-type bar struct {
-	N                 int
-	AgentW, ChecksW   float64 // out of 1000
-	Agent, Checks     string
-	Total, Cost, Tone string
-}
-
 type cell struct {
 	N            int
-	Class, Label string
-	Title        string
+	Class, Title string
+}
+
+type checkRow struct {
+	Name   string
+	Strip  template.HTML
+	Passed int
+	Ran    int
+}
+
+type group struct {
+	Label string
+	Open  bool
+	Iters []iterView
 }
 
 type iterView struct {
-	N                 int
-	Open              bool
-	Tone, Verdict     string
-	Meta              []field
-	Error             string
-	FinalMessage      string
-	Failing           []checks.Result
-	DiffStat, Prompt  string
-	Duration, Cost    string
-	Passing, AllCheck int
+	N             int
+	Open          bool
+	Tone, Verdict string
+	Summary       string
+	Meta          []field
+	Error         string
+	FinalMessage  string
+	Checks        []checkView
+	Diff          []diffFile
+	DiffNote      string // what of the diff is cut
+	DiffPreface   string // architect's note on what the diff is
+	DiffStat      string
+	Transcript    string
+	TranscriptCut string
+	Prompt        string
+	PromptCut     string
+}
+
+type checkView struct {
+	Name, Status, Class, Duration string
+	Output, Cut                   string
+	Open                          bool
 }
 
 // Write renders the page for r.
@@ -80,29 +131,110 @@ func WriteFile(path string, r *Run, now time.Time) error {
 	if err := Write(&b, r, now); err != nil {
 		return err
 	}
+	return writeAtomic(path, b.String())
+}
+
+// writeAtomic writes a page: private like everything in .architect/ (it
+// quotes prompts, messages and check output), readable by all where the
+// user puts it elsewhere.
+func writeAtomic(path, text string) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	// Private like everything in .architect/ (it quotes prompts, messages
-	// and check output); readable by all where the user puts it elsewhere.
 	mode := os.FileMode(0o644)
-	if filepath.Base(filepath.Dir(path)) == loop.StateDir {
+	if abs, err := filepath.Abs(path); err == nil && strings.Contains(abs, string(filepath.Separator)+loop.StateDir+string(filepath.Separator)) {
 		mode = 0o600
 	}
-	if err := os.WriteFile(tmp, []byte(b.String()), mode); err != nil {
+	if err := os.WriteFile(tmp, []byte(text), mode); err != nil {
 		return err
 	}
 	_ = os.Chmod(tmp, mode) // an old file of the same name kept its mode
 	return os.Rename(tmp, path)
 }
 
+// File is where a run's report is written, in its .architect/ folder next
+// to its result.
+const File = "report.html"
+
+// WriteRun writes the report of the run in workspace ws to
+// .architect/report.html and returns its path.
+func WriteRun(ws string, now time.Time) (string, error) {
+	r, err := Load(ws)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(r.Dir, File)
+	return path, WriteFile(path, r, now)
+}
+
 func build(r *Run, now time.Time) view {
 	st := r.State
+	n := len(r.Iterations)
 	v := view{
-		Title:     "architect report: " + filepath.Base(st.Workspace),
+		Title:     r.Title(),
 		Generated: now.Format("2006-01-02 15:04:05 MST"),
-		Checks:    r.Checks,
+		Workspace: st.Workspace,
+		Count:     n,
+		NChecks:   len(r.Checks),
+	}
+	task := r.Spec
+	if task == "" {
+		task = st.Config.Task
+	}
+	if task != "" {
+		v.Task, v.TaskFrom = markdown(task), "task"
+		if st.Config.Spec != "" {
+			v.TaskFrom = "specification (" + filepath.Base(st.Config.Spec) + ")"
+		}
 	}
 	v.Outcome, v.Headline, v.Detail = outcome(r)
+	v.Summary = summary(r, v.Headline)
+	if n == 0 {
+		return v
+	}
+	v.FirstLabel = fmt.Sprintf("#%d", r.Iterations[0].Iteration)
+	if n >= minSlots { // with fewer, the last mark is not at the right edge
+		v.LastLabel = fmt.Sprintf("#%d", r.Iterations[n-1].Iteration)
+	}
+	charts(&v, r)
+	for ci, name := range r.Checks {
+		row := checkRow{Name: name}
+		cells := make([]cell, n)
+		for i, it := range r.Iterations {
+			cells[i] = gridCell(name, it)
+			if cells[i].Class != "none" {
+				row.Ran++
+			}
+			if cells[i].Class == "pass" {
+				row.Passed++
+			}
+		}
+		row.Strip = strip(cells, 24, fmt.Sprintf("check %d: %s, by iteration", ci+1, name))
+		v.CheckRows = append(v.CheckRows, row)
+	}
+	var iters []iterView
+	for idx, it := range r.Iterations {
+		iters = append(iters, iterationView(r, it, idx == n-1))
+	}
+	if n <= groupSize+groupSize/5 {
+		v.Groups, v.OneGroup = []group{{Open: true, Iters: iters}}, true
+		return v
+	}
+	for start := 0; start < n; start += groupSize {
+		end := min(start+groupSize, n)
+		v.Groups = append(v.Groups, group{
+			Label: fmt.Sprintf("Iterations %d–%d", iters[start].N, iters[end-1].N),
+			Open:  end == n,
+			Iters: iters[start:end],
+		})
+	}
+	return v
+}
+
+func summary(r *Run, headline string) []field {
+	st := r.State
 	cost := st.Cost().String()
+	if st.Config.MaxCost > 0 {
+		cost += " of " + money(st.Config.MaxCost)
+	}
 	total := st.Elapsed
 	if r.Result != nil && r.Result.TotalDuration > total {
 		total = r.Result.TotalDuration
@@ -119,188 +251,78 @@ func build(r *Run, now time.Time) view {
 	if stop == "" {
 		stop = "(still running)"
 	}
-	v.Summary = []field{
-		{"Outcome", v.Headline, false},
+	agent := r.Agent
+	if st.Config.Model != "" {
+		agent += " (" + st.Config.Model + ")"
+	}
+	var in, cached, out int64
+	for _, it := range r.Iterations {
+		if it.Tokens != nil {
+			in, cached, out = in+it.Tokens.Input, cached+it.Tokens.CachedInput, out+it.Tokens.Output
+		}
+	}
+	f := []field{
+		{"Outcome", headline, false},
 		{"Stop reason", stop, false},
 		{"Iterations", fmt.Sprintf("%d of %d", len(r.Iterations), st.MaxIterations), false},
 		{"Total cost", cost, false},
 		{"Total time", dur(total), false},
+		{"Agent", agent, false},
 		{"Branch", branch, false},
-		{"Agent", r.Agent, false},
 		{"Mode", mode, false},
 		{"Started", when(st.StartedAt), false},
-		{"Workspace", st.Workspace, true},
 	}
+	if in+out > 0 {
+		f = append(f, field{"Tokens", fmt.Sprintf("%s in (%s cached), %s out", count(in), count(cached), count(out)), false})
+	}
+	return append(f, field{"Workspace", st.Workspace, true})
+}
 
-	longest := 0.0
-	for _, it := range r.Iterations {
-		longest = math.Max(longest, math.Max(it.Duration, it.AgentDuration+it.ChecksDuration))
-	}
-	v.Grid = make([][]cell, len(r.Checks))
-	for ci, name := range r.Checks {
-		for _, it := range r.Iterations {
-			v.Grid[ci] = append(v.Grid[ci], gridCell(name, it))
-		}
-	}
-	for idx, it := range r.Iterations {
-		tone, verdict := iterVerdict(it)
-		b := bar{N: it.Iteration, Agent: dur(it.AgentDuration), Checks: dur(it.ChecksDuration),
-			Total: dur(it.Duration), Cost: costOf(it.Cost), Tone: tone}
-		if longest > 0 {
-			b.AgentW = math.Round(it.AgentDuration/longest*1000*10) / 10
-			b.ChecksW = math.Round(it.ChecksDuration/longest*1000*10) / 10
-		}
-		v.Bars = append(v.Bars, b)
-
-		iv := iterView{N: it.Iteration, Open: idx == len(r.Iterations)-1, Tone: tone, Verdict: verdict,
-			FinalMessage: it.FinalMessage, DiffStat: it.DiffStat, Prompt: r.Prompts[it.Iteration],
-			Duration: dur(it.Duration), Cost: costOf(it.Cost), AllCheck: len(it.CheckResults)}
-		for _, c := range it.CheckResults {
-			if c.Passed {
-				iv.Passing++
-			} else {
-				iv.Failing = append(iv.Failing, c)
+func iterationView(r *Run, it loop.Iteration, last bool) iterView {
+	tone, verdict := iterVerdict(it)
+	iv := iterView{N: it.Iteration, Open: last, Tone: tone, Verdict: verdict,
+		FinalMessage: it.FinalMessage, DiffStat: it.DiffStat}
+	passing := 0
+	for ci, c := range it.CheckResults {
+		cv := checkView{Name: c.Name, Duration: dur(c.Duration), Class: "pass", Status: "passed"}
+		if c.Passed {
+			passing++
+		} else {
+			cv.Class, cv.Status, cv.Open = "fail", status(c), true
+			if c.TimedOut {
+				cv.Class = "timeout"
 			}
 		}
-		if it.Error != nil {
-			iv.Error = *it.Error
-		}
-		iv.Meta = []field{
-			{"Started", when(it.StartedAt), false},
-			{"Agent", fmt.Sprintf("%s, exit %d, %d steps", dur(it.AgentDuration), it.ExitCode, it.StepsTaken), false},
-			{"Checks", checksText(it, iv.Passing, iv.AllCheck), false},
-			{"Completion", completion(it), false},
-		}
-		if it.Tokens != nil {
-			iv.Meta = append(iv.Meta, field{"Tokens", fmt.Sprintf("%d in (%d cached), %d out", it.Tokens.Input, it.Tokens.CachedInput, it.Tokens.Output), false})
-		}
-		if it.Commit != "" {
-			iv.Meta = append(iv.Meta, field{"Commit", shortHash(it.Commit), false})
-		}
-		v.Iters = append(v.Iters, iv)
+		out := r.checkOutput(it.Iteration, ci, c)
+		cv.Output = out
+		iv.Checks = append(iv.Checks, cv)
 	}
-	return v
-}
-
-func outcome(r *Run) (tone, headline, detail string) {
-	st := r.State
-	detail = st.StopDetail
-	switch {
-	case st.Status == loop.StatusSucceeded && st.StopReason == loop.StopNoChecks:
-		return "warn", "done, unchecked", "the agent declared completion; the run had no checks, so no check was run and nothing was verified"
-	case st.Status == loop.StatusSucceeded:
-		return "good", "success", "every check passed and the agent declared completion"
-	case st.Active && loop.Running(st.Workspace):
-		return "info", "running", "the run was still going when this report was written"
-	case st.Status == loop.StatusWaiting || st.Status == loop.StatusPaused:
-		return "info", st.Status, detail
-	case st.StopReason == "":
-		return "warn", "interrupted", "the run stopped without recording why (killed?); `architect loop --resume` continues it"
+	iv.Summary = fmt.Sprintf("%d/%d checks · %s · %s", passing, len(it.CheckResults), dur(it.Duration), costOf(it.Cost))
+	if add, del, ok := ownDiff(it); ok {
+		iv.Summary += fmt.Sprintf(" · +%d −%d", add, del)
 	}
-	return "bad", "no success", detail
-}
-
-func iterVerdict(it loop.Iteration) (tone, verdict string) {
-	switch {
-	case it.Interrupted != "":
-		return "warn", "interrupted (" + strings.ReplaceAll(it.Interrupted, "_", " ") + ")"
-	case it.AllChecksPassed && it.CompletionSignal != "":
-		return "good", "success"
-	case it.AgentTimedOut:
-		return "warn", "agent timed out"
-	case it.Error != nil:
-		return "bad", "agent error"
-	case it.AllChecksPassed:
-		return "warn", "checks pass, not complete"
+	if it.Error != nil {
+		iv.Error = *it.Error
 	}
-	return "bad", "checks failing"
-}
-
-// checksText says how the iteration's checks went, or why none ran.
-func checksText(it loop.Iteration, passing, all int) string {
-	switch {
-	case it.Interrupted != "":
-		return "not run: the iteration was interrupted"
-	case all == 0:
-		return "none run"
+	iv.Meta = []field{
+		{"Started", when(it.StartedAt), false},
+		{"Agent", fmt.Sprintf("%s, exit %d, %d steps", dur(it.AgentDuration), it.ExitCode, it.StepsTaken), false},
+		{"Checks", checksText(it, passing, len(it.CheckResults)), false},
+		{"Cost", costOf(it.Cost), false},
+		{"Completion", completion(it), false},
 	}
-	return fmt.Sprintf("%d/%d passing in %s", passing, all, dur(it.ChecksDuration))
-}
-
-func completion(it loop.Iteration) string {
-	switch {
-	case it.CompletionSignal != "":
-		return "declared (" + it.CompletionSignal + ")"
-	case it.CompletionTagFound:
-		return "tag found"
+	if it.Tokens != nil {
+		iv.Meta = append(iv.Meta, field{"Tokens", fmt.Sprintf("%s in (%s cached), %s out", count(it.Tokens.Input), count(it.Tokens.CachedInput), count(it.Tokens.Output)), false})
 	}
-	return "not declared"
-}
-
-func gridCell(name string, it loop.Iteration) cell {
-	for _, c := range it.CheckResults {
-		if c.Name != name {
-			continue
-		}
-		title := fmt.Sprintf("iteration %d: %s: %s in %s", it.Iteration, name, status(c), dur(c.Duration))
-		switch {
-		case c.Passed:
-			return cell{N: it.Iteration, Class: "pass", Label: "✓", Title: title}
-		case c.TimedOut:
-			return cell{N: it.Iteration, Class: "timeout", Label: "⏱", Title: title}
-		}
-		return cell{N: it.Iteration, Class: "fail", Label: "✗", Title: title}
+	if it.Commit != "" {
+		iv.Meta = append(iv.Meta, field{"Commit", shortHash(it.Commit), false})
 	}
-	return cell{N: it.Iteration, Class: "none", Label: "–", Title: fmt.Sprintf("iteration %d: %s did not run", it.Iteration, name)}
-}
-
-func status(c checks.Result) string {
-	if c.Passed {
-		return "passed"
+	if d := r.diff(it.Iteration); d != "" {
+		text, cut := head(d, diffLimit)
+		iv.Diff, iv.DiffPreface = diffFiles(text)
+		iv.DiffNote = cut
 	}
-	return c.Status()
-}
-
-func costOf(c *float64) string {
-	if c == nil {
-		return "cost unknown"
-	}
-	return money(*c)
-}
-
-func money(f float64) string {
-	if f != 0 && f < 0.01 {
-		return fmt.Sprintf("$%.4f", f)
-	}
-	return fmt.Sprintf("$%.2f", f)
-}
-
-// dur prints seconds compactly: 850ms, 12.3s, 3m05s, 1h02m.
-func dur(s float64) string {
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// when prints an RFC 3339 time for people.
-func when(s string) string {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return s
-	}
-	return t.UTC().Format("2006-01-02 15:04:05 UTC")
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
+	iv.Transcript, iv.TranscriptCut = head(r.transcript(it.Iteration), transcriptLimit)
+	iv.Prompt, iv.PromptCut = head(r.Prompts[it.Iteration], promptLimit)
+	return iv
 }

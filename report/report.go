@@ -1,10 +1,11 @@
 // Package report turns a run's records into one self-contained HTML page:
-// the outcome, a chart of each iteration's time and cost, a grid of checks
-// by iteration, and per iteration the prompt the agent saw, its final
-// message, the failing checks' output and the diff stat. It reads what the
-// loop leaves in .architect/ (state.json, iterations.jsonl, result.json,
-// events.jsonl, prompts/) and never writes there except the page itself
-// when asked to; the page needs no network to be viewed.
+// the task, the outcome, a timeline and charts of each iteration's time,
+// cost, checks and changes, and per iteration what the agent saw and did
+// (prompt, transcript, diff, the checks' output). It reads what the loop
+// leaves in .architect/ (state.json, iterations.jsonl, result.json,
+// events.jsonl, prompts/, and each iteration's transcript folder) and
+// writes only the page; the page needs no network and runs no script. An
+// overview page lists several runs (a batch), each linked to its own page.
 package report
 
 import (
@@ -16,19 +17,22 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
+	"sync"
 
+	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/loop"
 )
 
-// promptLimit bounds how much of each saved prompt goes into the page.
-const promptLimit = 64 << 10
-
 // Run is everything the page shows about one run.
 type Run struct {
+	Dir        string // the run's records: WORKSPACE/.architect, or an archived run's folder
 	State      *loop.State
 	Iterations []loop.Iteration
-	Prompts    map[int]string // iteration → the prompt the agent saw
+	Prompts    map[int]string // iteration → the prompt the agent saw (its head)
+	Spec       string         // the task or specification as the agent saw it (Markdown)
 	Agent      string         // from the event log's loop_started
 	Checks     []string       // the check commands, in order
 	Commits    map[int]string // iteration → commit, from iteration_finished events
@@ -37,23 +41,35 @@ type Run struct {
 
 // Load reads the run whose workspace is ws.
 func Load(ws string) (*Run, error) {
-	st, err := loop.ReadState(ws)
+	return LoadDir(filepath.Join(ws, loop.StateDir))
+}
+
+// LoadDir reads the run whose records are in dir (a workspace's
+// .architect, or an archived run under .architect/runs/).
+func LoadDir(dir string) (*Run, error) {
+	st, err := readState(dir)
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(ws, loop.StateDir)
-	r := &Run{State: st, Prompts: map[int]string{}, Commits: map[int]string{}, Agent: st.Config.Agent}
-	r.Iterations, err = readIterations(filepath.Join(dir, loop.RecordsFile))
-	if err != nil {
-		return nil, err
-	}
+	r := &Run{Dir: dir, State: st, Prompts: map[int]string{}, Commits: map[int]string{}, Agent: st.Config.Agent}
+	// result.json holds every iteration of the last session that ended;
+	// iterations.jsonl is read too only when it has more (a run going on,
+	// or killed), as reading both costs twice for nothing.
 	if data, err := os.ReadFile(filepath.Join(dir, "result.json")); err == nil {
 		var res loop.Result
 		if json.Unmarshal(data, &res) == nil {
 			r.Result = &res
-			if len(res.Iterations) >= len(r.Iterations) {
-				r.Iterations = res.Iterations
-			}
+			r.Iterations = res.Iterations
+		}
+	}
+	records := filepath.Join(dir, loop.RecordsFile)
+	if n, err := countLines(records); err != nil || n > len(r.Iterations) {
+		its, err := readIterations(records)
+		if err != nil {
+			return nil, err
+		}
+		if len(its) > len(r.Iterations) {
+			r.Iterations = its
 		}
 	}
 	r.readEvents(filepath.Join(dir, loop.EventsFile))
@@ -62,12 +78,52 @@ func Load(ws string) (*Run, error) {
 		if it.Commit == "" {
 			it.Commit = r.Commits[it.Iteration]
 		}
-		if p, err := readHead(filepath.Join(dir, "prompts", "iteration-"+strconv.Itoa(it.Iteration)+".md"), promptLimit); err == nil {
+		if p, err := readHead(r.promptPath(it.Iteration), promptLimit); err == nil {
 			r.Prompts[it.Iteration] = p
 		}
 	}
+	// The task as the agent last saw it (a specification is re-read every
+	// iteration); the first prompt when no iteration has finished.
+	last := 1
+	if n := len(r.Iterations); n > 0 {
+		last = r.Iterations[n-1].Iteration
+	}
+	if p, err := readHead(r.promptPath(last), 256<<10); err == nil {
+		r.Spec = specOf(p)
+	}
 	r.Checks = checkNames(st.Config.Checks, r.Checks, r.Iterations)
 	return r, nil
+}
+
+// Title is the run's title: its task.
+func (r *Run) Title() string {
+	fallback := "architect run in " + filepath.Base(r.State.Workspace)
+	if r.State.Config.Spec != "" {
+		fallback = "work from " + filepath.Base(r.State.Config.Spec)
+	}
+	return Title(r.State.Config.Task, r.Spec, fallback)
+}
+
+func (r *Run) promptPath(n int) string {
+	return filepath.Join(r.Dir, "prompts", "iteration-"+strconv.Itoa(n)+".md")
+}
+
+func readState(dir string) (*loop.State, error) {
+	data, err := os.ReadFile(filepath.Join(dir, loop.StateFile))
+	if err != nil {
+		return nil, err
+	}
+	var s loop.State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s is damaged: %v", filepath.Join(dir, loop.StateFile), err)
+	}
+	return &s, nil
+}
+
+// ReadIterations reads the iteration records of the run in workspace ws
+// (.architect/iterations.jsonl); none when there are none yet.
+func ReadIterations(ws string) ([]loop.Iteration, error) {
+	return readIterations(filepath.Join(ws, loop.StateDir, loop.RecordsFile))
 }
 
 // readIterations reads iterations.jsonl, skipping a torn last line.
@@ -105,8 +161,14 @@ func (r *Run) readEvents(path string) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
+		line := sc.Bytes()
+		// Only three kinds of event matter here: skip the rest (agent
+		// activity is most of a long log) without decoding them.
+		if !bytes.Contains(line, []byte(`"loop_started"`)) && !bytes.Contains(line, []byte(`"iteration_finished"`)) {
+			continue
+		}
 		var ev loop.Event
-		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
 		switch ev.Type {
@@ -151,6 +213,85 @@ func checkNames(configured, logged []string, its []loop.Iteration) []string {
 	return out
 }
 
+// checkOutput is a check's output in iteration n: its end as kept in its
+// file (the whole output, bounded), else the record's tail of it.
+func (r *Run) checkOutput(n, index int, c checks.Result) string {
+	rel := filepath.Join(loop.StateDir, loop.TranscriptDir(n), loop.CheckFile(index))
+	if s, err := readTail(filepath.Join(r.Dir, loop.TranscriptDir(n), loop.CheckFile(index)), outputLimit+1, rel); err == nil {
+		return s
+	}
+	return c.Output
+}
+
+// diff is iteration n's own diff, "" when it was not kept.
+func (r *Run) diff(n int) string {
+	s, _ := readHead(filepath.Join(r.Dir, loop.TranscriptDir(n), loop.DiffFile), diffLimit+1)
+	return s
+}
+
+// transcript is iteration n's readable transcript, "" when it was not kept.
+func (r *Run) transcript(n int) string {
+	s, _ := readHead(filepath.Join(r.Dir, loop.TranscriptDir(n), loop.TranscriptFile), transcriptLimit+1)
+	return s
+}
+
+// ownDiff is the size of the changes iteration it made itself, when its
+// record says (a committed iteration).
+func ownDiff(it loop.Iteration) (added, deleted int, ok bool) {
+	if it.Diff == nil {
+		return 0, 0, false
+	}
+	return it.Diff.Added, it.Diff.Deleted, true
+}
+
+// statRE is compiled when first used, not at every start of architect.
+var statRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\d+) insertions?\(\+\)|(\d+) deletions?\(-\)`)
+})
+
+// statLines reads the lines added and deleted from a diff stat's last
+// line ("3 files changed, 12 insertions(+), 4 deletions(-)").
+func statLines(stat string) (added, deleted int) {
+	stat = strings.TrimSpace(stat)
+	if i := strings.LastIndexByte(stat, '\n'); i >= 0 {
+		stat = stat[i+1:]
+	}
+	for _, m := range statRE().FindAllStringSubmatch(stat, -1) {
+		if m[1] != "" {
+			added, _ = strconv.Atoi(m[1])
+		}
+		if m[2] != "" {
+			deleted, _ = strconv.Atoi(m[2])
+		}
+	}
+	return added, deleted
+}
+
+// readTail reads the last limit bytes of the file at path (from a whole
+// line), saying where the rest is (name) when it cuts.
+func readTail(path string, limit int64, name string) (string, error) {
+	data, err := loop.ReadEnd(path, limit)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() > int64(len(data)) {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+		data = append([]byte(fmt.Sprintf("… (the first %d bytes are in %s)\n", fi.Size()-int64(len(data)), name)), data...)
+	}
+	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), nil
+}
+
+// countLines counts the lines of the file at path (0 when there is none).
+func countLines(path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	return bytes.Count(data, []byte{'\n'}), err
+}
+
 func readHead(path string, limit int) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -161,8 +302,5 @@ func readHead(path string, limit int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(data) > limit {
-		return string(bytes.ToValidUTF8(data[:limit], nil)) + fmt.Sprintf("\n… (cut at %d bytes)", limit), nil
-	}
-	return string(data), nil
+	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), nil
 }

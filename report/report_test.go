@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,5 +179,88 @@ func TestDur(t *testing.T) {
 	is := is.New(t)
 	for in, want := range map[float64]string{0.25: "250ms", 12.34: "12.3s", 185: "3m05s", 3720: "1h02m"} {
 		is.Equal(dur(in), want)
+	}
+}
+
+// The task's Markdown is rendered, and sanitised: HTML in it is shown as
+// text, dangerous links are dropped.
+func TestMarkdownIsSanitised(t *testing.T) {
+	is := is.New(t)
+	html := string(markdown("# Fix **auth**\n\n- a `code`\n\nkeep <fast> mode\n\n<script>alert(1)</script>\n\n<iframe src=x></iframe>\n\n[x](javascript:alert(2)) [y](https://example.com) <img src=x onerror=alert(3)>"))
+	for _, want := range []string{"<h1>Fix <strong>auth</strong></h1>", "<code>code</code>", "keep &lt;fast&gt; mode", "&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;iframe", `<a href="https://example.com">y</a>`, "&lt;img src=x onerror=alert(3)&gt;"} {
+		if !strings.Contains(html, want) {
+			t.Fatalf("%q not in %s", want, html)
+		}
+	}
+	for _, bad := range []string{"<script", "<iframe", "<img", `href="javascript:`} {
+		is.True(!strings.Contains(html, bad))
+	}
+}
+
+func TestTitle(t *testing.T) {
+	is := is.New(t)
+	is.Equal(Title("make the **auth** tests pass\nmore", "", "x"), "make the auth tests pass")
+	is.Equal(Title("", "intro\n# The `shop` API\n## more", "x"), "The shop API")
+	is.Equal(Title("", "no heading", "work from spec.md"), "work from spec.md")
+}
+
+func TestStatAndDiffFiles(t *testing.T) {
+	is := is.New(t)
+	add, del := statLines(" a.go | 3 ++-\n b.go | 1 -\n 2 files changed, 2 insertions(+), 2 deletions(-)\n")
+	is.Equal([]int{add, del}, []int{2, 2})
+	add, del = statLines(" 1 file changed, 1 insertion(+)")
+	is.Equal([]int{add, del}, []int{1, 0})
+	files, note := diffFiles("# architect: a note\n\n" + "diff --git a/a.go b/a.go\nindex 1..2 100644\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n-old\n+new\n+more\n ctx\ndiff --git a/b b/b\nnew file mode 100644\n")
+	is.Equal(note, "# architect: a note")
+	is.Equal(len(files), 2)
+	is.Equal(files[0].Name, "a.go")
+	is.Equal([]int{files[0].Added, files[0].Deleted}, []int{2, 1})
+	is.Equal(files[0].Lines[4].Class, "hunk")
+	is.Equal(files[0].Lines[8].Class, "")
+	is.Equal(files[1].Lines[1].Class, "meta")
+}
+
+// The overview lists each run with its outcome and figures, linked to its
+// page by a path relative to the overview.
+func TestOverview(t *testing.T) {
+	is := is.New(t)
+	var entries []Entry
+	top := t.TempDir()
+	for _, n := range []int{1, 30} {
+		ws := synthRun(t, n)
+		r, err := Load(ws)
+		is.NoErr(err)
+		page := filepath.Join(ws, ".architect", File)
+		is.NoErr(WriteFile(page, r, time.Now()))
+		entries = append(entries, Entry{Name: fmt.Sprintf("task-%d", n), Run: r, Page: page})
+	}
+	path := filepath.Join(top, "overview.html")
+	is.NoErr(WriteOverview(path, "architect batch b.yaml", entries, time.Now()))
+	data, err := os.ReadFile(path)
+	is.NoErr(err)
+	html := string(data)
+	for _, e := range entries {
+		rel, _ := filepath.Rel(top, e.Page)
+		is.True(strings.Contains(html, `<a href="`+filepath.ToSlash(rel)+`">`+e.Name+`</a>`))
+	}
+	is.True(strings.Contains(html, "<dt>Runs</dt><dd>2</dd>"))
+	is.True(strings.Contains(html, "<dt>Iterations</dt><dd>31</dd>"))
+	is.True(strings.Contains(html, "Make the auth tests pass"))
+	is.True(!strings.Contains(html, "<script"))
+}
+
+// BenchmarkReport300 loads and writes the report of a 300-iteration run.
+func BenchmarkReport300(b *testing.B) {
+	ws := synthRun(b, 300)
+	path := filepath.Join(ws, ".architect", File)
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Load(ws)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteFile(path, r, time.Now()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

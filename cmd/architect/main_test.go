@@ -157,7 +157,7 @@ func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
 //
 //	write PATH TEXT     write TEXT (\n escapes allowed) to PATH
 //	rm PATH             remove PATH
-//	say TEXT            print TEXT on stdout (the final message)
+//	say TEXT            print TEXT on stdout (the final message; \n and \e escapes)
 //	cost USD / steps N  report cost and steps through ARCHITECT_RESULT_FILE
 //	report              write the result file now (as an agent that reports as it goes)
 //	append PATH TEXT    append TEXT and a newline to PATH
@@ -202,7 +202,7 @@ func fakeAgent() int {
 		case "rm":
 			must(os.Remove(path))
 		case "say":
-			fmt.Println(strings.ReplaceAll(arg, `\n`, "\n"))
+			fmt.Println(strings.NewReplacer(`\n`, "\n", `\e`, "\x1b").Replace(arg))
 			result["final_message"] = strings.ReplaceAll(arg, `\n`, "\n")
 		case "cost":
 			f, _ := strconv.ParseFloat(arg, 64)

@@ -11,7 +11,10 @@ import (
 
 // OpenAI starts a stub speaking the OpenAI Responses API as Codex uses it:
 // POST /v1/responses with stream:true, answered with Server-Sent Events.
-// Point Codex at URL+"/v1" (see WriteCodexConfig).
+// Point Codex at URL+"/v1" (see WriteCodexConfig). The same server answers
+// POST /v1/chat/completions, the Chat Completions API that aider (through
+// litellm) and most OpenAI-compatible clients speak, streamed or not (see
+// chatAnswer).
 //
 // A Turn's ToolCalls become output items: "apply_patch" a custom_tool_call
 // carrying Input (the patch text), any other name a function_call carrying
@@ -28,7 +31,8 @@ type openaiProtocol struct {
 }
 
 func (*openaiProtocol) isGeneration(r *http.Request) bool {
-	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses")
+	return r.Method == http.MethodPost &&
+		(strings.HasSuffix(r.URL.Path, "/responses") || strings.HasSuffix(r.URL.Path, "/chat/completions"))
 }
 
 func (*openaiProtocol) housekeeping(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +49,8 @@ func (*openaiProtocol) housekeeping(w http.ResponseWriter, r *http.Request) {
 func OpenAIErrorBody(status int) string {
 	typ, code, msg := "server_error", "", "The server had an error while processing your request."
 	switch status {
+	case http.StatusBadRequest:
+		typ, code, msg = "invalid_request_error", "context_length_exceeded", "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages."
 	case http.StatusUnauthorized:
 		typ, code, msg = "invalid_request_error", "invalid_api_key", "Incorrect API key provided: sk-stub. You can find your API key at https://platform.openai.com/account/api-keys."
 	case http.StatusForbidden:
@@ -58,6 +64,13 @@ func OpenAIErrorBody(status int) string {
 	}
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nullable(code)}})
 	return string(b)
+}
+
+// OpenAIRateLimitBody is the 429 body the OpenAI API sends when a
+// per-minute rate limit is hit (as opposed to an exhausted quota, which
+// OpenAIErrorBody(429) gives).
+func OpenAIRateLimitBody() string {
+	return `{"error":{"message":"Rate limit reached for stub-model in organization org-stub on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.","type":"requests","param":null,"code":"rate_limit_exceeded"}}`
 }
 
 // OpenAIUsageLimitBody is the 429 body ChatGPT-backed Codex gets when a
@@ -92,6 +105,10 @@ func (p *openaiProtocol) answer(w http.ResponseWriter, req Request, t Turn) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(t.Status)
 		fmt.Fprint(w, body)
+		return
+	}
+	if strings.Contains(req.Path, "/chat/completions") {
+		p.chatAnswer(w, req, t)
 		return
 	}
 	var in struct {

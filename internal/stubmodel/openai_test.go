@@ -149,3 +149,102 @@ func TestOpenAIHousekeeping(t *testing.T) {
 	is.True(strings.Contains(cfg, `base_url = "`+s.URL+`/v1"`))
 	is.True(strings.Contains(cfg, `env_key = "STUB_API_KEY"`))
 }
+
+func TestOpenAIChatCompletions(t *testing.T) {
+	is := is.New(t)
+	s := OpenAI(t, Sequence(
+		Turn{Text: "calc.go\n```go\npackage calc\n```\n", Usage: Usage{Input: 1000, CachedInput: 200, Output: 50}},
+		Turn{Text: "streamed", Usage: Usage{Input: 7, Output: 2}},
+		Turn{ToolCalls: []ToolCall{{Name: "write_file", Args: map[string]any{"path": "a.txt"}}}},
+		Turn{Status: 400},
+		Turn{Status: 429, ErrorBody: OpenAIRateLimitBody()},
+	))
+
+	// Not streamed: one chat.completion object.
+	resp := post(t, s.URL+"/v1/chat/completions", `{"model":"stub-model","messages":[{"role":"user","content":"hi"}]}`)
+	is.Equal(resp.StatusCode, 200)
+	var c struct {
+		Object  string
+		Model   string
+		Choices []struct {
+			Message struct {
+				Role, Content string
+			}
+			FinishReason string `json:"finish_reason"`
+		}
+		Usage struct {
+			PromptTokens        int `json:"prompt_tokens"`
+			CompletionTokens    int `json:"completion_tokens"`
+			PromptTokensDetails struct {
+				CachedTokens int `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
+		}
+	}
+	is.NoErr(json.NewDecoder(resp.Body).Decode(&c))
+	is.Equal(c.Object, "chat.completion")
+	is.Equal(c.Model, "stub-model")
+	is.Equal(len(c.Choices), 1)
+	is.Equal(c.Choices[0].Message.Role, "assistant")
+	is.Equal(c.Choices[0].Message.Content, "calc.go\n```go\npackage calc\n```\n")
+	is.Equal(c.Choices[0].FinishReason, "stop")
+	is.Equal(c.Usage.PromptTokens, 1200) // cached tokens are part of the prompt's
+	is.Equal(c.Usage.PromptTokensDetails.CachedTokens, 200)
+	is.Equal(c.Usage.CompletionTokens, 50)
+
+	// Streamed, with the usage asked for: chunks, the usage, then [DONE].
+	resp = post(t, s.URL+"/v1/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true}}`)
+	is.Equal(resp.Header.Get("Content-Type"), "text/event-stream")
+	body, err := io.ReadAll(resp.Body)
+	is.NoErr(err)
+	is.True(strings.HasSuffix(string(body), "data: [DONE]\n\n"))
+	_, data := sseEvents(t, strings.NewReader(strings.TrimSuffix(string(body), "data: [DONE]\n\n")))
+	var text string
+	finishes := 0
+	for _, d := range data[:len(data)-1] {
+		is.Equal(d["object"], "chat.completion.chunk")
+		ch := d["choices"].([]any)[0].(map[string]any)
+		if s, ok := ch["delta"].(map[string]any)["content"].(string); ok {
+			text += s
+		}
+		if ch["finish_reason"] != nil {
+			finishes++
+			is.Equal(ch["finish_reason"], "stop")
+		}
+	}
+	is.Equal(text, "streamed")
+	is.Equal(finishes, 1)
+	last := data[len(data)-1]
+	is.Equal(len(last["choices"].([]any)), 0)
+	is.Equal(last["usage"].(map[string]any)["prompt_tokens"], 7.0)
+	is.Equal(last["usage"].(map[string]any)["completion_tokens"], 2.0)
+
+	// Tool calls, not streamed.
+	resp = post(t, s.URL+"/v1/chat/completions", `{"model":"m"}`)
+	var tc struct {
+		Choices []struct {
+			Message struct {
+				ToolCalls []struct {
+					ID, Type string
+					Function struct{ Name, Arguments string }
+				} `json:"tool_calls"`
+			}
+			FinishReason string `json:"finish_reason"`
+		}
+	}
+	is.NoErr(json.NewDecoder(resp.Body).Decode(&tc))
+	is.Equal(tc.Choices[0].FinishReason, "tool_calls")
+	is.Equal(len(tc.Choices[0].Message.ToolCalls), 1)
+	is.Equal(tc.Choices[0].Message.ToolCalls[0].Function.Name, "write_file")
+	is.Equal(tc.Choices[0].Message.ToolCalls[0].Function.Arguments, `{"path":"a.txt"}`)
+
+	// Errors: the context window, and a rate limit.
+	resp = post(t, s.URL+"/v1/chat/completions", `{}`)
+	is.Equal(resp.StatusCode, 400)
+	b, _ := io.ReadAll(resp.Body)
+	is.True(strings.Contains(string(b), "context_length_exceeded"))
+	resp = post(t, s.URL+"/v1/chat/completions", `{}`)
+	is.Equal(resp.StatusCode, 429)
+	b, _ = io.ReadAll(resp.Body)
+	is.True(strings.Contains(string(b), "rate_limit_exceeded"))
+	is.Equal(len(s.Generations(nil)), 5)
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// record is one run of the measurement, one line of results.jsonl.
+type record struct {
+	Label   string `json:"label"`   // names the prompt (or anything else) being compared
+	Task    string `json:"task"`    // HumanEval/N
+	Mode    string `json:"mode"`    // direct, single or loop
+	Attempt int    `json:"attempt"` // 1-based; independent attempts of single
+	Solved  bool   `json:"solved"`  // the check passes on the workspace after the run
+	// Success is architect's own verdict (checks passed and completion
+	// declared); direct runs have none.
+	Success          bool    `json:"success"`
+	Iterations       int     `json:"iterations"`
+	StopReason       string  `json:"stop_reason,omitempty"`
+	Requests         int     `json:"requests"`
+	Seconds          float64 `json:"model_seconds"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	Wall             float64 `json:"wall_seconds"`
+	Error            string  `json:"error,omitempty"`
+}
+
+func (r record) key() string {
+	return r.Label + " " + r.Task + " " + r.Mode + " " + strconv.Itoa(r.Attempt)
+}
+
+// measurement holds the settings of `realmodel measure`.
+type measurement struct {
+	endpoint, architect, self, out, usage, label string
+	attempts, iterations                         int
+	deadline                                     time.Time
+}
+
+func runMeasure(args []string) error {
+	fs := flag.NewFlagSet("measure", flag.ContinueOnError)
+	he := fs.String("humaneval", "", "HumanEval.jsonl.gz")
+	n := fs.Int("n", 40, "problems in the subset")
+	seed := fs.Uint64("seed", 26, "the subset's seed")
+	modes := fs.String("modes", "direct,single,loop", "what to run per problem: direct (the plain prompt, greedy), single (architect, one iteration, -attempts independent times), loop (architect loop, -iterations)")
+	m := measurement{}
+	fs.StringVar(&m.endpoint, "endpoint", "http://127.0.0.1:8088/v1", "the model's endpoint")
+	fs.StringVar(&m.architect, "architect", "", "the architect binary")
+	fs.StringVar(&m.out, "out", "", "folder for results.jsonl and the task repositories")
+	fs.StringVar(&m.usage, "usage", "", "the server's usage log")
+	fs.StringVar(&m.label, "label", "current", "a name for this prompt version")
+	fs.IntVar(&m.attempts, "attempts", 4, "independent single-iteration attempts per problem")
+	fs.IntVar(&m.iterations, "iterations", 4, "the loop's --max-iterations")
+	first := fs.Int("first", 0, "run only the first K problems of the subset (0: all)")
+	budget := fs.Duration("budget", 0, "start no new run after this long (0: no limit); a rerun resumes")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *he == "" || m.architect == "" || m.out == "" || m.usage == "" {
+		return errors.New("measure needs -humaneval, -architect, -out and -usage")
+	}
+	if *budget > 0 {
+		m.deadline = time.Now().Add(*budget)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	m.self = self
+	all, err := loadProblems(*he)
+	if err != nil {
+		return err
+	}
+	if len(all) != 164 {
+		return fmt.Errorf("%s holds %d problems, HumanEval has 164", *he, len(all))
+	}
+	probs := subset(all, *n, *seed)
+	if *first > 0 && *first < len(probs) {
+		probs = probs[:*first]
+	}
+	results := filepath.Join(m.out, "results.jsonl")
+	done, err := readRecords(results)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, r := range done {
+		seen[r.key()] = true
+	}
+	f, err := os.OpenFile(results, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for i, p := range probs {
+		for _, mode := range strings.Split(*modes, ",") {
+			count := 1
+			if mode == "single" {
+				count = m.attempts
+			}
+			for a := 1; a <= count; a++ {
+				r := record{Label: m.label, Task: p.TaskID, Mode: mode, Attempt: a}
+				if seen[r.key()] {
+					continue
+				}
+				if !m.deadline.IsZero() && time.Now().After(m.deadline) {
+					fmt.Fprintf(os.Stderr, "realmodel: budget spent after %d of %d problems; rerun the same command to go on\n", i, len(probs))
+					return nil
+				}
+				r = m.run(p, r)
+				b, _ := json.Marshal(r)
+				if _, err := f.Write(append(b, '\n')); err != nil {
+					return err
+				}
+				fmt.Fprintf(os.Stderr, "realmodel: [%d/%d] %s %s #%d: solved=%v success=%v iterations=%d model %.0fs, %d+%d tokens%s\n",
+					i+1, len(probs), p.TaskID, mode, a, r.Solved, r.Success, r.Iterations, r.Seconds, r.PromptTokens, r.CompletionTokens,
+					map[bool]string{true: " error: " + r.Error}[r.Error != ""])
+			}
+		}
+	}
+	return nil
+}
+
+// run makes the task repository and runs one record's mode in it.
+func (m measurement) run(p problem, r record) record {
+	start := time.Now()
+	tag := strings.Join([]string{r.Label, strings.ReplaceAll(r.Task, "/", "-"), r.Mode, strconv.Itoa(r.Attempt)}, "/")
+	dir := filepath.Join(m.out, "work", r.Label, strings.ReplaceAll(r.Task, "/", "-"), r.Mode+"-"+strconv.Itoa(r.Attempt))
+	_ = os.RemoveAll(dir)
+	if err := makeRepo(p, dir); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	switch r.Mode {
+	case "direct":
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+		answer, err := complete(ctx, m.endpoint, tag+"/i1", greedy, seedOf(tag), p.directPrompt(), directPrefix)
+		cancel()
+		if err != nil {
+			r.Error = err.Error()
+			break
+		}
+		if code := pickCode(answer, p.EntryPoint); code != "" {
+			if err := os.WriteFile(filepath.Join(dir, solutionFile), []byte(code), 0o644); err != nil {
+				r.Error = err.Error()
+			}
+		}
+		r.Iterations = 1
+	case "single", "loop":
+		iters := 1
+		if r.Mode == "loop" {
+			iters = m.iterations
+		}
+		m.architectLoop(p, dir, tag, iters, &r)
+	default:
+		r.Error = "unknown mode " + r.Mode
+	}
+	r.Solved = r.Error == "" && checkPasses(dir)
+	r.Wall = time.Since(start).Seconds()
+	u, _ := usageOf(m.usage, tag+"/", start)
+	r.Requests, r.Seconds, r.PromptTokens, r.CompletionTokens = u.Requests, u.Seconds, u.PromptTokens, u.CompletionTokens
+	return r
+}
+
+// architectLoop runs `architect loop` on p in dir with the command agent.
+func (m measurement) architectLoop(p problem, dir, tag string, iters int, r *record) {
+	home := filepath.Join(m.out, "home")
+	_ = os.MkdirAll(home, 0o755)
+	agent := shellQuote(m.self) + " agent -endpoint " + shellQuote(m.endpoint) + " -entry " + shellQuote(p.EntryPoint) + " -tag " + shellQuote(tag)
+	cmd := exec.Command(m.architect, "loop", p.task(), "-C", dir, "--agent-cmd", agent,
+		"--check", checkCmd, "--protect", testFile, "--max-iterations", strconv.Itoa(iters),
+		"--check-timeout", "60", "--iteration-timeout", "30m", "--inactivity-timeout", "0",
+		"--idle-threshold", "0", "--max-consecutive-errors", "2", "--backoff-cap", "1s", "--json", "--quiet")
+	cmd.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
+	out, err := cmd.Output()
+	var res struct {
+		Success         bool   `json:"success"`
+		TotalIterations int    `json:"total_iterations"`
+		StopReason      string `json:"stop_reason"`
+	}
+	if jerr := json.Unmarshal(out, &res); jerr != nil {
+		var ee *exec.ExitError
+		msg := fmt.Sprint(err)
+		if errors.As(err, &ee) {
+			msg += ": " + lastLine(string(ee.Stderr))
+		}
+		r.Error = "architect printed no result: " + msg
+		return
+	}
+	r.Success, r.Iterations, r.StopReason = res.Success, res.TotalIterations, res.StopReason
+}
+
+// checkPasses runs the check in dir, as architect does, with a timeout.
+func checkPasses(dir string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", checkCmd)
+	cmd.Dir = dir
+	return cmd.Run() == nil
+}
+
+// usage sums the server's log lines for one run.
+type usage struct {
+	Requests, PromptTokens, CompletionTokens int
+	Seconds                                  float64
+}
+
+// usageOf reads the server's usage log and sums the lines whose tag starts
+// with prefix, logged since the run started (an earlier, interrupted run
+// of the same problem may have left answers under the same tag).
+func usageOf(path, prefix string, since time.Time) (usage, error) {
+	var u usage
+	f, err := os.Open(path)
+	if err != nil {
+		return u, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l struct {
+			Time             time.Time `json:"time"`
+			Tag              string    `json:"tag"`
+			PromptTokens     int       `json:"prompt_tokens"`
+			CompletionTokens int       `json:"completion_tokens"`
+			Seconds          float64   `json:"seconds"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) != nil || !strings.HasPrefix(l.Tag, prefix) || l.Time.Before(since) {
+			continue
+		}
+		u.Requests++
+		u.PromptTokens += l.PromptTokens
+		u.CompletionTokens += l.CompletionTokens
+		u.Seconds += l.Seconds
+	}
+	return u, sc.Err()
+}
+
+func readRecords(path string) ([]record, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []record
+	for _, line := range strings.Split(string(b), "\n") {
+		var r record
+		if strings.TrimSpace(line) != "" && json.Unmarshal([]byte(line), &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}

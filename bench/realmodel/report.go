@@ -1,0 +1,191 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// figure is one line of the report: how many problems a way of running
+// solved, and what it cost in model time and tokens.
+type figure struct {
+	Name           string
+	Solved, Of     int
+	Seconds        float64
+	Tokens         int
+	Runs, Declared int // runs counted; runs architect called a success
+}
+
+func (f figure) String() string {
+	per := "–"
+	if f.Solved > 0 {
+		per = fmt.Sprintf("%.0f s", f.Seconds/float64(f.Solved))
+	}
+	pct := 0.0
+	if f.Of > 0 {
+		pct = 100 * float64(f.Solved) / float64(f.Of)
+	}
+	return fmt.Sprintf("| %s | %d/%d (%.1f%%) | %s | %.0f s | %d | %d |", f.Name, f.Solved, f.Of, pct, per, f.Seconds, f.Tokens, f.Declared)
+}
+
+// figures computes the report's lines for one label's records, over the
+// problems every mode finished (so the lines compare the same problems).
+func figures(recs []record, attempts int) (tasks []string, out []figure) {
+	by := map[string]map[string]record{} // task → mode#attempt → record
+	present := map[string]bool{}         // mode#attempt seen for some task
+	for _, r := range recs {
+		present[fmt.Sprintf("%s#%d", r.Mode, r.Attempt)] = true
+		if by[r.Task] == nil {
+			by[r.Task] = map[string]record{}
+		}
+		by[r.Task][fmt.Sprintf("%s#%d", r.Mode, r.Attempt)] = r
+	}
+	for t, m := range by {
+		whole := true
+		for _, k := range modeKeys(attempts) {
+			if _, ok := m[k]; present[k] && !ok {
+				whole = false
+			}
+		}
+		if whole {
+			tasks = append(tasks, t)
+		}
+	}
+	slices.SortFunc(tasks, func(a, b string) int {
+		if d := taskNumber(a) - taskNumber(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	n := len(tasks)
+	add := func(name string, keys []string) {
+		if len(keys) == 0 {
+			return
+		}
+		for _, k := range keys {
+			if !present[k] {
+				return // not measured
+			}
+		}
+		f := figure{Name: name, Of: n}
+		for _, t := range tasks {
+			solved := false
+			for _, k := range keys {
+				r := by[t][k]
+				f.Seconds += r.Seconds
+				f.Tokens += r.PromptTokens + r.CompletionTokens
+				f.Runs++
+				if r.Success {
+					f.Declared++
+				}
+				solved = solved || r.Solved
+			}
+			if solved {
+				f.Solved++
+			}
+		}
+		out = append(out, f)
+	}
+	var singles []string
+	for a := 1; a <= attempts; a++ {
+		singles = append(singles, fmt.Sprintf("single#%d", a))
+	}
+	add("plain HumanEval prompt, greedy, no architect (checks the weights)", []string{"direct#1"})
+	add("(a) one attempt: architect, 1 iteration", []string{"single#1"})
+	add("(b) architect loop, up to 4 iterations", []string{"loop#1"})
+	if attempts > 1 {
+		add(fmt.Sprintf("(c) %d independent attempts, any passes the check", attempts), singles)
+	}
+	// The mean over the independent attempts: a steadier estimate of (a).
+	mean := figure{Name: fmt.Sprintf("(a) averaged over the %d attempts (solved attempts / attempts)", attempts)}
+	for _, t := range tasks {
+		for _, k := range singles {
+			r := by[t][k]
+			mean.Of++
+			mean.Seconds += r.Seconds
+			mean.Tokens += r.PromptTokens + r.CompletionTokens
+			if r.Solved {
+				mean.Solved++
+			}
+			if r.Success {
+				mean.Declared++
+			}
+		}
+	}
+	if attempts > 1 && present[singles[0]] {
+		out = append(out, mean)
+	}
+	return tasks, out
+}
+
+func modeKeys(attempts int) []string {
+	keys := []string{"direct#1", "loop#1"}
+	for a := 1; a <= attempts; a++ {
+		keys = append(keys, fmt.Sprintf("single#%d", a))
+	}
+	return keys
+}
+
+// writeReport prints, per label, the figures as a Markdown table.
+func writeReport(w io.Writer, recs []record, attempts int) {
+	var labels []string
+	for _, r := range recs {
+		if !slices.Contains(labels, r.Label) {
+			labels = append(labels, r.Label)
+		}
+	}
+	for _, l := range labels {
+		var mine []record
+		for _, r := range recs {
+			if r.Label == l {
+				mine = append(mine, r)
+			}
+		}
+		tasks, figs := figures(mine, attempts)
+		fmt.Fprintf(w, "### %s (%d problems with every mode finished)\n\n", l, len(tasks))
+		fmt.Fprintln(w, "| how | solved | model time per solved problem | model time | tokens (prompt + completion) | runs architect called a success |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		for _, f := range figs {
+			fmt.Fprintln(w, f)
+		}
+		fmt.Fprintf(w, "\nProblems: %s\n\n", strings.Join(tasks, ", "))
+	}
+}
+
+func runReport(args []string) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	out := fs.String("out", "", "the measurement's folder")
+	attempts := fs.Int("attempts", 0, "independent attempts per problem (0: as many as the results hold)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	recs, err := readRecords(filepath.Join(*out, "results.jsonl"))
+	if err != nil {
+		return err
+	}
+	if *attempts == 0 {
+		for _, r := range recs {
+			if r.Mode == "single" {
+				*attempts = max(*attempts, r.Attempt)
+			}
+		}
+	}
+	writeReport(os.Stdout, recs, *attempts)
+	return nil
+}
+
+// taskNumber is N of "HumanEval/N", for sorting.
+func taskNumber(id string) int {
+	n := 0
+	for _, c := range id[strings.LastIndexByte(id, '/')+1:] {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

@@ -1,0 +1,304 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/report"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+type showOptions struct {
+	dir, worktree                      string
+	prompt, diff, checks, raw, noPager bool
+}
+
+func newShowCmd(e *env) *cobra.Command {
+	var o showOptions
+	c := &cobra.Command{
+		Use:   "show [N] [-C DIR] [--worktree-name NAME] [--prompt] [--diff] [--checks] [--raw]",
+		Short: "print what an iteration said and did: its transcript",
+		Long: `Prints iteration N of the run in the workspace (the last one by default,
+the running one included): a summary, then the transcript of what the agent
+said and did (messages, tool calls with their arguments, results, errors).
+--prompt, --diff, --checks and --raw print instead the prompt it got, its
+diff, each check's whole output, and the agent's own output stream as it
+came. Everything comes from .architect/ (transcripts/iteration-N/).
+
+On a terminal the text goes through a pager: $PAGER, else less; --no-pager
+(or PAGER=cat) prints it.`,
+		Example: `  architect show          # the last iteration
+  architect show 3 --diff
+  architect show --worktree-name fix-auth --checks`,
+		GroupID: groupControl,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return &loop.UsageError{Msg: fmt.Sprintf("expected at most one iteration number, got %d arguments", len(args)), Hint: "architect show 3"}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n := 0
+			if len(args) == 1 {
+				v, err := strconv.Atoi(args[0])
+				if err != nil || v < 1 {
+					return &loop.UsageError{Msg: fmt.Sprintf("%q is not an iteration number", args[0]), Hint: "give a number from 1, or none for the last iteration: architect show 3"}
+				}
+				n = v
+			}
+			return runShow(e, n, o)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVarP(&o.dir, "dir", "C", ".", "workspace `directory` (or the repository of a --worktree run)")
+	fs.StringVar(&o.worktree, "worktree-name", "", "the run's worktree `NAME`")
+	fs.BoolVar(&o.prompt, "prompt", false, "print the prompt the agent got")
+	fs.BoolVar(&o.diff, "diff", false, "print the iteration's diff")
+	fs.BoolVar(&o.checks, "checks", false, "print each check's whole output")
+	fs.BoolVar(&o.raw, "raw", false, "print the agent's output stream as it came (its JSON lines)")
+	fs.BoolVar(&o.noPager, "no-pager", false, "print, even on a terminal")
+	_ = c.MarkFlagDirname("dir")
+	_ = c.RegisterFlagCompletionFunc("worktree-name", completeWorktreeNames)
+	return c
+}
+
+func runShow(e *env, n int, o showOptions) error {
+	ws, err := findRun(o.dir, o.worktree)
+	if err != nil {
+		return err
+	}
+	st, err := loop.ReadState(ws)
+	if err != nil {
+		return err
+	}
+	its, err := report.ReadIterations(ws)
+	if err != nil {
+		return err
+	}
+	running := loop.Running(ws) && st.Iteration > len(its)
+	last := len(its)
+	if running {
+		last = st.Iteration
+	}
+	if last == 0 {
+		return &loop.UsageError{Msg: "the run in " + ws + " has no iteration yet", Hint: "wait for its first iteration, or see `architect status`"}
+	}
+	if n == 0 {
+		n = last
+	}
+	if n > last {
+		return &loop.UsageError{Msg: fmt.Sprintf("the run in %s has no iteration %d: it has %d", ws, n, last), Hint: "architect show " + strconv.Itoa(last)}
+	}
+	var rec *loop.Iteration
+	for i := range its {
+		if its[i].Iteration == n {
+			rec = &its[i]
+		}
+	}
+	dir := filepath.Join(ws, loop.StateDir, loop.TranscriptDir(n))
+	var b bytes.Buffer
+	parts := 0
+	part := func(title string, text func() string) {
+		if parts > 0 {
+			b.WriteString("\n")
+		}
+		parts++
+		fmt.Fprintf(&b, "── %s ──\n%s", title, strings.TrimRight(text(), "\n")+"\n")
+	}
+	if o.prompt {
+		part(fmt.Sprintf("iteration %d: prompt", n), func() string {
+			return readOr(filepath.Join(ws, loop.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"), "(the prompt was not found)")
+		})
+	}
+	if o.raw {
+		part(fmt.Sprintf("iteration %d: the agent's output", n), func() string {
+			out := readOr(filepath.Join(dir, loop.AgentStdoutFile), "(no output was kept)")
+			if errText := readOr(filepath.Join(dir, loop.AgentStderrFile), ""); strings.TrimSpace(errText) != "" {
+				out += "\n── standard error ──\n" + errText
+			}
+			return out
+		})
+	}
+	if o.checks {
+		part(fmt.Sprintf("iteration %d: checks", n), func() string { return checksText(dir, rec) })
+	}
+	if o.diff {
+		part(fmt.Sprintf("iteration %d: diff", n), func() string {
+			if d := readOr(filepath.Join(dir, loop.DiffFile), ""); d != "" {
+				return d
+			}
+			if rec != nil && rec.DiffStat != "" {
+				return "(no diff was kept for this iteration; the changes so far:)\n" + rec.DiffStat
+			}
+			return "(no diff was kept for this iteration)"
+		})
+	}
+	if parts == 0 {
+		b.WriteString(summary(n, rec, running && n == last))
+		b.WriteString("\n" + transcriptText(dir))
+		if rec != nil {
+			b.WriteString("\n" + checksSummary(rec))
+		}
+	}
+	return page(e, b.Bytes(), o.noPager)
+}
+
+// readOr is the file at path, or or when it cannot be read.
+func readOr(path, or string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return or
+	}
+	return string(data)
+}
+
+// transcriptText is the iteration's transcript; for the iteration running
+// (whose transcript is written when it ends), one made from its output so
+// far.
+func transcriptText(dir string) string {
+	if t, err := os.ReadFile(filepath.Join(dir, loop.TranscriptFile)); err == nil {
+		return string(t)
+	}
+	out, err := os.Open(filepath.Join(dir, loop.AgentStdoutFile))
+	if err != nil {
+		return "(no transcript was kept for this iteration)\n"
+	}
+	defer out.Close()
+	errOut, _ := loop.ReadEnd(filepath.Join(dir, loop.AgentStderrFile), 64<<10)
+	return agent.Transcript(out, errOut)
+}
+
+func summary(n int, it *loop.Iteration, running bool) string {
+	if it == nil {
+		if running {
+			return fmt.Sprintf("iteration %d: running\n", n)
+		}
+		return fmt.Sprintf("iteration %d: not recorded\n", n)
+	}
+	var b strings.Builder
+	passing := 0
+	for _, c := range it.CheckResults {
+		if c.Passed {
+			passing++
+		}
+	}
+	cost := "cost unknown"
+	if it.Cost != nil {
+		cost = fmt.Sprintf("$%.4f", *it.Cost)
+	}
+	fmt.Fprintf(&b, "iteration %d: %d/%d checks passing · %.1fs (agent %.1fs, checks %.1fs) · %s · %d steps",
+		n, passing, len(it.CheckResults), it.Duration, it.AgentDuration, it.ChecksDuration, cost, it.StepsTaken)
+	if it.Tokens != nil {
+		fmt.Fprintf(&b, " · %d tokens in (%d cached), %d out", it.Tokens.Input, it.Tokens.CachedInput, it.Tokens.Output)
+	}
+	b.WriteString("\n")
+	switch {
+	case it.CompletionSignal != "":
+		fmt.Fprintf(&b, "completion: declared (%s)\n", it.CompletionSignal)
+	default:
+		b.WriteString("completion: not declared\n")
+	}
+	if it.Error != nil {
+		fmt.Fprintf(&b, "agent error: %s\n", *it.Error)
+	}
+	if it.Commit != "" {
+		fmt.Fprintf(&b, "commit: %s\n", it.Commit)
+	}
+	return b.String()
+}
+
+// checksSummary lists the checks with their status, and the changes.
+func checksSummary(it *loop.Iteration) string {
+	var b strings.Builder
+	b.WriteString("checks:\n")
+	if len(it.CheckResults) == 0 {
+		b.WriteString("  (none ran)\n")
+	}
+	for _, c := range it.CheckResults {
+		mark, status := "✓", "passed"
+		if !c.Passed {
+			mark, status = "✗", c.Status()
+		}
+		fmt.Fprintf(&b, "  %s %s  (%s, %.1fs)\n", mark, c.Name, status, c.Duration)
+	}
+	if it.DiffStat != "" {
+		b.WriteString("changes so far:\n" + it.DiffStat)
+		if !strings.HasSuffix(it.DiffStat, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// checksText is every check's whole output as kept, else the record's tail.
+func checksText(dir string, it *loop.Iteration) string {
+	var b strings.Builder
+	for i := 0; ; i++ {
+		data, err := os.ReadFile(filepath.Join(dir, loop.CheckFile(i)))
+		if err != nil {
+			if i == 0 && it != nil {
+				for _, c := range it.CheckResults {
+					fmt.Fprintf(&b, "$ %s\n%s\n", c.Name, c.Output)
+				}
+				return b.String()
+			}
+			break
+		}
+		name := fmt.Sprintf("check %d", i+1)
+		status := ""
+		if it != nil && i < len(it.CheckResults) {
+			c := it.CheckResults[i]
+			name, status = c.Name, "passed"
+			if !c.Passed {
+				status = c.Status()
+			}
+		}
+		fmt.Fprintf(&b, "$ %s   (%s)\n%s\n", name, status, data)
+	}
+	if b.Len() == 0 {
+		return "(no check ran)"
+	}
+	return b.String()
+}
+
+// page shows text through a pager on a terminal: $PAGER, else less (-F:
+// none for a screenful, -R: colours, -X: the text stays on the screen);
+// elsewhere, or without a pager, it prints it.
+func page(e *env, text []byte, noPager bool) error {
+	f, ok := e.stdout.(*os.File)
+	if noPager || !ok || !term.IsTerminal(int(f.Fd())) {
+		_, err := e.stdout.Write(text)
+		return err
+	}
+	pager, set := e.lookup("PAGER")
+	if !set {
+		pager = "less"
+	}
+	args := strings.Fields(pager)
+	if len(args) == 0 || args[0] == "cat" {
+		_, err := e.stdout.Write(text)
+		return err
+	}
+	path, err := exec.LookPath(args[0])
+	if err != nil {
+		_, err := e.stdout.Write(text)
+		return err
+	}
+	if filepath.Base(path) == "less" && len(args) == 1 {
+		args = append(args, "-FRX")
+	}
+	err = proc.Interactive(path, args[1:], bytes.NewReader(text), e.stdout, e.stderr)
+	if _, exited := err.(*exec.ExitError); err != nil && !exited { // how a pager ends is the person's business
+		return fmt.Errorf("pager %s: %w", pager, err)
+	}
+	return nil
+}

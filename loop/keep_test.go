@@ -1,0 +1,54 @@
+package loop
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// A stream past its limit keeps its head and tail, each whole lines, with
+// the cut said between them; every line is cleaned, a secret masked even
+// when it came in pieces.
+func TestKeepFileBounded(t *testing.T) {
+	is := is.New(t)
+	path := filepath.Join(t.TempDir(), "out")
+	clean := func(s string) string { return strings.ReplaceAll(s, "s3cret", "***") }
+	k, err := newKeepFile(path, 200, clean)
+	is.NoErr(err)
+	k.Write([]byte("token s3"))
+	k.Write([]byte("cret here\n"))
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(k, "line %04d\n", i)
+	}
+	k.Write([]byte("last s3cret"))
+	is.NoErr(k.Close())
+	data, err := os.ReadFile(path)
+	is.NoErr(err)
+	got := string(data)
+	is.True(strings.HasPrefix(got, "token *** here\nline 0000\n"))
+	is.True(!strings.Contains(got, "s3cret"))
+	is.True(strings.Contains(got, "bytes of this output are not kept here (transcript_limit: the first and the last 100 bytes are)"))
+	is.True(strings.HasSuffix(got, "line 0999\nlast ***"))
+	head, _, _ := strings.Cut(got, "\n… architect:")
+	is.True(len(head) <= 100)
+	_, tail, _ := strings.Cut(got, "are) …\n\n")
+	is.True(strings.HasPrefix(tail, "line 09")) // a whole line
+	is.True(len(tail) <= 100)
+}
+
+// Under the limit, the stream is kept whole.
+func TestKeepFileWhole(t *testing.T) {
+	is := is.New(t)
+	path := filepath.Join(t.TempDir(), "out")
+	k, err := newKeepFile(path, 1<<20, func(s string) string { return s })
+	is.NoErr(err)
+	want := strings.Repeat("abc\n", 1000) + "no newline"
+	k.Write([]byte(want))
+	is.NoErr(k.Close())
+	data, _ := os.ReadFile(path)
+	is.Equal(string(data), want)
+}

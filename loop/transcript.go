@@ -1,0 +1,265 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/prompt"
+)
+
+// Each iteration keeps, in .architect/transcripts/iteration-N/, everything
+// it said: the agent's output as it came (its JSON stream, or its text),
+// a transcript derived from it for people, each check's whole output, and
+// the iteration's diff. The prompt is in prompts/iteration-N.md. The files
+// are bounded (transcript_limit: the head and the tail of a longer stream
+// are kept, and the cut is said) and made safe like every other file
+// (escapes removed, secrets masked), and they are archived with the run.
+const (
+	TranscriptsDir  = "transcripts"
+	AgentStdoutFile = "agent.out"     // the agent's standard output (its JSON stream)
+	AgentStderrFile = "agent.err"     // its standard error
+	TranscriptFile  = "transcript.md" // what the agent said and did, for people
+	DiffFile        = "diff.patch"    // the iteration's diff
+)
+
+// TranscriptDir is iteration n's folder, relative to .architect/.
+func TranscriptDir(n int) string {
+	return filepath.Join(TranscriptsDir, "iteration-"+strconv.Itoa(n))
+}
+
+// CheckFile is the name of the file of check index i (0-based) in an
+// iteration's folder: check-1.log for the first.
+func CheckFile(i int) string { return "check-" + strconv.Itoa(i+1) + ".log" }
+
+// diffKeep bounds the diff of the changes so far that the loop keeps:
+// the prompt takes its first prompt.DiffLimit bytes, and an iteration
+// that was not committed has its own diff made from it.
+const diffKeep = 1 << 20
+
+// promptDiff is the part of the changes so far a prompt shows, and how
+// many bytes it leaves out.
+func promptDiff(d gitwt.Diff) (string, int64) {
+	text, rest := prompt.Truncate(d.Text, prompt.DiffLimit)
+	return proc.Clean([]byte(text)), d.Truncated + rest
+}
+
+// transcript is an iteration's folder while the iteration runs; nil when
+// it could not be made (the run goes on without it, having said so).
+type transcript struct {
+	dir      string
+	out, err *keepFile
+}
+
+// openTranscript makes iteration i's folder and its agent streams.
+func (r *runner) openTranscript(i int) *transcript {
+	dir := r.ws.state(TranscriptDir(i))
+	t := &transcript{dir: dir}
+	err := os.MkdirAll(dir, 0o700)
+	if err == nil {
+		t.out, err = newKeepFile(filepath.Join(dir, AgentStdoutFile), r.transcriptLimit(), r.cleanText)
+	}
+	if err == nil {
+		t.err, err = newKeepFile(filepath.Join(dir, AgentStderrFile), r.transcriptLimit(), r.cleanText)
+	}
+	if err != nil {
+		r.transcriptFailed(err)
+		t.close()
+		return nil
+	}
+	return t
+}
+
+func (r *runner) transcriptLimit() int64 {
+	if r.cfg.TranscriptLimit > 0 {
+		return int64(r.cfg.TranscriptLimit)
+	}
+	return int64(config.Defaults().TranscriptLimit)
+}
+
+// transcriptFailed warns, once a run, that transcripts are not kept.
+func (r *runner) transcriptFailed(err error) {
+	if !r.transcriptWarned {
+		r.transcriptWarned = true
+		r.warn("cannot keep the iteration's transcript: " + r.cleanText(err.Error()))
+	}
+}
+
+// agentCopies are the writers the agent's output is copied to.
+func (t *transcript) agentCopies() (stdout, stderr io.Writer) {
+	if t == nil {
+		return nil, nil
+	}
+	return t.out, t.err
+}
+
+// checkOutput gives each check a file of its own, written as it runs and
+// closed as it ends (before the check_finished event: a view shows it).
+func (r *runner) checkOutput(t *transcript) func(i int) io.Writer {
+	if t == nil {
+		return nil
+	}
+	return func(i int) io.Writer {
+		k, err := newKeepFile(filepath.Join(t.dir, CheckFile(i)), r.transcriptLimit(), r.cleanText)
+		if err != nil {
+			r.transcriptFailed(err)
+			return nil
+		}
+		return k
+	}
+}
+
+func (t *transcript) close() {
+	if t == nil {
+		return
+	}
+	for _, k := range []*keepFile{t.out, t.err} {
+		if k != nil {
+			_ = k.Close()
+		}
+	}
+}
+
+// finishAgent closes the agent's streams and writes the transcript made
+// from them.
+func (r *runner) finishAgent(t *transcript) {
+	if t == nil {
+		return
+	}
+	t.close()
+	out, err := os.Open(filepath.Join(t.dir, AgentStdoutFile))
+	if err != nil {
+		r.transcriptFailed(err)
+		return
+	}
+	defer out.Close()
+	errOut, _ := ReadEnd(filepath.Join(t.dir, AgentStderrFile), 64<<10)
+	if err := os.WriteFile(filepath.Join(t.dir, TranscriptFile), []byte(agent.Transcript(out, errOut)), 0o600); err != nil {
+		r.transcriptFailed(err)
+	}
+}
+
+// keepPatch notes the changes so far after iteration i (or, with i 0,
+// before the session's first iteration); an iteration that is not
+// committed gets its own diff from the difference (a committed one gets
+// its commit's: commitDiff).
+func (r *runner) keepPatch(i int, patch string) {
+	if i > 0 && !r.commits() {
+		if r.patchKnown {
+			own, files := ownChanges(r.patch, patch)
+			text := fmt.Sprintf("# architect: iteration %d changed %d file(s). It was not committed, so each is shown with all its changes since the run began.\n\n%s", i, files, own)
+			r.writeDiff(i, text)
+		} else {
+			r.writeDiff(i, fmt.Sprintf("# architect: the changes so far after iteration %d (what it changed itself cannot be told apart).\n\n%s", i, patch))
+		}
+	}
+	r.patch, r.patchKnown = patch, true
+}
+
+// commitDiff records a committed iteration's own change: the diff of its
+// commit against the one before (from), exactly, with its size. An
+// iteration that changed nothing has a size of nothing.
+func (r *runner) commitDiff(ctx context.Context, rec *record, from string) {
+	if rec.Commit == "" {
+		rec.Diff = &DiffSize{}
+		return
+	}
+	c, err := r.ws.repo.Between(ctx, from, rec.Commit, diffKeep)
+	if err != nil {
+		r.transcriptFailed(err)
+		return
+	}
+	rec.Diff = &DiffSize{Files: c.Files, Added: c.Added, Deleted: c.Deleted}
+	text := c.Text
+	if c.Truncated > 0 {
+		text += fmt.Sprintf("\n… architect: %d more bytes of this diff are in commit %s\n", c.Truncated, rec.Commit)
+	}
+	r.writeDiff(rec.Iteration.Iteration, text)
+}
+
+func (r *runner) writeDiff(i int, text string) {
+	dir := r.ws.state(TranscriptDir(i))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		r.transcriptFailed(err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, DiffFile), []byte(r.cleanText(text)), 0o600); err != nil {
+		r.transcriptFailed(err)
+	}
+}
+
+// ownChanges keeps, of the changes so far after an iteration (after), the
+// files whose changes differ from those before it, and names the files
+// whose changes went away (back as they were when the run began). Each
+// file's part of a diff made with --full-index names its content, so an
+// equal part means an unchanged file.
+func ownChanges(before, after string) (patch string, files int) {
+	was := diffParts(before)
+	var b strings.Builder
+	now := map[string]bool{}
+	for _, p := range diffPartsOrdered(after) {
+		now[p.name] = true
+		if was[p.name] != p.text {
+			b.WriteString(p.text)
+			files++
+		}
+	}
+	for name := range was {
+		if !now[name] {
+			fmt.Fprintf(&b, "# %s: back as it was when the run began\n", name)
+			files++
+		}
+	}
+	return b.String(), files
+}
+
+type diffPart struct{ name, text string }
+
+// diffPartsOrdered splits a git diff into its files' parts, in order.
+func diffPartsOrdered(d string) []diffPart {
+	var parts []diffPart
+	for d != "" {
+		next := strings.Index(d[1:], "\ndiff --git ")
+		part := d
+		if next >= 0 {
+			part, d = d[:next+2], d[next+2:]
+		} else {
+			d = ""
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(part, "diff --git "), "\n")
+		parts = append(parts, diffPart{name, part})
+	}
+	return parts
+}
+
+func diffParts(d string) map[string]string {
+	m := map[string]string{}
+	for _, p := range diffPartsOrdered(d) {
+		m[p.name] = p.text
+	}
+	return m
+}
+
+// ReadEnd reads the end of the file at path, at most limit bytes (a
+// transcript's file, which may be long).
+func ReadEnd(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		if _, err := f.Seek(-limit, io.SeekEnd); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(f)
+}

@@ -1,0 +1,242 @@
+package tui
+
+// This file is the one place where the terminal UI depends on the loop's
+// types: the events it is fed (loop.Event) and the iteration records a
+// resumed run starts from (loop.Iteration). Everything else in the package
+// works on its own types (run, Row, check).
+
+import (
+	"time"
+
+	"github.com/architect-dev/architect/loop"
+)
+
+// Rows turns iteration records into history rows.
+func Rows(its []loop.Iteration) []Row {
+	rows := make([]Row, 0, len(its))
+	for _, it := range its {
+		row := Row{N: it.Iteration, Duration: it.Duration, Agent: it.AgentDuration, Checks: it.ChecksDuration,
+			Cost: it.Cost, Total: len(it.CheckResults), ChecksRun: len(it.CheckResults) > 0, AllPassed: it.AllChecksPassed,
+			Completion: it.CompletionSignal, Commit: it.Commit, Interrupted: it.Interrupted}
+		for _, c := range it.CheckResults {
+			if c.Passed {
+				row.Passing++
+			}
+		}
+		if it.Error != nil {
+			row.Error = *it.Error
+		}
+		if d := it.Diff; d != nil {
+			row.Added, row.Deleted, row.Files, row.DiffKnown = d.Added, d.Deleted, d.Files, true
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// eventMsg carries a loop event into the model.
+type eventMsg struct{ ev loop.Event }
+
+func (r *run) applyMsg(m eventMsg, now time.Time) { r.apply(m.ev, now) }
+
+// eventTime is when ev happened, or now when its time cannot be read.
+func eventTime(ev loop.Event, now time.Time) time.Time {
+	if t, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
+		return t
+	}
+	return now
+}
+
+// apply updates the run with one event.
+func (r *run) apply(ev loop.Event, now time.Time) {
+	t := eventTime(ev, now)
+	if r.start.IsZero() {
+		r.start, r.phaseStart = t, t
+	}
+	setPhase := func(p string) { r.phase, r.phaseStart = p, t }
+	switch ev.Type {
+	case loop.EventLoopStarted:
+		if ev.MaxIterations > 0 {
+			r.info.MaxIterations = ev.MaxIterations
+		}
+		if ev.Agent != "" && r.info.Agent == "" {
+			r.info.Agent = ev.Agent
+		}
+		if ev.Branch != "" {
+			r.info.Branch = ev.Branch
+		}
+		if ev.Workspace != "" && r.info.Workspace == "" {
+			r.info.Workspace = ev.Workspace
+		}
+		r.iteration = ev.Iteration
+		r.checks = r.checks[:0]
+		for _, c := range ev.Checks {
+			r.checks = append(r.checks, check{name: clean(c)})
+		}
+	case loop.EventIterationStarted:
+		r.iteration = ev.Iteration
+		if ev.MaxIterations > 0 {
+			r.info.MaxIterations = ev.MaxIterations
+		}
+		r.iterCost, r.steps, r.paused = 0, 0, false
+		for i, c := range r.checks {
+			r.checks[i] = check{name: c.name, lastFail: c.lastFail, failing: c.failing}
+		}
+		r.activity.add(divider(ev.Iteration))
+		setPhase(phaseAgent)
+	case loop.EventAgentActivity:
+		for _, l := range cleanLines(ev.Text) {
+			if l != "" {
+				r.activity.add(l)
+			}
+		}
+	case loop.EventAgentFinished:
+		if ev.Cost != nil {
+			r.iterCost = *ev.Cost
+		}
+		r.steps = ev.Steps
+		if ev.Error != "" {
+			r.activity.add("error: " + clean(firstLine(ev.Error)))
+		}
+		if len(r.checks) > 0 {
+			setPhase(phaseChecks)
+		}
+	case loop.EventCheckStarted:
+		if c := r.check(ev); c != nil {
+			c.state, c.started = checkRunning, t
+		}
+		if r.phase != phaseChecks {
+			setPhase(phaseChecks)
+		}
+	case loop.EventCheckFinished:
+		if c := r.check(ev); c != nil {
+			if ev.Passed != nil && *ev.Passed {
+				c.state, c.failing = checkPassed, false
+				r.passing[ev.Iteration]++
+			} else {
+				c.state, c.failing, c.lastFail = checkFailed, true, ev.Iteration
+			}
+			if ev.Duration != nil {
+				c.duration = *ev.Duration
+			}
+			if ev.ExitCode != nil {
+				c.exit = *ev.ExitCode
+			}
+			c.timedOut = ev.TimedOut
+		}
+	case loop.EventIterationFinished:
+		row := Row{N: ev.Iteration, Cost: ev.Cost, Completion: ev.CompletionSignal, Commit: ev.Commit,
+			Passing: r.passing[ev.Iteration], Total: len(r.checks), Interrupted: ev.Interrupted}
+		delete(r.passing, ev.Iteration)
+		row.AllPassed = ev.AllChecksPassed != nil && *ev.AllChecksPassed
+		row.ChecksRun = ev.ChecksRun == nil && row.Total > 0 || ev.ChecksRun != nil && *ev.ChecksRun
+		row.Duration, row.Agent, row.Checks = value(ev.Duration), value(ev.AgentDuration), value(ev.ChecksDuration)
+		if d := ev.Diff; d != nil {
+			row.Added, row.Deleted, row.Files, row.DiffKnown = d.Added, d.Deleted, d.Files, true
+		}
+		r.addRow(row)
+		r.iterCost = 0
+		setPhase(phaseBetween)
+	case loop.EventBackoff, loop.EventUsageLimitWait:
+		setPhase(phaseBackoff)
+		if ev.Type == loop.EventUsageLimitWait {
+			setPhase(phaseUsage)
+		}
+		r.attempt = ev.Attempt
+		r.until = t
+		if ev.Seconds != nil {
+			r.until = t.Add(time.Duration(*ev.Seconds * float64(time.Second)))
+		}
+	case loop.EventPaused:
+		r.paused = true
+		setPhase(phaseBetween)
+	case loop.EventResumed:
+		r.paused = false
+	case loop.EventLoopFinished:
+		setPhase(phaseFinished)
+		r.finished, r.end = true, t
+		r.success = ev.Success != nil && *ev.Success
+		r.stopReason, r.stopDetail = ev.StopReason, clean(ev.StopDetail)
+		if ev.TotalIterations != nil {
+			r.iteration = *ev.TotalIterations
+		}
+	}
+}
+
+// check finds the check an event is about, by index then by name.
+func (r *run) check(ev loop.Event) *check {
+	if ev.Index != nil && *ev.Index >= 0 && *ev.Index < len(r.checks) {
+		return &r.checks[*ev.Index]
+	}
+	name := clean(ev.Check)
+	for i := range r.checks {
+		if r.checks[i].name == name {
+			return &r.checks[i]
+		}
+	}
+	r.checks = append(r.checks, check{name: name})
+	return &r.checks[len(r.checks)-1]
+}
+
+func value(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
+}
+
+// Observe feeds one of the loop's events to the view (loop.Deps.Events).
+func (l *Live) Observe(ev loop.Event) { l.s.send(eventMsg{ev}) }
+
+// Event feeds one of task id's loop events to the board (batch.Options.Events).
+func (b *Board) Event(id string, ev loop.Event) { b.s.send(boardEvent{id: id, eventMsg: eventMsg{ev}}) }
+
+// apply updates a task's row with one of its loop's events.
+func (t *task) apply(ev loop.Event, now time.Time) {
+	switch ev.Type {
+	case loop.EventLoopStarted:
+		if t.started.IsZero() {
+			t.started = eventTime(ev, now)
+		}
+		t.state, t.iteration, t.max = "starting", ev.Iteration, ev.MaxIterations
+		if ev.KnownCost != nil { // a resumed task: what its earlier iterations cost
+			t.cost, t.costGaps = *ev.KnownCost, ev.TotalCost == nil
+		}
+	case loop.EventIterationStarted:
+		t.iteration, t.state, t.activity, t.iterCost = ev.Iteration, "agent", "", 0
+		if ev.MaxIterations > 0 {
+			t.max = ev.MaxIterations
+		}
+	case loop.EventAgentActivity:
+		t.activity = clean(firstLine(ev.Text))
+	case loop.EventAgentFinished:
+		t.state = "checks"
+		if ev.Cost != nil {
+			t.iterCost = *ev.Cost
+		}
+	case loop.EventCheckStarted:
+		t.state = "checks"
+	case loop.EventIterationFinished:
+		t.state, t.iterCost = "iteration done", 0
+		if ev.Cost != nil {
+			t.cost += *ev.Cost
+		} else {
+			t.costGaps = true
+		}
+	case loop.EventPaused:
+		t.state = "paused"
+	case loop.EventResumed:
+		t.state = "agent"
+	case loop.EventBackoff:
+		t.state = "backing off"
+	case loop.EventUsageLimitWait:
+		t.state = "usage limit: waiting"
+	case loop.EventLoopFinished:
+		t.state = ev.StopReason
+		t.ended = eventTime(ev, now)
+	}
+}
+
+// recorded reports whether the event says an iteration's record was
+// written (so what could not be loaded before may be there now).
+func (m eventMsg) recorded() bool { return m.ev.Type == loop.EventIterationFinished }

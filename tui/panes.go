@@ -1,0 +1,213 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// historyPane is the iterations, newest last, h rows with the title and
+// the column heads. Only the rows on screen are drawn, so its cost does
+// not grow with the run.
+func (m *Model) historyPane(h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	rows := m.run.rows
+	out := []string{title(fmt.Sprintf("History (%d)", len(rows)), m.w, m.focus == focusHistory)}
+	if h == 1 {
+		return out
+	}
+	if len(rows) == 0 {
+		return append(out, paint(styleDim, "  no iteration has finished yet"))
+	}
+	nw := len(strconv.Itoa(rows[len(rows)-1].N)) + 1
+	diff := false
+	for _, r := range rows {
+		diff = diff || r.DiffKnown
+	}
+	head := "  " + right("#", nw) + "  " + fit("checks", 7) + "  " + right("time", 7) + "  " + right("agent", 7) + "  " + right("cost", 9)
+	if diff {
+		head += "  " + fit("diff", 13)
+	}
+	out = append(out, paint(styleDim, head+"  done"))
+	show := h - 2
+	sel := m.sel
+	if sel < 0 || sel >= len(rows) {
+		sel = len(rows) - 1
+	}
+	// Keep the selection on screen, scrolling as little as possible.
+	top := min(m.top, max(len(rows)-show, 0))
+	if sel < top {
+		top = sel
+	}
+	if sel >= top+show {
+		top = sel - show + 1
+	}
+	m.top = top
+	for i := top; i < len(rows) && i < top+show; i++ {
+		line := m.historyRow(rows[i], nw, diff)
+		if m.sel == i {
+			line = paint(styleSelect, fit(line, m.w))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// historyRow is one iteration: checks passing, time, agent time, cost,
+// diff size, completion, error.
+func (m *Model) historyRow(r Row, nw int, diff bool) string {
+	var mark string
+	switch {
+	case r.AllPassed && r.Completion != "":
+		mark = paint(styleGood, "✓")
+	case r.Interrupted != "":
+		mark = paint(styleWarn, "◌")
+	case r.AllPassed:
+		mark = paint(styleWarn, "✓")
+	default:
+		mark = paint(styleBad, "✗")
+	}
+	checks := "-"
+	if r.ChecksRun || r.Total > 0 {
+		checks = fmt.Sprintf("%d/%d", r.Passing, r.Total)
+	}
+	cost := "?"
+	if r.Cost != nil {
+		cost = money(*r.Cost)
+	}
+	line := "  " + right("#"+strconv.Itoa(r.N), nw) + "  " + mark + " " + fit(checks, 5) + "  " + right(secs(r.Duration), 7) +
+		"  " + right(secs(r.Agent), 7) + "  " + right(cost, 9)
+	if diff {
+		d := ""
+		if r.DiffKnown {
+			d = paint(styleGood, fmt.Sprintf("+%d", r.Added)) + " " + paint(styleBad, fmt.Sprintf("-%d", r.Deleted))
+		}
+		line += "  " + fit(d, 13)
+	}
+	done := ""
+	if r.Completion != "" {
+		done = r.Completion
+	}
+	line += "  " + fit(done, 4)
+	switch {
+	case r.Interrupted != "":
+		line += "  " + paint(styleWarn, clean(r.Interrupted))
+	case r.Error != "":
+		line += "  " + paint(styleBad, clean(firstLine(r.Error)))
+	}
+	return line
+}
+
+// activityPane is the agent's latest activity, newest at the bottom,
+// scrolled up by m.back lines.
+func (m *Model) activityPane(w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	lines := m.run.activity.lines
+	label := "Agent activity"
+	if m.back > 0 {
+		label += fmt.Sprintf(" (%d lines up; end follows)", m.back)
+	}
+	out := []string{title(label, w, m.focus == focusActivity)}
+	show := h - 1
+	end := max(len(lines)-m.back, 0)
+	start := max(end-show, 0)
+	if len(lines) == 0 {
+		return append(out, paint(styleDim, "  nothing yet"))
+	}
+	for _, l := range lines[start:end] {
+		if strings.HasPrefix(l, "── iteration ") {
+			out = append(out, paint(styleDim, cut(l, w)))
+			continue
+		}
+		out = append(out, cut("  "+l, w))
+	}
+	return out
+}
+
+// checksPane is the checks of the current iteration: status, duration,
+// the slowest marked.
+func (m *Model) checksPane(w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	r := m.run
+	out := []string{title(fmt.Sprintf("Checks, iteration %d", r.iteration), w, m.focus == focusChecks)}
+	if len(r.checks) == 0 {
+		return append(out, paint(styleDim, "  no checks"))
+	}
+	slow := r.slowest(m.now())
+	_, shown := m.outputTarget()
+	show := h - 1
+	first := 0
+	if m.checkSel >= show {
+		first = m.checkSel - show + 1
+	}
+	for i := first; i < len(r.checks) && i < first+show; i++ {
+		c := r.checks[i]
+		var mark, detail string
+		switch c.state {
+		case checkPending:
+			mark = paint(styleDim, "·")
+		case checkRunning:
+			mark, detail = paint(styleInfo, spinner[m.tick%len(spinner)]), clock(m.now().Sub(c.started))
+		case checkPassed:
+			mark, detail = paint(styleGood, "✓"), secs(c.duration)
+		case checkFailed:
+			mark, detail = paint(styleBad, "✗"), secs(c.duration)
+			if c.timedOut {
+				mark, detail = paint(styleWarn, "⏱"), detail+" timed out"
+			}
+		}
+		if i == slow {
+			detail += " slowest"
+		}
+		pointer := "  "
+		if i == shown && m.focus == focusChecks {
+			pointer = "▸ "
+		}
+		name := cut(c.name, max(w-width(detail)-6, 8))
+		line := pointer + mark + " " + name
+		if detail != "" {
+			line += "  " + paint(styleDim, detail)
+		}
+		if i == m.checkSel && m.focus == focusChecks {
+			line = paint(styleSelect, fit(line, w))
+		}
+		out = append(out, cut(line, w))
+	}
+	return out
+}
+
+// outputPane is the end of the last failing output of the selected check.
+func (m *Model) outputPane(w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	it, idx := m.outputTarget()
+	if it <= 0 || idx < 0 || idx >= len(m.run.checks) {
+		return nil
+	}
+	c := m.run.checks[idx]
+	label := fmt.Sprintf("Output: %s (failed in iteration %d)", c.name, it)
+	out := []string{title(label, w, false)}
+	lines := m.output.lines
+	switch {
+	case !m.output.loaded:
+		lines = []string{paint(styleDim, "loading…")}
+	case m.output.failed:
+		lines = []string{paint(styleDim, "(shown once the iteration is recorded)")}
+	case len(lines) == 0 || len(lines) == 1 && lines[0] == "":
+		lines = []string{paint(styleDim, "(no output)")}
+	}
+	if n := h - 1; len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for _, l := range lines {
+		out = append(out, cut("  "+l, w))
+	}
+	return out
+}
