@@ -52,8 +52,8 @@ written, and an overview page with one row per run linking to them
 
 func runReport(e *env, dir, wt, out string, all bool) error {
 	if out != "" {
-		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-			return &loop.UsageError{Msg: out + " is a directory", Hint: "give -o the path of an HTML file"}
+		if err := notAFolder(out, out); err != nil {
+			return err // before looking for runs: the flag is what is wrong
 		}
 	}
 	if wt != "" && all {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"unicode"
@@ -85,11 +86,37 @@ func (c *Config) checkValues(src Sources) Errors {
 		bad("dir", "the workspace's path is not valid UTF-8", "run architect from (or give -C) a folder whose path is UTF-8: the run's records name it")
 	}
 	if len(errs) == 0 {
+		if msg := c.doneFileProblem(); msg != "" {
+			bad("done_file", msg, "give the path of a file the agent creates when it is done (relative to the workspace)")
+		}
 		for _, key := range c.unrecorded() {
 			bad(key, "cannot be recorded as given (the run's state is JSON)", "give a finite number, or text in UTF-8")
 		}
 	}
 	return errs
+}
+
+// doneFileProblem says why the done file can never signal completion: a
+// folder is there, or the path cannot be looked at (a symlink loop, a file
+// where a folder is needed). Relative to a worktree that does not exist
+// yet, it cannot be told: the run checks it again when it starts.
+func (c *Config) doneFileProblem() string {
+	path := c.DoneFile
+	if path == "" || !filepath.IsAbs(path) && c.Worktree {
+		return ""
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.Dir, path)
+	}
+	switch fi, err := os.Stat(path); {
+	case os.IsNotExist(err):
+		return ""
+	case err != nil:
+		return path + ": " + unwrapPathErr(err)
+	case fi.IsDir():
+		return path + " is a directory"
+	}
+	return ""
 }
 
 func (c *Config) patterns(key string) []string {
