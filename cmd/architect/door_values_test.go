@@ -31,11 +31,6 @@ const (
 	kindEnum     = "enum"    // one of a fixed set of words
 )
 
-// argMax is the longest single argument or variable Linux accepts
-// (MAX_ARG_STRLEN, 32 pages) less some room: longer ones are tried in
-// files only.
-const argMax = 128<<10 - 64
-
 // pwned is the file the shell metacharacters would create if a value that
 // is not a command were ever given to a shell.
 const pwned = "pwned"
