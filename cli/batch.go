@@ -45,7 +45,12 @@ or pre-flight error, 130 interrupted.`,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runBatch(cmd.Context(), e, args[0], o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("only") && o.only == "" {
+				return &loop.UsageError{Msg: "--only: empty", Hint: "give the id of a task, or leave --only out to run them all"}
+			}
+			return runBatch(cmd.Context(), e, args[0], o)
+		},
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
@@ -84,7 +89,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		return nil
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "architect: warning: %s\n", w)
+		fmt.Fprintf(e.stderr, "architect: warning: %s\n", printable(w))
 	}
 	if o.only != "" {
 		if tasks, err = batch.Only(tasks, o.only); err != nil {

@@ -23,6 +23,13 @@ func findRun(dir, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	where := abs
+	if dir != "." {
+		where = dir // as given with -C
+	}
+	if name != "" && !config.ValidWorktreeName(name) {
+		return "", &loop.UsageError{Msg: fmt.Sprintf("--worktree-name %q: not a worktree name", name), Hint: "give the NAME of .architect-worktrees/NAME (`git worktree list` lists them)"}
+	}
 	has := func(ws string) bool {
 		_, err := os.Stat(filepath.Join(ws, loop.StateDir, loop.StateFile))
 		return err == nil
@@ -35,7 +42,7 @@ func findRun(dir, name string) (string, error) {
 		if ws := filepath.Join(abs, wtDir); has(ws) {
 			return ws, nil
 		}
-		return "", &loop.UsageError{Msg: fmt.Sprintf("no run of worktree %q under %s", name, abs), Hint: "check --worktree-name, or pass the repository with -C DIR"}
+		return "", &loop.UsageError{Msg: fmt.Sprintf("no run of --worktree-name %s under %s", name, where), Hint: "check --worktree-name, or pass the repository with -C DIR"}
 	}
 	if has(abs) {
 		return abs, nil
@@ -54,7 +61,7 @@ func findRun(dir, name string) (string, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", &loop.UsageError{Msg: "no architect run in " + abs, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
+		return "", &loop.UsageError{Msg: "no architect run in " + where, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
 	}
 	return "", &loop.UsageError{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
 }

@@ -71,9 +71,9 @@ pre-flight error, 130 interrupted.`,
 					c.Quiet, c.Plain, c.JSON = flagged.Quiet, flagged.Plain, flagged.JSON
 				})
 			}
-			path := cfgPath
-			if path == "" {
-				path, _ = e.lookup("ARCHITECT_CONFIG")
+			path, err := configPath(cmd, e, cfgPath)
+			if err != nil {
+				return err
 			}
 			cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &flagged)
 			if err != nil {
@@ -84,7 +84,7 @@ pre-flight error, 130 interrupted.`,
 			}
 			if !cfg.Quiet {
 				for _, w := range warnings {
-					fmt.Fprintf(e.stderr, "architect: warning: %s\n", w)
+					fmt.Fprintf(e.stderr, "architect: warning: %s\n", printable(w))
 				}
 			}
 			return execute(cmd.Context(), e, cfg)
@@ -242,9 +242,9 @@ func viewInfo(cfg config.Config, agentName, resumed string) tui.Info {
 // printWarnings prints pre-flight warnings, each with its hint.
 func printWarnings(w io.Writer, items []preflight.Item) {
 	for _, it := range items {
-		fmt.Fprintf(w, "architect: warning: %s: %s\n", it.Check, it.Detail)
+		fmt.Fprintf(w, "architect: warning: %s\n", printable(it.Check+": "+it.Detail))
 		if it.Hint != "" {
-			fmt.Fprintf(w, "architect: hint: %s\n", it.Hint)
+			fmt.Fprintf(w, "architect: hint: %s\n", printable(it.Hint))
 		}
 	}
 }

@@ -74,6 +74,7 @@ limit.`,
 	root.SetHelpCommandGroupID(groupOther)
 	root.SetCompletionCommandGroupID(groupOther)
 	root.SetFlagErrorFunc(flagError)
+	root.PersistentPreRunE = checkDir
 	root.SetUsageFunc(usage)
 	root.SetHelpCommand(helpCommand())
 	root.AddCommand(

@@ -133,9 +133,7 @@ func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int
 		return true // the loop stops at its next check, without waiting for nothing
 	}
 	d := time.Duration(1<<min(n-1, 30)) * time.Second
-	if r.cfg.BackoffCap > 0 && d > r.cfg.BackoffCap {
-		d = r.cfg.BackoffCap
-	}
+	d = min(d, r.cfg.BackoffCap) // a cap of 0: retry at once
 	if dl, ok := ctx.Deadline(); ok && !r.deps.Now().Add(d).Before(dl) {
 		r.stop(StopTimeout, fmt.Sprintf("max-time of %s would be reached during the %s wait after failed iteration %d: stopping now",
 			config.FormatDuration(r.cfg.MaxTime), human(d), i))

@@ -127,6 +127,11 @@ func planWorkspace(ctx context.Context, cfg config.Config) (WorkspacePlan, *gitw
 		if cfg.Worktree {
 			return p, nil, &UsageError{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
 		}
+		if cfg.Mode == config.ModeBuild {
+			// Build mode promises a commit per iteration; plan mode, and a
+			// run without --mode, commit nothing outside a worktree.
+			return p, nil, &UsageError{Msg: "--mode build commits every iteration, and " + dir + " is not in a git repository", Hint: "run `git init` there (and commit what is there), or use --mode plan, which commits nothing"}
+		}
 		return p, nil, nil
 	}
 	if err != nil {
