@@ -158,7 +158,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 // batchAgent builds task t's agent.
 func batchAgent(t batch.Task) (agent.Agent, error) {
 	c := t.Config
-	ag, err := agent.New(agent.Config{Name: c.Agent, Cmd: c.AgentCmd, Bin: c.AgentBin, Model: c.Model, Args: c.AgentArgs, Prices: c.Prices})
+	ag, err := agent.New(c.AgentConfig())
 	if err != nil {
 		return nil, &loop.UsageError{Msg: "task " + t.ID + ": " + err.Error(), Hint: "fix the task's agent options in the batch file"}
 	}

@@ -115,6 +115,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	if c.Agent == "command" && strings.TrimSpace(c.AgentCmd) == "" && src["agent_cmd"] == "" {
 		bad("agent", "the command agent needs a command", `give it with --agent-cmd 'CMD' (the prompt arrives on stdin)`)
 	}
+	c.validateFallback(bad)
 	if c.OnUsageLimit != "wait" && c.OnUsageLimit != "stop" {
 		bad("on_usage_limit", fmt.Sprintf("%q is neither wait nor stop", c.OnUsageLimit), "use --on-usage-limit wait or --on-usage-limit stop")
 	}

@@ -269,14 +269,14 @@ func (w *workspace) prepareStateDir(now time.Time, ownDone bool) (archived, erro
 	}
 	_ = os.Chmod(w.state(), 0o700)
 	names := []string{ProgressFile, "prompts", TranscriptsDir, "report.html", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile,
-		AgentResultFile, InflightFile, "report.html"}
+		AgentResultFile, InflightFile, NotesDir}
 	if ownDone {
 		names = append(names, DoneFile)
 	}
 	var newest time.Time
 	found := false
 	for _, name := range names {
-		if fi, err := os.Stat(w.state(name)); err == nil && (name != "prompts" || !emptyDir(w.state(name))) {
+		if fi, err := os.Stat(w.state(name)); err == nil && (!fi.IsDir() || !emptyDir(w.state(name))) {
 			found = true
 			if fi.ModTime().After(newest) {
 				newest = fi.ModTime()
