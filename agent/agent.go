@@ -72,11 +72,18 @@ const (
 	// ErrFatal stops the loop at once: executable not found, permission
 	// denied, authentication rejected, invalid model.
 	ErrFatal ErrorKind = "fatal"
-	// ErrTransient is recorded as the iteration's error and the loop goes on:
-	// server errors, overload, network, a crashed or timed-out run.
+	// ErrTransient is recorded as the iteration's error and the loop goes
+	// on, with backoff: a crashed or timed-out run, a failure the CLI does
+	// not explain.
 	ErrTransient ErrorKind = "transient"
-	// ErrUsageLimit means the provider refused for quota reasons; ResetAt
-	// tells when it lifts, if known.
+	// ErrOutage is the provider's service failing (a 5xx answer, overload,
+	// the service unreachable): retried with backoff like a transient
+	// error, counted by the circuit breaker, and past --outage-retries the
+	// loop falls back to the next agent, when one is configured.
+	ErrOutage ErrorKind = "outage"
+	// ErrUsageLimit means the provider refused for quota reasons (a plan's
+	// usage limit, a rate limit: HTTP 429); ResetAt tells when it lifts, if
+	// known. Billing (no credit left) is ErrFatal: waiting does not fix it.
 	ErrUsageLimit ErrorKind = "usage_limit"
 )
 
@@ -102,7 +109,11 @@ type Outcome struct {
 	Err          string    // human-readable error, "" when none
 	Hint         string    // what the user can do about a fatal error
 	ResetAt      time.Time // for ErrUsageLimit: when the limit lifts, zero if unknown
-	Duration     time.Duration
+	// ResetWithin is the precision of ResetAt: the limit lifts somewhere
+	// in [ResetAt, ResetAt+ResetWithin). A clock time printed to the
+	// minute ("try again at 6:19 AM") is within a minute; 0 is exact.
+	ResetWithin time.Duration
+	Duration    time.Duration
 	// Searched, when set, is what the adapter found in a final message it
 	// could not keep whole (FinalMessage then holds only its end).
 	Searched *Searched

@@ -406,14 +406,16 @@ func (a *aider) classify(o *Outcome, s *aiderStream, stderr string) {
 	}
 	all := s.errName + " " + s.errText
 	if limited, reset := usageLimit(0, all, nil, a.now()); limited {
-		o.ErrKind, o.ResetAt = ErrUsageLimit, reset
+		o.ErrKind = ErrUsageLimit
+		o.setReset(reset)
 		return
 	}
 	if s.errName == "RateLimitError" {
-		// A rate limit, as for every agent: waited out.
+		// A rate limit, as for every agent: waited out, for as long as
+		// the provider's message asks when it says.
 		o.ErrKind = ErrUsageLimit
 		if d, ok := retryDelay(all); ok {
-			o.ResetAt = a.now().Add(d)
+			o.setReset(exactReset(a.now().Add(d)))
 		}
 		return
 	}
@@ -425,6 +427,8 @@ func (a *aider) classify(o *Outcome, s *aiderStream, stderr string) {
 		o.ErrKind, o.Hint = ErrFatal, "check --model: aider wants a litellm model name, e.g. anthropic/claude-sonnet-4-5 (`aider --list-models NAME` searches them)"
 	case isBillingError(0, all):
 		o.ErrKind, o.Hint = ErrFatal, "the provider account has no credit left: add some or use another key"
+	case isOutage(0, all):
+		o.ErrKind = ErrOutage
 	default:
 		o.ErrKind = ErrTransient
 	}

@@ -74,7 +74,7 @@ func TestAiderOutput(t *testing.T) {
 		{file: "error-rate-limit-recovered.stdout", steps: 1, usage: Usage{Input: 915000, Output: 94}, cost: 2.75, costKnown: true},
 		{file: "error-model.stdout", kind: ErrFatal, costKnown: true, errHas: "not_found_error", hintHas: "--model"},
 		{file: "error-no-provider.stdout", kind: ErrFatal, costKnown: true, errHas: "LLM Provider NOT provided", hintHas: "--model"},
-		{file: "error-overloaded.stdout", kind: ErrTransient, costKnown: true, errHas: "overloaded"},
+		{file: "error-overloaded.stdout", kind: ErrOutage, costKnown: true, errHas: "overloaded"},
 		// Captured from aider 0.86.2 against a local server (SOURCE.md).
 		{file: "real-success.stdout", history: "real-success.history", final: "calc.go\n```go\n// Package calc does arithmetic.\npackage calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n```\nDone. <promise>COMPLETE</promise>",
 			steps: 1, usage: Usage{Input: 1200, Output: 56}, cost: 0.0029, costKnown: true},

@@ -201,7 +201,8 @@ func (a *amp) classify(o *Outcome, s *ampStream, stderr string) {
 	}
 	all := text + "\n" + stderr + "\n" + notes
 	if limited, reset := claudeParseLimit(text, a.now()); limited {
-		o.ErrKind, o.ResetAt = ErrUsageLimit, reset
+		o.ErrKind = ErrUsageLimit
+		o.setReset(reset)
 		return
 	}
 	switch {
@@ -213,6 +214,8 @@ func (a *amp) classify(o *Outcome, s *ampStream, stderr string) {
 		o.ErrKind, o.Hint = ErrFatal, "Amp refused its command line: check the flags given with --agent-arg (and that --model names an Amp mode)"
 	case containsFold(all, "invalid mode", "unknown mode", "mode not found"):
 		o.ErrKind, o.Hint = ErrFatal, "check --model: for Amp it selects the agent mode (e.g. smart or rush)"
+	case isOutage(0, text):
+		o.ErrKind = ErrOutage
 	default:
 		o.ErrKind = ErrTransient
 	}

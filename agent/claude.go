@@ -124,12 +124,15 @@ func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
 
 	switch {
 	case s.limitRejected:
-		o.ErrKind, o.ResetAt = ErrUsageLimit, s.limitResetAt
-		if o.ResetAt.IsZero() {
-			o.ResetAt = resetAt
+		o.ErrKind = ErrUsageLimit
+		if s.limitResetAt.IsZero() {
+			o.setReset(resetAt)
+		} else {
+			o.setReset(exactReset(s.limitResetAt)) // resetsAt: a Unix time
 		}
 	case limited:
-		o.ErrKind, o.ResetAt = ErrUsageLimit, resetAt
+		o.ErrKind = ErrUsageLimit
+		o.setReset(resetAt)
 	case strings.Contains(stderr, "cannot be used with root/sudo privileges"):
 		o.ErrKind, o.Hint = ErrFatal, "running as root: set IS_SANDBOX=1 if this is a sandbox"
 	case status == 429 || s.apiError == "rate_limit" || strings.Contains(structured, "rate_limit_error"):
@@ -137,7 +140,7 @@ func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
 		// not retried at once. Claude Code has already retried it itself.
 		o.ErrKind = ErrUsageLimit
 		if d, ok := retryDelay(structured); ok {
-			o.ResetAt = a.now().Add(d)
+			o.setReset(exactReset(a.now().Add(d)))
 		}
 	case status == 403:
 		o.ErrKind, o.Hint = ErrFatal, "the API key or account is not allowed to do this: check its permissions"
@@ -146,8 +149,10 @@ func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
 		o.ErrKind, o.Hint = ErrFatal, "check the Anthropic credentials Claude Code uses (ANTHROPIC_API_KEY, or run claude and /login)"
 	case status == 404 || s.apiError == "model_not_found":
 		o.ErrKind, o.Hint = ErrFatal, "check --model: give a model Claude Code knows (e.g. sonnet, opus or a full model id)"
-	case s.apiError == "billing_error":
-		o.ErrKind, o.Hint = ErrFatal, "the Anthropic account has no credit left: add some or use another key"
+	case s.apiError == "billing_error" || isBillingError(status, structured):
+		o.ErrKind, o.Hint = ErrFatal, "the Anthropic account has no credit left: add some (console.anthropic.com, Plans & Billing) or use another key"
+	case s.apiError == "server_error" || s.apiError == "overloaded" || isOutage(status, structured):
+		o.ErrKind = ErrOutage
 	default:
 		o.ErrKind = ErrTransient
 	}

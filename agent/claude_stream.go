@@ -364,34 +364,45 @@ func jsonStringEnd(b []byte) string {
 	return ""
 }
 
-// claudeLimitText matches Claude Code's usage-limit messages: "You've hit your
-// limit · resets 5pm (Europe/Paris)", "You've hit your session limit ·
-// resets 9:04am (UTC)", "You've hit your weekly limit · resets Nov 28, 5pm
-// (UTC)".
+// claudeLimitText matches Claude Code's usage-limit messages, in the
+// wordings of its versions: "You've hit your limit · resets 5pm
+// (Europe/Paris)", "You've hit your session limit · resets 9:04am (UTC)",
+// "You've hit your weekly limit · resets Nov 28, 5pm (UTC)", "Claude usage
+// limit reached. Your limit will reset at 3pm (America/Bogota)." and the
+// oldest, "Claude AI usage limit reached|1750708800" (a Unix time after
+// the bar).
 var (
-	claudeLimitText = lazyRegexp(`(?i)\byou(?:'|’)ve (?:hit|reached) your (?:[\w .-]+ )?limit\b`)
-	claudeResetText = lazyRegexp(`(?i)\bresets (?:at )?([A-Za-z]{3} \d{1,2}, (?:\d{4}, )?)?(\d{1,2}(?::\d{2})? ?[ap]m)\b(?: \(([^()]+)\))?`)
+	claudeLimitText = lazyRegexp(`(?i)\byou(?:'|’)ve (?:hit|reached) your (?:[\w .-]+ )?limit\b|\bclaude (?:ai )?usage limit reached\b`)
+	claudeResetText = lazyRegexp(`(?i)\b(?:resets|will reset) (?:at )?([A-Za-z]{3} \d{1,2}, (?:\d{4}, )?)?(\d{1,2}(?::\d{2})? ?[ap]m)\b(?: \(([^()]+)\))?`)
+	claudeResetUnix = lazyRegexp(`(?i)usage limit reached\|(\d{9,11})\b`)
 )
 
 // claudeParseLimit reports whether text announces a usage limit, and when the
 // limit resets if text says so and the time can be read (zero otherwise).
-func claudeParseLimit(text string, now time.Time) (bool, time.Time) {
+// A clock time is printed to the minute, so the reset is known within a
+// minute; a Unix time is exact.
+func claudeParseLimit(text string, now time.Time) (bool, Reset) {
 	if !claudeLimitText().MatchString(text) {
-		return false, time.Time{}
+		return false, Reset{}
+	}
+	if m := claudeResetUnix().FindStringSubmatch(text); m != nil {
+		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+			return true, exactReset(time.Unix(n, 0))
+		}
 	}
 	m := claudeResetText().FindStringSubmatch(text)
 	if m == nil {
-		return true, time.Time{}
+		return true, Reset{}
 	}
 	loc := time.Local
 	if m[3] != "" {
 		l, err := time.LoadLocation(strings.TrimSpace(m[3]))
 		if err != nil {
-			return true, time.Time{}
+			return true, Reset{}
 		}
 		loc = l
 	}
-	return true, claudeResetTime(strings.TrimSpace(m[1]), strings.ReplaceAll(strings.ToLower(m[2]), " ", ""), now.In(loc))
+	return true, minuteReset(claudeResetTime(strings.TrimSpace(m[1]), strings.ReplaceAll(strings.ToLower(m[2]), " ", ""), now.In(loc)))
 }
 
 // claudeResetTime reads "5pm" or "9:04am" as the next time the clock shows that

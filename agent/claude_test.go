@@ -75,16 +75,21 @@ func TestClaudeCapturedOutput(t *testing.T) {
 			usage: Usage{Input: 300, CachedInput: 110, Output: 30}, cost: 0.002305, costKnow: true},
 		{file: "tool-output-mentions-limits.jsonl", final: "The tests print scary text but pass.", steps: 2,
 			usage: Usage{Input: 300, CachedInput: 100, Output: 30}, cost: 0.0023, costKnow: true},
-		{file: "error-500.jsonl", exit: 1, kind: ErrTransient, steps: 1, costKnow: true, errHas: "API Error: 500"},
-		{file: "error-529-overloaded.jsonl", exit: 1, kind: ErrTransient, steps: 1, costKnow: true, errHas: "529 Overloaded"},
+		{file: "error-500.jsonl", exit: 1, kind: ErrOutage, steps: 1, costKnow: true, errHas: "API Error: 500"},
+		{file: "error-529-overloaded.jsonl", exit: 1, kind: ErrOutage, steps: 1, costKnow: true, errHas: "529 Overloaded"},
 		{file: "error-429-api-key.jsonl", exit: 1, kind: ErrUsageLimit, steps: 1, costKnow: true, errHas: "rate limit"},
-		{file: "error-connection-refused.jsonl", exit: 1, kind: ErrTransient, steps: 1, costKnow: true, errHas: "Unable to connect"},
+		{file: "error-connection-refused.jsonl", exit: 1, kind: ErrOutage, steps: 1, costKnow: true, errHas: "Unable to connect"},
 		{file: "error-401.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "Invalid API key", hintHas: "ANTHROPIC_API_KEY"},
 		{file: "error-403.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "403", hintHas: "permission"},
 		{file: "error-404-model.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "claude-nope", hintHas: "--model"},
 		{file: "error-not-logged-in.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "Not logged in", hintHas: "/login"},
 		{file: "usage-limit.jsonl", exit: 1, kind: ErrUsageLimit, steps: 1, costKnow: true, errHas: "hit your session limit",
 			resetAt: time.Unix(1795338261, 0)},
+		// The rate_limit_event's resetsAt (to the second) wins over the
+		// text's "resets 6:19am (UTC)" (to the minute).
+		{file: "usage-limit-soon.jsonl", exit: 1, kind: ErrUsageLimit, steps: 1, costKnow: true, errHas: "resets 6:19am (UTC)",
+			resetAt: time.Unix(1795501162, 0)},
+		{file: "error-billing.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "Credit balance is too low", hintHas: "no credit left"},
 		{file: "root-refusal.stdout", stderr: string(claudeTestdata(t, "root-refusal.stderr")), exit: 1, kind: ErrFatal,
 			costKnow: true, errHas: "root/sudo", hintHas: "IS_SANDBOX=1"},
 	}
@@ -101,6 +106,7 @@ func TestClaudeCapturedOutput(t *testing.T) {
 			is.True(strings.Contains(o.Err, tt.errHas))             // error text
 			is.True(strings.Contains(o.Hint, tt.hintHas))           // hint
 			is.True(o.ResetAt.Equal(tt.resetAt))                    // reset time
+			is.Equal(o.ResetWithin, time.Duration(0))               // resetsAt is exact
 			is.Equal(o.Failed(), tt.kind != ErrNone)
 		})
 	}
@@ -127,6 +133,10 @@ func TestClaudeParseLimit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no time zone data: %v", err)
 	}
+	bogota, err := time.LoadLocation("America/Bogota")
+	if err != nil {
+		t.Fatalf("no time zone data: %v", err)
+	}
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, paris)
 	tests := []struct {
 		text    string
@@ -142,6 +152,9 @@ func TestClaudeParseLimit(t *testing.T) {
 		{"You’ve hit your limit · resets 5pm (Mars/Olympus_Mons)", true, time.Time{}},
 		{"You've hit your limit", true, time.Time{}},
 		{"You've reached your Fable 5 limit.", true, time.Time{}},
+		// Older wordings.
+		{"Claude usage limit reached. Your limit will reset at 3pm (America/Bogota).", true, time.Date(2026, 11, 22, 15, 0, 0, 0, bogota)},
+		{"Claude AI usage limit reached|1750708800", true, time.Unix(1750708800, 0)},
 		{"API Error: Request rejected (429) · This request would exceed your account's rate limit.", false, time.Time{}},
 		{"Done: fixed the rate limit test", false, time.Time{}},
 	}
@@ -149,8 +162,16 @@ func TestClaudeParseLimit(t *testing.T) {
 		is := is.NewRelaxed(t)
 		limited, reset := claudeParseLimit(tt.text, now)
 		is.Equal(limited, tt.limited) // limited?
-		if !reset.Equal(tt.reset) {
-			t.Errorf("%q: reset %v, want %v", tt.text, reset, tt.reset)
+		if !reset.At.Equal(tt.reset) {
+			t.Errorf("%q: reset %v, want %v", tt.text, reset.At, tt.reset)
+		}
+		// A clock time is known to the minute; a Unix time exactly.
+		want := time.Duration(0)
+		if !tt.reset.IsZero() && !strings.Contains(tt.text, "|") {
+			want = time.Minute
+		}
+		if reset.Within != want {
+			t.Errorf("%q: within %v, want %v", tt.text, reset.Within, want)
 		}
 	}
 }
@@ -462,8 +483,8 @@ func TestClaudeRealCLI(t *testing.T) {
 		errHas  string
 		resetAt time.Time
 	}{
-		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrTransient, errHas: "500"},
-		{name: "529", turn: stubmodel.Turn{Status: 529}, kind: ErrTransient, errHas: "Overloaded"},
+		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrOutage, errHas: "500"},
+		{name: "529", turn: stubmodel.Turn{Status: 529}, kind: ErrOutage, errHas: "Overloaded"},
 		{name: "401", turn: stubmodel.Turn{Status: 401}, kind: ErrFatal, errHas: "Invalid API key"},
 		{name: "404 model", turn: stubmodel.Turn{Status: 404}, kind: ErrFatal, errHas: "model"},
 		{name: "usage limit", turn: stubmodel.Turn{Status: 429, Header: stubmodel.AnthropicUsageLimitHeader(time.Unix(1795338261, 0))},

@@ -30,6 +30,7 @@ const (
 	codexAuthHint    = "check the credentials Codex uses: set OPENAI_API_KEY (or CODEX_API_KEY), or run `codex login`"
 	codexModelHint   = "check --model: give a model your Codex account can use (e.g. --model gpt-5.5)"
 	codexPlanHint    = "the ChatGPT plan Codex is logged in with does not include Codex: upgrade it, or use an API key (OPENAI_API_KEY)"
+	codexBillingHint = "the OpenAI account has no credit left or reached its spending limit: add credit (platform.openai.com, Billing), or use another key"
 )
 
 // codex drives OpenAI Codex headless: one `codex exec --json` process per
@@ -128,14 +129,21 @@ func (a *codex) classify(o *Outcome, s *codexStream, stderr string, loc *time.Lo
 	} else {
 		o.Err = "codex: " + text
 	}
-	o.ErrKind, o.Hint, o.ResetAt = codexClassify(text, a.now().In(loc))
+	var reset Reset
+	o.ErrKind, o.Hint, reset = codexClassify(text, a.now().In(loc))
+	o.setReset(reset)
 }
 
 // codexClassify sorts one of Codex's error messages (as observed with
 // 0.169.0 against HTTP errors; see testdata/codex) into an ErrorKind, with
 // a hint for fatal errors and the reset time of a usage limit when the
 // message gives one. now is in the time zone Codex printed times in.
-func codexClassify(text string, now time.Time) (ErrorKind, string, time.Time) {
+//
+// A plan's usage limit and a rate limit (429) are waited out; an API
+// account out of credit ("Quota exceeded. Check your plan and billing
+// details.": insufficient_quota) is billing, which waiting does not fix:
+// fatal, with a hint.
+func codexClassify(text string, now time.Time) (ErrorKind, string, Reset) {
 	l := strings.ToLower(text)
 	has := func(subs ...string) bool {
 		for _, s := range subs {
@@ -147,21 +155,36 @@ func codexClassify(text string, now time.Time) (ErrorKind, string, time.Time) {
 	}
 	switch {
 	case has("upgrade to plus", "usage_not_included"):
-		return ErrFatal, codexPlanHint, time.Time{}
-	case has("usage limit", "quota exceeded", "insufficient_quota", "exceeded your current quota",
-		"last status: 429", "429 too many requests", "out of credits", "spend cap", "usage_limit_reached"):
+		return ErrFatal, codexPlanHint, Reset{}
+	case has("quota exceeded", "insufficient_quota", "exceeded your current quota", "out of credits", "spend cap", "billing"):
+		return ErrFatal, codexBillingHint, Reset{}
+	case has("usage limit", "last status: 429", "429 too many requests", "usage_limit_reached", "rate limit"):
 		return ErrUsageLimit, "", codexResetAt(text, now)
 	case has("missing environment variable"):
 		return ErrFatal, "set the environment variable Codex names (the API key its model provider reads), " +
-			"e.g. OPENAI_API_KEY, or run `codex login`", time.Time{}
+			"e.g. OPENAI_API_KEY, or run `codex login`", Reset{}
 	case has("status 401", "status 403", "unauthorized", "forbidden", "invalid_api_key", "incorrect api key",
 		"no codex credentials", "not logged in", "codex login", "refresh token", "access blocked"):
-		return ErrFatal, codexAuthHint, time.Time{}
+		return ErrFatal, codexAuthHint, Reset{}
 	case has("status 404", "model_not_found", "does not exist or you do not have access", "model is not supported",
 		"unsupported model", "unknown model", `"param":"model"`):
-		return ErrFatal, codexModelHint, time.Time{}
+		return ErrFatal, codexModelHint, Reset{}
+	case isOutage(codexStatus(text), text):
+		return ErrOutage, "", Reset{}
 	}
-	return ErrTransient, "", time.Time{}
+	return ErrTransient, "", Reset{}
+}
+
+// codexStatusIn finds the HTTP status Codex names in an error: "unexpected
+// status 500 Internal Server Error", "last status: 503".
+var codexStatusIn = lazyRegexp(`(?i)status:? (\d{3})\b`)
+
+func codexStatus(text string) int {
+	if m := codexStatusIn().FindStringSubmatch(text); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
 }
 
 // codexStream follows Codex's JSONL events. Only the structured events
@@ -361,46 +384,92 @@ func codexParse(b []byte) (ev codexEvent, ok bool) {
 	return ev, true
 }
 
-// codexTryAgainAt matches the reset time in Codex's usage-limit message:
-// "Try again at 5:46 PM." (today) or "try again at Mar 17th, 2030 5:46 PM."
-var codexTryAgainAt = lazyRegexp(`(?i)try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th)?, (\d{4}) )?(\d{1,2}):(\d{2}) ?([AP]M)`)
+// codexTryAgainAt finds the reset time in Codex's usage-limit message:
+// "Try again at 5:46 PM." (today), "try again at Mar 17th, 2030 5:46 PM.",
+// or the same in the user's locale ("try again at 10 de jul. de 2026,
+// 11:52"). Codex prints local times to the minute (truncated): the limit
+// lifts within that minute.
+var (
+	codexTryAgainAt = lazyRegexp(`(?i)try again at ([^\n]{0,60}?)(\d{1,2}):(\d{2})(?:\s*([ap])\.?\s?m\b\.?)?`)
+	codexDateWord   = lazyRegexp(`[\p{L}]+\.?|\d+(?:st|nd|rd|th)?`)
+)
 
 // codexResetAt reads when a usage limit lifts from Codex's message, in
 // now's time zone; zero when the message does not say.
-func codexResetAt(text string, now time.Time) time.Time {
+func codexResetAt(text string, now time.Time) Reset {
 	m := codexTryAgainAt().FindStringSubmatch(text)
 	if m == nil {
 		if d, ok := retryDelay(text); ok {
-			return now.Add(d)
+			return exactReset(now.Add(d))
 		}
-		return time.Time{}
+		return Reset{}
 	}
-	hour, _ := strconv.Atoi(m[4])
-	minute, _ := strconv.Atoi(m[5])
-	if hour < 1 || hour > 12 || minute > 59 {
-		return time.Time{}
+	hour, _ := strconv.Atoi(m[2])
+	minute, _ := strconv.Atoi(m[3])
+	if minute > 59 || hour > 23 {
+		return Reset{}
 	}
-	hour %= 12
-	if strings.EqualFold(m[6], "PM") {
-		hour += 12
+	if m[4] != "" { // a 12-hour clock
+		if hour < 1 || hour > 12 {
+			return Reset{}
+		}
+		hour %= 12
+		if strings.EqualFold(m[4], "p") {
+			hour += 12
+		}
 	}
-	if m[1] == "" {
+	date := strings.TrimSpace(m[1])
+	if date == "" {
 		t := time.Date(now.Year(), now.Month(), now.Day(), hour, minute, 0, 0, now.Location())
 		if t.Before(now.Add(-time.Minute)) {
 			t = t.AddDate(0, 0, 1) // printed as a time of day: the next one
 		}
-		return t
+		return minuteReset(t)
 	}
-	month, err := time.Parse("Jan", strings.ToUpper(m[1][:1])+strings.ToLower(m[1][1:]))
-	if err != nil {
-		return time.Time{}
+	year, month, day := 0, time.Month(0), 0
+	for _, w := range codexDateWord().FindAllString(date, -1) {
+		w = strings.TrimRight(strings.ToLower(w), ".")
+		if n, err := strconv.Atoi(strings.TrimRight(w, "stndrh")); err == nil && w[0] >= '0' && w[0] <= '9' {
+			switch {
+			case n >= 1000 && year == 0:
+				year = n
+			case n >= 1 && n <= 31 && day == 0:
+				day = n
+			default:
+				return Reset{}
+			}
+			continue
+		}
+		if mo := monthName(w); mo != 0 && month == 0 {
+			month = mo
+		}
 	}
-	day, _ := strconv.Atoi(m[2])
-	year, _ := strconv.Atoi(m[3])
-	if day < 1 || day > 31 {
-		return time.Time{}
+	if year == 0 || month == 0 || day == 0 {
+		return Reset{}
 	}
-	return time.Date(year, month.Month(), day, hour, minute, 0, 0, now.Location())
+	return minuteReset(time.Date(year, month, day, hour, minute, 0, 0, now.Location()))
+}
+
+// monthNames are month abbreviations in English and in the locales Codex
+// users report seeing (Portuguese, Spanish, French, German), by prefix.
+var monthNames = map[string]time.Month{
+	"janv": 1, "févr": 2, "sept": 9, "juin": 6, "juil": 7,
+	"jan": 1, "ene": 1, "feb": 2, "fev": 2, "fév": 2, "mar": 3, "mär": 3, "apr": 4, "abr": 4, "avr": 4,
+	"may": 5, "mai": 5, "jun": 6, "jul": 7, "aug": 8, "ago": 8, "aoû": 8, "sep": 9, "set": 9,
+	"oct": 10, "out": 10, "okt": 10, "nov": 11, "dec": 12, "dez": 12, "dic": 12, "déc": 12,
+}
+
+// monthName is the month w (lower case) names, 0 for none.
+func monthName(w string) time.Month {
+	r := []rune(w)
+	for _, n := range []int{4, 3} {
+		if len(r) >= n {
+			if m, ok := monthNames[string(r[:n])]; ok {
+				return m
+			}
+		}
+	}
+	return 0
 }
 
 // Helpers shared with the gemini adapter, whose cost also comes from the
@@ -421,32 +490,6 @@ func checkTokenPrices(agent, cli, model string, p Prices, example string) error 
 	}
 	return fmt.Errorf("%s reports tokens, not dollars, and architect has no price for model %q: add it to ralph.yaml as "+
 		"prices: {%q: {input: N, cached_input: N, output: N}} (USD per million tokens)", agent, model, model)
-}
-
-// retryIn matches a delay given in an error message: "try again in 2.5s",
-// "Please retry in 37.5s", "Suggested retry after 37s.", "retry after 2m".
-var retryIn = lazyRegexp(`(?i)(?:try again in|retry in|retry after)\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b`)
-
-// retryDelay reads a delay from an error message.
-func retryDelay(text string) (time.Duration, bool) {
-	m := retryIn().FindStringSubmatch(text)
-	if m == nil {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(m[1], 64)
-	if err != nil || v < 0 || v > 1e7 {
-		return 0, false
-	}
-	unit := time.Second
-	switch u := strings.ToLower(m[2]); {
-	case u == "ms":
-		unit = time.Millisecond
-	case u == "h" || strings.HasPrefix(u, "hour"):
-		unit = time.Hour
-	case u == "m" || strings.HasPrefix(u, "min"):
-		unit = time.Minute
-	}
-	return time.Duration(v * float64(unit)), true
 }
 
 // shortActivity makes msg one line of at most 200 characters.

@@ -88,31 +88,41 @@ func TestCodexCapturedOutput(t *testing.T) {
 		errHas    string
 		hintHas   string
 		resetAt   time.Time
+		within    time.Duration
+		now       time.Time
 	}{
 		{file: "success.jsonl", final: "I wrote hello.txt.\n\n<promise>COMPLETE</promise>", steps: 2,
 			usage: Usage{Input: 600, CachedInput: 170, Output: 45}, costKnown: true},
 		{file: "tool-output-mentions-limits.jsonl", final: "The test printed a quota message; nothing to do about it.", steps: 1,
 			usage: Usage{Input: 250, Output: 22}, costKnown: true},
-		{file: "error-500.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrTransient, errHas: "high demand", costKnown: true},
-		{file: "error-503-overloaded.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrTransient, errHas: "at capacity", costKnown: true},
+		{file: "error-500.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrOutage, errHas: "high demand", costKnown: true},
+		{file: "error-503-overloaded.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrOutage, errHas: "at capacity", costKnown: true},
 		{file: "error-401.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "401 Unauthorized", hintHas: "OPENAI_API_KEY", costKnown: true},
 		{file: "error-403.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "403 Forbidden", hintHas: "codex login", costKnown: true},
 		{file: "error-404-model.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "does not exist", hintHas: "--model", costKnown: true},
 		{file: "error-400-model.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "not supported", hintHas: "--model", costKnown: true},
 		{file: "missing-env-key.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "STUB_API_KEY", hintHas: "environment variable", costKnown: true},
 		{file: "usage-not-included.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "upgrade to Plus", hintHas: "plan", costKnown: true},
-		{file: "quota-exceeded.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrUsageLimit, errHas: "Quota exceeded", costKnown: true},
+		// An API account out of credit: billing, which waiting does not fix.
+		{file: "quota-exceeded.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "Quota exceeded", hintHas: "credit", costKnown: true},
 		{file: "rate-limit-429.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrUsageLimit, errHas: "429", costKnown: true},
 		{file: "usage-limit.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrUsageLimit, errHas: "usage limit", costKnown: true},
 		{file: "usage-limit-reset.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrUsageLimit, errHas: "usage limit", costKnown: true,
-			resetAt: time.Date(2030, 3, 17, 17, 46, 0, 0, time.UTC)}, // resets_at 1900000000, printed in TZ=UTC
+			resetAt: time.Date(2030, 3, 17, 17, 46, 0, 0, time.UTC), within: time.Minute}, // resets_at 1900000000, printed in TZ=UTC
+		// A reset 3 s ahead, printed to the minute: the limit lifts within it.
+		{file: "usage-limit-today.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrUsageLimit, errHas: "try again at 6:19 AM", costKnown: true,
+			now: time.Date(2026, 11, 24, 6, 19, 19, 0, time.UTC), resetAt: time.Date(2026, 11, 24, 6, 19, 0, 0, time.UTC), within: time.Minute},
 		{file: "network-down.jsonl", res: proc.Result{ExitCode: -1, TimedOut: true, Duration: 20 * time.Second}, kind: ErrTransient,
 			errHas: "waiting for network"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			is := is.New(t)
-			o, _ := replayCodex(t, Config{Model: "gpt-5.5", Prices: Prices{"gpt-5.5": gpt55}}, tokenTestdata(t, "codex", tt.file), tt.res, "", now)
+			at := now
+			if !tt.now.IsZero() {
+				at = tt.now
+			}
+			o, _ := replayCodex(t, Config{Model: "gpt-5.5", Prices: Prices{"gpt-5.5": gpt55}}, tokenTestdata(t, "codex", tt.file), tt.res, "", at)
 			is.Equal(o.ErrKind, tt.kind)
 			is.Equal(o.FinalMessage, tt.final)
 			is.Equal(o.Steps, tt.steps)
@@ -163,7 +173,7 @@ func TestCodexSyntheticStreams(t *testing.T) {
 		{name: "failed after answers: cost unknown", res: proc.Result{ExitCode: 1}, lines: `{"type":"item.completed","item":{"type":"agent_message","text":"working"}}
 {"type":"turn.failed","error":{"message":"stream disconnected before completion: boom"}}`,
 			check: func(is *is.I, o Outcome) {
-				is.Equal(o.ErrKind, ErrTransient)
+				is.Equal(o.ErrKind, ErrOutage) // the connection to the service broke
 				is.True(!o.CostKnown)
 				is.Equal(o.FinalMessage, "working")
 			}},
@@ -216,14 +226,29 @@ func TestCodexResetAt(t *testing.T) {
 		{"… or try again at Mar 17th, 2030 5:46 PM.", time.Date(2030, 3, 17, 17, 46, 0, 0, paris)},
 		{"… or try again at Dec 1st, 2026 11:02 AM.", time.Date(2026, 12, 1, 11, 2, 0, 0, paris)},
 		{"Rate limit reached. Please try again in 2.5s.", now.Add(2500 * time.Millisecond)},
+		// In the user's locale (a report shows "10 de jul. de 2026, 11:52").
+		{"You've hit your usage limit. Upgrade to Pro or try again at 10 de jul. de 2026, 11:52.", time.Date(2026, 7, 10, 11, 52, 0, 0, paris)},
+		{"… or try again at 3 déc. 2026, 09:15.", time.Date(2026, 12, 3, 9, 15, 0, 0, paris)},
+		{"… or try again at 17:46.", time.Date(2026, 11, 22, 17, 46, 0, 0, paris)},
+		// Older versions: a delay in several units.
+		{"You've hit your usage limit. Upgrade to Pro (…) or try again in 5 days 22 hours 11 minutes.", now.Add(5*24*time.Hour + 22*time.Hour + 11*time.Minute)},
 		{"You’ve hit your usage limit. Try again later.", time.Time{}},
 		{"try again at 13:61 PM", time.Time{}},
 		{"try again at Foo 3rd, 2030 1:00 PM", time.Time{}},
 	}
 	for _, tt := range tests {
 		got := codexResetAt(tt.text, now)
-		if !got.Equal(tt.want) {
-			t.Errorf("codexResetAt(%q) = %v, want %v", tt.text, got, tt.want)
+		if !got.At.Equal(tt.want) {
+			t.Errorf("codexResetAt(%q) = %v, want %v", tt.text, got.At, tt.want)
+		}
+		// A clock time is printed to the minute (truncated): the limit lifts
+		// within it. A delay is exact.
+		within := time.Duration(0)
+		if strings.Contains(tt.text, "again at") && !tt.want.IsZero() {
+			within = time.Minute
+		}
+		if got.Within != within {
+			t.Errorf("codexResetAt(%q): within %v, want %v", tt.text, got.Within, within)
 		}
 	}
 }
@@ -231,12 +256,16 @@ func TestCodexResetAt(t *testing.T) {
 func TestRetryDelay(t *testing.T) {
 	is := is.New(t)
 	for text, want := range map[string]time.Duration{
-		"Suggested retry after 37s.":          37 * time.Second,
-		"Please retry in 37.5s":               37500 * time.Millisecond,
-		"try again in 250ms":                  250 * time.Millisecond,
-		"try again in 2 minutes":              2 * time.Minute,
-		"retry after 1h":                      time.Hour,
-		"Try again in 30 seconds, or upgrade": 30 * time.Second,
+		"Suggested retry after 37s.":                  37 * time.Second,
+		"Please retry in 37.5s":                       37500 * time.Millisecond,
+		"try again in 250ms":                          250 * time.Millisecond,
+		"try again in 2 minutes":                      2 * time.Minute,
+		"retry after 1h":                              time.Hour,
+		"Try again in 30 seconds, or upgrade":         30 * time.Second,
+		"or try again in 5 days 22 hours 11 minutes.": 5*24*time.Hour + 22*time.Hour + 11*time.Minute,
+		"Please try again in 1h30m.":                  90 * time.Minute,
+		"try again in 6m0s":                           6 * time.Minute,
+		"try again in 2 hours and 5 minutes":          2*time.Hour + 5*time.Minute,
 	} {
 		d, ok := retryDelay(text)
 		is.True(ok)
@@ -446,12 +475,12 @@ func TestCodexRealCLI(t *testing.T) {
 		errHas  string
 		resetAt time.Time
 	}{
-		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrTransient, errHas: "high demand"},
+		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrOutage, errHas: "high demand"},
 		{name: "401", turn: stubmodel.Turn{Status: 401}, kind: ErrFatal, errHas: "401"},
 		{name: "404 model", turn: stubmodel.Turn{Status: 404}, kind: ErrFatal, errHas: "does not exist"},
 		{name: "usage limit", turn: stubmodel.Turn{Status: 429, ErrorBody: stubmodel.OpenAIUsageLimitBody(1900000000)},
 			kind: ErrUsageLimit, errHas: "usage limit", resetAt: time.Date(2030, 3, 17, 17, 46, 0, 0, time.UTC)},
-		{name: "insufficient quota", turn: stubmodel.Turn{Status: 429}, kind: ErrUsageLimit, errHas: "Quota exceeded"},
+		{name: "insufficient quota", turn: stubmodel.Turn{Status: 429}, kind: ErrFatal, errHas: "Quota exceeded"}, // billing
 	}
 	for _, tt := range errorCases {
 		t.Run(tt.name, func(t *testing.T) {

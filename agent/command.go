@@ -49,10 +49,49 @@ func newCommand(c Config) (Agent, error) {
 func (a *command) Name() string { return "command" }
 
 // commandResult is what a command agent may write to ARCHITECT_RESULT_FILE.
+// Besides its cost, steps and final message, a wrapper around a model's
+// API can say why it failed, so that the loop treats it as it treats the
+// CLI agents: error_kind usage_limit (waited out, or the next fallback
+// agent), outage (retried, then the next fallback agent) or fatal (the run
+// stops, with hint); reset_at (RFC 3339) or retry_after_seconds say when a
+// usage limit lifts.
 type commandResult struct {
 	CostUSD      *float64 `json:"cost_usd"`
 	Steps        int      `json:"steps"`
 	FinalMessage *string  `json:"final_message"`
+
+	Error      string   `json:"error"`
+	ErrorKind  string   `json:"error_kind"`
+	Hint       string   `json:"hint"`
+	ResetAt    string   `json:"reset_at"`
+	RetryAfter *float64 `json:"retry_after_seconds"`
+}
+
+// apply sets the error the agent reported on o; a kind architect does not
+// know is reported as such, and the run counts as failed.
+func (r *commandResult) apply(o *Outcome, now time.Time) {
+	if r.ErrorKind == "" {
+		return
+	}
+	msg := strings.TrimSpace(r.Error)
+	if msg == "" {
+		msg = "the agent reported " + r.ErrorKind
+	}
+	switch k := ErrorKind(r.ErrorKind); k {
+	case ErrUsageLimit, ErrOutage, ErrFatal, ErrTransient:
+		o.ErrKind, o.Err, o.Hint = k, msg, r.Hint
+	default:
+		o.ErrKind, o.Err = ErrTransient, fmt.Sprintf("%s (the result file's error_kind %q is none of usage_limit, outage, fatal, transient)", msg, r.ErrorKind)
+		return
+	}
+	if o.ErrKind != ErrUsageLimit {
+		return
+	}
+	if t, err := time.Parse(time.RFC3339, r.ResetAt); err == nil {
+		o.setReset(exactReset(t))
+	} else if r.RetryAfter != nil && *r.RetryAfter > 0 && *r.RetryAfter < 1e7 {
+		o.setReset(exactReset(now.Add(time.Duration(*r.RetryAfter * float64(time.Second)))))
+	}
 }
 
 func (a *command) Run(ctx context.Context, req Request) Outcome {
@@ -96,6 +135,9 @@ func (a *command) Run(ctx context.Context, req Request) Outcome {
 		if r.FinalMessage != nil {
 			// The agent's own word for its final message: the loop searches it.
 			o.FinalMessage, o.Searched = *r.FinalMessage, nil
+		}
+		if o.ErrKind == ErrNone {
+			r.apply(&o, time.Now())
 		}
 	}
 	switch o.ExitCode {

@@ -180,3 +180,32 @@ func TestClaudeRetryIsActivity(t *testing.T) {
 		"API error (unknown), retrying in 600ms (attempt 1/10)",
 	})
 }
+
+// A command agent says why it failed in its result file, and is treated
+// as the CLI agents are: a usage limit with its reset time, an outage, a
+// fatal error with its hint; an unknown kind is a plain failure.
+func TestCommandReportsItsError(t *testing.T) {
+	is := is.New(t)
+	write := func(json string) string { return `printf '%s' '` + json + `' > "$ARCHITECT_RESULT_FILE"; exit 1` }
+
+	before := time.Now()
+	o := runCommand(t, write(`{"error":"429 from the API","error_kind":"usage_limit","retry_after_seconds":3,"cost_usd":0}`), commandRequest(t))
+	is.Equal(o.ErrKind, ErrUsageLimit)
+	is.Equal(o.Err, "429 from the API")
+	is.True(!o.ResetAt.Before(before.Add(3*time.Second)) && o.ResetAt.Before(time.Now().Add(3*time.Second+time.Millisecond)))
+
+	o = runCommand(t, write(`{"error_kind":"usage_limit","reset_at":"2030-01-02T03:04:05Z"}`), commandRequest(t))
+	is.Equal(o.ErrKind, ErrUsageLimit)
+	is.Equal(o.ResetAt, time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+
+	o = runCommand(t, write(`{"error":"503 Service Unavailable","error_kind":"outage"}`), commandRequest(t))
+	is.Equal(o.ErrKind, ErrOutage)
+
+	o = runCommand(t, write(`{"error":"invalid key","error_kind":"fatal","hint":"set MY_KEY"}`), commandRequest(t))
+	is.Equal(o.ErrKind, ErrFatal)
+	is.Equal(o.Hint, "set MY_KEY")
+
+	o = runCommand(t, write(`{"error":"odd","error_kind":"weird"}`), commandRequest(t))
+	is.Equal(o.ErrKind, ErrTransient)
+	is.True(strings.Contains(o.Err, `"weird"`))
+}

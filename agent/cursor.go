@@ -288,10 +288,10 @@ func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 		o.ErrKind = ErrUsageLimit
 		if m := cursorCycleEnd().FindStringSubmatch(all); m != nil {
 			if t, err := time.ParseInLocation("1/2/2006", m[1]+"/"+m[2]+"/"+m[3], time.Local); err == nil {
-				o.ResetAt = t
+				o.setReset(Reset{At: t, Within: 24 * time.Hour}) // a date: the cycle ends that day
 			}
-		} else if ok, t := claudeParseLimit(all, a.now()); ok {
-			o.ResetAt = t
+		} else if ok, r := claudeParseLimit(all, a.now()); ok {
+			o.setReset(r)
 		}
 	case containsFold(all, "cannot use this model", "invalid model", "model not found", "is not available or invalid", "not available on your plan"):
 		o.ErrKind, o.Hint = ErrFatal, "check --model (cursor-agent --list-models lists the models your plan can use)"
@@ -299,6 +299,8 @@ func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 		o.ErrKind, o.Hint = ErrFatal, "set CURSOR_API_KEY, or run cursor-agent login"
 	case containsFold(all, "unknown option", "unknown command", "too many arguments"):
 		o.ErrKind, o.Hint = ErrFatal, "cursor-agent refused its command line: check the flags given with --agent-arg (--trust needs a 2026 cursor-agent)"
+	case isOutage(0, text):
+		o.ErrKind = ErrOutage
 	default:
 		o.ErrKind = ErrTransient
 	}

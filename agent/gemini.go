@@ -179,14 +179,19 @@ func (a *gemini) classify(o *Outcome, s *geminiStream, stderr string) {
 	default:
 		o.Err = fmt.Sprintf("gemini exited with status %d", o.ExitCode)
 	}
-	o.ErrKind, o.Hint, o.ResetAt = geminiClassify(o.ExitCode, text, a.now())
+	var reset Reset
+	o.ErrKind, o.Hint, reset = geminiClassify(o.ExitCode, text, a.now())
+	o.setReset(reset)
 }
 
 // geminiClassify sorts a failed run (exit status and error message, as
 // observed with 0.61.0 against HTTP errors; see testdata/gemini) into an
 // ErrorKind, with a hint for fatal errors and the reset time of a quota
-// when the message gives one.
-func geminiClassify(exit int, text string, now time.Time) (ErrorKind, string, time.Time) {
+// when the message gives one: "Suggested retry after 37s." for a
+// per-minute quota (the CLI says 60s when the API gave no delay), and for
+// a per-day quota ("You have exhausted your daily quota", or a quota id
+// with PerDay), the next midnight Pacific time, when Google resets it.
+func geminiClassify(exit int, text string, now time.Time) (ErrorKind, string, Reset) {
 	status := geminiStatus(exit, text)
 	l := strings.ToLower(text)
 	has := func(subs ...string) bool {
@@ -201,27 +206,31 @@ func geminiClassify(exit int, text string, now time.Time) (ErrorKind, string, ti
 	case exit == geminiExitAuth, status == 401, status == 403,
 		has("api key not valid", "api_key_invalid", "unauthenticated", "permission_denied", "gemini_api_key",
 			"invalid auth method", "invalid authentication credentials"):
-		return ErrFatal, geminiAuthHint, time.Time{}
+		return ErrFatal, geminiAuthHint, Reset{}
 	case status == 404, has("is not found for api version", "model not found", "modelnotfound"):
-		return ErrFatal, geminiModelHint, time.Time{}
+		return ErrFatal, geminiModelHint, Reset{}
 	case has("exhausted your capacity", "capacity exceeded", "model_capacity_exhausted", "overloaded"):
-		return ErrTransient, "", time.Time{} // the service is short of capacity, not the account of quota
+		return ErrOutage, "", Reset{} // the service is short of capacity, not the account of quota
 	case status == 429, has("resource_exhausted", "exceeded your current quota", "exhausted your daily quota",
 		"quota exceeded", "resource has been exhausted"):
-		var reset time.Time
-		if d, ok := retryDelay(text); ok {
-			reset = now.Add(d)
+		switch d, ok := retryDelay(text); {
+		case has("daily quota", "perday"):
+			return ErrUsageLimit, "", exactReset(pacificMidnight(now))
+		case ok:
+			return ErrUsageLimit, "", exactReset(now.Add(d))
 		}
-		return ErrUsageLimit, "", reset
+		return ErrUsageLimit, "", Reset{}
 	case exit == geminiExitUntrusted, has("not running in a trusted directory"):
 		return ErrFatal, "let the Gemini CLI trust the workspace: unset GEMINI_CLI_TRUST_WORKSPACE=false and " +
-			"GEMINI_RESTRICTED_MODE, or trust the folder in interactive mode", time.Time{}
+			"GEMINI_RESTRICTED_MODE, or trust the folder in interactive mode", Reset{}
 	case exit == geminiExitConfig:
-		return ErrFatal, "fix the Gemini CLI's settings (~/.gemini/settings.json) or the flags given with --agent-arg", time.Time{}
+		return ErrFatal, "fix the Gemini CLI's settings (~/.gemini/settings.json) or the flags given with --agent-arg", Reset{}
 	case exit == geminiExitInput:
-		return ErrFatal, "the Gemini CLI refused its input: check the flags given with --agent-arg", time.Time{}
+		return ErrFatal, "the Gemini CLI refused its input: check the flags given with --agent-arg", Reset{}
+	case isOutage(status, text):
+		return ErrOutage, "", Reset{}
 	}
-	return ErrTransient, "", time.Time{}
+	return ErrTransient, "", Reset{}
 }
 
 // geminiStatusIn finds an HTTP status in an API error message:

@@ -88,17 +88,21 @@ func TestGeminiCapturedOutput(t *testing.T) {
 			usage: Usage{Input: 600, CachedInput: 170, Output: 45}},
 		{name: "tool-output-mentions-limits", final: "The command printed a quota message; nothing to do about it.", steps: 1,
 			usage: Usage{Input: 250, Output: 22}},
-		{name: "error-500", kind: ErrTransient, errHas: "An internal error has occurred"},
-		{name: "error-503-overloaded", kind: ErrTransient, errHas: "overloaded"},
-		{name: "network-down", kind: ErrTransient, errHas: "fetch failed"},
+		{name: "error-500", kind: ErrOutage, errHas: "An internal error has occurred"},
+		{name: "error-503-overloaded", kind: ErrOutage, errHas: "overloaded"},
+		{name: "network-down", kind: ErrOutage, errHas: "fetch failed"},
 		{name: "error-401", kind: ErrFatal, errHas: "invalid authentication credentials", hintHas: "GEMINI_API_KEY"},
 		{name: "error-400-api-key", kind: ErrFatal, errHas: "API key not valid", hintHas: "GEMINI_API_KEY"},
 		{name: "error-403", kind: ErrFatal, errHas: "PERMISSION_DENIED", hintHas: "GEMINI_API_KEY"},
 		{name: "error-404-model", kind: ErrFatal, errHas: "is not found", hintHas: "--model"},
 		{name: "no-api-key", kind: ErrFatal, errHas: "must specify the GEMINI_API_KEY", hintHas: "GEMINI_API_KEY"},
-		{name: "quota-daily", kind: ErrUsageLimit, errHas: "daily quota"},
+		// A per-day quota resets at midnight Pacific time (07:40 UTC is
+		// 23:40 PST the day before).
+		{name: "quota-daily", kind: ErrUsageLimit, errHas: "daily quota", resetAt: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)},
 		{name: "quota-plain", kind: ErrUsageLimit, errHas: "Resource has been exhausted"},
 		{name: "quota-retry", kind: ErrUsageLimit, errHas: "exceeded your current quota", resetAt: now.Add(37 * time.Second)},
+		// A per-minute quota without a RetryInfo: the CLI suggests 60 s.
+		{name: "quota-retry-default", kind: ErrUsageLimit, errHas: "Suggested retry after 60s", resetAt: now.Add(60 * time.Second)},
 		{name: "untrusted-folder", kind: ErrFatal, errHas: "not running in a trusted directory", hintHas: "trust"},
 	}
 	for _, tt := range tests {
@@ -394,10 +398,10 @@ func TestGeminiRealCLI(t *testing.T) {
 		errHas string
 		reset  bool
 	}{
-		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrTransient, errHas: "internal error"},
+		{name: "500", turn: stubmodel.Turn{Status: 500}, kind: ErrOutage, errHas: "internal error"},
 		{name: "401", turn: stubmodel.Turn{Status: 401}, kind: ErrFatal, errHas: "UNAUTHENTICATED"},
 		{name: "404 model", turn: stubmodel.Turn{Status: 404}, kind: ErrFatal, errHas: "not found"},
-		{name: "daily quota", turn: stubmodel.Turn{Status: 429}, kind: ErrUsageLimit, errHas: "daily quota"},
+		{name: "daily quota", turn: stubmodel.Turn{Status: 429}, kind: ErrUsageLimit, errHas: "daily quota", reset: true}, // midnight Pacific
 		{name: "quota with retry", turn: stubmodel.Turn{Status: 429,
 			ErrorBody: stubmodel.GeminiQuotaBody("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", "37s")},
 			kind: ErrUsageLimit, errHas: "quota", reset: true},

@@ -350,13 +350,19 @@ func (a *opencode) classify(o *Outcome, s *opencodeStream, logs *opencodeLog, st
 	all := text + " " + e.Name + " " + e.Data.ResponseBody
 	status := e.Data.StatusCode
 	if limited, reset := usageLimit(status, all, e.Data.ResponseHeaders, a.now()); limited {
-		o.ErrKind, o.ResetAt = ErrUsageLimit, reset
+		o.ErrKind = ErrUsageLimit
+		o.setReset(reset)
 		return
 	}
 	if status == 429 || strings.Contains(all, "rate_limit_error") {
 		// A rate limit, as for every agent: waited out, for as long as the
-		// provider asks when it says.
-		o.ErrKind, o.ResetAt = ErrUsageLimit, retryAfter(e.Data.ResponseHeaders, a.now())
+		// provider asks when it says (its headers, or its message).
+		o.ErrKind = ErrUsageLimit
+		if t := headerReset(e.Data.ResponseHeaders, a.now()); !t.IsZero() {
+			o.setReset(exactReset(t))
+		} else if d, ok := retryDelay(all); ok {
+			o.setReset(exactReset(a.now().Add(d)))
+		}
 		return
 	}
 	switch {
@@ -368,6 +374,8 @@ func (a *opencode) classify(o *Outcome, s *opencodeStream, logs *opencodeLog, st
 		o.ErrKind, o.Hint = ErrFatal, "check --model: opencode wants provider/model, e.g. anthropic/claude-sonnet-4-5 (`opencode models` lists them)"
 	case isBillingError(status, all):
 		o.ErrKind, o.Hint = ErrFatal, "the provider account has no credit left: add some or use another key"
+	case isOutage(status, all):
+		o.ErrKind = ErrOutage
 	default:
 		o.ErrKind = ErrTransient
 	}
@@ -378,8 +386,9 @@ func (a *opencode) classify(o *Outcome, s *opencodeStream, logs *opencodeLog, st
 // ChatGPT-plan `usage_limit_reached` bodies with resets_at or
 // resets_in_seconds, Anthropic subscription headers
 // (anthropic-ratelimit-unified-status: rejected, …-reset), Claude's "You've
-// hit your limit · resets 5pm (…)" text; retry-after when nothing else does.
-func usageLimit(status int, text string, headers map[string]string, now time.Time) (bool, time.Time) {
+// hit your limit · resets 5pm (…)" text; the other reset headers
+// (Retry-After, x-ratelimit-reset-*) when nothing else does.
+func usageLimit(status int, text string, headers map[string]string, now time.Time) (bool, Reset) {
 	h := func(k string) string {
 		for hk, v := range headers {
 			if strings.EqualFold(hk, k) {
@@ -389,52 +398,41 @@ func usageLimit(status int, text string, headers map[string]string, now time.Tim
 		return ""
 	}
 	limited := false
-	var reset time.Time
+	var reset Reset
 	if strings.Contains(text, "usage_limit_reached") || containsFold(text, "usage limit has been reached", "usage_not_included") {
 		limited = true
 	}
 	if strings.EqualFold(h("anthropic-ratelimit-unified-status"), "rejected") {
 		limited = true
 		if n, err := strconv.ParseInt(h("anthropic-ratelimit-unified-reset"), 10, 64); err == nil && n > 0 {
-			reset = time.Unix(n, 0)
+			reset = exactReset(time.Unix(n, 0))
 		}
 	}
-	if ok, t := claudeParseLimit(text, now); ok {
+	if ok, r := claudeParseLimit(text, now); ok {
 		limited = true
-		if reset.IsZero() {
-			reset = t
+		if reset.At.IsZero() {
+			reset = r
 		}
 	}
 	if !limited {
-		return false, time.Time{}
+		return false, Reset{}
 	}
-	if m := resetsAt().FindStringSubmatch(text); m != nil && reset.IsZero() {
+	if m := resetsAt().FindStringSubmatch(text); m != nil && reset.At.IsZero() {
 		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n > 0 {
-			reset = time.Unix(n, 0)
+			reset = exactReset(time.Unix(n, 0))
 		}
 	}
-	if m := resetsIn().FindStringSubmatch(text); m != nil && reset.IsZero() {
+	if m := resetsIn().FindStringSubmatch(text); m != nil && reset.At.IsZero() {
 		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n > 0 {
-			reset = now.Add(time.Duration(n) * time.Second)
+			reset = exactReset(now.Add(time.Duration(n) * time.Second))
 		}
 	}
-	if reset.IsZero() && status == 429 {
-		reset = retryAfter(headers, now)
+	if reset.At.IsZero() {
+		if t := headerReset(headers, now); !t.IsZero() {
+			reset = exactReset(t)
+		}
 	}
 	return true, reset
-}
-
-// retryAfter is when a retry-after header (in seconds) says to try again;
-// zero without one.
-func retryAfter(headers map[string]string, now time.Time) time.Time {
-	for k, v := range headers {
-		if strings.EqualFold(k, "retry-after") {
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n > 0 {
-				return now.Add(time.Duration(n) * time.Second)
-			}
-		}
-	}
-	return time.Time{}
 }
 
 var (

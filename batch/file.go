@@ -10,7 +10,6 @@ package batch
 import (
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -30,9 +29,10 @@ type Task struct {
 // as config.Errors, each naming the file and line, and the key as
 // defaults.KEY or tasks.ID.KEY; and warnings worth printing.
 func Load(path string) ([]Task, []string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, config.Errors{{Source: path, Msg: "cannot read the batch file: " + err.Error(), Hint: "check the path (see ralph-batch.yaml.example for the format)"}}
+	data, e := config.ReadText(path, "batch file")
+	if e != nil {
+		e.Hint = "check the path (see ralph-batch.yaml.example for the format)"
+		return nil, nil, config.Errors{e}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -102,7 +102,7 @@ func loadTask(path string, i int, tn *yaml.Node, base config.Config, baseSrc con
 			case v.Kind != yaml.ScalarNode || v.Value == "":
 				errs = append(errs, &config.Error{Source: at(path, v), Key: name + ".id", Msg: "must be a non-empty name", Hint: "an id names the task's worktree and branch, e.g. fix-auth"})
 			case !config.ValidWorktreeName(v.Value):
-				errs = append(errs, &config.Error{Source: at(path, v), Key: name + ".id", Msg: fmt.Sprintf("%q is not usable as a worktree and branch name", v.Value), Hint: "use letters, digits, '.', '_' and '-', starting with a letter or digit"})
+				errs = append(errs, &config.Error{Source: at(path, v), Key: name + ".id", Msg: fmt.Sprintf("%q is not usable as a worktree and branch name", v.Value), Hint: "use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100 of them"})
 			case seen[v.Value] > 0:
 				errs = append(errs, &config.Error{Source: at(path, v), Key: name + ".id", Msg: fmt.Sprintf("%q is also the id of the task on line %d", v.Value, seen[v.Value]), Hint: "give every task its own id"})
 			default:
@@ -201,5 +201,5 @@ func Only(tasks []Task, id string) ([]Task, error) {
 		}
 		ids = append(ids, t.ID)
 	}
-	return nil, config.Errors{{Key: "only", Msg: fmt.Sprintf("no task %q in the batch", id), Hint: "the tasks are: " + strings.Join(ids, ", ")}}
+	return nil, config.Errors{{Source: "--only", Key: "only", Msg: fmt.Sprintf("no task %q in the batch", id), Hint: "the tasks are: " + strings.Join(ids, ", ")}}
 }

@@ -78,7 +78,11 @@ func Workspace(ctx context.Context, dir, id string) (string, error) {
 	}
 	repo, err := gitwt.Open(ctx, abs)
 	if errors.Is(err, gitwt.ErrNotRepo) {
-		return "", &loop.UsageError{Msg: abs + " is not in a git repository, and every batch task runs in a worktree", Hint: "run `git init` and make a first commit, or pass the repository with -C DIR"}
+		name := abs
+		if dir != "." {
+			name = dir // as given with -C
+		}
+		return "", &loop.UsageError{Msg: name + " is not in a git repository, and every batch task runs in a worktree", Hint: "run `git init` and make a first commit, or pass the repository with -C DIR"}
 	}
 	if err != nil {
 		return "", err

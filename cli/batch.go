@@ -45,7 +45,12 @@ or pre-flight error, 130 interrupted.`,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runBatch(cmd.Context(), e, args[0], o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("only") && o.only == "" {
+				return &loop.UsageError{Msg: "--only: empty", Hint: "give the id of a task, or leave --only out to run them all"}
+			}
+			return runBatch(cmd.Context(), e, args[0], o)
+		},
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
@@ -84,7 +89,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		return nil
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "architect: warning: %s\n", w)
+		fmt.Fprintf(e.stderr, "architect: warning: %s\n", printable(w))
 	}
 	if o.only != "" {
 		if tasks, err = batch.Only(tasks, o.only); err != nil {
@@ -153,7 +158,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 // batchAgent builds task t's agent.
 func batchAgent(t batch.Task) (agent.Agent, error) {
 	c := t.Config
-	ag, err := agent.New(agent.Config{Name: c.Agent, Cmd: c.AgentCmd, Bin: c.AgentBin, Model: c.Model, Args: c.AgentArgs, Prices: c.Prices})
+	ag, err := agent.New(c.AgentConfig())
 	if err != nil {
 		return nil, &loop.UsageError{Msg: "task " + t.ID + ": " + err.Error(), Hint: "fix the task's agent options in the batch file"}
 	}

@@ -79,11 +79,11 @@ func exitCode(e *env, err error) int {
 	var pf preflight.Failures
 	var f *failure
 	say := func(msg, hint string) {
-		fmt.Fprintf(e.stderr, "architect: error: %s\n", msg)
+		fmt.Fprintf(e.stderr, "architect: error: %s\n", printable(msg))
 		if hint == "" {
 			hint = genericHint
 		}
-		fmt.Fprintf(e.stderr, "architect: hint: %s\n", hint)
+		fmt.Fprintf(e.stderr, "architect: hint: %s\n", printable(hint))
 	}
 	switch {
 	case err == nil, errors.Is(err, pflag.ErrHelp):

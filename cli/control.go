@@ -23,16 +23,26 @@ func findRun(dir, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	where := abs
+	if dir != "." {
+		where = dir // as given with -C
+	}
+	if name != "" && !config.ValidWorktreeName(name) {
+		return "", &loop.UsageError{Msg: fmt.Sprintf("--worktree-name %q: not a worktree name", name), Hint: "give the NAME of .architect-worktrees/NAME (`git worktree list` lists them)"}
+	}
 	has := func(ws string) bool {
 		_, err := os.Stat(filepath.Join(ws, loop.StateDir, loop.StateFile))
 		return err == nil
 	}
 	if name != "" {
+		if !config.ValidWorktreeName(name) {
+			return "", &loop.UsageError{Msg: fmt.Sprintf("--worktree-name: %q is not a worktree name", name), Hint: "use the NAME the run was started with (letters, digits, '.', '_' and '-'); `ls .architect-worktrees` lists them"}
+		}
 		wtDir, _ := loop.WorktreeFor(name)
 		if ws := filepath.Join(abs, wtDir); has(ws) {
 			return ws, nil
 		}
-		return "", &loop.UsageError{Msg: fmt.Sprintf("no run of worktree %q under %s", name, abs), Hint: "check --worktree-name, or pass the repository with -C DIR"}
+		return "", &loop.UsageError{Msg: fmt.Sprintf("no run of --worktree-name %s under %s", name, where), Hint: "check --worktree-name, or pass the repository with -C DIR"}
 	}
 	if has(abs) {
 		return abs, nil
@@ -51,7 +61,7 @@ func findRun(dir, name string) (string, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", &loop.UsageError{Msg: "no architect run in " + abs, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
+		return "", &loop.UsageError{Msg: "no architect run in " + where, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
 	}
 	return "", &loop.UsageError{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
 }
@@ -181,6 +191,31 @@ func runStatus(e *env, ws string, st *loop.State, jsonOut bool) error {
 	}
 	if st.WaitUntil != "" && running {
 		fmt.Fprintf(w, "Waiting until: %s\n", localTime(st.WaitUntil))
+	}
+	if st.Agent != "" {
+		fmt.Fprintf(w, "Agent: %s\n", st.Agent)
+	}
+	for _, a := range st.Agents {
+		switch {
+		case a.Retired:
+			fmt.Fprintf(w, "  %s: set aside for the rest of the run (%s)\n", a.Agent, a.Reason)
+		case a.Until != "":
+			fmt.Fprintf(w, "  %s: set aside until %s (%s)\n", a.Agent, localTime(a.Until), a.Reason)
+		}
+	}
+	if n := len(st.Switches); n > 0 {
+		last := st.Switches[n-1]
+		fmt.Fprintf(w, "Agent switches: %d (last: iteration %d, %s -> %s, %s)\n", n, last.Iteration, last.From, last.To, last.Reason)
+	}
+	if n := len(st.Stalls); n > 0 {
+		last := st.Stalls[n-1]
+		fmt.Fprintf(w, "Stalls: %d (last: iteration %d, %s: %s)\n", n, last.Iteration, last.Kind, last.Action)
+	}
+	if st.PausedFor != "" && running {
+		fmt.Fprintf(w, "Paused on: %s (go on with `architect say \"…\"` or `architect resume`)\n", st.PausedFor)
+	}
+	if notes, err := loop.PendingNotes(ws); err == nil && len(notes) > 0 {
+		fmt.Fprintf(w, "Notes queued: %d (the next iteration's prompt carries them)\n", len(notes))
 	}
 	if st.StopReason != "" {
 		fmt.Fprintf(w, "Stop reason: %s\n", st.StopReason)

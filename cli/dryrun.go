@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,8 +47,7 @@ func dryRunLoop(ctx context.Context, e *env, cfg config.Config, src config.Sourc
 		if promptErr != nil {
 			out.PromptErr = promptErr.Error()
 		}
-		data, _ := json.MarshalIndent(out, "", "  ")
-		fmt.Fprintln(e.stdout, redact(string(data)))
+		fmt.Fprintln(e.stdout, redactJSON(out, redact))
 		return pre.Err()
 	}
 	var b strings.Builder
@@ -83,4 +83,34 @@ func dryRunLoop(ctx context.Context, e *env, cfg config.Config, src config.Sourc
 	b.WriteString("\nNothing was run (--dry-run).\n")
 	fmt.Fprint(e.stdout, redact(b.String()))
 	return pre.Err()
+}
+
+// redactJSON is v as indented JSON with every string in it redacted: a
+// pattern applied to the document's text could match its syntax (quotes,
+// indentation) and leave something that is not JSON. Objects come out
+// with their keys in alphabetical order.
+func redactJSON(v any, redact func(string) string) string {
+	data, _ := json.Marshal(v)
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // 2^63-1 stays as written
+	_ = dec.Decode(&doc)
+	var walk func(any) any
+	walk = func(x any) any {
+		switch x := x.(type) {
+		case string:
+			return redact(x)
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		case map[string]any:
+			for k := range x {
+				x[k] = walk(x[k])
+			}
+		}
+		return x
+	}
+	data, _ = json.MarshalIndent(walk(doc), "", "  ")
+	return string(data)
 }

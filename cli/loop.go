@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -70,9 +71,9 @@ pre-flight error, 130 interrupted.`,
 					c.Quiet, c.Plain, c.JSON = flagged.Quiet, flagged.Plain, flagged.JSON
 				})
 			}
-			path := cfgPath
-			if path == "" {
-				path, _ = e.lookup("ARCHITECT_CONFIG")
+			path, err := configPath(cmd, e, cfgPath)
+			if err != nil {
+				return err
 			}
 			cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &flagged)
 			if err != nil {
@@ -83,7 +84,7 @@ pre-flight error, 130 interrupted.`,
 			}
 			if !cfg.Quiet {
 				for _, w := range warnings {
-					fmt.Fprintf(e.stderr, "architect: warning: %s\n", w)
+					fmt.Fprintf(e.stderr, "architect: warning: %s\n", printable(w))
 				}
 			}
 			return execute(cmd.Context(), e, cfg)
@@ -157,10 +158,7 @@ func redactor(cfg config.Config) (func(string) string, error) {
 
 // newAgent builds cfg's agent.
 func newAgent(cfg config.Config) (agent.Agent, error) {
-	ag, err := agent.New(agent.Config{
-		Name: cfg.Agent, Cmd: cfg.AgentCmd, Bin: cfg.AgentBin,
-		Model: cfg.Model, Args: cfg.AgentArgs, Prices: cfg.Prices,
-	})
+	ag, err := agent.New(cfg.AgentConfig())
 	if err != nil {
 		return nil, &loop.UsageError{Msg: err.Error(), Hint: "see `architect loop --help` for the agents and their flags"}
 	}
@@ -244,9 +242,9 @@ func viewInfo(cfg config.Config, agentName, resumed string) tui.Info {
 // printWarnings prints pre-flight warnings, each with its hint.
 func printWarnings(w io.Writer, items []preflight.Item) {
 	for _, it := range items {
-		fmt.Fprintf(w, "architect: warning: %s: %s\n", it.Check, it.Detail)
+		fmt.Fprintf(w, "architect: warning: %s\n", printable(it.Check+": "+it.Detail))
 		if it.Hint != "" {
-			fmt.Fprintf(w, "architect: hint: %s\n", it.Hint)
+			fmt.Fprintf(w, "architect: hint: %s\n", printable(it.Hint))
 		}
 	}
 }
@@ -261,13 +259,38 @@ func printSummary(w io.Writer, r *loop.Result) {
 	default:
 		detail := ""
 		if r.StopDetail != "" {
-			detail = ": " + r.StopDetail
+			detail = ": " + strings.TrimSuffix(r.StopDetail, " (hint: "+r.StopHint+")") // the hint has a line of its own
 		}
 		fmt.Fprintf(w, "architect: no success: stopped on %s%s %s\n", r.StopReason, detail, tail)
+	}
+	if r.StopHint != "" {
+		fmt.Fprintf(w, "architect: hint: %s\n", r.StopHint)
 	}
 	if r.UsageLimitWaits > 0 {
 		fmt.Fprintf(w, "architect: waited %s in all for the agent's usage limit (%d wait%s)\n",
 			time.Duration(r.UsageLimitWaited*float64(time.Second)).Round(time.Second), r.UsageLimitWaits, plural(r.UsageLimitWaits))
+	}
+	for _, sw := range r.Switches {
+		fmt.Fprintf(w, "architect: iteration %d ran on %s instead of %s (%s: %s)\n", sw.Iteration, sw.To, sw.From, sw.Reason, sw.Detail)
+	}
+	if len(r.Agents) > 1 {
+		var parts []string
+		for _, a := range r.Agents {
+			cost := "cost unknown"
+			if a.Cost != nil {
+				cost = fmt.Sprintf("$%.4f", *a.Cost)
+			} else if a.KnownCost > 0 {
+				cost = fmt.Sprintf("at least $%.4f", a.KnownCost)
+			}
+			parts = append(parts, fmt.Sprintf("%s %d iteration%s, %s", agentLabel(a.Agent, a.Model), a.Iterations, plural(a.Iterations), cost))
+		}
+		fmt.Fprintf(w, "architect: by agent: %s\n", strings.Join(parts, "; "))
+	}
+	for _, s := range r.Stalls {
+		fmt.Fprintf(w, "architect: stalled at iteration %d on %s: %s (%s)\n", s.Iteration, s.Agent, s.Detail, s.Action)
+	}
+	if r.NotesDelivered > 0 {
+		fmt.Fprintf(w, "architect: %d note%s from you reached the agent\n", r.NotesDelivered, plural(r.NotesDelivered))
 	}
 	if r.Workspace != "" {
 		if _, err := os.Stat(filepath.Join(r.Workspace, loop.StateDir, report.File)); err == nil {
@@ -325,4 +348,12 @@ func unwrapPath(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// agentLabel names an agent and its model: "codex:gpt-5.5".
+func agentLabel(name, model string) string {
+	if model == "" {
+		return name
+	}
+	return name + ":" + model
 }

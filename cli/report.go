@@ -52,8 +52,8 @@ written, and an overview page with one row per run linking to them
 
 func runReport(e *env, dir, wt, out string, all bool) error {
 	if out != "" {
-		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-			return &loop.UsageError{Msg: out + " is a directory", Hint: "give -o the path of an HTML file"}
+		if err := notAFolder(out, out); err != nil {
+			return err // before looking for runs: the flag is what is wrong
 		}
 	}
 	if wt != "" && all {
@@ -82,6 +82,9 @@ func runReport(e *env, dir, wt, out string, all bool) error {
 		if path == "" {
 			path = filepath.Join(runs[0].dir, report.File)
 		}
+		if err := notAFolder(path, out); err != nil {
+			return err
+		}
 		if err := report.WriteFile(path, r, time.Now()); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
@@ -96,10 +99,25 @@ func runReport(e *env, dir, wt, out string, all bool) error {
 	if path == "" {
 		path = filepath.Join(abs, loop.StateDir, "overview.html")
 	}
+	if err := notAFolder(path, out); err != nil {
+		return err
+	}
 	if err := writeOverview(e, path, "architect runs in "+filepath.Base(abs), runs); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, path)
+	return nil
+}
+
+// notAFolder refuses a report path that is a folder: out is what -o gave.
+func notAFolder(path, out string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		msg := path + " is a folder, not a file"
+		if out != "" {
+			msg = "--output " + msg
+		}
+		return &loop.UsageError{Msg: msg, Hint: "give -o the path of an HTML file"}
+	}
 	return nil
 }
 

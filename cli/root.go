@@ -74,11 +74,12 @@ limit.`,
 	root.SetHelpCommandGroupID(groupOther)
 	root.SetCompletionCommandGroupID(groupOther)
 	root.SetFlagErrorFunc(flagError)
+	root.PersistentPreRunE = checkDir
 	root.SetUsageFunc(usage)
 	root.SetHelpCommand(helpCommand())
 	root.AddCommand(
 		newLoopCmd(e), newBatchCmd(e), newDemoCmd(e),
-		newStatusCmd(e), newPauseCmd(e), newResumeCmd(e), newCancelCmd(e), newReportCmd(e), newShowCmd(e),
+		newStatusCmd(e), newSayCmd(e), newPauseCmd(e), newResumeCmd(e), newCancelCmd(e), newReportCmd(e), newShowCmd(e),
 		newMergeCmd(e), newCleanCmd(e),
 		newInitCmd(e), newTemplateCmd(e),
 		newVersionCmd(e),

@@ -49,6 +49,13 @@ func newView(e *env, cfg config.Config, info tui.Info, run *runFiles) view {
 				return control(loop.ControlResume)
 			},
 			StopAfter: func() error { return control(loop.ControlStop) },
+			Say: func(text string) error {
+				ws := run.workspace()
+				if ws == "" {
+					return errors.New("the loop has not started yet")
+				}
+				return sayFromView(ws, text)
+			},
 		}
 		live := tui.Start(info, c, loader{run}, tui.Options{Out: out, In: in, NoColor: e.noColor()})
 		restore := e.interrupt.say(live)

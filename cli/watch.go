@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/architect-dev/architect/config"
@@ -33,10 +35,15 @@ func watch(ctx context.Context, e *env, cfg config.Config, info tui.Info, deps *
 	if cfg.Events != "" {
 		w := e.stdout
 		if cfg.Events != "-" {
-			f, err := os.OpenFile(cfg.Events, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+			// Not blocking: opening a FIFO nobody reads would wait for ever.
+			f, err := os.OpenFile(cfg.Events, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|syscall.O_NONBLOCK, 0o644)
 			if err != nil {
 				v.stop()
-				return nil, &loop.UsageError{Msg: "cannot write the events to " + cfg.Events + ": " + err.Error(), Hint: "give --events a writable path, or - for standard output"}
+				msg := unwrapPath(err)
+				if errors.Is(err, syscall.ENXIO) {
+					msg = "it is a FIFO no process reads"
+				}
+				return nil, &loop.UsageError{Msg: "cannot write the events to " + cfg.Events + ": " + msg, Hint: "give --events a writable path, or - for standard output"}
 			}
 			w, closeEvents = f, func() { f.Close() }
 		}

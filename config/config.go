@@ -40,6 +40,11 @@ type Config struct {
 	// AgentReportsCost says that the command agent reports its cost in its
 	// result file every run, which --max-cost needs.
 	AgentReportsCost bool `json:"agent_reports_cost,omitempty"`
+	// Fallback lists the agents tried, in order, when the current one hits
+	// its usage limit, fails with an outage past OutageRetries, or stalls
+	// (OnStall "fallback"): each "AGENT" or "AGENT:MODEL" ("command:CMD"
+	// for a shell command). See FallbackAgents.
+	Fallback []string `json:"fallback,omitempty"`
 
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`
@@ -56,12 +61,22 @@ type Config struct {
 	BackoffCap           time.Duration `json:"backoff_cap"`
 	MaxConsecutiveErrors int           `json:"max_consecutive_errors"`
 	OnUsageLimit         string        `json:"on_usage_limit"`
+	// OutageRetries is how many times an agent whose run failed with an
+	// outage (5xx, overload, unreachable) is tried again before the next
+	// fallback agent takes over.
+	OutageRetries int `json:"outage_retries"`
 	// MaxUsageWait caps the total time a run waits for usage limits to
 	// lift, over all its sessions.
 	MaxUsageWait  time.Duration `json:"max_usage_wait"`
 	DoneFile      string        `json:"done_file,omitempty"`
 	DonePattern   string        `json:"done_pattern,omitempty"`
 	IdleThreshold int           `json:"idle_threshold"`
+	// StallThreshold is how many iterations in a row may go round in
+	// circles (the same failing checks with the same output, or the tree
+	// back to an earlier state) before OnStall acts: stop, fallback (the
+	// next fallback agent) or pause (and ask the person). 0: never.
+	StallThreshold int    `json:"stall_threshold"`
+	OnStall        string `json:"on_stall,omitempty"`
 	// NoWatch snapshots the working tree after every iteration instead of
 	// watching it for changes (gitwt.Watcher).
 	NoWatch bool `json:"no_watch,omitempty"`
@@ -109,8 +124,11 @@ func Defaults() Config {
 		MaxConsecutiveErrors: 5,
 		OnUsageLimit:         "wait",
 		MaxUsageWait:         6 * time.Hour,
+		OutageRetries:        2,
 		TranscriptLimit:      8 << 20,
 		IdleThreshold:        3,
+		StallThreshold:       5,
+		OnStall:              StallStop,
 		Dir:                  ".",
 	}
 }

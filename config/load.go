@@ -2,11 +2,13 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/spf13/pflag"
@@ -61,13 +63,13 @@ func LoadFile(path string) (Config, error) {
 }
 
 func loadFile(path string, c *Config, src Sources) Errors {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		hint := "check the path given to -c/--config"
-		if os.IsNotExist(err) {
-			hint = "create it (see ralph.yaml.example) or fix the path given to -c/--config"
+	data, e := ReadText(path, "configuration file")
+	if e != nil {
+		e.Hint = "check the path given to -c/--config"
+		if strings.Contains(e.Msg, "not found") {
+			e.Hint = "create it (see ralph.yaml.example) or fix the path given to -c/--config"
 		}
-		return Errors{{Source: path, Msg: "cannot read the configuration file: " + unwrapPathErr(err), Hint: hint}}
+		return Errors{e}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -94,6 +96,38 @@ func loadFile(path string, c *Config, src Sources) Errors {
 		}
 	}
 	return errs
+}
+
+// ReadText reads a configuration file (what names it in messages): a
+// regular file, since a FIFO would block the reader for ever, holding
+// UTF-8 text, as YAML requires (checked here to name the line).
+func ReadText(path, what string) ([]byte, *Error) {
+	if p := FileProblem(path); p != "" {
+		return nil, &Error{Source: path, Msg: "cannot read the " + what + ": " + p, Hint: "check the path"}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Source: path, Msg: "cannot read the " + what + ": " + unwrapPathErr(err), Hint: "check the path"}
+	}
+	if !utf8.Valid(data) {
+		line, start := 1, 0
+		for i := 0; i < len(data); {
+			r, n := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			if data[i] == '\n' {
+				line, start = line+1, i+1
+			}
+			i += n
+		}
+		text, _, _ := strings.Cut(string(data[start:]), "\n")
+		if len(text) > 60 {
+			text = text[:60] + "…"
+		}
+		return nil, &Error{Source: fmt.Sprintf("%s:%d", path, line), Msg: fmt.Sprintf("the %s is not UTF-8 text: %q", what, text), Hint: "save it as UTF-8 (YAML files are UTF-8)"}
+	}
+	return data, nil
 }
 
 func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors {
@@ -194,7 +228,7 @@ func loadPrices(path string, m *yaml.Node, c *Config, src Sources) Errors {
 				continue
 			}
 			var f float64
-			if err := fv.Decode(&f); err != nil || f < 0 {
+			if err := fv.Decode(&f); err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 				errs = append(errs, &Error{Source: at(path, fv), Key: "prices." + model.Value + "." + fk.Value, Msg: fmt.Sprintf("%q is not a non-negative number", fv.Value), Hint: "prices are USD per million tokens, e.g. 3.00"})
 				continue
 			}

@@ -35,12 +35,17 @@ func ApplyYAML(path, prefix, where string, m *yaml.Node, c *Config, src Sources)
 // src says where each key came from. It returns warnings worth printing.
 func (c *Config) Validate(src Sources) ([]string, error) { return c.validate(src) }
 
+// MaxWorktreeName is the longest worktree name: far below the 255 bytes a
+// file name (and a branch name's last part) may have.
+const MaxWorktreeName = 100
+
 // ValidWorktreeName reports whether name can name a worktree folder
 // (.architect-worktrees/NAME) and a branch (architect/NAME): letters,
-// digits, '.', '_' and '-', starting with a letter or digit, without ".."
-// or a ".lock" ending (git refuses both in a branch name).
+// digits, '.', '_' and '-', starting with a letter or digit, at most
+// MaxWorktreeName of them, without ".." or a ".lock" ending (git refuses
+// both in a branch name).
 func ValidWorktreeName(name string) bool {
-	if name == "" || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
+	if name == "" || len(name) > MaxWorktreeName || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
 		return false
 	}
 	for i, r := range name {

@@ -1,7 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -63,7 +66,7 @@ var options = []option{
 	{key: "mode", group: GroupTask, values: func() []string { return []string{ModePlan, ModeBuild} }, usage: "`mode`: plan (gap analysis into IMPLEMENTATION_PLAN.md) or build (implement it, one commit per iteration); without TASK or --spec, PROMPT_<mode>.md is the spec", field: func(c *Config) any { return &c.Mode }, yaml: true, env: true},
 	{key: "checks", group: GroupChecks, flag: "check", usage: "shell `command` that must exit 0 (repeatable; all must pass)", field: func(c *Config) any { return &c.Checks }, yaml: true, env: true},
 	{key: "no_checks", group: GroupChecks, usage: "run without any check: the agent's completion alone ends the run, reported as agent_declared_complete_without_checks (YAML: checks: [])", field: func(c *Config) any { return &c.NoChecks }, yaml: true, env: true},
-	{key: "check_timeout", group: GroupChecks, usage: "time limit per check, in `seconds` or a duration like 2m", field: func(c *Config) any { return &c.CheckTimeout }, yaml: true, env: true},
+	{key: "check_timeout", group: GroupChecks, usage: "time limit per check, in `seconds` or a duration like 2m (more than 0)", field: func(c *Config) any { return &c.CheckTimeout }, yaml: true, env: true},
 	{key: "max_iterations", group: GroupLimits, min: 1, max: 1000, usage: "maximum iterations before stopping (1-1000)", field: func(c *Config) any { return &c.MaxIterations }, yaml: true, env: true},
 	{key: "max_cost", group: GroupLimits, usage: "cost limit in `USD` (0: none)", field: func(c *Config) any { return &c.MaxCost }, yaml: true, env: true},
 	{key: "max_time", group: GroupLimits, usage: "total time limit, in `seconds` or a duration like 2h (0: none)", field: func(c *Config) any { return &c.MaxTime }, yaml: true, env: true},
@@ -73,24 +76,28 @@ var options = []option{
 	{key: "agent_args", group: GroupAgent, flag: "agent-arg", usage: "extra `argument` for the agent CLI (repeatable)", field: func(c *Config) any { return &c.AgentArgs }, yaml: true, env: true},
 	{key: "agent_bin", group: GroupAgent, usage: "`path` of the agent's executable", field: func(c *Config) any { return &c.AgentBin }, yaml: true, env: true},
 	{key: "model", group: GroupAgent, usage: "`model` passed to the agent CLI", field: func(c *Config) any { return &c.Model }, yaml: true, env: true},
+	{key: "fallback", group: GroupAgent, usage: "an agent to fall back on, as `AGENT[:MODEL]` (repeatable, tried in order): when the current agent hits its usage limit, fails with an outage past --outage-retries, or stalls (--on-stall fallback); command:CMD runs a shell command", field: func(c *Config) any { return &c.Fallback }, yaml: true, env: true},
 	{key: "agent_reports_cost", group: GroupAgent, usage: "the command agent writes its cost to $ARCHITECT_RESULT_FILE every run ({\"cost_usd\": N}): lets --max-cost be used with --agent-cmd", field: func(c *Config) any { return &c.AgentReportsCost }, yaml: true, env: true},
 	{key: "worktree", group: GroupWorkspace, usage: "run in an isolated git worktree on branch architect/ralph-loop", field: func(c *Config) any { return &c.Worktree }, yaml: true, env: true},
 	{key: "worktree_name", group: GroupWorkspace, usage: "use worktree .architect-worktrees/`NAME` and branch architect/NAME (implies --worktree)", field: func(c *Config) any { return &c.WorktreeName }, yaml: true, env: true},
 	{key: "iteration_timeout", group: GroupLimits, usage: "time limit of one agent run (0: none)", field: func(c *Config) any { return &c.IterationTimeout }, yaml: true, env: true},
 	{key: "inactivity_timeout", group: GroupLimits, usage: "stop an agent that prints nothing for this long (0: never)", field: func(c *Config) any { return &c.InactivityTimeout }, yaml: true, env: true},
-	{key: "kill_grace", group: GroupSupervision, usage: "time between SIGTERM and SIGKILL when stopping a process", field: func(c *Config) any { return &c.KillGrace }, yaml: true, env: true},
-	{key: "backoff_cap", group: GroupSupervision, usage: "longest wait between failing agent runs", field: func(c *Config) any { return &c.BackoffCap }, yaml: true, env: true},
+	{key: "kill_grace", group: GroupSupervision, usage: "time between SIGTERM and SIGKILL when stopping a process (more than 0)", field: func(c *Config) any { return &c.KillGrace }, yaml: true, env: true},
+	{key: "backoff_cap", group: GroupSupervision, usage: "longest wait between failing agent runs (0: retry at once)", field: func(c *Config) any { return &c.BackoffCap }, yaml: true, env: true},
 	{key: "max_consecutive_errors", group: GroupLimits, usage: "stop after this many failed agent runs in a row (0: never)", field: func(c *Config) any { return &c.MaxConsecutiveErrors }, yaml: true, env: true},
 	{key: "on_usage_limit", group: GroupSupervision, values: func() []string { return []string{"wait", "stop"} }, usage: "`action` when the agent hits a usage limit: wait or stop", field: func(c *Config) any { return &c.OnUsageLimit }, yaml: true, env: true},
+	{key: "outage_retries", group: GroupSupervision, min: 0, max: 100, usage: "times an agent failing with an outage (5xx, overloaded, unreachable) is tried again, with backoff, before the next --fallback agent takes over", field: func(c *Config) any { return &c.OutageRetries }, yaml: true, env: true},
 	{key: "max_usage_wait", group: GroupLimits, usage: "longest total time the run may wait for usage limits to lift, over all its sessions (it counts against --max-time too)", field: func(c *Config) any { return &c.MaxUsageWait }, yaml: true, env: true},
 	{key: "done_file", group: GroupSupervision, usage: "`path` whose existence signals completion (default .architect/DONE)", field: func(c *Config) any { return &c.DoneFile }, yaml: true, env: true},
-	{key: "done_pattern", group: GroupSupervision, usage: "`regex` on the agent's final message that signals completion", field: func(c *Config) any { return &c.DonePattern }, yaml: true, env: true},
+	{key: "done_pattern", group: GroupSupervision, usage: "`regex` on the agent's final message that signals completion (at most 1 KiB)", field: func(c *Config) any { return &c.DonePattern }, yaml: true, env: true},
 	{key: "include_uncommitted", group: GroupWorkspace, usage: "with --worktree, copy the main checkout's uncommitted and untracked changes into the worktree's first commit", field: func(c *Config) any { return &c.IncludeUncommitted }, yaml: true, env: true},
 	{key: "commit_check_outputs", group: GroupWorkspace, usage: "also commit the new files the checks created (coverage, reports, build output); architect leaves them out of its commits by default", field: func(c *Config) any { return &c.CommitCheckOutputs }, yaml: true, env: true},
 	{key: "no_watch", group: GroupWorkspace, usage: "snapshot the working tree after every iteration instead of watching it for changes (for trees changed through mmap or from another machine)", field: func(c *Config) any { return &c.NoWatch }, yaml: true, env: true},
 	{key: "idle_threshold", group: GroupLimits, usage: "stop after N iterations in a row with no change (0: never)", field: func(c *Config) any { return &c.IdleThreshold }, yaml: true, env: true},
+	{key: "stall_threshold", group: GroupLimits, min: 0, max: 1000, usage: "iterations in a row going round in circles (the same failing checks with the same output, or the changes back to an earlier state) before --on-stall acts (0: never)", field: func(c *Config) any { return &c.StallThreshold }, yaml: true, env: true},
+	{key: "on_stall", group: GroupSupervision, values: func() []string { return []string{StallStop, StallFallback, StallPause} }, usage: "`action` when the loop goes round in circles: stop, fallback (the next --fallback agent) or pause (and wait for `architect say` or `architect resume`)", field: func(c *Config) any { return &c.OnStall }, yaml: true, env: true},
 	{key: "protect", group: GroupChecks, usage: "`glob` of files the agent must not change, e.g. 'tests/**' (repeatable); a change is undone and fails the iteration", field: func(c *Config) any { return &c.Protect }, yaml: true, env: true},
-	{key: "redact", group: GroupSupervision, usage: "`regex` whose matches are replaced by *** in everything architect writes (repeatable)", field: func(c *Config) any { return &c.Redact }, yaml: true, env: true},
+	{key: "redact", group: GroupSupervision, usage: "`regex` whose matches are replaced by *** in everything architect writes (repeatable; at most 1 KiB)", field: func(c *Config) any { return &c.Redact }, yaml: true, env: true},
 	{key: "transcript_limit", group: GroupOutput, usage: "the `size`, in bytes, of each stream an iteration keeps in .architect/transcripts/ (the agent's output, each check's); past it the first and last halves are kept (default 8 MiB)", field: func(c *Config) any { return &c.TranscriptLimit }, yaml: true, env: true},
 	{key: "events", group: GroupOutput, usage: "also write the event stream (JSON lines, as in .architect/events.jsonl) to `PATH`; - for stdout", field: func(c *Config) any { return &c.Events }, yaml: true, env: true},
 	{key: "on_iteration", group: GroupSupervision, usage: "shell `command` run after each iteration, with ARCHITECT_* variables describing it (YAML: hooks.on_iteration)", field: func(c *Config) any { return &c.OnIteration }, env: true},
@@ -133,13 +140,16 @@ func (o option) set(c *Config, text string, whole bool) error {
 		*p = text
 	case *int:
 		n, err := strconv.Atoi(strings.TrimSpace(text))
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%q is out of range", text)
+		}
 		if err != nil {
 			return fmt.Errorf("%q is not a whole number", text)
 		}
 		*p = n
 	case *float64:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-		if err != nil {
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("%q is not a number", text)
 		}
 		*p = f
@@ -173,24 +183,51 @@ func (o option) set(c *Config, text string, whole bool) error {
 }
 
 // ParseDuration reads a plain number as seconds ("120", "1.5") and anything
-// else as a Go duration ("30m", "1h30m").
+// else as a Go duration ("30m", "1h30m"). A value must mean what it says:
+// NaN, a negative value, one too long for a duration (about 292 years) and
+// a positive one that would round to zero are refused.
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f < 0 {
+	if f, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		d := f * float64(time.Second)
+		switch {
+		case math.IsNaN(f):
+			return 0, fmt.Errorf("%q is not a number of seconds", s)
+		case f < 0:
 			return 0, fmt.Errorf("%q is negative", s)
+		case d >= maxDuration:
+			return 0, fmt.Errorf("%q is too long (%s)", s, longest)
+		case f > 0 && time.Duration(d) == 0:
+			return 0, fmt.Errorf("%q is shorter than a nanosecond", s)
 		}
-		return time.Duration(f * float64(time.Second)), nil
+		return time.Duration(d), nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (use seconds, or a value like 90s, 30m, 2h)", s)
-	}
-	if d < 0 {
+	switch {
+	case err != nil && goDuration.MatchString(s) && strings.HasPrefix(s, "-"):
 		return 0, fmt.Errorf("%q is negative", s)
+	case err != nil && goDuration.MatchString(s):
+		return 0, fmt.Errorf("%q is too long (%s)", s, longest)
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration (use seconds, or a value like 90s, 30m, 2h; units are ns, us, ms, s, m and h)", s)
+	case d < 0:
+		return 0, fmt.Errorf("%q is negative", s)
+	case d == 0 && strings.ContainsAny(s, "123456789"):
+		return 0, fmt.Errorf("%q is shorter than a nanosecond", s)
 	}
 	return d, nil
 }
+
+// longest says how long a duration can be.
+const longest = "at most 2562047h, about 292 years"
+
+// maxDuration is the longest duration, in nanoseconds, as a float: a
+// number of seconds whose nanoseconds reach it cannot be a duration.
+const maxDuration = float64(math.MaxInt64)
+
+// goDuration matches what Go writes as a duration, in any size: a text
+// that matches it and does not parse is too long.
+var goDuration = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$`)
 
 // FormatDuration prints d compactly: 2m, 1h30m, 90s, 1.5s.
 func FormatDuration(d time.Duration) string {

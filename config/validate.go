@@ -32,6 +32,12 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	bad := func(key, msg, hint string) {
 		errs = append(errs, &Error{Source: src[key], Key: key, Msg: msg, Hint: hint})
 	}
+	if errs = c.checkValues(src); len(errs) > 0 {
+		return nil, errs // the checks below would repeat the values, or read files they name
+	}
+	if src["agent_cmd"] != "" && strings.TrimSpace(c.AgentCmd) == "" {
+		bad("agent_cmd", "is empty", "give the shell command that runs the agent, or leave agent_cmd out to use --agent")
+	}
 
 	// agent_cmd selects the command agent, unless a stronger source (a flag
 	// over a variable over the file) named another agent, which then wins.
@@ -48,7 +54,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	if c.WorktreeName != "" {
 		c.Worktree = true
 		if !ValidWorktreeName(c.WorktreeName) {
-			bad("worktree_name", fmt.Sprintf("%q is not a usable worktree name", c.WorktreeName), "use letters, digits, '.', '_' and '-', starting with a letter or digit")
+			bad("worktree_name", fmt.Sprintf("%q is not a usable worktree name", c.WorktreeName), "use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100 of them")
 		}
 	}
 
@@ -70,11 +76,12 @@ func (c *Config) validate(src Sources) ([]string, error) {
 		bad("task", "no task given", `give the task as an argument, architect loop "fix the failing test" --check "go test ./...", or a specification file with --spec PATH`)
 	}
 	if c.Spec != "" && !modeSpecMissing {
-		switch fi, err := os.Stat(c.Spec); {
-		case err != nil:
-			bad("spec", fmt.Sprintf("specification file not found: %s", c.Spec), "check the --spec path (it is not replaced by TASK when missing)")
-		case fi.IsDir():
-			bad("spec", fmt.Sprintf("specification %s is a directory", c.Spec), "give the path of a Markdown file")
+		switch p := FileProblem(c.Spec); p {
+		case "":
+		case "not found":
+			bad("spec", "specification file not found: "+c.Spec, "check the --spec path (it is not replaced by TASK when missing)")
+		default:
+			bad("spec", "specification "+c.Spec+": "+p, "give the path of a Markdown file")
 		}
 	}
 	switch {
@@ -105,9 +112,10 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	if !agent.Known(c.Agent) {
 		bad("agent", fmt.Sprintf("unknown agent %q", c.Agent), "use one of: "+strings.Join(agent.Names(), ", "))
 	}
-	if c.Agent == "command" && strings.TrimSpace(c.AgentCmd) == "" {
+	if c.Agent == "command" && strings.TrimSpace(c.AgentCmd) == "" && src["agent_cmd"] == "" {
 		bad("agent", "the command agent needs a command", `give it with --agent-cmd 'CMD' (the prompt arrives on stdin)`)
 	}
+	c.validateFallback(bad)
 	if c.OnUsageLimit != "wait" && c.OnUsageLimit != "stop" {
 		bad("on_usage_limit", fmt.Sprintf("%q is neither wait nor stop", c.OnUsageLimit), "use --on-usage-limit wait or --on-usage-limit stop")
 	}
@@ -149,6 +157,29 @@ func (c *Config) validate(src Sources) ([]string, error) {
 			`give one or more with --check CMD (e.g. --check "go test ./..."), or say the agent's completion alone may end the run with --no-checks (YAML: checks: [])`)
 	}
 	return warnings, errs.orNil()
+}
+
+// FileProblem says why path cannot be read as a file ("" when it can):
+// "not found", a folder, not a regular file (a FIFO would block its reader
+// for ever), or the system's reason.
+func FileProblem(path string) string {
+	fi, err := os.Stat(path)
+	switch {
+	case os.IsNotExist(err):
+		return "not found"
+	case err != nil:
+		return unwrapPathErr(err)
+	case fi.IsDir():
+		return "it is a directory"
+	case !fi.Mode().IsRegular():
+		return "it is not a regular file (a FIFO or a device cannot be read as one)"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return unwrapPathErr(err)
+	}
+	f.Close()
+	return ""
 }
 
 // RegexpProblem says what is wrong with a regular expression without the

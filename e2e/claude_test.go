@@ -124,9 +124,10 @@ func claudeLoop(t *testing.T, runs ...claudeRun) (r *Run, dir string, srv *stubm
 }
 
 // claudeLoopWith is claudeLoop with extra environment and arguments (which
-// win over the defaults), and a responder that may answer some requests
-// before the script does (nil: none).
-func claudeLoopWith(t *testing.T, env, extra []string, before func(n int) *stubmodel.Turn, runs ...claudeRun) (r *Run, dir string, srv *stubmodel.Server, script *claudeScript, res Result) {
+// win over the defaults; an empty value removes a variable), and a
+// responder that may answer some requests before the script does (nil:
+// none).
+func claudeLoopWith(t *testing.T, env, extra []string, before func(n int, req stubmodel.Request) *stubmodel.Turn, runs ...claudeRun) (r *Run, dir string, srv *stubmodel.Server, script *claudeScript, res Result) {
 	t.Helper()
 	bin := AgentBin(t, "claude")
 	r = NewRun(t)
@@ -135,31 +136,35 @@ func claudeLoopWith(t *testing.T, env, extra []string, before func(n int) *stubm
 	respond := script.respond
 	if before != nil {
 		respond = func(n int, req stubmodel.Request) stubmodel.Turn {
-			if turn := before(n); turn != nil {
+			if turn := before(n, req); turn != nil {
 				return *turn
 			}
 			return script.respond(n, req)
 		}
 	}
 	srv = stubmodel.Anthropic(t, respond)
-	r.Env = append(r.Env,
-		"ANTHROPIC_BASE_URL="+srv.URL,
-		"ANTHROPIC_API_KEY=sk-ant-stub",
-		"CLAUDE_CONFIG_DIR="+filepath.Join(r.Home, ".claude"),
-		"IS_SANDBOX=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_ERROR_REPORTING=1",
-		"CLAUDE_CODE_MAX_RETRIES=0",
-	)
-	r.Env = append(r.Env, env...)
+	r.Env = withEnv(append(r.Env, claudeStubEnv(r, srv)...), env...)
 	args := []string{"loop", "make go test pass",
 		"--agent", "claude", "--agent-bin", bin, "--model", "claude-sonnet-4-5",
 		"--check", "go test ./...", "--max-iterations", "4", "--backoff-cap", "1s",
 		"--json", "-C", dir}
 	res = r.Architect(dir, 5*time.Minute, append(args, extra...)...)
 	return r, dir, srv, script, res
+}
+
+// claudeStubEnv points Claude Code at srv, quietly, with an API key.
+func claudeStubEnv(r *Run, srv *stubmodel.Server) []string {
+	return []string{
+		"ANTHROPIC_BASE_URL=" + srv.URL,
+		"ANTHROPIC_API_KEY=sk-ant-stub",
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(r.Home, ".claude"),
+		"IS_SANDBOX=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_MAX_RETRIES=0",
+	}
 }
 
 const (

@@ -124,11 +124,38 @@ const codexYAMLPrice = `prices:
 // failing-go-test fixture against a stub scripted with runs.
 func codexLoop(t *testing.T, extra []string, runs ...tokenRun) (r *Run, dir string, srv *stubmodel.Server, script *tokenScript, res Result) {
 	t.Helper()
+	return codexLoopWith(t, extra, nil, runs...)
+}
+
+// codexLoopWith is codexLoop with the stub's responder wrapped by wrap
+// (nil: not), to answer some requests before the script does.
+func codexLoopWith(t *testing.T, extra []string, wrap func(stubmodel.Responder) stubmodel.Responder, runs ...tokenRun) (r *Run, dir string, srv *stubmodel.Server, script *tokenScript, res Result) {
+	t.Helper()
 	bin := AgentBin(t, "codex")
 	r = NewRun(t)
 	dir = Fixture(t, "failing-go-test")
 	script = &tokenScript{runs: runs, toolOutputs: codexToolOutputs}
-	srv = stubmodel.OpenAI(t, script.respond)
+	respond := stubmodel.Responder(script.respond)
+	if wrap != nil {
+		respond = wrap(respond)
+	}
+	srv = stubmodel.OpenAI(t, respond)
+	cfg := filepath.Join(r.Root, "ralph.yaml")
+	if err := os.WriteFile(cfg, []byte("ralph_loop:\n  max_iterations: 4\n  backoff_cap: 1s\n"+codexYAMLPrice), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Env = append(r.Env, codexStubEnv(t, r, srv)...)
+	args := append([]string{"loop", "make go test pass", "-c", cfg,
+		"--agent", "codex", "--agent-bin", bin, "--model", "gpt-5.5",
+		"--check", "go test ./...", "--json", "-C", dir}, extra...)
+	res = r.Architect(dir, 5*time.Minute, args...)
+	return r, dir, srv, script, res
+}
+
+// codexStubEnv points Codex at srv: a CODEX_HOME whose config.toml names
+// the stub, its API key, and TZ=UTC (Codex prints reset times in local time).
+func codexStubEnv(t *testing.T, r *Run, srv *stubmodel.Server) []string {
+	t.Helper()
 	codexHome := filepath.Join(r.Home, ".codex")
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
 		t.Fatal(err)
@@ -136,16 +163,7 @@ func codexLoop(t *testing.T, extra []string, runs ...tokenRun) (r *Run, dir stri
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(srv.CodexConfig("gpt-5.5")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(r.Root, "ralph.yaml")
-	if err := os.WriteFile(cfg, []byte("ralph_loop:\n  max_iterations: 4\n  backoff_cap: 1s\n"+codexYAMLPrice), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r.Env = append(r.Env, "CODEX_HOME="+codexHome, "STUB_API_KEY=sk-stub", "TZ=UTC")
-	args := append([]string{"loop", "make go test pass", "-c", cfg,
-		"--agent", "codex", "--agent-bin", bin, "--model", "gpt-5.5",
-		"--check", "go test ./...", "--json", "-C", dir}, extra...)
-	res = r.Architect(dir, 5*time.Minute, args...)
-	return r, dir, srv, script, res
+	return []string{"CODEX_HOME=" + codexHome, "STUB_API_KEY=sk-stub", "TZ=UTC"}
 }
 
 func TestCodexLoopFixesFailingTest(t *testing.T) {

@@ -45,11 +45,22 @@ func geminiWrite(dir, op string) stubmodel.ToolCall {
 // built-in price of gemini-2.5-pro.
 func geminiLoop(t *testing.T, extra []string, runs func(dir string) []tokenRun) (r *Run, dir string, srv *stubmodel.Server, script *tokenScript, res Result) {
 	t.Helper()
+	return geminiLoopWith(t, extra, nil, runs)
+}
+
+// geminiLoopWith is geminiLoop with the stub's responder wrapped by wrap
+// (nil: not).
+func geminiLoopWith(t *testing.T, extra []string, wrap func(stubmodel.Responder) stubmodel.Responder, runs func(dir string) []tokenRun) (r *Run, dir string, srv *stubmodel.Server, script *tokenScript, res Result) {
+	t.Helper()
 	bin := AgentBin(t, "gemini")
 	r = NewRun(t)
 	dir = Fixture(t, "failing-go-test")
 	script = &tokenScript{runs: runs(dir), toolOutputs: geminiToolOutputs}
-	srv = stubmodel.Gemini(t, script.respond)
+	respond := stubmodel.Responder(script.respond)
+	if wrap != nil {
+		respond = wrap(respond)
+	}
+	srv = stubmodel.Gemini(t, respond)
 	if err := os.MkdirAll(filepath.Join(r.Home, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestClaudeOutageEndsOnTheCircuitBreaker(t *testing.T) {
 	is.True(strings.Contains(lr.StopDetail, "3 agent runs failed in a row"))
 	is.True(strings.Contains(lr.StopDetail, "500")) // the last error
 	for _, it := range lr.Iterations {
-		is.Equal(it.ErrorKind, "transient")
+		is.Equal(it.ErrorKind, "outage")
 	}
 	r.NoLeftovers(dir)
 }
@@ -44,7 +44,7 @@ func TestClaudeRetriesAreActivity(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	r, dir, _, _, res := claudeLoopWith(t, []string{"CLAUDE_CODE_MAX_RETRIES=3"}, nil,
-		func(n int) *stubmodel.Turn {
+		func(n int, _ stubmodel.Request) *stubmodel.Turn {
 			if n < 2 {
 				return &stubmodel.Turn{Status: 529} // overloaded: Claude Code retries it
 			}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -172,6 +173,20 @@ func NewRun(t testing.TB) *Run {
 	return r
 }
 
+// withEnv returns env with the variables of more set, replaced or (with an
+// empty value) removed.
+func withEnv(env []string, more ...string) []string {
+	out := append([]string(nil), env...)
+	for _, kv := range more {
+		k, v, _ := strings.Cut(kv, "=")
+		out = slices.DeleteFunc(out, func(e string) bool { return strings.HasPrefix(e, k+"=") })
+		if v != "" {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // Result is what an architect run printed and how it exited.
 type Result struct {
 	Stdout, Stderr string
@@ -183,26 +198,55 @@ type Result struct {
 // timeout; then the group is killed and the test fails).
 func (r *Run) Architect(dir string, timeout time.Duration, args ...string) Result {
 	r.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, Architect(r.t), args...)
-	cmd.Dir = dir
-	cmd.Env = r.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return r.Start(dir, timeout, args...).Wait()
+}
+
+// Started is an architect process started by Run.Start.
+type Started struct {
+	r              *Run
+	cmd            *exec.Cmd
+	ctx            context.Context
+	cancel         context.CancelFunc
+	stdout, stderr bytes.Buffer
+	err            error
+	args           []string
+}
+
+// Start starts the architect binary as Architect does, without waiting
+// for it: the test can act on the run meanwhile (from a second process).
+func (r *Run) Start(dir string, timeout time.Duration, args ...string) *Started {
+	r.t.Helper()
+	s := &Started{r: r, args: args}
+	s.ctx, s.cancel = context.WithTimeout(context.Background(), timeout)
+	s.cmd = exec.CommandContext(s.ctx, Architect(r.t), args...)
+	s.cmd.Dir = dir
+	s.cmd.Env = r.Env
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.cmd.Cancel = func() error { return syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL) }
+	s.cmd.WaitDelay = 5 * time.Second
+	s.cmd.Stdout, s.cmd.Stderr = &s.stdout, &s.stderr
+	if s.err = s.cmd.Start(); s.err != nil {
+		r.t.Fatalf("architect %s: %v", strings.Join(args, " "), s.err)
 	}
-	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: cmd.ProcessState.ExitCode()}
-	if ctx.Err() != nil {
-		r.t.Fatalf("architect %s: still running after %s\nstderr:\n%s", strings.Join(args, " "), timeout, res.Stderr)
+	r.t.Cleanup(func() {
+		s.cancel()
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	})
+	return s
+}
+
+// Wait waits for the process and returns what it printed and its status.
+func (s *Started) Wait() Result {
+	s.r.t.Helper()
+	defer s.cancel()
+	err := s.cmd.Wait()
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	res := Result{Stdout: s.stdout.String(), Stderr: s.stderr.String(), ExitCode: s.cmd.ProcessState.ExitCode()}
+	if s.ctx.Err() != nil {
+		s.r.t.Fatalf("architect %s: still running at its deadline\nstderr:\n%s", strings.Join(s.args, " "), res.Stderr)
 	}
 	if err != nil && res.ExitCode < 0 {
-		r.t.Fatalf("architect %s: %v\nstderr:\n%s", strings.Join(args, " "), err, res.Stderr)
+		s.r.t.Fatalf("architect %s: %v\nstderr:\n%s", strings.Join(s.args, " "), err, res.Stderr)
 	}
 	return res
 }
@@ -290,6 +334,10 @@ type LoopResult struct {
 		CompletionTagFound bool     `json:"completion_tag_found"`
 		Error              *string  `json:"error"`
 		ErrorKind          string   `json:"error_kind"`
+		Agent              string   `json:"agent"`
+		Model              string   `json:"model"`
+		Interrupted        string   `json:"interrupted"`
+		Notes              []string `json:"notes"`
 		CheckResults       []struct {
 			Command  string `json:"command"`
 			ExitCode int    `json:"exit_code"`
@@ -302,12 +350,32 @@ type LoopResult struct {
 			Output      int64 `json:"output"`
 		} `json:"tokens"`
 	} `json:"iterations"`
-	TotalCost       float64 `json:"total_cost"`
-	TotalCostKnown  bool    `json:"total_cost_known"`
-	TotalIterations int     `json:"total_iterations"`
-	Success         bool    `json:"success"`
-	StopReason      string  `json:"stop_reason"`
-	StopDetail      string  `json:"stop_detail"`
+	TotalCost        float64 `json:"total_cost"`
+	TotalCostKnown   bool    `json:"total_cost_known"`
+	TotalIterations  int     `json:"total_iterations"`
+	Success          bool    `json:"success"`
+	StopReason       string  `json:"stop_reason"`
+	StopDetail       string  `json:"stop_detail"`
+	StopHint         string  `json:"stop_hint"`
+	UsageLimitWaits  int     `json:"usage_limit_waits"`
+	UsageLimitWaited float64 `json:"usage_limit_waited"`
+	Waits            []struct {
+		Agent   string  `json:"agent"`
+		Seconds float64 `json:"seconds"`
+		Exact   bool    `json:"exact"`
+	} `json:"waits"`
+	Agents []struct {
+		Agent      string   `json:"agent"`
+		Model      string   `json:"model"`
+		Iterations int      `json:"iterations"`
+		Cost       *float64 `json:"cost"`
+	} `json:"agents"`
+	Switches []struct {
+		Iteration int    `json:"iteration"`
+		From      string `json:"from"`
+		To        string `json:"to"`
+		Reason    string `json:"reason"`
+	} `json:"switches"`
 }
 
 // ParseLoopResult decodes the --json result architect printed.
@@ -406,9 +474,9 @@ func fixedInTwo(t *testing.T, res Result, dir, want string, steps int, prompts [
 	return lr
 }
 
-// recoveredFromTransient checks a loop whose first agent run failed with a
-// transient error (its text holding errHas) and whose second fixed
-// calc.go to want and succeeded.
+// recoveredFromTransient checks a loop whose first agent run failed with an
+// outage (its text holding errHas) and whose second fixed calc.go to want
+// and succeeded.
 func recoveredFromTransient(t *testing.T, res Result, dir, errHas, want string) {
 	t.Helper()
 	is := is.New(t)
@@ -420,7 +488,7 @@ func recoveredFromTransient(t *testing.T, res Result, dir, errHas, want string) 
 	is.Equal(lr.TotalIterations, 2)
 	is.True(lr.Iterations[0].Error != nil)
 	is.True(strings.Contains(*lr.Iterations[0].Error, errHas))
-	is.Equal(lr.Iterations[0].ErrorKind, "transient")
+	is.Equal(lr.Iterations[0].ErrorKind, "outage") // a 5xx: the provider's service failed
 	is.True(lr.Iterations[1].Error == nil)
 	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), want)
 }

@@ -41,11 +41,13 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 	it := rec.Iteration
 	i := it.Iteration
 	if o.ErrKind == agent.ErrFatal {
+		// In the agent's own words, with what to do about it.
 		msg := o.Err
 		if o.Hint != "" {
 			msg += " (hint: " + o.Hint + ")"
 		}
 		r.stop(StopAgentError, msg)
+		r.res.StopHint = o.Hint
 		return true
 	}
 	if o.ExitCode == agent.ExitWaiting {
@@ -85,13 +87,19 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		r.stop(StopIdle, fmt.Sprintf("%d iteration(s) in a row changed nothing and left the checks as they were", r.st.IdleIterations))
 		return true
 	}
+	if r.checkStall(runCtx) {
+		return true
+	}
 	if o.ErrKind == agent.ErrUsageLimit {
 		// The run did some work, then met the usage limit: recorded, and
-		// waited out like any usage limit.
-		return !r.waitUsageLimit(runCtx, o)
+		// waited out (or the next agent takes over) like any usage limit.
+		return !r.limitHit(o)
 	}
 	if !rec.Failed {
 		return false
+	}
+	if r.outageFallback(o) {
+		return false // the next iteration runs on another agent, at once
 	}
 	n := r.st.ConsecutiveErrors
 	if max := r.cfg.MaxConsecutiveErrors; max > 0 && n >= max {

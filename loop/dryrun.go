@@ -27,7 +27,7 @@ func FirstPrompt(ctx context.Context, cfg config.Config, redact func(string) str
 		}
 	}
 	defer r.ws.close()
-	text, err := r.buildPrompt(ctx, 1)
+	text, err := r.buildPrompt(ctx, 1, nil)
 	if err != nil {
 		return "", err
 	}

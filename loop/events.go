@@ -24,6 +24,16 @@ const (
 	EventBackoff           = "backoff"
 	EventUsageLimitWait    = "usage_limit_wait"
 	EventLoopFinished      = "loop_finished"
+	// EventAgentSwitched: the next iteration runs on another agent (a
+	// fallback, or back to an earlier one), and why.
+	EventAgentSwitched = "agent_switched"
+	// EventStall: the loop is going round in circles; action says what it
+	// does about it.
+	EventStall = "stall"
+	// EventNoteReceived: `architect say` queued a note, seen by the loop;
+	// EventNoteDelivered: a note went into an iteration's prompt.
+	EventNoteReceived  = "note_received"
+	EventNoteDelivered = "note_delivered"
 )
 
 // EventsFile is the run's event log in .architect/.
@@ -40,7 +50,9 @@ type Event struct {
 	Iteration int    `json:"iteration"`
 
 	MaxIterations int      `json:"max_iterations,omitempty"` // loop_started, iteration_started
-	Agent         string   `json:"agent,omitempty"`          // loop_started
+	Agent         string   `json:"agent,omitempty"`          // loop_started, iteration_started, agent_switched, usage_limit_wait, backoff: the agent's name
+	Model         string   `json:"model,omitempty"`          // the same events: the agent's model, when one was given
+	Fallback      []string `json:"fallback,omitempty"`       // loop_started: the agents to fall back on, in order
 	Checks        []string `json:"checks,omitempty"`         // loop_started
 	Workspace     string   `json:"workspace,omitempty"`      // loop_started
 	Branch        string   `json:"branch,omitempty"`         // loop_started
@@ -71,10 +83,22 @@ type Event struct {
 	Interrupted        string    `json:"interrupted,omitempty"`          // iteration_finished: why the run stopped it
 	Diff               *DiffSize `json:"diff,omitempty"`                 // iteration_finished: its own change's size, when known
 
-	Seconds *float64 `json:"seconds,omitempty"` // backoff, usage_limit_wait: how long
-	Until   string   `json:"until,omitempty"`   // backoff, usage_limit_wait
-	Attempt int      `json:"attempt,omitempty"` // backoff: failures in a row
-	Waited  *float64 `json:"waited,omitempty"`  // usage_limit_wait: seconds waited for usage limits before this wait
+	Seconds *float64 `json:"seconds,omitempty"`  // backoff, usage_limit_wait: how long
+	Until   string   `json:"until,omitempty"`    // backoff, usage_limit_wait
+	Attempt int      `json:"attempt,omitempty"`  // backoff: failures in a row
+	Waited  *float64 `json:"waited,omitempty"`   // usage_limit_wait: seconds waited for usage limits before this wait
+	ResetAt string   `json:"reset_at,omitempty"` // usage_limit_wait: the reset time the agent gave
+	Exact   bool     `json:"exact,omitempty"`    // usage_limit_wait: the wait ends at that reset time (plus a margin), not at a guess
+
+	From   string `json:"from,omitempty"`   // agent_switched: the agent left (AGENT[:MODEL])
+	Reason string `json:"reason,omitempty"` // agent_switched: usage_limit, outage, stall, available; paused: asked, stall
+	Detail string `json:"detail,omitempty"` // agent_switched, stall, paused: in words
+
+	StallKind string `json:"stall_kind,omitempty"` // stall: same_failures or reverted
+	Count     int    `json:"count,omitempty"`      // stall: iterations in a row
+	Action    string `json:"action,omitempty"`     // stall: stop, fallback or pause
+
+	Now bool `json:"now,omitempty"` // note_received, note_delivered: asked for with --now (Text holds the note)
 
 	Success         *bool    `json:"success,omitempty"`          // loop_finished
 	StopReason      string   `json:"stop_reason,omitempty"`      // loop_finished
@@ -83,6 +107,7 @@ type Event struct {
 	TotalCost       *float64 `json:"total_cost,omitempty"`       // loop_finished (absent: unknown)
 	KnownCost       *float64 `json:"known_cost,omitempty"`       // loop_finished: the part of the total that is known
 	NoChecks        bool     `json:"no_checks,omitempty"`        // loop_started, loop_finished: the run has no checks
+	Hint            string   `json:"hint,omitempty"`             // loop_finished: what to do about a fatal agent error
 }
 
 // emitter writes events to the run's event log and hands them to the

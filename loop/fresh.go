@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func (r *runner) existingDoneFile() (string, error) {
 	case os.IsNotExist(err):
 		return "", nil
 	case err != nil:
-		return "", err
+		return "", &UsageError{Msg: "the DONE file " + r.donePath() + " cannot be looked at: " + errText(err), Hint: "give --done-file the path of a file the agent creates when it is done"}
 	case fi.IsDir():
 		return "", &UsageError{Msg: "the DONE file " + r.donePath() + " is a directory", Hint: "remove it, or give --done-file the path of a file the agent creates when it is done"}
 	}
@@ -88,4 +89,13 @@ func (r *runner) existingDoneFile() (string, error) {
 // doneStamp identifies a version of the DONE file.
 func doneStamp(fi os.FileInfo) string {
 	return fi.ModTime().UTC().Format(time.RFC3339Nano) + " " + strconv.FormatInt(fi.Size(), 10)
+}
+
+// errText is err without the path an *os.PathError repeats.
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

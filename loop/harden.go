@@ -82,6 +82,7 @@ func redactConfig(cfg config.Config, redact func(string) string) (config.Config,
 	one("on_iteration", &cfg.OnIteration)
 	one("on_finish", &cfg.OnFinish)
 	one("done_pattern", &cfg.DonePattern)
+	list("fallback", &cfg.Fallback)
 	return cfg, masked
 }
 
@@ -101,7 +102,7 @@ func (rw redactWriter) Write(p []byte) (int, error) {
 }
 
 // resumeNeeds are the keys whose masked value stops a resume: what runs.
-var resumeNeeds = []string{"checks", "agent_cmd", "agent_args", "on_iteration", "on_finish", "done_pattern"}
+var resumeNeeds = []string{"checks", "agent_cmd", "agent_args", "on_iteration", "on_finish", "done_pattern", "fallback"}
 
 // protectSkip are the top-level folders never searched for protected files.
 var protectSkip = []string{".git", StateDir, DefaultWorktree, NamedWorktreesDir}

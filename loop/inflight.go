@@ -26,6 +26,8 @@ var errBudget = errors.New("max-cost reached")
 // account.
 type inflight struct {
 	Iteration int      `json:"iteration"`
+	Agent     string   `json:"agent,omitempty"` // what it runs on, for the cost per agent
+	Model     string   `json:"model,omitempty"`
 	StartedAt string   `json:"started_at"`
 	UpdatedAt string   `json:"updated_at"`
 	Cost      *float64 `json:"cost"` // null: unknown so far
@@ -50,7 +52,7 @@ type spendWatch struct {
 
 func (r *runner) startInflight(i int, began time.Time, cancel context.CancelCauseFunc) *spendWatch {
 	w := &spendWatch{r: r, cancel: cancel, before: r.res.KnownCost,
-		cur: inflight{Iteration: i, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}}
+		cur: inflight{Iteration: i, Agent: r.agent().name, Model: r.agent().model, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}}
 	w.save()
 	return w
 }
@@ -134,7 +136,8 @@ func (r *runner) recordKilled(ctx context.Context) error {
 		_ = os.Remove(path)
 		return nil
 	}
-	it := Iteration{Iteration: f.Iteration, StartedAt: f.StartedAt, CheckResults: []checks.Result{}, Interrupted: InterruptKilled, Tokens: f.Tokens}
+	it := Iteration{Iteration: f.Iteration, Agent: f.Agent, Model: f.Model, StartedAt: f.StartedAt, CheckResults: []checks.Result{},
+		Interrupted: InterruptKilled, Tokens: f.Tokens}
 	it.Cost = f.Cost
 	if c, ok, err := agent.ReadCommandResult(r.ws.state(AgentResultFile)); err != nil {
 		r.warn("the killed iteration's result file: " + err.Error())

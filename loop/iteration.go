@@ -42,11 +42,13 @@ const (
 // set and no check results.
 func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o agent.Outcome, kind stepKind) {
 	began := r.deps.Now()
-	it := Iteration{Iteration: i, StartedAt: stamp(began), CheckResults: []checks.Result{}}
+	ag := r.agent()
+	it := Iteration{Iteration: i, Agent: ag.name, Model: ag.model, StartedAt: stamp(began), CheckResults: []checks.Result{}}
 	r.st.Iteration = i
 	r.st.LastIterationAt = stamp(began)
 
-	text, err := r.buildPrompt(runCtx, i)
+	it.Notes = r.takeNotes(i)
+	text, err := r.buildPrompt(runCtx, i, it.Notes)
 	if err != nil {
 		r.stop(StopError, err.Error())
 		return rec, o, stepNotStarted
@@ -66,14 +68,15 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	watch := r.startInflight(i, began, cancelAgent)
 	r.save("agent")
 	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
-	r.ev.emit(Event{Type: EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations})
-	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, r.deps.Agent.Name())
+	r.ev.emit(Event{Type: EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
+	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
 	snap := r.snapshotProtected()
 	r.tr = r.openTranscript(i)
 	defer func() { r.tr.close(); r.tr = nil }()
 	copyOut, copyErr := r.tr.agentCopies()
 	agentBegan := r.deps.Now()
-	o = r.deps.Agent.Run(agentCtx, agent.Request{
+	stopNotes := r.watchNotes(agentCtx, i, cancelAgent)
+	o = ag.agent.Run(agentCtx, agent.Request{
 		Prompt:            text,
 		PromptFile:        promptFile,
 		ResultFile:        r.ws.state(AgentResultFile),
@@ -90,6 +93,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		CopyStdout:        copyOut,
 		CopyStderr:        copyErr,
 	})
+	stopNotes()
 	r.finishAgent(r.tr)
 	// The agent's time is the real time it took, stopping included (a
 	// group that outlives its leader's exit after a timeout), not what the
@@ -169,6 +173,8 @@ func interruption(ctx, runCtx, agentCtx context.Context) string {
 		return InterruptMaxTime
 	case agentCtx != nil && errors.Is(context.Cause(agentCtx), errBudget):
 		return InterruptMaxCost
+	case agentCtx != nil && errors.Is(context.Cause(agentCtx), errNoteNow):
+		return InterruptNote
 	}
 	return ""
 }
@@ -206,6 +212,8 @@ func (r *runner) interruptText(why string) string {
 		return fmt.Sprintf("the agent's spending reached the $%.4f budget", r.cfg.MaxCost)
 	case InterruptKilled:
 		return "architect was killed"
+	case InterruptNote:
+		return "a note from the person running the loop asked for the next iteration now (architect say --now)"
 	}
 	return "the run was cancelled"
 }
@@ -315,8 +323,9 @@ func (r *runner) runChecks(ctx context.Context, it *Iteration) {
 	r.logf("iteration %d/%d: checks %d/%d passing%s", it.Iteration, r.cfg.MaxIterations, passing, len(it.CheckResults), failedList(it.CheckResults))
 }
 
-func (r *runner) buildPrompt(ctx context.Context, i int) (string, error) {
+func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string, error) {
 	in := prompt.Input{
+		PersonNotes:   notes,
 		Task:          r.cfg.Task,
 		Iteration:     i,
 		MaxIterations: r.cfg.MaxIterations,

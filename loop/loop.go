@@ -54,6 +54,9 @@ type Deps struct {
 	// Redact, when set, removes secrets from text before architect writes
 	// it anywhere (prompts, progress, events, logs, results).
 	Redact func(string) string
+	// NewAgent builds the fallback agents (config.Config.FallbackAgents);
+	// nil means agent.New. Agent is the run's own.
+	NewAgent func(agent.Config) (agent.Agent, error)
 }
 
 type runner struct {
@@ -69,7 +72,10 @@ type runner struct {
 
 	prev, prevPrev []checks.Result // the last two iterations' check results
 	execErr        string          // the previous agent run's error
-	usageWaits     int             // usage-limit waits in a row without a reset time
+	slots          []*slot         // the run's agent, then its fallbacks (fallback.go)
+	cur            int             // the slot the next iteration runs on
+	lastLimit      agent.Outcome   // the last usage limit met, for the wait's messages
+	notes          notes           // the person's notes (notes.go)
 	nextDiff       *gitwt.Diff     // the snapshot taken after the last iteration, for the next prompt
 	// The iteration's transcript folder while it runs; the changes so far
 	// after the last iteration (to tell an uncommitted iteration's own).
@@ -91,6 +97,10 @@ type runner struct {
 // runs under the run's deadline too.
 func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 	r := newRunner(cfg, deps)
+	var err error
+	if r.slots, err = newSlots(cfg, r.deps); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := r.deadline(ctx, 0)
 	defer cancel()
 	ws, err := setupWorkspace(runCtx, cfg, r.warn)
@@ -118,6 +128,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 	}
 	r.reportArchived(archived)
 	_ = os.Remove(ws.state(ControlFile))
+	r.notes.delivered = map[string]bool{}
 	mode := cfg.Mode
 	if mode == "" {
 		mode = config.ModeBuild
@@ -221,6 +232,7 @@ func (r *runner) session(ctx, runCtx context.Context) (*Result, error) {
 	r.save("starting")
 	r.ev = newEmitter(r.ws.state(EventsFile), r.deps.Events, r.deps.Now, r.warn)
 	defer r.ev.close()
+	r.saveSlots()
 	r.ev.emit(r.startedEvent())
 
 	r.run(ctx, runCtx)
@@ -228,6 +240,8 @@ func (r *runner) session(ctx, runCtx context.Context) (*Result, error) {
 	r.res.TotalDuration = r.st.Elapsed + r.deps.Now().Sub(r.start).Seconds()
 	r.res.Success = r.res.StopReason == StopSuccess || r.res.StopReason == StopNoChecks
 	r.res.UsageLimitWaits, r.res.UsageLimitWaited = r.st.UsageLimitWaits, r.st.UsageLimitWaited
+	r.res.Waits, r.res.Switches, r.res.Stalls = r.st.Waits, r.st.Switches, r.st.Stalls
+	r.res.IdleIterations = r.st.IdleIterations
 	// The result before the state: once the state says the run ended
 	// (succeeded: not resumable), its result must be there.
 	if err := writeJSONAtomic(r.ws.state(resultFileName), r.res); err != nil {
@@ -241,7 +255,8 @@ func (r *runner) session(ctx, runCtx context.Context) (*Result, error) {
 	r.logEvent("DONE", "loop finished: %s after %d iteration%s", r.res.StopReason, r.res.TotalIterations, plural(r.res.TotalIterations))
 	r.ev.emit(Event{Type: EventLoopFinished, Iteration: r.res.TotalIterations, Success: ptr(r.res.Success),
 		StopReason: r.res.StopReason, StopDetail: r.res.StopDetail, TotalIterations: ptr(r.res.TotalIterations),
-		TotalCost: r.res.TotalCost, KnownCost: ptr(r.res.KnownCost), Duration: ptr(r.res.TotalDuration), NoChecks: r.res.NoChecks})
+		TotalCost: r.res.TotalCost, KnownCost: ptr(r.res.KnownCost), Duration: ptr(r.res.TotalDuration), NoChecks: r.res.NoChecks,
+		Hint: r.res.StopHint})
 	return r.res, nil
 }
 
@@ -289,25 +304,36 @@ func (r *runner) run(ctx, runCtx context.Context) {
 		if r.doneBeforeIteration(runCtx) {
 			return
 		}
+		switch r.pickAgent(ctx, runCtx) {
+		case halt:
+			return
+		case again:
+			continue // a pause or a note cut a wait short: look again
+		}
 		rec, o, kind := r.iteration(ctx, runCtx, i)
 		switch kind {
 		case stepNotStarted:
 			return
 		case stepRefused:
-			if !r.waitUsageLimit(runCtx, o) {
+			if !r.limitHit(o) {
 				return
 			}
-			continue // the same iteration again: a usage limit is not an iteration
+			continue // the same iteration again, on the next agent or after the wait: a usage limit is not an iteration
 		}
 		if rec.Interrupted != "" {
-			// Recorded like any other, then the loop stops for its reason.
-			if r.commitIteration(runCtx, rec) {
-				r.stopInterrupted(ctx, runCtx, rec)
+			// Recorded like any other, then the loop stops for its reason
+			// (a note for now goes on with the next iteration at once).
+			if !r.commitIteration(runCtx, rec) {
+				return
 			}
+			if rec.Interrupted == InterruptNote {
+				continue
+			}
+			r.stopInterrupted(ctx, runCtx, rec)
 			return
 		}
 		if o.ErrKind != agent.ErrUsageLimit {
-			r.usageWaits = 0
+			r.agent().Guesses = 0
 		}
 		if r.succeeded(rec) {
 			// Recorded with the iteration (decide reaches the same verdict),
@@ -400,13 +426,19 @@ func (r *runner) sessionState() State {
 
 // recount derives the counters in the state from the records. An
 // interrupted iteration is no agent failure and no success: it leaves the
-// count of failures in a row as it was.
+// count of failures in a row as it was. The failures in a row are one
+// agent's: a switch to another agent starts the count again.
 func (r *runner) recount() {
 	s := r.st
 	s.ErrorCount, s.ConsecutiveErrors, s.Timeouts, s.LastError = 0, 0, 0, ""
 	s.TotalCost, s.TotalCostKnown = r.res.TotalCost, r.res.TotalCostKnown
 	s.KnownCost, s.UnknownCostIterations = r.res.KnownCost, r.res.UnknownCostIterations
-	for _, rec := range r.records {
+	prev := ""
+	for i, rec := range r.records {
+		if label := rec.agentLabel(); i > 0 && label != prev {
+			s.ConsecutiveErrors = 0
+		}
+		prev = rec.agentLabel()
 		switch {
 		case rec.Failed:
 			s.ErrorCount++

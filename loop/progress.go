@@ -14,6 +14,7 @@ var interruptWords = map[string]string{
 	InterruptSignal:  "the run was stopped (SIGINT, SIGTERM or architect cancel)",
 	InterruptMaxCost: "the agent's spending reached the budget (--max-cost)",
 	InterruptKilled:  "architect was killed",
+	InterruptNote:    "the person running the loop asked for a new iteration with their note (architect say --now)",
 }
 
 // maxProgressLine bounds each line of a check's error in the progress file.
@@ -27,6 +28,12 @@ func progressEntry(it Iteration) string {
 		verdict = "PASS"
 	}
 	fmt.Fprintf(&b, "## Iteration %d — %s\n", it.Iteration, verdict)
+	if it.Agent != "" {
+		fmt.Fprintf(&b, "- Agent: %s\n", agentText(it))
+	}
+	for _, n := range it.Notes {
+		fmt.Fprintf(&b, "- Note from the person running this loop: %s\n", firstLine(n))
+	}
 	fmt.Fprintf(&b, "- Steps: %d\n", it.StepsTaken)
 	if it.Cost != nil {
 		fmt.Fprintf(&b, "- Cost: $%.4f\n", *it.Cost)
@@ -73,6 +80,14 @@ func progressEntry(it Iteration) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// agentText names the agent an iteration ran on: "codex (gpt-5.5)".
+func agentText(it Iteration) string {
+	if it.Model == "" {
+		return it.Agent
+	}
+	return it.Agent + " (" + it.Model + ")"
 }
 
 func appendFile(path, text string) error {

@@ -41,10 +41,19 @@ func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
 			r.commitDiff(gitCtx, &rec, from)
 		}
 	}
+	r.notes.mu.Lock()
+	if r.notes.takingFor == rec.Iteration.Iteration {
+		rec.NoteIDs = r.notes.taking
+	}
+	r.notes.mu.Unlock()
+	if len(rec.NoteIDs) == 0 {
+		rec.Notes = nil // the notes were not this iteration's to deliver
+	}
 	if err := appendRecord(r.ws.state(RecordsFile), rec); err != nil {
 		r.stop(StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
 		return false
 	}
+	r.notesRecorded(rec) // delivered: out of the queue
 	r.inflightDone()
 	r.records = append(r.records, rec)
 	r.res.add(rec.Iteration)
@@ -84,6 +93,7 @@ func interruptNote(it Iteration) string {
 		InterruptSignal:  "the run was stopped",
 		InterruptMaxCost: "the budget was reached",
 		InterruptKilled:  "architect was killed",
+		InterruptNote:    "the person running the loop asked for a new iteration with their note",
 	}[it.Interrupted]
 	return fmt.Sprintf("Iteration %d was interrupted (%s) before its checks ran: whatever it changed is in the workspace, unchecked.", it.Iteration, why)
 }

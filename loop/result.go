@@ -27,6 +27,9 @@ const (
 	// StopCostUnknown: --max-cost is set, but an iteration's cost could not
 	// be known, so the budget can no longer be enforced.
 	StopCostUnknown = "cost_unknown"
+	// StopStalled: the loop went round in circles (--stall-threshold) and
+	// --on-stall is stop, or no agent was left to fall back on.
+	StopStalled = "stalled"
 )
 
 // Why an iteration was interrupted before its checks ran (Iteration.Interrupted).
@@ -35,11 +38,18 @@ const (
 	InterruptSignal  = "signal"   // SIGINT, SIGTERM or `architect cancel`
 	InterruptMaxCost = "max_cost" // the agent's spending reached --max-cost
 	InterruptKilled  = "killed"   // architect itself died (found by --resume)
+	// InterruptNote: the person running the loop asked for a new iteration
+	// with their note at once (architect say --now); the loop goes on.
+	InterruptNote = "note"
 )
 
 // Iteration is one iteration of the loop (the seed's LoopIteration).
 type Iteration struct {
-	Iteration       int             `json:"iteration"`
+	Iteration int `json:"iteration"`
+	// Agent and Model are what the iteration ran on (a fallback agent may
+	// differ from the run's own).
+	Agent           string          `json:"agent,omitempty"`
+	Model           string          `json:"model,omitempty"`
 	StepsTaken      int             `json:"steps_taken"`
 	Cost            *float64        `json:"cost"` // null when the agent's cost could not be known
 	Duration        float64         `json:"duration"`
@@ -73,6 +83,9 @@ type Iteration struct {
 	// changed, created or deleted, which architect restored; such an
 	// iteration failed, whatever the checks said.
 	ProtectedRestored []string `json:"protected_restored,omitempty"`
+	// Notes are the notes of the person running the loop (architect say)
+	// that the iteration's prompt carried, masked as everything is.
+	Notes []string `json:"notes,omitempty"`
 	// Diff is the size of the iteration's own change, when known exactly
 	// (a committed iteration); its diff is in its transcript folder.
 	Diff *DiffSize `json:"diff,omitempty"`
@@ -118,10 +131,25 @@ type Result struct {
 	// usage limit and their total, in seconds, over the whole run.
 	UsageLimitWaits  int     `json:"usage_limit_waits,omitempty"`
 	UsageLimitWaited float64 `json:"usage_limit_waited,omitempty"`
-	WorktreePath     string  `json:"worktree_path"`
-	Branch           string  `json:"branch"`
-	InitialRef       string  `json:"initial_ref"`
-	Workspace        string  `json:"workspace"`
+	// Waits lists the usage-limit waits (the last 100): for which agent,
+	// how long, and whether at a reset time the agent gave.
+	Waits []Wait `json:"waits,omitempty"`
+	// Agents is what each agent (and model) did and cost, in the order
+	// they first ran; Switches every change of agent, and why.
+	Agents   []AgentCost `json:"agents,omitempty"`
+	Switches []Switch    `json:"switches,omitempty"`
+	// IdleIterations is the run of idle iterations at the end; Stalls the
+	// times the loop went round in circles, and what it did.
+	IdleIterations int     `json:"idle_iterations,omitempty"`
+	Stalls         []Stall `json:"stalls,omitempty"`
+	// NotesDelivered counts the notes (architect say) the prompts carried.
+	NotesDelivered int `json:"notes_delivered,omitempty"`
+	// StopHint says what to do about the stop (a fatal agent error).
+	StopHint     string `json:"stop_hint,omitempty"`
+	WorktreePath string `json:"worktree_path"`
+	Branch       string `json:"branch"`
+	InitialRef   string `json:"initial_ref"`
+	Workspace    string `json:"workspace"`
 }
 
 func (r *Result) add(it Iteration) {
@@ -134,6 +162,11 @@ func (r *Result) recost() {
 	r.TotalIterations = len(r.Iterations)
 	c := costOf(r.Iterations)
 	r.TotalCost, r.TotalCostKnown, r.KnownCost, r.UnknownCostIterations = c.Total(), c.Unknown == 0, c.Known, c.Unknown
+	r.Agents = AgentCosts(r.Iterations)
+	r.NotesDelivered = 0
+	for _, it := range r.Iterations {
+		r.NotesDelivered += len(it.Notes)
+	}
 }
 
 // Cost is the total cost of the run's iterations.

@@ -35,6 +35,9 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 		return nil, err
 	}
 	r := newRunner(cfg, deps)
+	if r.slots, err = newSlots(cfg, r.deps); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := r.deadline(ctx, st.Elapsed)
 	defer cancel()
 	gctx, gcancel := r.gitContext(ctx, runCtx) // a run out of time still opens, to say so
@@ -58,9 +61,11 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	}
 	st.MaxIterations = cfg.MaxIterations
 	st.Config, st.Redacted = r.shown, r.masked
-	st.StopReason, st.StopDetail, st.WaitUntil = "", "", ""
+	st.StopReason, st.StopDetail, st.WaitUntil, st.PausedFor = "", "", "", ""
 	r.st = st
 	r.resumed = true
+	r.restoreSlots(st.Agents, st.Agent)
+	r.restoreNotes()
 	if err := r.recordKilled(gctx); err != nil {
 		return nil, err
 	}
@@ -83,8 +88,11 @@ func needsAgain(st *State, cfg config.Config) error {
 		saved, now := configValue(st.Config, key), configValue(cfg, key)
 		if saved == now {
 			flag := "--" + strings.ReplaceAll(key, "_", "-")
-			if key == "checks" {
+			switch key {
+			case "checks":
 				flag = "--check"
+			case "fallback":
+				flag = "--fallback"
 			}
 			return &UsageError{
 				Msg:  fmt.Sprintf("the run's %s held a secret, which architect did not save (state.json has it masked)", key),
@@ -109,6 +117,8 @@ func configValue(c config.Config, key string) string {
 		return c.OnFinish
 	case "done_pattern":
 		return c.DonePattern
+	case "fallback":
+		return strings.Join(c.Fallback, "\x00")
 	}
 	return ""
 }

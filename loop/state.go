@@ -74,6 +74,21 @@ type State struct {
 	StopReason       string  `json:"stop_reason,omitempty"`
 	StopDetail       string  `json:"stop_detail,omitempty"`
 	WaitUntil        string  `json:"wait_until,omitempty"` // backoff or usage-limit wait
+	Waits            []Wait  `json:"waits,omitempty"`      // the usage-limit waits (the last 100)
+	// Agent is the agent (AGENT[:MODEL]) the run uses now; Agents, with
+	// fallbacks or after a usage limit, which are set aside and until
+	// when; Switches every change of agent.
+	Agent    string      `json:"agent,omitempty"`
+	Agents   []AgentSlot `json:"agents,omitempty"`
+	Switches []Switch    `json:"switches,omitempty"`
+	// Stalls are the times the loop went round in circles; StallSince is
+	// the iteration after which stalls are counted again (the last
+	// reaction's).
+	Stalls     []Stall `json:"stalls,omitempty"`
+	StallSince int     `json:"stall_since,omitempty"`
+	// PausedFor says why the loop paused itself (a stall, with --on-stall
+	// pause): a note (architect say) resumes it too.
+	PausedFor string `json:"paused_for,omitempty"`
 	// Elapsed is the wall time of earlier sessions of this run, in seconds,
 	// so --max-time spans resumes.
 	Elapsed     float64 `json:"elapsed"`
@@ -165,6 +180,9 @@ type record struct {
 	Tree     string `json:"tree,omitempty"`      // working tree snapshot after the iteration
 	ChecksID string `json:"checks_id,omitempty"` // the check results, for idle detection
 	Failed   bool   `json:"agent_failed"`        // counts toward backoff and the circuit breaker
+	// NoteIDs are the notes the iteration's prompt carried: delivered once
+	// the record is written (see notes.go).
+	NoteIDs []string `json:"note_ids,omitempty"`
 
 	patternFound bool // the done pattern matched the final message (this session only)
 }

@@ -39,15 +39,19 @@ func (r *runner) stopIfAsked() bool {
 	return true
 }
 
-// emitPaused and emitResumed tell the watchers.
-func (r *runner) emitPaused()  { r.ev.emit(Event{Type: EventPaused, Iteration: len(r.records)}) }
+// emitPaused and emitResumed tell the watchers; a pause's reason is
+// "asked" (architect pause, the view's key) or "stall" (--on-stall pause).
+func (r *runner) emitPaused(reason, detail string) {
+	r.ev.emit(Event{Type: EventPaused, Iteration: len(r.records), Reason: reason, Detail: detail})
+}
 func (r *runner) emitResumed() { r.ev.emit(Event{Type: EventResumed, Iteration: len(r.records)}) }
 
 // startedEvent is loop_started; a resumed run's also says what the earlier
 // iterations cost, so that a watcher's figures start right.
 func (r *runner) startedEvent() Event {
+	own := r.slots[0]
 	ev := Event{Type: EventLoopStarted, Iteration: len(r.records), MaxIterations: r.cfg.MaxIterations,
-		Agent: r.deps.Agent.Name(), Checks: r.shown.Checks, Workspace: r.ws.dir, Branch: r.ws.branch, Resumed: r.resumed,
+		Agent: own.name, Model: own.model, Fallback: r.fallbackEntries(), Checks: r.shown.Checks, Workspace: r.ws.dir, Branch: r.ws.branch, Resumed: r.resumed,
 		NoChecks: r.res.NoChecks}
 	if len(r.records) > 0 {
 		ev.TotalCost, ev.KnownCost = r.res.TotalCost, ptr(r.res.KnownCost)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -44,8 +45,10 @@ func (r *runner) control() string {
 	return c.Action
 }
 
-// pauseIfAsked holds the loop while a pause is requested. It reports
-// whether the loop must stop (cancelled or out of time while paused).
+// pauseIfAsked holds the loop while a pause is requested: by `architect
+// pause`, or by the loop itself on a stall (--on-stall pause), when a note
+// (`architect say`) also ends the pause. It reports whether the loop must
+// stop (cancelled or out of time while paused).
 func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 	if !r.pauseRequested() {
 		return false
@@ -53,25 +56,47 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 	r.st.Status = StatusPaused
 	r.nextDiff = nil // the user may change files while the loop is paused
 	r.save("paused")
+	reason, detail := "asked", "`architect pause`"
+	if r.st.PausedFor != "" {
+		reason, detail = "stall", r.st.PausedFor
+	}
 	r.logf("paused: the loop waits for `architect resume`")
-	r.emitPaused()
+	r.emitPaused(reason, detail)
 	for r.pauseRequested() {
+		if r.st.PausedFor != "" && len(r.pendingNotes()) > 0 {
+			r.logf("a note arrived: going on with it")
+			if err := WriteControl(r.ws.dir, "resume"); err != nil {
+				r.warn("could not clear the pause: " + err.Error())
+			}
+			break
+		}
 		if err := r.deps.Sleep(runCtx, pollEvery); err != nil {
 			return r.stopped(ctx, runCtx)
 		}
 	}
-	r.st.Status = StatusRunning
+	r.st.Status, r.st.PausedFor = StatusRunning, ""
 	r.save("resumed")
 	r.logf("resumed")
 	r.emitResumed()
 	return false
 }
 
-// wait waits d in slices, giving way to a pause or stop request (which
-// ends the wait: "pausing during backoff immediately stops the wait"). It never
-// waits past ctx's deadline (--max-time), and returns false when ctx ended
-// or the deadline came first.
-func (r *runner) wait(ctx context.Context, d time.Duration) bool {
+// How a wait ended.
+type waitEnd int
+
+const (
+	waitDone    waitEnd = iota // the time passed
+	waitCut                    // a pause request, or a note for now (architect say --now), ended it early
+	waitStopped                // the run was cancelled or ran out of time
+)
+
+// wait waits d in slices, giving way to a pause or stop request or a
+// note that asks for the next iteration now (any ends the wait: "pausing
+// during backoff immediately stops the wait"; the loop pauses or stops at
+// its next step). It never waits past ctx's deadline
+// (--max-time): it reports waitStopped when ctx ended or the deadline came
+// first.
+func (r *runner) wait(ctx context.Context, d time.Duration) waitEnd {
 	until := r.deps.Now().Add(d)
 	dl, hasDeadline := ctx.Deadline()
 	pastDeadline := hasDeadline && until.After(dl)
@@ -83,13 +108,16 @@ func (r *runner) wait(ctx context.Context, d time.Duration) bool {
 	for {
 		left := until.Sub(r.deps.Now())
 		if left <= 0 {
-			return !pastDeadline
+			if pastDeadline {
+				return waitStopped
+			}
+			return waitDone
 		}
-		if a := r.control(); a == ControlPause || a == ControlStop {
-			return true // the loop pauses or stops at its next step
+		if a := r.control(); a == ControlPause || a == ControlStop || r.noteForNow() {
+			return waitCut
 		}
 		if err := r.deps.Sleep(ctx, min(left, pollEvery)); err != nil {
-			return false
+			return waitStopped
 		}
 	}
 }
@@ -105,9 +133,7 @@ func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int
 		return true // the loop stops at its next check, without waiting for nothing
 	}
 	d := time.Duration(1<<min(n-1, 30)) * time.Second
-	if r.cfg.BackoffCap > 0 && d > r.cfg.BackoffCap {
-		d = r.cfg.BackoffCap
-	}
+	d = min(d, r.cfg.BackoffCap) // a cap of 0: retry at once
 	if dl, ok := ctx.Deadline(); ok && !r.deps.Now().Add(d).Before(dl) {
 		r.stop(StopTimeout, fmt.Sprintf("max-time of %s would be reached during the %s wait after failed iteration %d: stopping now",
 			config.FormatDuration(r.cfg.MaxTime), human(d), i))
@@ -118,9 +144,10 @@ func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int
 		attempt = fmt.Sprintf("attempt %d/%d", n, r.cfg.MaxConsecutiveErrors)
 	}
 	r.logf("iteration %d failed (%s), retrying in %s (%s)", i, failure(rec, o), human(d), attempt)
-	r.ev.emit(Event{Type: EventBackoff, Iteration: i, Seconds: ptr(d.Seconds()), Until: stamp(r.deps.Now().Add(d)), Attempt: n})
+	r.ev.emit(Event{Type: EventBackoff, Iteration: i, Seconds: ptr(d.Seconds()), Until: stamp(r.deps.Now().Add(d)), Attempt: n,
+		Agent: r.agent().name, Model: r.agent().model, ErrorKind: string(o.ErrKind)})
 	r.save("backoff")
-	if !r.wait(ctx, d) {
+	if r.wait(ctx, d) == waitStopped {
 		r.waitEnded(ctx, "backing off")
 		return false
 	}
@@ -147,56 +174,157 @@ const (
 	usageMaxWait  = 30 * time.Minute
 )
 
-// waitUsageLimit waits for the agent's usage limit to lift, without
-// counting an error. Every agent's usage limit or rate limit (429) comes
-// here. The waits are counted in the state and bounded: they count against
-// --max-time (a wait that would pass the deadline is refused at once), and
-// their total over the run may not pass max_usage_wait. It returns false
-// when the loop stops.
-func (r *runner) waitUsageLimit(ctx context.Context, o agent.Outcome) bool {
-	if r.cfg.OnUsageLimit == "stop" {
-		r.stop(StopUsageLimit, "the agent hit its usage limit: "+firstLine(o.Err)+resetText(o.ResetAt))
+// limitHit sets the current agent aside after it met its usage limit or a
+// rate limit (every agent's 429 comes here), without counting an error,
+// until the limit lifts (usageUntil). The next iteration runs on the next
+// free fallback agent, or waits (pickAgent). With --on-usage-limit stop
+// and no other agent free, the loop stops instead. It reports whether the
+// loop goes on.
+func (r *runner) limitHit(o agent.Outcome) bool {
+	cur := r.agent()
+	until, exact := r.usageUntil(cur, o)
+	r.lastLimit = o
+	r.setAside(until, exact, SwitchUsageLimit, false)
+	if r.cfg.OnUsageLimit == "stop" && !r.freeOther() {
+		who := "the agent"
+		if r.hasFallback() {
+			who = "every agent (" + r.labels() + ")"
+		}
+		r.stop(StopUsageLimit, who+" hit its usage limit: "+firstLine(o.Err)+resetText(o.ResetAt))
 		return false
 	}
-	var d time.Duration
-	if !o.ResetAt.IsZero() {
-		d = o.ResetAt.Sub(r.deps.Now())
-		d += r.deps.Jitter(min(max(d/20, 5*time.Second), time.Minute))
-		r.usageWaits = 0
-	} else {
-		d = min(usageBaseWait<<min(r.usageWaits, 20), usageMaxWait)
-		r.usageWaits++
+	how := "until " + until.Local().Format("15:04:05")
+	if !exact {
+		how += " (no reset time given: a guess)"
 	}
-	d = max(d, time.Second)
-	if dl, ok := ctx.Deadline(); ok && r.deps.Now().Add(d).After(dl) {
+	r.logf("%s hit its usage limit (%s)%s: set aside %s", cur.Agent, firstLine(o.Err), resetText(o.ResetAt), how)
+	return true
+}
+
+// usageUntil is when to try agent s again after it met its usage limit,
+// and whether that comes from a reset time it gave (exact) or is a guess:
+//
+//   - before the reset time it gave: that time plus a small margin (its
+//     clock and ours may differ by a second, and a reset given to the
+//     second may lift at its end);
+//   - inside the window a reset time printed to the minute leaves ("try
+//     again at 6:19 AM": any time before 6:20): a short look again;
+//   - without a reset time, or after it passed with the limit still there
+//     (resets that do not take effect on time are reported), the bounded
+//     guess: 60 s, doubling, up to 30 min.
+func (r *runner) usageUntil(s *slot, o agent.Outcome) (time.Time, bool) {
+	now := r.deps.Now()
+	if at := o.ResetAt; !at.IsZero() {
+		switch end := at.Add(o.ResetWithin); {
+		case now.Before(at):
+			s.Guesses = 0
+			return at.Add(r.margin(at.Sub(now))), true
+		case now.Before(end):
+			s.Guesses = 0
+			step := min(max(o.ResetWithin/12, 2*time.Second), 5*time.Minute)
+			return minTime(now.Add(step), end.Add(time.Second)), true
+		}
+	}
+	d := min(usageBaseWait<<min(s.Guesses, 20), usageMaxWait)
+	s.Guesses++
+	return now.Add(d), false
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// margin is added to a wait of d for a reset time: a second (a reset
+// given to the second may lift at its end; clocks differ), a hundredth of
+// d (at most 30 s), and a random part of up to a twentieth of d (at most
+// 30 s), so that the loops of a batch do not all call at the same instant.
+func (r *runner) margin(d time.Duration) time.Duration {
+	return time.Second + min(d/100, 30*time.Second) + r.deps.Jitter(min(d/20, 30*time.Second))
+}
+
+// waitForAgent waits until agent s is free again, when no agent of the
+// run is: a usage-limit wait, without counting an error. The waits are
+// counted in the state and bounded: they count against --max-time (a wait
+// that would pass the deadline stops the run at once), and their total
+// over the run may not pass max_usage_wait.
+func (r *runner) waitForAgent(ctx, runCtx context.Context, s *slot) waitEnd {
+	o := r.lastLimit
+	d := max(s.until.Sub(r.deps.Now()), time.Second)
+	if dl, ok := runCtx.Deadline(); ok && r.deps.Now().Add(d).After(dl) {
 		r.logf("usage limit reached; it lifts after the max-time deadline, stopping")
 		r.stop(StopTimeout, "the agent's usage limit lifts after the max-time deadline"+resetText(o.ResetAt))
-		return false
+		return waitStopped
 	}
 	waited := time.Duration(r.st.UsageLimitWaited * float64(time.Second))
 	if limit := r.cfg.MaxUsageWait; limit > 0 && waited+d > limit {
 		r.logf("usage limit reached; waiting %s more would pass the %s allowed for usage-limit waits, stopping", human(d), config.FormatDuration(limit))
 		r.stop(StopUsageLimit, fmt.Sprintf("the agent hit its usage limit (%s)%s; waiting %s more would take the run's usage-limit waits past max_usage_wait (%s; %s waited so far): continue later with `architect loop --resume`",
 			firstLine(o.Err), resetText(o.ResetAt), human(d), config.FormatDuration(limit), human(waited)))
-		return false
+		return waitStopped
 	}
 	until := r.deps.Now().Add(d)
-	r.logEvent("WAIT", "usage limit: waiting until %s", until.Format(time.RFC3339))
-	r.logf("usage limit reached (%s); waiting %s, until %s (usage-limit wait %d of the run, %s waited before)",
-		firstLine(o.Err), human(d), until.Format("15:04:05"), r.st.UsageLimitWaits+1, human(waited))
+	who := ""
+	if r.hasFallback() {
+		who = " for " + s.Agent + " (no agent of the run is free)"
+	}
+	how := "the reset time the agent gave"
+	if !s.Exact {
+		how = "no reset time given: a guess"
+	}
+	r.logEvent("WAIT", "usage limit: waiting until %s%s", until.Format(time.RFC3339), who)
+	r.logf("usage limit reached (%s); waiting %s, until %s%s, %s (usage-limit wait %d of the run, %s waited before)",
+		firstLine(o.Err), human(d), until.Format("15:04:05"), who, how, r.st.UsageLimitWaits+1, human(waited))
 	r.st.WaitUntil = stamp(until)
 	r.save("usage_limit_wait")
-	r.ev.emit(Event{Type: EventUsageLimitWait, Iteration: len(r.records) + 1, Seconds: ptr(d.Seconds()), Until: stamp(until), Error: o.Err, Waited: ptr(waited.Seconds())})
-	began := r.deps.Now()
-	ok := r.wait(ctx, d)
-	r.st.UsageLimitWaits++
-	r.st.UsageLimitWaited += r.deps.Now().Sub(began).Seconds()
-	r.save("usage_limit_waited")
-	if !ok {
-		r.waitEnded(ctx, "waiting for the usage limit")
-		return false
+	ev := Event{Type: EventUsageLimitWait, Iteration: len(r.records) + 1, Seconds: ptr(d.Seconds()), Until: stamp(until), Error: o.Err,
+		Waited: ptr(waited.Seconds()), Agent: s.name, Model: s.model, Exact: s.Exact}
+	if !o.ResetAt.IsZero() {
+		ev.ResetAt = stamp(o.ResetAt)
 	}
-	return true
+	r.ev.emit(ev)
+	began := r.deps.Now()
+	end := r.wait(runCtx, d)
+	took := r.deps.Now().Sub(began)
+	r.st.UsageLimitWaits++
+	r.st.UsageLimitWaited += took.Seconds()
+	r.noteWait(Wait{Iteration: len(r.records) + 1, Agent: s.Agent, Seconds: took.Seconds(), Until: stamp(until), Exact: s.Exact,
+		ResetAt: ev.ResetAt, Cut: end == waitCut})
+	r.save("usage_limit_waited")
+	switch end {
+	case waitStopped:
+		r.waitEnded(ctx, "waiting for the usage limit")
+	case waitCut:
+		if r.noteForNow() {
+			// The person asked for an iteration now: try the agent now.
+			s.until = r.deps.Now()
+			r.logf("a note asks for the next iteration now: trying %s without waiting more", s.Agent)
+		}
+	}
+	return end
+}
+
+// Wait is one usage-limit wait, as the state and the result list them.
+type Wait struct {
+	Iteration int     `json:"iteration"` // the iteration that waited to start
+	Agent     string  `json:"agent"`     // the agent waited for
+	Seconds   float64 `json:"seconds"`   // how long it lasted
+	Until     string  `json:"until"`     // when it was to end
+	Exact     bool    `json:"exact,omitempty"`
+	ResetAt   string  `json:"reset_at,omitempty"` // the reset time the agent gave
+	Cut       bool    `json:"cut,omitempty"`      // ended early: a pause or a note
+}
+
+// maxWaitsKept bounds the waits the state keeps (the counts cover all).
+const maxWaitsKept = 100
+
+func (r *runner) noteWait(w Wait) {
+	r.st.Waits = append(r.st.Waits, w)
+	if n := len(r.st.Waits); n > maxWaitsKept {
+		r.st.Waits = slices.Delete(r.st.Waits, 0, n-maxWaitsKept)
+	}
 }
 
 // waitEnded records why a wait ended early: cancellation, or max-time.

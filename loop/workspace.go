@@ -132,6 +132,11 @@ func planWorkspace(ctx context.Context, cfg config.Config) (WorkspacePlan, *gitw
 		if cfg.Worktree {
 			return p, nil, &UsageError{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
 		}
+		if cfg.Mode == config.ModeBuild {
+			// Build mode promises a commit per iteration; plan mode, and a
+			// run without --mode, commit nothing outside a worktree.
+			return p, nil, &UsageError{Msg: "--mode build commits every iteration, and " + dir + " is not in a git repository", Hint: "run `git init` there (and commit what is there), or use --mode plan, which commits nothing"}
+		}
 		return p, nil, nil
 	}
 	if err != nil {
@@ -269,14 +274,14 @@ func (w *workspace) prepareStateDir(now time.Time, ownDone bool) (archived, erro
 	}
 	_ = os.Chmod(w.state(), 0o700)
 	names := []string{ProgressFile, "prompts", TranscriptsDir, "report.html", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile,
-		AgentResultFile, InflightFile, "report.html"}
+		AgentResultFile, InflightFile, NotesDir}
 	if ownDone {
 		names = append(names, DoneFile)
 	}
 	var newest time.Time
 	found := false
 	for _, name := range names {
-		if fi, err := os.Stat(w.state(name)); err == nil && (name != "prompts" || !emptyDir(w.state(name))) {
+		if fi, err := os.Stat(w.state(name)); err == nil && (!fi.IsDir() || !emptyDir(w.state(name))) {
 			found = true
 			if fi.ModTime().After(newest) {
 				newest = fi.ModTime()

@@ -140,6 +140,7 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	// it runs while git looks at the workspace.
 	agentDone := make(chan Item, 1)
 	go func() { agentDone <- opt.Agents.item(ctx, cfg, ag, opt) }()
+	fallbacks := fallbackItems(ctx, cfg, opt)
 	if !opt.NoWorkspace {
 		var it Item
 		it, r.Workspace = workspace(ctx, cfg)
@@ -152,6 +153,9 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 		add(spec(cfg.Spec))
 	}
 	add(<-agentDone)
+	for _, ch := range fallbacks {
+		add(<-ch)
+	}
 	for _, c := range cfg.Checks {
 		add(check(c, opt.LookPath))
 	}
@@ -284,6 +288,35 @@ func agentItem(ctx context.Context, cfg config.Config, ag agent.Agent, opt Optio
 		it.Detail = fmt.Sprintf("%s (%s)", version, path)
 	}
 	return it
+}
+
+// fallbackItems checks each fallback agent as the run's own is checked
+// (installed, runs, priced when --max-cost needs it), concurrently; each
+// channel gives one item, in the order of the list.
+func fallbackItems(ctx context.Context, cfg config.Config, opt Options) []chan Item {
+	var out []chan Item
+	for _, ac := range cfg.FallbackAgents() {
+		ch := make(chan Item, 1)
+		out = append(out, ch)
+		label := config.AgentLabel(ac)
+		a, err := agent.New(ac)
+		if err != nil {
+			ch <- Item{Check: "fallback agent " + label, Status: Fail, Detail: err.Error(), Hint: "fix --fallback (fallback: in the config file)"}
+			continue
+		}
+		fc := cfg
+		fc.Agent, fc.AgentCmd, fc.Model = ac.Name, ac.Cmd, ac.Model
+		go func() {
+			it := opt.Agents.item(ctx, fc, a, opt)
+			it.Check = "fallback agent " + label
+			if it.Status == OK && ac.Name == "command" && cfg.MaxCost > 0 && !cfg.AgentReportsCost {
+				it.Status, it.Detail = Fail, "max_cost needs the cost of every run, and the command agent `"+ac.Cmd+"` reports none unless it writes it to $ARCHITECT_RESULT_FILE"
+				it.Hint = `have it write {"cost_usd": N} there and say so with --agent-reports-cost, or drop max_cost`
+			}
+			ch <- it
+		}()
+	}
+	return out
 }
 
 // findProgram finds bin: a path is taken as is (relative to the current

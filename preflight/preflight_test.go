@@ -181,3 +181,41 @@ func TestAgentCache(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(string(runs), "x\n")
 }
+
+// Each fallback agent is checked as the run's own is: installed, runs,
+// priced when --max-cost needs it.
+func TestFallbackAgents(t *testing.T) {
+	is := is.New(t)
+	bin := t.TempDir()
+	codex := filepath.Join(bin, "codex")
+	is.NoErr(os.WriteFile(codex, []byte("#!/bin/sh\necho 'codex-cli 0.169.0'\n"), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cfg := config.Defaults()
+	cfg.Dir = t.TempDir()
+	cfg.Agent, cfg.AgentCmd = "command", "true"
+	cfg.Fallback = []string{"codex:gpt-5.5", "gemini:gemini-2.5-pro", "command:definitely-not-installed-xyz --go"}
+	look := func(name string) (string, error) {
+		if name == "codex" {
+			return codex, nil
+		}
+		return "", exec.ErrNotFound
+	}
+	r := Run(context.Background(), cfg, commandAgent(t, "true"), Options{NoWorkspace: true, LookPath: look})
+	is.Equal(item(r, "fallback agent codex:gpt-5.5").Status, OK)
+	gem := item(r, "fallback agent gemini:gemini-2.5-pro")
+	is.Equal(gem.Status, Fail)
+	is.True(strings.Contains(gem.Detail, "gemini is not installed"))
+	is.True(strings.Contains(gem.Hint, "@google/gemini-cli"))
+	cmd := item(r, "fallback agent command")
+	is.Equal(cmd.Status, Fail)
+	is.True(strings.Contains(cmd.Detail, "definitely-not-installed-xyz"))
+	is.True(r.Err() != nil)
+
+	// --max-cost needs every fallback's price.
+	cfg.Fallback = []string{"codex:no-such-model"}
+	cfg.MaxCost, cfg.AgentReportsCost = 5, true
+	r = Run(context.Background(), cfg, commandAgent(t, "true"), Options{NoWorkspace: true, LookPath: look})
+	it := item(r, "fallback agent codex:no-such-model")
+	is.Equal(it.Status, Fail)
+	is.True(strings.Contains(it.Detail, `no price for model "no-such-model"`))
+}

@@ -34,6 +34,7 @@ const DefaultTag = "COMPLETE"
 const (
 	HeadingTask      = "## Task"
 	HeadingSpec      = "## Task Specification"
+	HeadingNotes     = "## Notes from the Person Running This Loop"
 	HeadingIteration = "## Iteration Instructions"
 	HeadingChanges   = "## Changes from Previous Iterations"
 	HeadingErrors    = "## Errors from Previous Iteration"
@@ -63,6 +64,10 @@ type Input struct {
 	Checks        []string // the check commands, in order
 	CompletionTag string   // "" means DefaultTag
 	Notes         []string // extra instruction lines, e.g. "protected files were restored"
+	// PersonNotes are what the person running the loop said to it
+	// (architect say), oldest first: shown in a section of their own, each
+	// fenced as text.
+	PersonNotes []string
 
 	// Diff is the accumulated diff since the loop started, already cut to
 	// DiffLimit bytes by the caller (see Truncate); DiffTruncated counts the
@@ -99,6 +104,7 @@ func Build(in Input) string {
 	} else {
 		add(HeadingTask, in.Task)
 	}
+	add(HeadingNotes, personNotes(in.PersonNotes))
 	add(HeadingIteration, instructions(in))
 	add(HeadingChanges, changes(in.Diff, in.DiffTruncated))
 	add(HeadingErrors, failures(in.Failed))
@@ -113,6 +119,26 @@ func Build(in Input) string {
 		closing = closingLater
 	}
 	return strings.Join(append(sections, closing), "\n\n") + "\n"
+}
+
+// personNotes is the body of the Notes from the Person Running This Loop
+// section: each note fenced, so that nothing in it can pass for a heading
+// or an instruction of architect's.
+func personNotes(notes []string) string {
+	var parts []string
+	for _, n := range notes {
+		if strings.TrimSpace(n) != "" {
+			parts = append(parts, fence("text", strings.TrimSpace(n)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	lead := "The person running this loop wrote this while it ran. Take it into account in this iteration; it comes before the progress file and earlier plans:"
+	if len(parts) > 1 {
+		lead = "The person running this loop wrote these while it ran, oldest first. Take them into account in this iteration; they come before the progress file and earlier plans:"
+	}
+	return lead + "\n\n" + strings.Join(parts, "\n\n")
 }
 
 // instructions is the body of the Iteration Instructions section.

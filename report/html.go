@@ -272,6 +272,7 @@ func summary(r *Run, headline string) []field {
 		{"Mode", mode, false},
 		{"Started", when(st.StartedAt), false},
 	}
+	f = append(f, steering(r)...)
 	if in+out > 0 {
 		f = append(f, field{"Tokens", fmt.Sprintf("%s in (%s cached), %s out", count(in), count(cached), count(out)), false})
 	}
@@ -317,6 +318,7 @@ func iterationView(r *Run, it loop.Iteration, last bool) iterView {
 	if it.Commit != "" {
 		iv.Meta = append(iv.Meta, field{"Commit", shortHash(it.Commit), false})
 	}
+	iv.Meta = append(iv.Meta, iterSteering(it)...)
 	if d := r.diff(it.Iteration); d != "" {
 		text, cut := head(d, diffLimit)
 		iv.Diff, iv.DiffPreface = diffFiles(text)

@@ -6,6 +6,8 @@ package tui
 // works on its own types (run, Row, check).
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/architect-dev/architect/loop"
@@ -18,6 +20,9 @@ func Rows(its []loop.Iteration) []Row {
 		row := Row{N: it.Iteration, Duration: it.Duration, Agent: it.AgentDuration, Checks: it.ChecksDuration,
 			Cost: it.Cost, Total: len(it.CheckResults), ChecksRun: len(it.CheckResults) > 0, AllPassed: it.AllChecksPassed,
 			Completion: it.CompletionSignal, Commit: it.Commit, Interrupted: it.Interrupted}
+		if it.Agent != "" {
+			row.Ran = label(it.Agent, it.Model)
+		}
 		for _, c := range it.CheckResults {
 			if c.Passed {
 				row.Passing++
@@ -78,6 +83,9 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		if ev.MaxIterations > 0 {
 			r.info.MaxIterations = ev.MaxIterations
 		}
+		if ev.Agent != "" {
+			r.agent = label(ev.Agent, ev.Model)
+		}
 		r.iterCost, r.steps, r.paused = 0, 0, false
 		for i, c := range r.checks {
 			r.checks[i] = check{name: c.name, lastFail: c.lastFail, failing: c.failing}
@@ -126,7 +134,7 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		}
 	case loop.EventIterationFinished:
 		row := Row{N: ev.Iteration, Cost: ev.Cost, Completion: ev.CompletionSignal, Commit: ev.Commit,
-			Passing: r.passing[ev.Iteration], Total: len(r.checks), Interrupted: ev.Interrupted}
+			Passing: r.passing[ev.Iteration], Total: len(r.checks), Interrupted: ev.Interrupted, Ran: r.agent}
 		delete(r.passing, ev.Iteration)
 		row.AllPassed = ev.AllChecksPassed != nil && *ev.AllChecksPassed
 		row.ChecksRun = ev.ChecksRun == nil && row.Total > 0 || ev.ChecksRun != nil && *ev.ChecksRun
@@ -137,7 +145,15 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		r.addRow(row)
 		r.iterCost = 0
 		setPhase(phaseBetween)
+	case loop.EventAgentSwitched:
+		r.agent = label(ev.Agent, ev.Model)
+		r.switched = fmt.Sprintf("switched from %s (%s)", clean(ev.From), strings.ReplaceAll(ev.Reason, "_", " "))
+		r.switchedFor = ev.Iteration
 	case loop.EventBackoff, loop.EventUsageLimitWait:
+		r.waitFor = ""
+		if ev.Agent != "" {
+			r.waitFor = label(ev.Agent, ev.Model)
+		}
 		setPhase(phaseBackoff)
 		if ev.Type == loop.EventUsageLimitWait {
 			setPhase(phaseUsage)
@@ -231,6 +247,11 @@ func (t *task) apply(ev loop.Event, now time.Time) {
 		t.state = "backing off"
 	case loop.EventUsageLimitWait:
 		t.state = "usage limit: waiting"
+		if ev.Agent != "" {
+			t.state = "usage limit of " + ev.Agent + ": waiting"
+		}
+	case loop.EventAgentSwitched:
+		t.state = "switched to " + ev.Agent
 	case loop.EventLoopFinished:
 		t.state = ev.StopReason
 		t.ended = eventTime(ev, now)

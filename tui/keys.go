@@ -8,6 +8,7 @@ import (
 var keyHelp = [][2]string{
 	{"p", "pause the loop before its next step, or resume it (as `architect pause` / `architect resume`)"},
 	{"s", "stop once the current iteration is recorded"},
+	{"n", "write a note for the agent: the next iteration's prompt carries it (as `architect say`)"},
 	{"q, ctrl+c", "stop now, gracefully (state saved); press again to kill the agent and checks"},
 	{"tab, shift+tab", "move between history, agent activity and checks"},
 	{"↑ ↓, j k", "select an iteration or a check; scroll the activity"},
@@ -23,6 +24,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	if s == "ctrl+c" {
 		return m.interrupt()
+	}
+	if m.input.open {
+		m.noteKey(k)
+		return nil
 	}
 	if m.help {
 		m.help = false
@@ -41,6 +46,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.pause()
 	case "s":
 		return m.stopAfter()
+	case "n":
+		m.startNote()
 	case "?":
 		m.help = true
 	case "tab":

@@ -18,6 +18,9 @@ type Controls struct {
 	// Interrupt is Ctrl-C: the first call stops the run gracefully, the
 	// next kills the agent and the checks at once.
 	Interrupt func()
+	// Say queues a note that the next iteration's prompt carries, as
+	// `architect say` does (the n key).
+	Say func(text string) error
 }
 
 // Loader reads what the view shows on demand from the run's records (an
@@ -94,6 +97,7 @@ type Model struct {
 	interrupts            int
 	note                  string
 	noteAt                time.Time
+	input                 noteInput // the note being typed (the n key)
 	done                  bool
 }
 
@@ -153,6 +157,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg:
+		if m.input.open {
+			m.typeNote(msg.Content)
+		}
 	case tea.MouseWheelMsg:
 		if msg.Button == tea.MouseWheelUp {
 			return m, m.key(tea.KeyPressMsg{Code: tea.KeyUp})

@@ -396,3 +396,110 @@ func BenchmarkView300(b *testing.B) {
 		_ = f.m.View()
 	}
 }
+
+// The view names the agent each iteration runs on: the one a usage-limit
+// wait or a backoff is for, a switch to a fallback while its iteration
+// runs, and in the history the iterations that ran on another agent.
+func TestAgentsWaitsAndSwitches(t *testing.T) {
+	is := is.New(t)
+	f := newFake(Info{Agent: "claude", Model: "sonnet"}, Controls{}, nil)
+	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 5, Agent: "claude", Model: "sonnet", Checks: checks3[:1]})
+	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 1, Agent: "claude", Model: "sonnet"})
+	is.True(strings.Contains(f.screen(), "agent claude (sonnet) 0s"))
+	f.ev(loop.Event{Type: loop.EventAgentFinished, Iteration: 1, Error: "usage limit"})
+	f.ev(loop.Event{Type: loop.EventIterationFinished, Iteration: 1, AllChecksPassed: ptr(false), ChecksRun: ptr(false)})
+	f.ev(loop.Event{Type: loop.EventUsageLimitWait, Iteration: 1, Seconds: ptr(3.0), Agent: "claude", Model: "sonnet"})
+	s := f.screen()
+	is.True(strings.Contains(s, "‖ waiting"))
+	is.True(strings.Contains(s, "usage limit of claude (sonnet): waiting 3s, until "+t0.Add(3*time.Second).Local().Format("15:04:05")))
+	f.ev(loop.Event{Type: loop.EventBackoff, Iteration: 1, Seconds: ptr(2.0), Attempt: 1, Agent: "claude", Model: "sonnet"})
+	is.True(strings.Contains(f.screen(), "backoff: claude (sonnet) failed 1 times in a row; retrying in 2s"))
+
+	f.ev(loop.Event{Type: loop.EventAgentSwitched, Iteration: 2, Agent: "codex", From: "claude:sonnet", Reason: "usage_limit"})
+	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 2, Agent: "codex"})
+	s = f.screen()
+	is.True(strings.Contains(s, "agent codex 0s · switched from claude:sonnet (usage limit)"))
+	f.ev(loop.Event{Type: loop.EventAgentFinished, Iteration: 2, Cost: ptr(0.5)})
+	f.ev(loop.Event{Type: loop.EventIterationFinished, Iteration: 2, AllChecksPassed: ptr(true), Cost: ptr(0.5)})
+	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 3, Agent: "codex"})
+	s = f.screen()
+	is.True(!strings.Contains(s, "switched from")) // said while iteration 2 ran only
+	is.True(strings.Contains(s, "on codex"))       // iteration 2's row
+	is.Equal(strings.Count(s, "on codex"), 1)      // iteration 1 ran on the run's own agent
+	is.True(strings.Contains(s, "agent codex 0s"))
+
+	// A resumed run's history comes from the records.
+	rows := Rows([]loop.Iteration{{Iteration: 1, Agent: "claude", Model: "sonnet"}, {Iteration: 2, Agent: "gemini"}})
+	is.Equal(rows[0].Ran, "claude (sonnet)")
+	is.Equal(rows[1].Ran, "gemini")
+
+	// The batch board says which agent a task waits for, and a switch.
+	b := &task{}
+	b.apply(loop.Event{Type: loop.EventUsageLimitWait, Agent: "claude"}, t0)
+	is.Equal(b.state, "usage limit of claude: waiting")
+	b.apply(loop.Event{Type: loop.EventAgentSwitched, Agent: "codex"}, t0)
+	is.Equal(b.state, "switched to codex")
+}
+
+// n opens a line for a note: keys are text there (q does not stop the
+// run), enter sends it through Controls.Say, esc drops it, a paste joins
+// its lines; ctrl+c still stops the run.
+func TestNoteKey(t *testing.T) {
+	is := is.New(t)
+	var said []string
+	interrupts := 0
+	fail := false
+	c := Controls{
+		Say: func(s string) error {
+			if fail {
+				return errors.New("the loop has not started yet")
+			}
+			said = append(said, s)
+			return nil
+		},
+		Interrupt: func() { interrupts++ },
+	}
+	f := newFake(Info{}, c, fakeLoader{})
+	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 25, Checks: checks3})
+	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 1})
+	is.True(strings.Contains(f.screen(), "n note"))
+
+	f.key(keyText("n"))
+	for _, k := range "use q p" {
+		f.key(keyText(string(k)))
+	}
+	is.True(strings.Contains(f.screen(), "note for the agent: use q p▏"))
+	is.Equal(interrupts, 0)
+	f.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	f.m.Update(tea.PasteMsg{Content: "paste\nline  two\x1b[31m"})
+	is.True(strings.Contains(f.screen(), "note for the agent: use q paste line two▏"))
+	f.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+	is.Equal(said, []string{"use q paste line two"})
+	is.True(strings.Contains(f.screen(), "note queued: the next iteration's prompt carries it"))
+
+	f.key(keyText("n"))
+	f.key(keyText("x"))
+	f.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	is.Equal(len(said), 1)
+	is.True(strings.Contains(f.screen(), "note not sent"))
+
+	f.key(keyText("n"))
+	f.key(tea.KeyPressMsg{Code: tea.KeyEnter}) // empty
+	is.Equal(len(said), 1)
+	is.True(strings.Contains(f.screen(), "note not sent: it is empty"))
+
+	fail = true
+	f.key(keyText("n"))
+	f.key(keyText("x"))
+	f.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+	is.True(strings.Contains(f.screen(), "cannot send the note: the loop has not started yet"))
+
+	f.key(keyText("n"))
+	f.key(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	is.Equal(interrupts, 1)
+
+	// Without a way to send notes (no Say), n does nothing.
+	g := newFake(Info{}, Controls{}, nil)
+	g.key(keyText("n"))
+	is.True(!strings.Contains(g.screen(), "note for the agent"))
+}

@@ -91,6 +91,9 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 		done = r.Completion
 	}
 	line += "  " + fit(done, 4)
+	if r.Ran != "" && r.Ran != label(m.run.info.Agent, m.run.info.Model) {
+		line += "  " + paint(styleWarn, "on "+clean(r.Ran))
+	}
 	switch {
 	case r.Interrupted != "":
 		line += "  " + paint(styleWarn, clean(r.Interrupted))

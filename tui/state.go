@@ -30,6 +30,7 @@ type Row struct {
 	ChecksRun          bool
 	AllPassed          bool
 	Completion         string // the completion signal; "" when none
+	Ran                string // the agent it ran on, "agent (model)"; "" when unknown
 	Error, Interrupted string
 	Added, Deleted     int // lines changed by the iteration
 	Files              int
@@ -102,6 +103,30 @@ type run struct {
 	stopDetail string
 	end        time.Time
 	paused     bool // the loop said it paused
+	// agent is the agent the current (or next) iteration runs on, which a
+	// fallback changes; waitFor the one a backoff or usage-limit wait is
+	// for; switched the last switch, in words, and the iteration it is
+	// for (the phase line says it while that iteration runs).
+	agent, waitFor string
+	switched       string
+	switchedFor    int
+}
+
+// label names an agent and its model as the view shows them: "codex
+// (gpt-5.5)".
+func label(agent, model string) string {
+	if model == "" {
+		return agent
+	}
+	return agent + " (" + model + ")"
+}
+
+// current is the agent the run is on now.
+func (r *run) current() string {
+	if r.agent != "" {
+		return r.agent
+	}
+	return label(r.info.Agent, r.info.Model)
 }
 
 // ring keeps the last n lines.

@@ -234,10 +234,7 @@ func (m *Model) header() []string {
 func (m *Model) phaseLine(now time.Time) string {
 	r := m.run
 	spin := paint(styleInfo, spinner[m.tick%len(spinner)])
-	who := r.info.Agent
-	if r.info.Model != "" {
-		who += " (" + r.info.Model + ")"
-	}
+	who := r.current()
 	where := ""
 	switch {
 	case r.info.Branch != "":
@@ -252,6 +249,9 @@ func (m *Model) phaseLine(now time.Time) string {
 		if r.iterCost > 0 {
 			now1 += " · " + money(r.iterCost) + " so far"
 		}
+		if r.switched != "" && r.switchedFor == r.iteration {
+			now1 += " · " + paint(styleWarn, r.switched)
+		}
 	case phaseChecks:
 		done := 0
 		for _, c := range r.checks {
@@ -261,9 +261,17 @@ func (m *Model) phaseLine(now time.Time) string {
 		}
 		now1 = fmt.Sprintf("%s checks %d/%d done · %s", spin, done, len(r.checks), clock(now.Sub(r.phaseStart)))
 	case phaseBackoff:
-		now1 = paint(styleWarn, fmt.Sprintf("backoff: the agent failed %d times in a row; retrying in %s", max(r.attempt, 1), clock(r.until.Sub(now))))
+		who := "the agent"
+		if r.waitFor != "" {
+			who = r.waitFor
+		}
+		now1 = paint(styleWarn, fmt.Sprintf("backoff: %s failed %d times in a row; retrying in %s", who, max(r.attempt, 1), clock(r.until.Sub(now))))
 	case phaseUsage:
-		now1 = paint(styleWarn, fmt.Sprintf("usage limit: waiting %s, until %s", clock(r.until.Sub(now)), r.until.Local().Format("15:04")))
+		of := ""
+		if r.waitFor != "" {
+			of = " of " + r.waitFor
+		}
+		now1 = paint(styleWarn, fmt.Sprintf("usage limit%s: waiting %s, until %s", of, clock(r.until.Sub(now)), r.until.Local().Format("15:04:05")))
 	case phaseBetween:
 		now1 = fmt.Sprintf("iteration %d recorded", r.iteration)
 		if r.paused {
@@ -280,8 +288,12 @@ func (m *Model) phaseLine(now time.Time) string {
 	return joinFit([]part{{now1, 0}, {where, 1}}, paint(styleDim, " · "), m.w)
 }
 
-// noteLine is the answer to the last key, else the loop's last message.
+// noteLine is the note being typed, else the answer to the last key, else
+// the loop's last message.
 func (m *Model) noteLine() string {
+	if m.input.open {
+		return m.inputLine()
+	}
 	if m.note != "" && m.now().Sub(m.noteAt) < noteFor {
 		return paint(styleWarn, m.note)
 	}
@@ -303,8 +315,8 @@ func (m *Model) footer() string {
 	if m.run.paused || m.pauseAsked {
 		pause = "resume"
 	}
-	keys := []string{"p " + pause, "s stop after this iteration", "q stop", "tab pane", "↑↓ select", "enter detail", "? help"}
-	ranks := []int{1, 3, 0, 5, 6, 4, 2}
+	keys := []string{"p " + pause, "s stop after this iteration", "q stop", "n note", "tab pane", "↑↓ select", "enter detail", "? help"}
+	ranks := []int{1, 3, 0, 4, 6, 7, 5, 2}
 	if m.run.finished {
 		keys, ranks = []string{"? help"}, []int{0}
 	}

@@ -152,8 +152,9 @@ func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // fakeAgent is a scriptable agent for the tests. It reads the script for
-// this iteration from $FAKE_AGENT_DIR/iter-N.txt (or default.txt) and runs
-// its lines in order:
+// this run from $FAKE_AGENT_DIR/run-K.txt (the K-th run of the agent of
+// that folder: a usage limit runs the same iteration again), else
+// iter-N.txt (iteration N), else default.txt, and runs its lines in order:
 //
 //	write PATH TEXT     write TEXT (\n escapes allowed) to PATH
 //	rm PATH             remove PATH
@@ -175,11 +176,27 @@ func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
 //	                    appends a line to $WORK/orphan-writes every 20 ms
 //	single PATH         hold an exclusive lock on PATH while running; if another
 //	                    agent holds it, create PATH.two and exit 1
+//	kind KIND           report an error of this kind (usage_limit, outage, fatal)
+//	error TEXT          report this error message
+//	retry SECONDS       report when a usage limit lifts (retry_after_seconds)
+//	hint TEXT           report what to do about a fatal error
 //	exit N              exit with status N
 func fakeAgent() int {
 	dir := os.Getenv("FAKE_AGENT_DIR")
 	it := os.Getenv("ARCHITECT_ITERATION")
-	script, err := os.ReadFile(filepath.Join(dir, "iter-"+it+".txt"))
+	var script []byte
+	err := os.ErrNotExist
+	if byRun, _ := filepath.Glob(filepath.Join(dir, "run-*.txt")); dir != "" && len(byRun) > 0 {
+		// Runs are counted only for scripts written by run.
+		runs, _ := os.ReadFile(filepath.Join(dir, ".runs"))
+		k, _ := strconv.Atoi(strings.TrimSpace(string(runs)))
+		k++
+		_ = os.WriteFile(filepath.Join(dir, ".runs"), []byte(strconv.Itoa(k)), 0o644)
+		script, err = os.ReadFile(filepath.Join(dir, "run-"+strconv.Itoa(k)+".txt"))
+	}
+	if err != nil {
+		script, err = os.ReadFile(filepath.Join(dir, "iter-"+it+".txt"))
+	}
 	if err != nil {
 		script, err = os.ReadFile(filepath.Join(dir, "default.txt"))
 	}
@@ -271,6 +288,15 @@ func fakeAgent() int {
 				return 1
 			}
 			held = append(held, f) // the lock lasts as long as this process
+		case "kind":
+			result["error_kind"] = arg
+		case "error":
+			result["error"] = arg
+		case "hint":
+			result["hint"] = arg
+		case "retry":
+			f, _ := strconv.ParseFloat(arg, 64)
+			result["retry_after_seconds"] = f
 		case "exit":
 			n, _ := strconv.Atoi(arg)
 			writeResult(result)

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/prompt"
+	"github.com/spf13/cobra"
+)
+
+// checkDir refuses, before any command runs, a -C/--dir that was given
+// and is not a folder architect can use, naming the flag: every command
+// with such a flag, including those added later, is covered.
+func checkDir(cmd *cobra.Command, _ []string) error {
+	f := cmd.Flags().Lookup("dir")
+	if f == nil || !f.Changed {
+		return nil
+	}
+	dir := f.Value.String()
+	problem := ""
+	switch fi, err := os.Stat(dir); {
+	case dir == "":
+		problem = "empty"
+	case !utf8.ValidString(dir) || strings.IndexFunc(dir, unicode.IsControl) >= 0:
+		problem = "a folder name in UTF-8 without control characters is needed (the run's records name it)"
+	case os.IsNotExist(err):
+		problem = "no such folder"
+	case err != nil:
+		problem = unwrapPath(err)
+	case !fi.IsDir():
+		problem = "not a folder"
+	}
+	if problem == "" {
+		return nil
+	}
+	return &loop.UsageError{Msg: fmt.Sprintf("--dir %s: %s", printable(dir), problem), Hint: "give -C an existing folder (-C . for this one)"}
+}
+
+// configPath is the configuration file of `architect loop`: -c's, else
+// ARCHITECT_CONFIG's. A -c given empty, or a path that cannot be read as a
+// file, is refused naming where it came from; a FIFO would block for ever.
+func configPath(cmd *cobra.Command, e *env, flag string) (string, error) {
+	path, from := flag, "--config"
+	if !cmd.Flags().Changed("config") {
+		path, _ = e.lookup("ARCHITECT_CONFIG")
+		from = "ARCHITECT_CONFIG"
+	} else if path == "" {
+		return "", &loop.UsageError{Msg: "--config: empty", Hint: "give the YAML file, e.g. -c ralph.yaml, or leave -c out"}
+	}
+	if path == "" {
+		return "", nil
+	}
+	if p := config.FileProblem(path); p != "" {
+		return "", &loop.UsageError{Msg: fmt.Sprintf("%s %s: cannot read the configuration file: %s", from, printable(path), p),
+			Hint: "give the path of a YAML file (see ralph.yaml.example)"}
+	}
+	return path, nil
+}
+
+// maxMessage bounds what an error or warning line quotes: a 10 MB value
+// is shown by its start and end.
+const maxMessage = 400
+
+// printable is s as one line a terminal shows as written: control
+// characters (escapes, line breaks) and bytes that are not UTF-8 are
+// written as Go escapes, and a long text is cut in the middle.
+func printable(s string) string {
+	if len(s) > maxMessage {
+		head, _ := prompt.Truncate(s, maxMessage*2/3)
+		tail, _ := prompt.TruncateTail(s, maxMessage/4)
+		s = fmt.Sprintf("%s … (%d bytes left out) … %s", head, len(s)-len(head)-len(tail), tail)
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsControl(r) && r < utf8.RuneSelf:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}

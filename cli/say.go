@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/redact"
+	"github.com/spf13/cobra"
+)
+
+func newSayCmd(e *env) *cobra.Command {
+	var dir, name string
+	var now bool
+	c := &cobra.Command{
+		Use:   "say [-C DIR] [--worktree-name NAME] [--now] TEXT...",
+		Short: "tell a running loop something: the next iteration's prompt carries it",
+		Long: `Queues a note for the loop run in the workspace (or in the repository's
+worktree): the next iteration's prompt carries it in a section of its own,
+"Notes from the Person Running This Loop", and the progress file records
+it. Several notes queue in order. It works from any terminal, on a loop
+that runs, waits for a usage limit or is paused (a loop paused on a stall
+goes on with the note); on a stopped run, the note waits for the resume.
+
+With --now, the running agent is stopped gracefully (SIGTERM, then the
+grace period) and the next iteration starts at once with the note; a wait
+(backoff, usage limit) ends too.
+
+The note is text: it goes into the prompt as it is, never run, with
+secrets masked as everywhere else. TEXT - reads it from standard input.`,
+		Example: `  architect say "the failing test is flaky: skip TestNetwork, fix the parser"
+  architect say --now "stop: the spec changed, read SPEC.md again"
+  git diff | architect say -`,
+		GroupID: groupControl,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &loop.UsageError{Msg: "say needs the text of the note", Hint: `architect say "use the fixtures in testdata/" (or - to read it from standard input)`}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text := strings.Join(args, " ")
+			if len(args) == 1 && args[0] == "-" {
+				b, err := io.ReadAll(io.LimitReader(e.stdin, loop.MaxNoteBytes+1))
+				if err != nil {
+					return fmt.Errorf("reading the note from standard input: %w", err)
+				}
+				text = string(b)
+			}
+			return runSay(e, dir, name, text, now)
+		},
+	}
+	c.Flags().StringVarP(&dir, "dir", "C", ".", "workspace `directory` (or the repository of a --worktree run)")
+	c.Flags().StringVar(&name, "worktree-name", "", "the run's worktree `NAME`")
+	c.Flags().BoolVar(&now, "now", false, "stop the running agent gracefully and start the next iteration with the note at once")
+	_ = c.MarkFlagDirname("dir")
+	_ = c.RegisterFlagCompletionFunc("worktree-name", completeWorktreeNames)
+	return c
+}
+
+// runSay checks the note and the run, then queues the note: cleaned of
+// terminal escapes and masked with the run's --redact patterns and this
+// environment's secrets before it is written (the loop masks it again
+// with its own environment where it reads it).
+func runSay(e *env, dir, name, text string, now bool) error {
+	text, err := noteText(text)
+	if err != nil {
+		return err
+	}
+	ws, err := findRun(dir, name)
+	if err != nil {
+		return err
+	}
+	st, err := loop.ReadState(ws)
+	if err != nil {
+		return err
+	}
+	running := loop.Running(ws)
+	if !st.Resumable() {
+		return &loop.UsageError{Msg: "the run in " + ws + " already succeeded: no iteration will read the note", Hint: "start a new run with `architect loop`"}
+	}
+	if err := queueNote(ws, st, text, now); err != nil {
+		return err
+	}
+	switch {
+	case !running:
+		fmt.Fprintf(e.stdout, "note queued for %s\n", ws)
+		fmt.Fprintf(e.stderr, "architect: warning: no loop is running in %s: the note waits for the run to go on (`architect resume -C %s`)\n", ws, ws)
+	case st.PausedFor != "":
+		fmt.Fprintf(e.stdout, "note queued for %s: the loop, paused on a stall, goes on with it\n", ws)
+	case st.Status == loop.StatusPaused || controlAction(ws) == "pause":
+		fmt.Fprintf(e.stdout, "note queued for %s: the loop is paused; the next iteration carries the note once it is resumed (`architect resume`)\n", ws)
+	case now:
+		fmt.Fprintf(e.stdout, "note queued for %s: the running agent is being stopped; the next iteration starts with the note at once\n", ws)
+	default:
+		fmt.Fprintf(e.stdout, "note queued for %s: the next iteration's prompt carries it\n", ws)
+	}
+	return nil
+}
+
+// noteText is a note as it is queued: cleaned of terminal escapes and
+// trimmed; an empty note or one over loop.MaxNoteBytes is refused.
+func noteText(text string) (string, error) {
+	text = strings.TrimSpace(proc.Clean([]byte(text)))
+	switch {
+	case text == "":
+		return "", &loop.UsageError{Msg: "the note is empty", Hint: `give its text: architect say "use the fixtures in testdata/"`}
+	case len(text) > loop.MaxNoteBytes:
+		return "", &loop.UsageError{Msg: fmt.Sprintf("the note is over %d bytes", loop.MaxNoteBytes), Hint: "say it in fewer words, or put the details in a file in the workspace and name the file in the note"}
+	}
+	return text, nil
+}
+
+// queueNote masks a note with the run's --redact patterns and this
+// environment's secrets and queues it for the loop in ws.
+func queueNote(ws string, st *loop.State, text string, now bool) error {
+	if r, err := redact.FromEnv(st.Config.Redact, st.Config.Task); err == nil && !r.Empty() {
+		text = r.String(text)
+	}
+	if _, err := loop.AddNote(ws, text, now); err != nil {
+		if errors.Is(err, loop.ErrQueueFull) {
+			return &loop.UsageError{Msg: err.Error(), Hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note"}
+		}
+		if errors.Is(err, os.ErrPermission) {
+			return &loop.UsageError{Msg: "cannot write the note into " + ws + ": " + unwrapPath(err), Hint: "run architect say as the user who runs the loop"}
+		}
+		return err
+	}
+	return nil
+}
+
+// sayFromView is the terminal view's n key: the note typed goes to the
+// run in ws as `architect say` sends it.
+func sayFromView(ws, text string) error {
+	text, err := noteText(text)
+	if err != nil {
+		return err
+	}
+	st, err := loop.ReadState(ws)
+	if err != nil {
+		return err
+	}
+	return queueNote(ws, st, text, false)
+}

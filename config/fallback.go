@@ -1,0 +1,116 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/architect-dev/architect/agent"
+)
+
+// What the loop does when it goes round in circles (on_stall).
+const (
+	StallStop     = "stop"     // the run stops, stop reason stalled
+	StallFallback = "fallback" // the next fallback agent takes over
+	StallPause    = "pause"    // the loop pauses until `architect say` or `architect resume`
+)
+
+// AgentConfig is the agent.Config of the run's own agent.
+func (c Config) AgentConfig() agent.Config {
+	return agent.Config{Name: c.Agent, Cmd: c.AgentCmd, Bin: c.AgentBin, Model: c.Model, Args: c.AgentArgs, Prices: c.Prices}
+}
+
+// ParseFallback reads one fallback entry: "AGENT" or "AGENT:MODEL", and
+// for the command agent "command:CMD" (everything after the first colon is
+// its shell command).
+func ParseFallback(entry string) (name, model string, err error) {
+	e := strings.TrimSpace(entry)
+	name, model, hasModel := strings.Cut(e, ":")
+	name, model = strings.TrimSpace(name), strings.TrimSpace(model)
+	switch {
+	case e == "":
+		return "", "", fmt.Errorf("an empty entry")
+	case !agent.Known(name):
+		return "", "", fmt.Errorf("%q names no agent architect knows (%s)", entry, strings.Join(agent.Names(), ", "))
+	case hasModel && model == "":
+		return "", "", fmt.Errorf("%q has a colon but no model after it", entry)
+	case name == "command" && model == "":
+		return "", "", fmt.Errorf("%q: the command agent needs its shell command after the colon, as command:CMD", entry)
+	case strings.ContainsAny(model, "\x00\n\r"):
+		return "", "", fmt.Errorf("%q: the model holds a line break or a NUL", entry)
+	}
+	return name, model, nil
+}
+
+// FallbackAgents returns the agent.Config of each fallback entry, in
+// order. An entry for the run's own agent (another model of it) runs the
+// same executable with the same extra arguments; any other agent runs its
+// usual executable, found on PATH, with none. Prices are the run's.
+// Entries that do not parse are left out (Validate reports them).
+func (c Config) FallbackAgents() []agent.Config {
+	var out []agent.Config
+	for _, e := range c.Fallback {
+		name, model, err := ParseFallback(e)
+		if err != nil {
+			continue
+		}
+		ac := agent.Config{Name: name, Model: model, Prices: c.Prices}
+		switch {
+		case name == "command":
+			ac.Cmd, ac.Model = model, ""
+		case name == c.Agent:
+			ac.Bin, ac.Args = c.AgentBin, slices.Clone(c.AgentArgs)
+		}
+		out = append(out, ac)
+	}
+	return out
+}
+
+// AgentLabel names an agent and its model as people and records read it:
+// "claude", "codex:gpt-5.5", "command".
+func AgentLabel(ac agent.Config) string {
+	if ac.Model == "" || ac.Name == "command" {
+		return ac.Name
+	}
+	return ac.Name + ":" + ac.Model
+}
+
+// validateFallback reports the problems of the fallback list and of the
+// stall options that depend on it.
+func (c *Config) validateFallback(bad func(key, msg, hint string)) {
+	seen := map[string]bool{AgentLabel(c.AgentConfig()): true}
+	if c.Agent == "command" {
+		seen["command:"+c.AgentCmd] = true
+	}
+	for _, e := range c.Fallback {
+		name, model, err := ParseFallback(e)
+		if err != nil {
+			bad("fallback", err.Error(), "give each fallback as AGENT or AGENT:MODEL, e.g. --fallback codex:gpt-5.5 (command:CMD for a shell command)")
+			continue
+		}
+		key := AgentLabel(agent.Config{Name: name, Model: model})
+		if name == "command" {
+			key = "command:" + model
+		}
+		if seen[key] {
+			bad("fallback", fmt.Sprintf("%q is already in the list (or is the run's own agent)", e), "give each agent (and model) once")
+			continue
+		}
+		seen[key] = true
+	}
+	switch c.OnStall {
+	case StallStop, StallPause:
+	case StallFallback:
+		if len(c.Fallback) == 0 {
+			bad("on_stall", "fallback needs an agent to fall back on, and none is given", "add one with --fallback AGENT[:MODEL], or use --on-stall stop or pause")
+		}
+	default:
+		bad("on_stall", fmt.Sprintf("%q is none of stop, fallback, pause", c.OnStall), "use --on-stall stop, fallback or pause")
+	}
+	if c.OutageRetries < 0 || c.OutageRetries > 100 {
+		bad("outage_retries", fmt.Sprintf("%d is out of range", c.OutageRetries), "use a number from 0 to 100")
+	}
+	if c.StallThreshold < 0 || c.StallThreshold > 1000 {
+		bad("stall_threshold", fmt.Sprintf("%d is out of range", c.StallThreshold), "use a number from 0 (never) to 1000")
+	}
+}

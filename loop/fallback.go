@@ -1,0 +1,369 @@
+package loop
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
+)
+
+// The agents a run may use: its own, then the fallbacks (--fallback), in
+// order. Each iteration runs on the first of them that is free: one whose
+// usage limit has reset, whose outage cool-down has passed, and that has
+// not stalled. An agent that hits its usage limit, fails with an outage
+// past --outage-retries, or stalls (--on-stall fallback) is set aside, and
+// the next iteration runs on the next free one, with the same prompt; the
+// run returns to the first as soon as it is free again. When none is
+// free, the loop waits for the one that frees first (a usage-limit wait,
+// bounded as every wait is). Every switch is an event, a line of the log,
+// and an entry of the state and the result.
+
+// Why the run switched agents (Switch.Reason, agent_switched events).
+const (
+	SwitchUsageLimit = "usage_limit" // the agent hit its usage limit
+	SwitchOutage     = "outage"      // the agent failed with an outage past --outage-retries
+	SwitchStall      = "stall"       // the loop stalled on the agent (--on-stall fallback)
+	SwitchBack       = "available"   // an earlier agent is free again
+)
+
+// AgentSlot is one agent of the run as the state keeps it: whether it is
+// set aside, until when, and why.
+type AgentSlot struct {
+	Agent string `json:"agent"` // its label: "claude", "codex:gpt-5.5"
+	// Until is when the agent may be used again (RFC 3339); empty: free.
+	Until string `json:"until,omitempty"`
+	// Exact says that Until is the reset time the agent gave (plus a
+	// margin), not a guess.
+	Exact   bool   `json:"exact,omitempty"`
+	Reason  string `json:"reason,omitempty"`  // usage_limit, outage or stall
+	Retired bool   `json:"retired,omitempty"` // stalled: not used again in this run
+	// Guesses counts the usage-limit waits in a row without a reset time,
+	// which double (60 s, 2 min, … up to 30 min).
+	Guesses int `json:"guesses,omitempty"`
+}
+
+// Switch is one change of agent.
+type Switch struct {
+	Iteration int    `json:"iteration"` // the iteration that runs on To
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Reason    string `json:"reason"`
+	Detail    string `json:"detail,omitempty"`
+	At        string `json:"at"`
+}
+
+// slot is an agent of the run, built.
+type slot struct {
+	AgentSlot
+	agent agent.Agent
+	name  string // the agent's name: claude, codex, command
+	model string
+	until time.Time
+}
+
+func (s *slot) free(now time.Time) bool { return !s.Retired && !now.Before(s.until) }
+
+// newSlots builds the run's agents: deps.Agent, then each fallback, with
+// deps.NewAgent (agent.New by default).
+func newSlots(cfg config.Config, deps Deps) ([]*slot, error) {
+	own := cfg.AgentConfig()
+	slots := []*slot{{agent: deps.Agent, name: deps.Agent.Name(), model: own.Model}}
+	if own.Name == "command" || deps.Agent.Name() != own.Name {
+		slots[0].model = "" // a command, or an agent given directly (tests)
+	}
+	newAgent := deps.NewAgent
+	if newAgent == nil {
+		newAgent = agent.New
+	}
+	for _, ac := range cfg.FallbackAgents() {
+		a, err := newAgent(ac)
+		if err != nil {
+			return nil, &UsageError{Msg: "fallback " + config.AgentLabel(ac) + ": " + err.Error(), Hint: "fix --fallback (fallback: in the config file)"}
+		}
+		model := ac.Model
+		if ac.Name == "command" {
+			// A command fallback is told apart by its command (masked: it
+			// is written in the records), as --fallback command:CMD names it.
+			model = deps.Redact(ac.Cmd)
+		}
+		slots = append(slots, &slot{agent: a, name: ac.Name, model: model})
+	}
+	for _, s := range slots {
+		s.Agent = agentLabel(s.name, s.model)
+	}
+	return slots, nil
+}
+
+// restoreSlots takes back what a resumed run's state says of its agents,
+// by label: the agents set aside stay so until their time.
+func (r *runner) restoreSlots(saved []AgentSlot, current string) {
+	for _, s := range r.slots {
+		for _, st := range saved {
+			if st.Agent != s.Agent {
+				continue
+			}
+			s.AgentSlot = st
+			if t, err := time.Parse(time.RFC3339, st.Until); err == nil {
+				s.until = t
+			}
+		}
+		if s.Agent == current {
+			r.cur = slices.Index(r.slots, s)
+		}
+	}
+}
+
+// agent is the agent the next iteration runs on.
+func (r *runner) agent() *slot { return r.slots[r.cur] }
+
+// hasFallback reports whether the run has agents to fall back on.
+func (r *runner) hasFallback() bool { return len(r.slots) > 1 }
+
+// firstFree is the first agent that is free now, or nil.
+func (r *runner) firstFree() *slot {
+	now := r.deps.Now()
+	for _, s := range r.slots {
+		if s.free(now) {
+			return s
+		}
+	}
+	return nil
+}
+
+// freeOther reports whether an agent other than the current one is free.
+func (r *runner) freeOther() bool {
+	now := r.deps.Now()
+	for i, s := range r.slots {
+		if i != r.cur && s.free(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// setAside marks the current agent unusable until until (or for the rest
+// of the run, retired) for reason.
+func (r *runner) setAside(until time.Time, exact bool, reason string, retired bool) {
+	s := r.agent()
+	s.until, s.Exact, s.Reason, s.Retired = until, exact, reason, retired
+	s.Until = ""
+	if !until.IsZero() {
+		s.Until = stamp(until)
+	}
+	r.saveSlots()
+}
+
+// switchTo makes slot the current agent, and says so: a line, an event,
+// an entry of the state. detail says why, in words.
+func (r *runner) switchTo(next *slot, reason, detail string) {
+	from := r.agent()
+	r.cur = slices.Index(r.slots, next)
+	i := len(r.records) + 1
+	sw := Switch{Iteration: i, From: from.Agent, To: next.Agent, Reason: reason, Detail: r.deps.Redact(detail), At: stamp(r.deps.Now())}
+	r.st.Switches = append(r.st.Switches, sw)
+	r.saveSlots()
+	r.logf("switching agents: iteration %d runs on %s instead of %s (%s)", i, next.Agent, from.Agent, sw.Detail)
+	r.logEvent("SWITCH", "iteration %d: %s -> %s (%s)", i, from.Agent, next.Agent, reason)
+	ev := Event{Type: EventAgentSwitched, Iteration: i, Agent: next.name, Model: next.model, From: from.Agent, Reason: reason, Detail: sw.Detail}
+	if !from.until.IsZero() {
+		ev.Until = stamp(from.until)
+	}
+	r.ev.emit(ev)
+	r.save("agent_switched")
+}
+
+// saveSlots copies the agents' state into the run's state.
+func (r *runner) saveSlots() {
+	r.st.Agent = r.agent().Agent
+	if !r.hasFallback() && r.agent().Reason == "" {
+		r.st.Agents = nil
+		return
+	}
+	r.st.Agents = r.st.Agents[:0]
+	for _, s := range r.slots {
+		r.st.Agents = append(r.st.Agents, s.AgentSlot)
+	}
+}
+
+// What pickAgent did.
+type pick int
+
+const (
+	picked pick = iota // the next iteration runs on r.agent()
+	again              // a wait ended early (a pause or a note): look again from the top of the loop
+	halt               // the loop stops (the reason is set)
+)
+
+// pickAgent chooses the agent of the next iteration: the first free one,
+// going back to an earlier agent once it is free again. When none is
+// free, it waits for the one that frees first (counted and bounded as a
+// usage-limit wait).
+func (r *runner) pickAgent(ctx, runCtx context.Context) pick {
+	for {
+		if next := r.firstFree(); next != nil {
+			if next != r.agent() {
+				cur := r.agent()
+				reason, detail := SwitchBack, next.Agent+" is free again"
+				if next.Reason == SwitchUsageLimit {
+					detail = next.Agent + "'s usage limit has reset"
+				}
+				if !cur.free(r.deps.Now()) {
+					reason, detail = cur.Reason, r.asideText(cur)
+				}
+				r.switchTo(next, reason, detail)
+			}
+			next.Reason, next.Exact, next.Until, next.until = "", false, "", time.Time{}
+			r.saveSlots()
+			return picked
+		}
+		wait := r.nextFree()
+		if wait == nil {
+			r.stop(StopStalled, "every agent of the run stalled ("+r.labels()+"): none is left to fall back on")
+			return halt
+		}
+		switch r.waitForAgent(ctx, runCtx, wait) {
+		case waitStopped:
+			return halt
+		case waitCut:
+			return again
+		}
+	}
+}
+
+// nextFree is the agent that frees first, of those set aside for a
+// time; nil when every agent is retired.
+func (r *runner) nextFree() *slot {
+	var best *slot
+	for _, s := range r.slots {
+		if !s.Retired && (best == nil || s.until.Before(best.until)) {
+			best = s
+		}
+	}
+	return best
+}
+
+// asideText says why an agent is set aside, and until when.
+func (r *runner) asideText(s *slot) string {
+	var what string
+	switch s.Reason {
+	case SwitchUsageLimit:
+		what = s.Agent + " hit its usage limit"
+	case SwitchOutage:
+		what = s.Agent + " failed with an outage"
+	case SwitchStall:
+		return "the loop stalled on " + s.Agent
+	default:
+		what = s.Agent + " is set aside"
+	}
+	if !s.until.IsZero() {
+		what += ", until " + s.until.Local().Format("15:04:05")
+	}
+	return what
+}
+
+// labels lists the run's agents.
+func (r *runner) labels() string {
+	var l []string
+	for _, s := range r.slots {
+		l = append(l, s.Agent)
+	}
+	return strings.Join(l, ", ")
+}
+
+// fallbackEntries are the run's fallbacks, for the loop_started event.
+func (r *runner) fallbackEntries() []string {
+	var l []string
+	for _, s := range r.slots[1:] {
+		l = append(l, s.Agent)
+	}
+	return l
+}
+
+// outageRun counts the agent runs in a row, at the end of the records,
+// that failed with an outage on agent label.
+func outageRun(records []record, label string) int {
+	n := 0
+	for i := len(records) - 1; i >= 0; i-- {
+		rec := records[i]
+		if rec.agentLabel() != label || rec.ErrorKind != string(agent.ErrOutage) {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// outageFallback sets the current agent aside after an outage when it
+// failed more than --outage-retries times in a row and another agent is
+// free: the next iteration runs on it, at once. It reports whether it did.
+func (r *runner) outageFallback(o agent.Outcome) bool {
+	cur := r.agent()
+	if o.ErrKind != agent.ErrOutage || !r.freeOther() {
+		return false
+	}
+	n := outageRun(r.records, cur.Agent)
+	if n <= r.cfg.OutageRetries {
+		return false
+	}
+	// The agent is tried again after a cool-down: the longest backoff.
+	cool := r.cfg.BackoffCap
+	if cool <= 0 {
+		cool = 5 * time.Minute
+	}
+	r.logf("%s failed with an outage %d time%s in a row (%s): falling back", cur.Agent, n, plural(n), firstLine(o.Err))
+	r.setAside(r.deps.Now().Add(cool), false, SwitchOutage, false)
+	return true
+}
+
+// agentLabel is the label of the agent a record ran on.
+func (rec record) agentLabel() string { return agentLabel(rec.Agent, rec.Model) }
+
+// agentLabel names an agent as people read it: "claude", "codex:gpt-5.5",
+// and for a command fallback "command:CMD".
+func agentLabel(name, model string) string {
+	if model == "" {
+		return name
+	}
+	return name + ":" + model
+}
+
+// AgentCost is what one agent (and model) of a run did and cost.
+type AgentCost struct {
+	Agent      string   `json:"agent"`
+	Model      string   `json:"model,omitempty"`
+	Iterations int      `json:"iterations"`
+	Cost       *float64 `json:"cost"` // null: some of its iterations' cost is unknown
+	KnownCost  float64  `json:"known_cost"`
+}
+
+// AgentCosts sums the iterations' costs per agent and model, in the order
+// the agents first ran.
+func AgentCosts(its []Iteration) []AgentCost {
+	var out []AgentCost
+	idx := map[string]int{}
+	unknown := map[string]bool{}
+	for _, it := range its {
+		key := it.Agent + "\x00" + it.Model
+		i, ok := idx[key]
+		if !ok {
+			i = len(out)
+			idx[key] = i
+			out = append(out, AgentCost{Agent: it.Agent, Model: it.Model})
+		}
+		out[i].Iterations++
+		if it.Cost == nil {
+			unknown[key] = true
+			continue
+		}
+		out[i].KnownCost += *it.Cost
+	}
+	for key, i := range idx {
+		if !unknown[key] {
+			out[i].Cost = ptr(out[i].KnownCost)
+		}
+	}
+	return out
+}

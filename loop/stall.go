@@ -1,0 +1,211 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/architect-dev/architect/checks"
+	"github.com/architect-dev/architect/config"
+)
+
+// A loop goes round in circles when its iterations make no progress: each
+// leaves the same checks failing with the same output as the one before
+// (the line-level comparison the prompt makes, with timings and addresses
+// masked, since a test runner prints a new duration every time), or brings
+// the changes back to a state an earlier iteration left (the agent undoing
+// its own change of two iterations back). --stall-threshold such
+// iterations in a row are a stall, and --on-stall says what to do: stop,
+// go on with the next fallback agent, or pause and wait for the person
+// (architect say, or architect resume).
+//
+// An iteration that changes different lines while the same check keeps
+// failing for a new reason made progress: its output changed. An agent
+// failure, an interrupted iteration and one whose checks passed are no
+// stall either: each ends the count.
+
+// Kinds of stall (Stall.Kind, stall events).
+const (
+	StallSameFailures = "same_failures" // the same checks failed with the same output
+	StallReverted     = "reverted"      // the changes went back to an earlier state
+)
+
+// Stall is one time the loop went round in circles, and what it did.
+type Stall struct {
+	Iteration  int    `json:"iteration"`  // the iteration that made it a stall
+	Kind       string `json:"kind"`       // same_failures or reverted
+	Iterations int    `json:"iterations"` // how many in a row
+	Agent      string `json:"agent"`      // the agent it happened on
+	Action     string `json:"action"`     // stop, fallback or pause
+	Detail     string `json:"detail"`
+}
+
+// circling says whether records[i] made no progress, and how: the same
+// failures as records[i-1], or a tree an earlier iteration (before the
+// one just before) or the run's start left. "" means it made progress (or
+// cannot be judged).
+func circling(records []record, i int, initialTree string) string {
+	rec := records[i]
+	if rec.Failed || rec.Interrupted != "" || !rec.ChecksRun || rec.AllChecksPassed || failingCount(rec.CheckResults) == 0 {
+		return ""
+	}
+	if rec.Tree != "" && (i == 0 || rec.Tree != records[i-1].Tree) {
+		seen := rec.Tree == initialTree && i > 0
+		for j := 0; j < i-1 && !seen; j++ {
+			seen = records[j].Tree == rec.Tree
+		}
+		if seen {
+			return StallReverted
+		}
+	}
+	if i > 0 && records[i-1].ChecksRun && sameFailures(records[i-1].CheckResults, rec.CheckResults) {
+		return StallSameFailures
+	}
+	return ""
+}
+
+// stallRun counts the iterations in a row at the end of the records,
+// after iteration since, that made no progress; kind is reverted when one
+// of them went back to an earlier state, else same_failures.
+func stallRun(records []record, since int, initialTree string) (n int, kind string) {
+	kind = StallSameFailures
+	for i := len(records) - 1; i >= 0 && records[i].Iteration.Iteration > since; i-- {
+		k := circling(records, i, initialTree)
+		if k == "" {
+			break
+		}
+		if k == StallReverted {
+			kind = StallReverted
+		}
+		n++
+	}
+	return n, kind
+}
+
+func failingCount(rs []checks.Result) int {
+	n := 0
+	for _, c := range rs {
+		if !c.Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// sameFailures reports whether two iterations' checks failed alike: the
+// same checks failed, with the same status and the same output, line by
+// line, once timings and addresses are masked.
+func sameFailures(a, b []checks.Result) bool {
+	fa, fb := failedByName(a), failedByName(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for name, x := range fa {
+		y, ok := fb[name]
+		if !ok || x.Status() != y.Status() || !sameOutput(x.Output, y.Output) {
+			return false
+		}
+	}
+	return true
+}
+
+func failedByName(rs []checks.Result) map[string]checks.Result {
+	m := map[string]checks.Result{}
+	for _, c := range rs {
+		if !c.Passed {
+			m[c.Name] = c
+		}
+	}
+	return m
+}
+
+// volatile matches what changes from one run of a test to the next
+// without saying anything about the code: durations ("0.003s", "1m2.5s",
+// "120 ms"), clock times and timestamps, hexadecimal addresses. Other
+// numbers ("Add(2, 3) = 6, want 5") are kept: they are the failure.
+var volatile = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b|\b0x[0-9a-fA-F]{4,}\b|\b(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s)\b`)
+
+// sameOutput compares two outputs whole line by whole line (go-diff's line
+// mode, as the prompt does), with the volatile parts masked.
+func sameOutput(a, b string) bool {
+	a, b = volatile.ReplaceAllString(a, "#"), volatile.ReplaceAllString(b, "#")
+	dmp := diffmatchpatch.New()
+	ca, cb, _ := dmp.DiffLinesToChars(withNewline(a), withNewline(b))
+	for _, d := range dmp.DiffMain(ca, cb, false) {
+		if d.Type != diffmatchpatch.DiffEqual {
+			return false
+		}
+	}
+	return true
+}
+
+func withNewline(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// checkStall acts when the last iterations went round in circles
+// (--stall-threshold in a row): it records the stall and stops, falls
+// back to the next agent, or pauses, as --on-stall says. It reports
+// whether the loop stops.
+func (r *runner) checkStall(ctx context.Context) bool {
+	limit := r.cfg.StallThreshold
+	if limit <= 0 {
+		return false
+	}
+	n, kind := stallRun(r.records, r.st.StallSince, r.st.InitialTree)
+	if n < limit {
+		return false
+	}
+	i := len(r.records)
+	what := fmt.Sprintf("%d iteration%s in a row left the same checks failing with the same output", n, plural(n))
+	if kind == StallReverted {
+		what = fmt.Sprintf("%d iteration%s in a row made no progress, going back to changes an earlier iteration had left (the agent undid its own work)", n, plural(n))
+	}
+	action := r.cfg.OnStall
+	if action == "" {
+		action = config.StallStop
+	}
+	if action == config.StallFallback && !r.otherAgentLeft() {
+		action = config.StallStop
+		what += ", and no agent is left to fall back on"
+	}
+	st := Stall{Iteration: i, Kind: kind, Iterations: n, Agent: r.agent().Agent, Action: action, Detail: what}
+	r.st.Stalls = append(r.st.Stalls, st)
+	r.st.StallSince = i // the count starts again after a reaction
+	r.logEvent("STALL", "iteration %d: %s (%s)", i, what, action)
+	r.ev.emit(Event{Type: EventStall, Iteration: i, StallKind: kind, Count: n, Action: action, Detail: what})
+	switch action {
+	case config.StallFallback:
+		r.logf("stalled on %s: %s; falling back", r.agent().Agent, what)
+		r.setAside(time.Time{}, false, SwitchStall, true)
+		return false
+	case config.StallPause:
+		r.st.PausedFor = "stall: " + what
+		r.logf("stalled: %s. Paused: tell the agent what to do with `architect say \"…\"` (the loop goes on with your note), or `architect resume` / `architect cancel`", what)
+		if err := WriteControl(r.ws.dir, "pause"); err != nil {
+			r.stop(StopStalled, what+" (and the loop could not pause: "+err.Error()+")")
+			return true
+		}
+		return false
+	}
+	r.stop(StopStalled, what)
+	return true
+}
+
+// otherAgentLeft reports whether an agent other than the current one has
+// not stalled (it may be set aside for a while).
+func (r *runner) otherAgentLeft() bool {
+	for i, s := range r.slots {
+		if i != r.cur && !s.Retired {
+			return true
+		}
+	}
+	return false
+}
