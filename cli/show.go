@@ -121,7 +121,7 @@ func runShow(e *env, n int, o showOptions) error {
 	}
 	if o.raw {
 		part(fmt.Sprintf("iteration %d: the agent's output", n), func() string {
-			out := readOr(filepath.Join(dir, loop.AgentStdoutFile), "(no output was kept)")
+			out := readOr(filepath.Join(dir, loop.AgentStdoutFile), "(the agent printed nothing)")
 			if errText := readOr(filepath.Join(dir, loop.AgentStderrFile), ""); strings.TrimSpace(errText) != "" {
 				out += "\n── standard error ──\n" + errText
 			}
@@ -240,29 +240,42 @@ func checksSummary(it *loop.Iteration) string {
 }
 
 // checksText is every check's whole output as kept, else the record's tail.
+// maxChecksLooked bounds the look for check files of an iteration that
+// has no record.
+const maxChecksLooked = 256
+
 func checksText(dir string, it *loop.Iteration) string {
-	var b strings.Builder
-	for i := 0; ; i++ {
-		data, err := os.ReadFile(filepath.Join(dir, loop.CheckFile(i)))
-		if err != nil {
-			if i == 0 && it != nil {
-				for _, c := range it.CheckResults {
-					fmt.Fprintf(&b, "$ %s\n%s\n", c.Name, c.Output)
-				}
-				return b.String()
+	// A check that printed nothing has no file: the record says how many
+	// ran; without one (an iteration not recorded yet), the files say how
+	// many printed.
+	n := 0
+	if it != nil {
+		n = len(it.CheckResults)
+	} else {
+		for i := range maxChecksLooked {
+			if _, err := os.Stat(filepath.Join(dir, loop.CheckFile(i))); err == nil {
+				n = i + 1
 			}
-			break
 		}
-		name := fmt.Sprintf("check %d", i+1)
-		status := ""
+	}
+	var b strings.Builder
+	for i := range n {
+		name, status, out := fmt.Sprintf("check %d", i+1), "", ""
 		if it != nil && i < len(it.CheckResults) {
 			c := it.CheckResults[i]
-			name, status = c.Name, "passed"
+			name, status, out = c.Name, "passed", c.Output
 			if !c.Passed {
 				status = c.Status()
 			}
 		}
-		fmt.Fprintf(&b, "$ %s   (%s)\n%s\n", name, status, data)
+		if data, err := os.ReadFile(filepath.Join(dir, loop.CheckFile(i))); err == nil {
+			out = string(data) // the whole kept output, not the record's tail
+		}
+		if status != "" {
+			fmt.Fprintf(&b, "$ %s   (%s)\n%s\n", name, status, out)
+		} else {
+			fmt.Fprintf(&b, "$ %s\n%s\n", name, out)
+		}
 	}
 	if b.Len() == 0 {
 		return "(no check ran)"

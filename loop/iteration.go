@@ -72,7 +72,12 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
 	snap := r.snapshotProtected()
 	r.tr = r.openTranscript(i)
-	defer func() { r.tr.close(); r.tr = nil }()
+	defer func() {
+		if err := r.tr.close(); err != nil {
+			r.transcriptFailed(err)
+		}
+		r.tr = nil
+	}()
 	copyOut, copyErr := r.tr.agentCopies()
 	agentBegan := r.deps.Now()
 	stopNotes := r.watchNotes(agentCtx, i, cancelAgent)

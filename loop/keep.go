@@ -17,10 +17,15 @@ import (
 // file is as safe as every other; bytes that fall in the cut are never
 // looked at, which keeps a flood of output cheap. The head is cut at a
 // line end and the tail starts at one, so no secret is written in part.
-// It is safe for concurrent use (a check's stdout and stderr).
+// The file is created with the stream's first byte: a stream that prints
+// nothing (a quiet check, an agent that only writes files) leaves no file,
+// which keeps a fast iteration from paying for empty ones. It is safe for
+// concurrent use (a check's stdout and stderr).
 type keepFile struct {
 	mu      sync.Mutex
-	f       *os.File
+	path    string
+	f       *os.File // nil until the first write
+	closed  bool
 	clean   func(string) string
 	half    int64
 	line    []byte // the start of the line being written, up to lineMax
@@ -38,14 +43,14 @@ type keepFile struct {
 // written in pieces (a secret that long is not one).
 const lineMax = 64 << 10
 
-// newKeepFile creates path for a stream bounded at limit bytes (0 or
-// less: nothing is kept).
+// newKeepFile keeps a stream bounded at limit bytes (0 or less: nothing
+// is kept) in path, created when the stream first prints. What was at path
+// is removed now, so a file there is always this stream's.
 func newKeepFile(path string, limit int64, clean func(string) string) (*keepFile, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	return &keepFile{f: f, clean: clean, half: max(limit/2, 0)}, nil
+	return &keepFile{path: path, clean: clean, half: max(limit/2, 0)}, nil
 }
 
 // Write never fails: a stream is never cut short by its copy on disk.
@@ -53,6 +58,9 @@ func (k *keepFile) Write(p []byte) (int, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	n := len(p)
+	if n == 0 || k.closed {
+		return n, nil
+	}
 	k.total += int64(n)
 	for len(p) > 0 && !k.full {
 		i := bytes.IndexByte(p, '\n')
@@ -127,6 +135,9 @@ func (k *keepFile) emit(whole bool) {
 }
 
 func (k *keepFile) write(s string) {
+	if k.f == nil && k.err == nil {
+		k.f, k.err = os.OpenFile(k.path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	}
 	if k.err == nil {
 		_, k.err = k.f.WriteString(s)
 	}
@@ -137,9 +148,10 @@ func (k *keepFile) write(s string) {
 func (k *keepFile) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.f == nil {
+	if k.closed {
 		return k.err
 	}
+	k.closed = true
 	if !k.full && len(k.line) > 0 {
 		k.emit(false)
 	}
@@ -169,8 +181,10 @@ func (k *keepFile) Close() error {
 		}
 		k.tail = nil
 	}
+	if k.f == nil { // the stream printed nothing: no file
+		return k.err
+	}
 	err := k.f.Close()
-	k.f = nil
 	if k.err == nil {
 		k.err = err
 	}

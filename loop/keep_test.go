@@ -52,3 +52,38 @@ func TestKeepFileWhole(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	is.Equal(string(data), want)
 }
+
+// A stream that prints nothing leaves no file, and never the file an
+// earlier run left at its path; a file that cannot be created is reported
+// by Close, while Write still takes the stream (it is never cut short).
+func TestKeepFileCreatedWithTheFirstByte(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out")
+	is.NoErr(os.WriteFile(path, []byte("an earlier run's\n"), 0o600))
+	k, err := newKeepFile(path, 1<<20, func(s string) string { return s })
+	is.NoErr(err)
+	_, err = os.Stat(path)
+	is.True(os.IsNotExist(err)) // the earlier file is gone at once
+	n, err := k.Write(nil)
+	is.Equal(n, 0)
+	is.NoErr(err)
+	is.NoErr(k.Close())
+	_, err = os.Stat(path)
+	is.True(os.IsNotExist(err)) // nothing printed: no file
+
+	k, err = newKeepFile(path, 1<<20, func(s string) string { return s })
+	is.NoErr(err)
+	k.Write([]byte("x"))
+	is.NoErr(k.Close())
+	data, err := os.ReadFile(path)
+	is.NoErr(err)
+	is.Equal(string(data), "x")
+
+	k, err = newKeepFile(filepath.Join(dir, "missing", "out"), 1<<20, func(s string) string { return s })
+	is.NoErr(err)
+	n, err = k.Write([]byte("line\n"))
+	is.Equal(n, 5)
+	is.NoErr(err)
+	is.True(k.Close() != nil) // the folder is not there: said at Close
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
@@ -57,6 +58,8 @@ func promptDiff(d gitwt.Diff) (string, int64) {
 type transcript struct {
 	dir      string
 	out, err *keepFile
+	mu       sync.Mutex
+	checks   []*keepFile
 }
 
 // openTranscript makes iteration i's folder and its agent streams.
@@ -113,19 +116,32 @@ func (r *runner) checkOutput(t *transcript) func(i int) io.Writer {
 			r.transcriptFailed(err)
 			return nil
 		}
+		t.mu.Lock()
+		t.checks = append(t.checks, k)
+		t.mu.Unlock()
 		return k
 	}
 }
 
-func (t *transcript) close() {
+// close closes every stream of the iteration (a check's is closed as the
+// check ends: closing it again only gives its error) and returns the first
+// error, a file that could not be created included.
+func (t *transcript) close() error {
 	if t == nil {
-		return
+		return nil
 	}
-	for _, k := range []*keepFile{t.out, t.err} {
+	t.mu.Lock()
+	ks := append([]*keepFile{t.out, t.err}, t.checks...)
+	t.mu.Unlock()
+	var first error
+	for _, k := range ks {
 		if k != nil {
-			_ = k.Close()
+			if err := k.Close(); err != nil && first == nil {
+				first = err
+			}
 		}
 	}
+	return first
 }
 
 // finishAgent closes the agent's streams and writes the transcript made
@@ -134,15 +150,24 @@ func (r *runner) finishAgent(t *transcript) {
 	if t == nil {
 		return
 	}
-	t.close()
-	out, err := os.Open(filepath.Join(t.dir, AgentStdoutFile))
-	if err != nil {
+	if err := t.close(); err != nil {
+		r.transcriptFailed(err)
+	}
+	var stdout io.Reader = strings.NewReader("")
+	printed := false
+	switch out, err := os.Open(filepath.Join(t.dir, AgentStdoutFile)); {
+	case err == nil:
+		defer out.Close()
+		stdout, printed = out, true
+	case !os.IsNotExist(err):
 		r.transcriptFailed(err)
 		return
 	}
-	defer out.Close()
 	errOut, _ := ReadEnd(filepath.Join(t.dir, AgentStderrFile), 64<<10)
-	if err := os.WriteFile(filepath.Join(t.dir, TranscriptFile), []byte(agent.Transcript(out, errOut)), 0o600); err != nil {
+	if !printed && len(errOut) == 0 {
+		return // the agent printed nothing: there is nothing to read
+	}
+	if err := os.WriteFile(filepath.Join(t.dir, TranscriptFile), []byte(agent.Transcript(stdout, errOut)), 0o600); err != nil {
 		r.transcriptFailed(err)
 	}
 }
