@@ -134,15 +134,15 @@ func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
 	}
 	out := make([]TaskResult, len(tasks))
 	var logMu sync.Mutex // one line at a time from every task
-	// Worktree creation writes to the shared repository (.git/worktrees,
-	// refs, info/exclude): one task sets up at a time; the loops then run
-	// in parallel, each in its own worktree under its own lock.
-	var setupMu sync.Mutex
+	// Worktrees are created concurrently, as many at a time as loops run:
+	// git creates each one's folder, admin folder and branch apart from
+	// the others', and gitwt.Repo.Exclude, the one file they share, takes
+	// a lock. Each loop then runs in its own worktree under its own lock.
 	p := pool.New().WithMaxGoroutines(max(opts.Parallel, 1))
 	for i, t := range tasks {
 		p.Go(func() {
 			logw := &prefixWriter{mu: &logMu, w: opts.Log, prefix: "architect: [" + t.ID + "] "}
-			out[i] = runTask(ctx, t, opts, logw, &setupMu)
+			out[i] = runTask(ctx, t, opts, logw)
 			if opts.Finished != nil {
 				opts.Finished(out[i])
 			}
@@ -154,7 +154,7 @@ func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
 	return out
 }
 
-func runTask(ctx context.Context, t Task, opts Options, logw io.Writer, setupMu *sync.Mutex) TaskResult {
+func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResult {
 	_, branch := loop.WorktreeFor(t.ID)
 	r := TaskResult{ID: t.ID, Branch: branch}
 	if ctx.Err() != nil {
@@ -170,10 +170,6 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer, setupMu 
 	if ag == nil {
 		return errored(r, fmt.Errorf("no agent for task %s", t.ID))
 	}
-	setupMu.Lock()
-	var once sync.Once
-	release := func() { once.Do(setupMu.Unlock) }
-	defer release()
 	// The task's own hooks, notification and push, as `architect loop` has.
 	hc := hooks.Config{OnIteration: t.Config.OnIteration, OnFinish: t.Config.OnFinish, Notify: t.Config.Notify, Push: t.Config.Push, Log: logw, Bell: logw}
 	var hook func(loop.Event)
@@ -181,7 +177,6 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer, setupMu 
 		hook = hooks.New(ctx, hc).Observe
 	}
 	deps := loop.Deps{Agent: ag, Log: logw, Redact: opts.Redact[t.ID], Events: func(ev loop.Event) {
-		release() // the loop has started: its worktree is set up
 		if opts.Events != nil {
 			opts.Events(t.ID, ev)
 		}
@@ -201,7 +196,6 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer, setupMu 
 	st, stErr := loop.ReadState(ws)
 	switch {
 	case opts.Resume && stErr == nil && !st.Resumable():
-		release()
 		if prev, err := readResult(ws); err == nil {
 			fill(&r, prev)
 		}
@@ -213,7 +207,6 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer, setupMu 
 	default:
 		res, err = loop.Run(ctx, cfg, deps)
 	}
-	release()
 	if err != nil {
 		return errored(r, err)
 	}

@@ -4,6 +4,7 @@
 //
 //	go run ./bench            # every scenario, 3 runs each (medians)
 //	go run ./bench -runs 5 -only overhead,startup
+//	go run ./bench -only scale,batch   # 1k to 100k-file repositories, a batch of 20
 //
 // The hot functions have `go test -bench . ./bench` benchmarks.
 package main
@@ -29,7 +30,7 @@ import (
 
 var (
 	runs = flag.Int("runs", 3, "runs per scenario (the median is reported)")
-	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch, tui (the terminal view idle and the report, on 300 iterations)")
+	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch, tui (the terminal view idle and the report, on 300 iterations), scale (1k to 100k files), worktrees (a batch's worktrees on 50k files)")
 	use  = flag.String("bin", "", "measure this architect binary instead of building one")
 	base = flag.String("baseline", "", "procs and batch: measure this other architect binary too, side by side (e.g. a build of main)")
 	bin  string
@@ -37,6 +38,9 @@ var (
 )
 
 type row struct{ name, value, target, verdict string }
+
+// lastStart is when run last started architect.
+var lastStart time.Time
 
 var table []row
 
@@ -104,6 +108,12 @@ func main() {
 	if want("tui") {
 		tuiScenario()
 	}
+	if want("scale") {
+		scale()
+	}
+	if want("worktrees") {
+		worktreesScenario()
+	}
 	fmt.Printf("Machine: %s\n\n", machine())
 	fmt.Println("| measurement | result (median of runs) | target | |")
 	fmt.Println("|---|---|---|---|")
@@ -112,18 +122,40 @@ func main() {
 	}
 }
 
-// fixture builds a git repository of n small files, committed.
+// fixture builds a git repository of n small files, 50 to a folder,
+// committed.
 func fixture(name string, n int) string {
+	return layout(name, n, 50, "pkg%03d/file%05d.txt")
+}
+
+// layout builds a committed repository of n small files, perDir to a
+// folder, named by pattern from the folder's and the file's numbers.
+func layout(name string, n, perDir int, pattern string) string {
 	dir := filepath.Join(tmp, name)
 	for i := range n {
-		p := filepath.Join(dir, fmt.Sprintf("pkg%03d", i/50), fmt.Sprintf("file%05d.txt", i))
-		must(os.MkdirAll(filepath.Dir(p), 0o755))
+		p := filepath.Join(dir, filepath.FromSlash(fmt.Sprintf(pattern, i/perDir, i)))
+		if i%perDir == 0 {
+			must(os.MkdirAll(filepath.Dir(p), 0o755))
+		}
 		must(os.WriteFile(p, []byte(fmt.Sprintf("file %d\nline two\nline three\n", i)), 0o644))
 	}
 	git(dir, "init", "-q")
 	git(dir, "add", "-A")
-	git(dir, "commit", "-q", "-m", "fixture")
+	git(dir, "-c", "gc.auto=0", "commit", "-q", "-m", "fixture")
+	// Packed, as a repository of that size is; and no gc --auto left
+	// running in the background while the scenario measures.
+	git(dir, "-c", "gc.autoDetach=false", "gc", "-q")
 	return dir
+}
+
+// alternate runs a then b, or b then a on odd runs, so that neither is
+// always the one that meets a warm (or cold) cache.
+func alternate(run int, a, b func()) {
+	if run%2 == 1 {
+		a, b = b, a
+	}
+	a()
+	b()
 }
 
 func git(dir string, args ...string) {
@@ -152,6 +184,7 @@ func run(dir string, args ...string) (result, time.Duration, int64) {
 	cmd := exec.Command(bin, append([]string{"loop", "-C", dir, "--quiet", "--idle-threshold", "0", "--inactivity-timeout", "0"}, args...)...)
 	cmd.Stderr = os.Stderr
 	start := time.Now()
+	lastStart = start
 	must(cmd.Start())
 	done := make(chan struct{})
 	peak := make(chan int64)

@@ -3,112 +3,498 @@ package gitwt
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 )
 
-// Changes is Diff against one base, reused while nothing in the working
-// tree changed. A diff costs git a look at every file (tens of milliseconds
-// on a few thousand files, mostly lstat); a loop asks for one after every
-// iteration, and an iteration often changes nothing (a failed agent, a
-// plan-only step, a resumed run). Where the tree can be watched (Linux),
-// an unchanged tree costs no git process at all.
+// ChangesOptions say how a Changes follows the working tree.
+type ChangesOptions struct {
+	// Watch the tree (Linux, inotify), so that each diff looks only at the
+	// paths that changed since the last one, and at nothing when nothing
+	// did. Without, or where watching is not possible, each diff looks at
+	// the whole tree.
+	Watch bool
+	// Commits: the caller will Commit. Each diff then stages the tree into
+	// the private index, as `git add -A` would, and writes its tree, which
+	// the commit takes as it is. Without, new files are only marked as to
+	// be added (`git add -N`) and nothing is written to the object database.
+	Commits bool
+	// Clean: the working tree is the base commit as just checked out by
+	// the caller (AddWorktree), which nothing has touched since. The diff
+	// is then known to be empty without a look at the tree, and the
+	// watcher starts without asking git which folders it ignores (a fresh
+	// checkout has no untracked file).
+	Clean bool
+}
+
+// Changes is the working tree's diff against one base, kept up to date at
+// a cost that grows with what changed rather than with the tree.
+//
+// It keeps the diff as segments, one per file, and a private index (see
+// privateIndex). When the Watcher can say which paths changed, a diff
+// stages only those (`git add -- PATHS`) and asks git for only their part
+// of the diff (`git diff-index` or `git diff-tree` limited to them); the
+// other files' segments are kept. Rename detection pairs deleted with added
+// files across the whole diff, so when the change adds, deletes or renames
+// a file, every file the diff adds or deletes is asked for again with it.
+// The result is the diff a full comparison would give, byte for byte (the
+// property TestChangesMatchAFreshDiff checks). When the watcher cannot say
+// (no watcher, events lost, ignore rules or attributes changed, the index
+// written by someone else), the private index is seeded again from the
+// working tree's own and the whole tree is compared.
 type Changes struct {
 	repo     *Repo
-	base     string
+	base     string // the commit compared with; "" for none (the empty tree)
 	excludes []string
 	limit    int
-	w        *Watcher // nil: every Diff is computed
-	last     *Diff
-	gen      uint64
+	keep     int64 // segments starting this far into the diff keep their first bytes
+	stage    bool  // see ChangesOptions.Commits
+	w        *Watcher
+	index    *privateIndex // nil until the first diff
+	baseRev  string        // base, or the empty tree
+
+	segs           []segment
+	tree           string // with stage: the tree the segments compare with base
+	valid          bool   // segs (and tree) are the tree as of the last Take
+	last           Diff
+	committed      string // the tree last committed here
+	committedLeave string // the files that commit left out, sorted, NUL-separated
+	realTree       string // with stage: the tree of the working tree's index; "" when not known
+	untracked      struct {
+		trees [2]string // realTree and tree when paths was listed
+		paths []string
+	}
+	cfg     *commitConfig
+	removed pathSet                                     // paths removed from the private index since it was the working tree's
+	counts  struct{ all, paths, fallback, refetch int } // updates of each kind, for tests
 }
 
 // Changes returns a Changes against base with Diff's excludes and limit.
-// With watch, the tree is watched, as a best effort: where that is not
-// possible, every Diff is computed afresh. Close releases the watch.
-func (r *Repo) Changes(ctx context.Context, base string, excludes []string, limit int, watch bool) *Changes {
-	c := &Changes{repo: r, base: base, excludes: excludes, limit: limit}
-	if !watch {
-		return c
+// Watching is a best effort: where it is not possible, every diff looks at
+// the whole tree. Close releases the watch and the private index.
+func (r *Repo) Changes(ctx context.Context, base string, excludes []string, limit int, opts ChangesOptions) *Changes {
+	c := &Changes{repo: r, base: base, excludes: excludes, limit: max(limit, 0), stage: opts.Commits}
+	c.keep = 4 * int64(c.limit)
+	if opts.Watch {
+		if w, err := r.watch(ctx, excludes, opts.Clean); err == nil {
+			c.w = w
+		}
 	}
-	if w, err := r.Watch(ctx, excludes); err == nil {
-		c.w = w
+	if opts.Clean && c.w != nil {
+		c.valid = c.startClean(ctx) == nil
 	}
 	return c
 }
 
-// Watching reports whether unchanged trees are detected without git.
-func (c *Changes) Watching() bool { return c.w != nil }
-
-// Gen returns the watched tree's generation (see Watcher.Gen), and false
-// when the tree is not watched.
-func (c *Changes) Gen(ctx context.Context) (uint64, bool) {
-	if c.w == nil {
-		return 0, false
+// startClean takes the tree as the base's, with no look at it.
+func (c *Changes) startClean(ctx context.Context) error {
+	if err := c.reseed(ctx); err != nil {
+		return err
 	}
-	return c.w.Gen(ctx), true
+	if c.stage {
+		tree, err := output(ctx, c.repo.dir, "rev-parse", "--verify", "--quiet", c.baseRev+"^{tree}")
+		if err != nil {
+			return err
+		}
+		c.tree, c.realTree = tree, tree
+	}
+	c.segs = nil
+	c.last, _ = compose(nil, c.limit)
+	return nil
 }
+
+// Watching reports whether the tree is watched.
+func (c *Changes) Watching() bool { return c.w != nil }
 
 // Diff returns the working tree's diff against the base, as Repo.Diff.
 func (c *Changes) Diff(ctx context.Context) (Diff, error) {
-	if c.w == nil {
-		return c.repo.Diff(ctx, c.base, c.excludes, c.limit)
+	changed := Changed{All: true}
+	if c.w != nil {
+		changed = c.w.Take(ctx)
 	}
-	gen := c.w.Gen(ctx)
-	if c.last != nil && gen == c.gen {
-		return *c.last, nil
+	if changed.Index && !changed.All {
+		// Someone ran git: look at everything only if the index now
+		// tracks or stages something else (not when `git status` merely
+		// refreshed it). What is tracked decides which folders matter.
+		others := true
+		if c.valid {
+			o, err := c.index.changedByOthers(c.oidLen())
+			others = o || err != nil
+		}
+		if others {
+			changed.All = true
+			c.w.Rescan(ctx)
+		}
 	}
-	d, err := c.repo.Diff(ctx, c.base, c.excludes, c.limit)
+	if c.valid && !changed.All && len(changed.Paths) == 0 {
+		return c.last, nil
+	}
+	full := !c.valid || changed.All
+	c.valid = false // until this update succeeds: the paths taken are not lost
+	var err error
+	if !full {
+		if err = c.syncPaths(ctx, changed); err != nil && ctx.Err() == nil {
+			c.counts.fallback++
+			full = true // git refused a path (one in a submodule, say): look at everything
+		}
+	}
+	if full {
+		err = c.syncAll(ctx)
+	}
 	if err != nil {
-		c.last = nil
-		return d, err
+		return Diff{}, err
 	}
-	c.last, c.gen = &d, gen
+	d, err := c.compose(ctx)
+	if err != nil {
+		return Diff{}, err
+	}
+	trimHeads(c.segs, c.keep)
+	c.last, c.valid = d, true
 	return d, nil
 }
 
-// Close stops watching.
-func (c *Changes) Close() error {
-	if c == nil || c.w == nil {
+// compose builds the diff from the segments, asking git again for those
+// near its start whose first bytes were not kept (the diff before them
+// shrank).
+func (c *Changes) compose(ctx context.Context) (Diff, error) {
+	for try := 0; try < 4; try++ {
+		d, need := compose(c.segs, c.limit)
+		if need == nil {
+			return d, nil
+		}
+		if try == 2 { // the tree keeps changing meanwhile
+			if err := c.syncAll(ctx); err != nil {
+				return Diff{}, err
+			}
+			continue
+		}
+		c.counts.refetch++
+		var paths []string
+		for _, i := range need {
+			paths = append(paths, c.segs[i].paths()...)
+		}
+		if err := c.rediff(ctx, paths); err != nil {
+			return Diff{}, err
+		}
+	}
+	return Diff{}, errors.New("the working tree kept changing while its diff was read")
+}
+
+// syncAll seeds the private index from the working tree's own and compares
+// the whole tree.
+func (c *Changes) syncAll(ctx context.Context) error {
+	c.counts.all++
+	if err := c.reseed(ctx); err != nil {
+		return err
+	}
+	if c.stage {
+		c.realTree = c.indexTree(ctx)
+		rm := &removals{set: c.removed}
+		if err := c.repo.addPaths(ctx, command{env: c.index.env(), stdout: rm}, nil, c.excludes, "-A", "-v"); err != nil {
+			return err
+		}
+	} else if err := c.repo.addAll(ctx, command{env: c.index.env()}, c.excludes, "--intent-to-add"); err != nil {
+		return err
+	}
+	if err := c.writeTree(ctx); err != nil {
+		return err
+	}
+	segs, err := c.diffRun(ctx, nil)
+	if err != nil {
+		return err
+	}
+	c.segs = segs
+	return nil
+}
+
+// maxPathBytes bounds the paths given to git on one command line.
+const maxPathBytes = 256 << 10
+
+var errTooMany = errors.New("too many paths changed")
+
+// syncPaths stages the paths that changed and compares them.
+//
+// A path only written in place existed at the last look, when git took it
+// if it does not ignore it: it is tracked (or ignored) already, so that
+// staging it needs no look for new files (`git add -u`), and marking new
+// files as to be added nothing at all. Only paths that may have appeared
+// cost git a look for new files (and a name hash of the whole index).
+func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
+	c.counts.paths++
+	paths := changed.Paths
+	appeared := newPathSet(changed.Appeared)
+	var present, gone []string
+	anyNew := false
+	for _, p := range paths {
+		if _, err := os.Lstat(filepath.Join(c.repo.dir, filepath.FromSlash(p))); err == nil {
+			present = append(present, p)
+			anyNew = anyNew || appeared[p]
+		} else {
+			gone = append(gone, p)
+		}
+	}
+	// The watcher reports no excluded path, so the excludes are left off
+	// git add's command line: with an exclusion pathspec that names a
+	// tracked or missing path, git 2.39 silently skips new files given by
+	// name. A changed folder holding an excluded one is looked at whole.
+	for _, e := range c.excludes {
+		e = strings.Trim(e, "/")
+		for _, p := range paths {
+			if strings.HasPrefix(e, p+"/") {
+				return errTooMany
+			}
+		}
+	}
+	env := command{env: c.index.env()}
+	if c.stage {
+		// A path removed from the private index since it was last the
+		// working tree's own, back now: whether git takes it again
+		// depends on whether the working tree's index tracks it (an
+		// ignored file that is tracked stays tracked). Rare enough: look
+		// at everything from that index.
+		for _, p := range present {
+			for r := range c.removed {
+				if r == p || strings.HasPrefix(r, p+"/") || strings.HasPrefix(p, r+"/") {
+					return errTooMany
+				}
+			}
+		}
+		rm := &removals{set: c.removed}
+		verbose := command{env: env.env, stdout: rm}
+		if len(gone) > 0 {
+			// git add refuses a path that matches nothing, one created and
+			// deleted since the last look for example; git rm does not.
+			args := append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, literalSpecs(gone)...)
+			if err := run(ctx, c.repo.dir, verbose, args...); err != nil {
+				return err
+			}
+		}
+		mode := "-u"
+		if anyNew {
+			mode = "-A"
+		}
+		if len(present) > 0 {
+			if err := c.repo.addPaths(ctx, verbose, present, nil, mode, "-v"); err != nil {
+				return err
+			}
+		}
+		if err := c.writeTree(ctx); err != nil {
+			return err
+		}
+	} else if anyNew {
+		// --no-all: an entry is never removed, so that the index stays the
+		// working tree's own plus new files (a deleted file shows as
+		// deleted all the same).
+		var fresh []string
+		for _, p := range present {
+			if appeared[p] {
+				fresh = append(fresh, p)
+			}
+		}
+		if err := c.repo.addPaths(ctx, env, fresh, nil, "--intent-to-add", "--no-all"); err != nil {
+			return err
+		}
+	}
+	return c.rediff(ctx, paths)
+}
+
+// rediff asks git for the diff of paths again and puts it in place of
+// their segments. When that diff, or what it replaces, adds, deletes or
+// renames a file, the files the rest of the diff adds or deletes are asked
+// for with them, so that renames pair as in a full comparison.
+func (c *Changes) rediff(ctx context.Context, paths []string) error {
+	set := newPathSet(paths)
+	fresh, err := c.diffRun(ctx, paths)
+	if err != nil {
+		return err
+	}
+	// Every file added, deleted or renamed, here or elsewhere in the diff
+	// (a rename's old path may lie outside paths).
+	pairing := anyCand(fresh)
+	var cands []string
+	outside := false
+	for i := range c.segs {
+		s := &c.segs[i]
+		if !s.cand {
+			continue
+		}
+		touched := set.touches(s)
+		pairing = pairing || touched
+		for _, p := range s.paths() {
+			if !set.covers(p) {
+				cands, outside = append(cands, p), true
+			}
+		}
+	}
+	if !pairing || !outside {
+		c.segs = replace(c.segs, set, fresh)
 		return nil
 	}
-	return c.w.Close()
+	paths = append(paths, cands...)
+	if fresh, err = c.diffRun(ctx, paths); err != nil {
+		return err
+	}
+	c.segs = replace(c.segs, newPathSet(paths), fresh)
+	return nil
 }
 
-// ignoredDirs lists the folders, relative to the top level, that git
-// ignores as a whole (`git ls-files --others --ignored --directory`): no
-// file in them is tracked or reaches a snapshot. The list is streamed: the
-// ignored files listed one by one are not kept.
-func (r *Repo) ignoredDirs(ctx context.Context) (map[string]bool, error) {
-	dirs := &dirCollector{dirs: map[string]bool{}}
-	err := run(ctx, r.dir, command{stdout: dirs}, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
-	return dirs.dirs, err
+func anyCand(segs []segment) bool {
+	for i := range segs {
+		if segs[i].cand {
+			return true
+		}
+	}
+	return false
 }
 
-// dirCollector keeps the NUL-terminated entries that end with a slash.
-type dirCollector struct {
-	dirs    map[string]bool
-	partial []byte
-	long    bool // the entry being read is too long to keep
+// diffRun runs git's diff of the base with the tree (staged) or the
+// working tree through the private index, limited to paths (nil: all),
+// and cuts it into segments.
+func (c *Changes) diffRun(ctx context.Context, paths []string) ([]segment, error) {
+	specs := []string{"."}
+	if paths != nil {
+		if len(paths) > maxChanged*2 || specBytes(paths) > maxPathBytes {
+			return nil, errTooMany
+		}
+		specs = literalSpecs(paths)
+	}
+	// Plumbing, so that the user's diff settings (noprefix, external diff
+	// tools, colours, order files) do not change what the agent reads.
+	// Limited to a few paths, git's threads that look at every entry
+	// (core.preloadIndex) cost more than they spare.
+	args := []string{"-c", "core.quotePath=false", "-c", "core.preloadIndex=" + strconv.FormatBool(paths == nil), "diff-index"}
+	revs := []string{c.baseRev}
+	if c.stage {
+		args[4] = "diff-tree"
+		args = append(args, "-r")
+		revs = append(revs, c.tree)
+	}
+	args = append(args, "-M", "--no-color", "--no-ext-diff", "--full-index", "-p", "--src-prefix=a/", "--dst-prefix=b/")
+	args = append(append(append(args, revs...), "--"), specs...)
+	seg := &segmenter{keep: c.keep, limit: c.limit}
+	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: seg}, append(args, excludeSpecs(c.excludes)...)...); err != nil {
+		return nil, err
+	}
+	seg.flush()
+	return seg.segs, nil
 }
 
-func (d *dirCollector) Write(p []byte) (int, error) {
+// writeTree writes the private index's tree, when staging.
+func (c *Changes) writeTree(ctx context.Context) error {
+	if !c.stage {
+		return nil
+	}
+	var out strings.Builder
+	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: &out}, "write-tree"); err != nil {
+		return err
+	}
+	c.tree = strings.TrimSpace(out.String())
+	return nil
+}
+
+// reseed makes the private index the working tree's own again.
+func (c *Changes) reseed(ctx context.Context) error {
+	if err := c.open(ctx); err != nil {
+		return err
+	}
+	if err := c.index.seed(); err != nil {
+		return err
+	}
+	c.removed = pathSet{}
+	c.realTree = ""
+	return nil
+}
+
+// open makes the private index and resolves the base, once.
+func (c *Changes) open(ctx context.Context) error {
+	if c.index == nil {
+		p, err := newPrivateIndex(c.repo)
+		if err != nil {
+			return err
+		}
+		c.index = p
+	}
+	if c.baseRev == "" {
+		rev := c.base
+		var err error
+		switch {
+		case rev == "":
+			rev, err = c.repo.emptyTree(ctx)
+		case len(rev) != 40 && len(rev) != 64: // a name, not a hash
+			rev, err = output(ctx, c.repo.dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+		}
+		if err != nil {
+			return err
+		}
+		c.baseRev = rev
+	}
+	return nil
+}
+
+// oidLen is the length in bytes of the repository's object names.
+func (c *Changes) oidLen() int { return len(c.baseRev) / 2 }
+
+// Close stops watching and removes the private index.
+func (c *Changes) Close() error {
+	if c == nil {
+		return nil
+	}
+	c.valid = false
+	err := c.w.Close()
+	if c.index != nil {
+		if cerr := c.index.close(); err == nil {
+			err = cerr
+		}
+		c.index = nil
+	}
+	return err
+}
+
+// literalSpecs turns paths relative to the top level into pathspecs that
+// match them as they are (no wildcards), folders with everything in them.
+func literalSpecs(paths []string) []string {
+	specs := make([]string, len(paths))
+	for i, p := range paths {
+		specs[i] = ":(top,literal)" + p
+	}
+	return specs
+}
+
+func specBytes(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		n += len(p) + len(":(top,literal)") + 1
+	}
+	return n
+}
+
+// removals collects the paths that `git add -v` and `git rm` say they
+// removed from the index ("remove 'PATH'", "rm 'PATH'").
+type removals struct {
+	set  pathSet
+	line []byte
+}
+
+func (r *removals) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
-		i := bytes.IndexByte(p, 0)
+		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			d.partial = append(d.partial, p...)
-			if len(d.partial) > 4096 { // longer than any path a folder has here
-				d.partial, d.long = d.partial[:0], true
+			if len(r.line) < 8<<10 {
+				r.line = append(r.line, p...)
 			}
 			break
 		}
-		entry := append(d.partial, p[:i]...)
-		if !d.long && len(entry) > 1 && entry[len(entry)-1] == '/' && len(d.dirs) < maxIgnoredDirs {
-			d.dirs[string(entry[:len(entry)-1])] = true
+		line := string(append(r.line, p[:i]...))
+		r.line, p = r.line[:0], p[i+1:]
+		for _, prefix := range []string{"remove '", "rm '"} {
+			if path, ok := strings.CutPrefix(line, prefix); ok && strings.HasSuffix(path, "'") {
+				r.set[path[:len(path)-1]] = true
+			}
 		}
-		d.partial, d.long, p = d.partial[:0], false, p[i+1:]
 	}
 	return n, nil
 }
-
-// maxIgnoredDirs bounds the list; past it, the rest are watched.
-const maxIgnoredDirs = 1 << 16

@@ -2,12 +2,9 @@ package gitwt
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -25,9 +22,9 @@ type Diff struct {
 	// Truncated is how many bytes of the diff Text does not hold.
 	Truncated int64
 	// Tree identifies the working tree (less the excluded paths) relative
-	// to the base: a hash of the whole diff, which holds every changed
-	// file's object name (--full-index). Equal values mean equal working
-	// trees: nothing changed in between.
+	// to the base: a hash of the hashes of each file's part of the diff,
+	// which holds the file's object name (--full-index). Equal values mean
+	// equal working trees: nothing changed in between.
 	Tree string
 	// Stat is `git diff --stat` for the same change, listing at most 100
 	// files before its summary line.
@@ -42,53 +39,20 @@ type Diff struct {
 // must be among the excludes or ignored.
 //
 // The user's index is never touched, and nothing is written to the object
-// database: git compares the working tree through a temporary index, a
-// copy of the real one with its modification time (so git's stat cache
-// spares re-reading unchanged files, exactly as it would for the real
-// index) in which new files are marked as intended to be added (`git add
-// -N`). The temporary index is removed afterwards.
+// database: git compares the working tree through a private index, the
+// real one with new files marked as intended to be added (`git add -N`),
+// removed afterwards (see Changes, which keeps it from one diff to the
+// next).
 //
 // The diff is streamed, in one pass: only its first limit bytes are kept,
 // the rest are counted and hashed, and the stat is built from the patch as
 // it goes by. limit <= 0 keeps no text; Total, Tree and Stat are still
 // filled.
 func (r *Repo) Diff(ctx context.Context, base string, excludes []string, limit int) (Diff, error) {
-	tmp, err := os.MkdirTemp("", "architect-index-")
-	if err != nil {
-		return Diff{}, err
-	}
-	defer os.RemoveAll(tmp)
-	index := filepath.Join(tmp, "index")
-	if err := copyIndex(filepath.Join(r.gitDir, "index"), index); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return Diff{}, err
-	}
-	c := command{env: []string{"GIT_INDEX_FILE=" + index}}
-	if err := r.addAll(ctx, c, excludes, "--intent-to-add"); err != nil {
-		return Diff{}, err
-	}
-	if base == "" {
-		if base, err = r.emptyTree(ctx); err != nil {
-			return Diff{}, err
-		}
-	}
-	// Plumbing, so that the user's diff settings (noprefix, external diff
-	// tools, colours) do not change what the agent reads.
-	args := []string{"-c", "core.quotePath=false", "diff-index", "-M", "--no-color", "--no-ext-diff", "--full-index", "-p", base, "--", "."}
-	head := &headBuffer{limit: max(limit, 0)}
-	hash := sha256.New()
-	stat := &patchStat{}
-	out := io.MultiWriter(head, hash, stat)
-	if err := run(ctx, r.dir, command{env: c.env, stdout: out}, append(args, excludeSpecs(excludes)...)...); err != nil {
-		return Diff{}, err
-	}
-	d := Diff{
-		Text:  head.String(),
-		Total: head.total,
-		Tree:  hex.EncodeToString(hash.Sum(nil)),
-		Stat:  stat.String(),
-	}
-	d.Truncated = d.Total - int64(len(d.Text))
-	return d, nil
+	c := r.Changes(ctx, base, excludes, limit, ChangesOptions{})
+	defer c.Close()
+	c.keep = int64(c.limit) // one look: nothing past the text is needed
+	return c.Diff(ctx)
 }
 
 // ignoredComplaint starts what `git add` prints, before exiting with status
@@ -101,10 +65,28 @@ const ignoredComplaint = "The following paths are ignored by one of your .gitign
 // addAll stages the whole working tree less excludes, as `git add -A`, in
 // the index c names (the repository's own when c sets no GIT_INDEX_FILE).
 // With mode "--intent-to-add" instead of "-A", it only marks the new files
-// as to be added, without reading them.
+// as to be added, without reading them, and removes no entry.
 func (r *Repo) addAll(ctx context.Context, c command, excludes []string, mode string) error {
-	args := []string{"-c", "advice.addIgnoredFile=false", "-c", "advice.addEmbeddedRepo=false", "add", mode, "--", "."}
-	err := run(ctx, r.dir, c, append(args, excludeSpecs(excludes)...)...)
+	if mode == "--intent-to-add" {
+		return r.addPaths(ctx, c, nil, excludes, mode, "--no-all")
+	}
+	return r.addPaths(ctx, c, nil, excludes, mode)
+}
+
+// addPaths is addAll limited to paths (relative to the top level; nil for
+// all), with the options given.
+func (r *Repo) addPaths(ctx context.Context, c command, paths, excludes []string, opts ...string) error {
+	specs := []string{"."}
+	args := []string{"-c", "advice.addIgnoredFile=false", "-c", "advice.addEmbeddedRepo=false"}
+	if paths != nil {
+		specs = literalSpecs(paths)
+		// A few paths: git's threads that look at every entry cost more
+		// than they spare.
+		args = append(args, "-c", "core.preloadIndex=false")
+	}
+	args = append(append(args, "add"), opts...)
+	args = append(append(append(args, "--"), specs...), excludeSpecs(excludes)...)
+	err := run(ctx, r.dir, c, args...)
 	var ge *GitError
 	if errors.As(err, &ge) && ge.ExitCode == 1 && strings.Contains(ge.Stderr, ignoredComplaint) {
 		return nil // all else was added: git fails only with status 128

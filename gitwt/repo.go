@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gofrs/flock"
 )
 
 // ErrNotRepo is returned by Open for a folder that is not inside a git
@@ -98,6 +100,17 @@ func (r *Repo) Exclude(ctx context.Context, patterns ...string) error {
 		}
 	}
 	path := filepath.Join(r.commonDir, "info", "exclude")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	// Loops that start together (a batch) all make sure of the same
+	// lines: one at a time, so that none is written twice. (git takes no
+	// lock on this file; the lock is architect's own, on the file.)
+	lock := flock.New(path, flock.SetPermissions(0o644))
+	if err := lock.Lock(); err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -120,9 +133,6 @@ func (r *Repo) Exclude(ctx context.Context, patterns ...string) error {
 	}
 	if add.Len() == 0 {
 		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {

@@ -3,10 +3,13 @@ package gitwt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/matryer/is"
@@ -155,4 +158,34 @@ func TestFixtureScript(t *testing.T) {
 		is.True(exists(filepath.Join(dir, "calc_test.go")))
 	}
 	is.Equal(len(heads), 1) // same hash every time
+}
+
+// TestExcludeConcurrently: loops starting together (a batch) write each
+// line once.
+func TestExcludeConcurrently(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	r := open(t, dir)
+	path := filepath.Join(dir, ".git", "info", "exclude")
+	for range 30 {
+		is.NoErr(os.RemoveAll(filepath.Dir(path)))
+		var wg sync.WaitGroup
+		errs := make([]error, 16)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = r.Exclude(context.Background(), "/.architect/", "/.architect-worktrees/", fmt.Sprintf("/task%d/.architect/", i%2))
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			is.NoErr(err)
+		}
+		got, err := os.ReadFile(path)
+		is.NoErr(err)
+		lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+		slices.Sort(lines)
+		is.Equal(lines, []string{"/.architect-worktrees/", "/.architect/", "/task0/.architect/", "/task1/.architect/"})
+	}
 }

@@ -8,21 +8,13 @@ import (
 	"unicode/utf8"
 )
 
-// patchStat builds `git diff --stat` from the patch as it streams by, so
-// that git computes each file's diff once rather than twice (a --stat pass
-// costs about as much as the patch itself). It reads each line's first
-// lineKeep bytes only: memory does not grow with long lines or big diffs,
-// and at most statFiles files are listed.
-type patchStat struct {
-	line   []byte // the start of the current line
-	inLine bool   // inside a line past lineKeep bytes
+// fileParse reads one file's part of a patch (from its "diff --git" line to
+// the next), line by line, for its stat line and for what Changes needs to
+// know about it: its paths, and whether it adds, deletes or renames a file.
+type fileParse struct {
+	f      fileStat
+	path   string // from the "diff --git" line: the file's path unless renamed
 	inHunk bool
-	cur    *fileStat
-	files  []fileStat // the first statFiles files
-	more   bool       // files beyond those
-	nfiles int
-	ins    int64
-	del    int64
 }
 
 type fileStat struct {
@@ -30,45 +22,24 @@ type fileStat struct {
 	from, to       string // from the ---, +++ and rename lines
 	ins, del       int64
 	binary, rename bool
+	added, deleted bool // "new file mode", "deleted file mode"
 }
 
+// lineKeep is how much of a line is read for the stat: the start of a
+// header line (names are shorter); a patch line only needs its first byte.
 const lineKeep = 8 << 10
 
-// Write never fails.
-func (s *patchStat) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		chunk := p
-		if i >= 0 {
-			chunk = p[:i]
-		}
-		if room := lineKeep - len(s.line); room > 0 && !s.inLine {
-			s.line = append(s.line, chunk[:min(len(chunk), room)]...)
-		}
-		if i < 0 {
-			if len(s.line) >= lineKeep {
-				s.inLine = true
-			}
-			break
-		}
-		s.endLine(s.line)
-		s.line, s.inLine, p = s.line[:0], false, p[i+1:]
-	}
-	return n, nil
+// start begins a file with its "diff --git " line, given without that prefix.
+func (p *fileParse) start(rest string) {
+	p.path = gitLineName(rest)
+	p.f, p.inHunk = fileStat{name: p.path}, false
 }
 
-func (s *patchStat) endLine(l []byte) {
-	if bytes.HasPrefix(l, []byte("diff --git ")) {
-		s.finish()
-		s.cur, s.inHunk = &fileStat{name: gitLineName(string(l[len("diff --git "):]))}, false
-		return
-	}
-	f := s.cur
-	if f == nil {
-		return
-	}
-	if s.inHunk {
+// line reads one line of the file's part after the "diff --git" line,
+// without its newline, cut at lineKeep bytes.
+func (p *fileParse) line(l []byte) {
+	f := &p.f
+	if p.inHunk {
 		switch {
 		case len(l) > 0 && l[0] == '+':
 			f.ins++
@@ -76,13 +47,13 @@ func (s *patchStat) endLine(l []byte) {
 			f.del++
 		case len(l) > 0 && (l[0] == ' ' || l[0] == '\\') || len(l) == 0:
 		default:
-			s.inHunk = bytes.HasPrefix(l, []byte("@@"))
+			p.inHunk = bytes.HasPrefix(l, []byte("@@"))
 		}
 		return
 	}
 	switch line := string(l); {
 	case strings.HasPrefix(line, "@@"):
-		s.inHunk = true
+		p.inHunk = true
 	case strings.HasPrefix(line, "--- "):
 		f.from = stripPrefix(unquote(line[4:]), "a/")
 	case strings.HasPrefix(line, "+++ "):
@@ -93,16 +64,16 @@ func (s *patchStat) endLine(l []byte) {
 		f.to, f.rename = unquote(line[len("rename to "):]), true
 	case strings.HasPrefix(line, "Binary files "):
 		f.binary = true
+	case strings.HasPrefix(line, "new file mode "):
+		f.added = true
+	case strings.HasPrefix(line, "deleted file mode "):
+		f.deleted = true
 	}
 }
 
-// finish closes the current file's entry.
-func (s *patchStat) finish() {
-	f := s.cur
-	if f == nil {
-		return
-	}
-	s.cur = nil
+// done returns the file's stat, named as git's --stat names it.
+func (p *fileParse) done() fileStat {
+	f := p.f
 	switch {
 	case f.rename && f.from != "" && f.to != "":
 		f.name = f.from + " => " + f.to
@@ -111,20 +82,70 @@ func (s *patchStat) finish() {
 	case f.from != "" && f.from != "/dev/null":
 		f.name = f.from
 	}
+	return f
+}
+
+// statSummary is `git diff --stat`, built file by file: at most statFiles
+// files are kept, the rest only counted.
+type statSummary struct {
+	files  []fileStat
+	more   bool // files beyond those
+	nfiles int
+	ins    int64
+	del    int64
+}
+
+func (s *statSummary) add(f fileStat) {
 	s.nfiles++
 	s.ins += f.ins
 	s.del += f.del
 	if len(s.files) < statFiles {
-		s.files = append(s.files, *f)
+		s.files = append(s.files, f)
 	} else {
 		s.more = true
 	}
+}
+
+// patchStat builds `git diff --stat` from a patch as it streams by, so
+// that git computes each file's diff once rather than twice (a --stat pass
+// costs about as much as the patch itself). Memory does not grow with long
+// lines or big diffs.
+type patchStat struct {
+	statSummary
+	seg  segmenter
+	done int // segments already added
+}
+
+// Write never fails.
+func (s *patchStat) Write(p []byte) (int, error) {
+	n, err := s.seg.Write(p)
+	s.collect()
+	return n, err
+}
+
+func (s *patchStat) collect() {
+	for ; s.done < len(s.seg.segs); s.done++ {
+		s.add(s.seg.segs[s.done].stat)
+	}
+	s.seg.segs = s.seg.segs[:0]
+	s.done = 0
+}
+
+// finish closes the last file's entry.
+func (s *patchStat) finish() {
+	s.seg.flush()
+	s.collect()
 }
 
 // String formats the stat as git does: one line per file (" name | N +-"),
 // " ..." past statFiles files, and the summary line; "" for no change.
 func (s *patchStat) String() string {
 	s.finish()
+	return s.statSummary.String()
+}
+
+// String formats the summary as git does.
+func (s *statSummary) String() string {
 	if s.nfiles == 0 {
 		return ""
 	}
@@ -170,7 +191,7 @@ func (s *patchStat) String() string {
 	return strings.ReplaceAll(b.String(), " \n", "\n")
 }
 
-func (s *patchStat) hasBinary() bool {
+func (s *statSummary) hasBinary() bool {
 	for _, f := range s.files {
 		if f.binary {
 			return true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -13,52 +14,77 @@ import (
 )
 
 // maxWatches bounds the folders a Watcher watches (one inotify watch each,
-// about 1 KiB of kernel memory). A bigger tree is not watched: every Gen
-// then reports a change and the diff is recomputed each time, as without a
-// Watcher.
+// about 1 KiB of kernel memory). A bigger tree is not watched: every Take
+// then reports that anything may have changed, as without a Watcher.
 var maxWatches = 16384 // a variable for tests
+
+// maxChanged bounds the paths a Watcher remembers between two Takes. Past
+// it, Take reports that anything may have changed: a change that big costs
+// a look at the whole tree anyway, and the paths would not fit on git's
+// command line.
+var maxChanged = 2048 // a variable for tests
+
+// maxNewDirs is how many new folders Take asks git about at once; past
+// it, the whole tree is watched anew.
+const maxNewDirs = 256
 
 // treeMask are the events that may change what a snapshot of the working
 // tree holds: content, mode, and names appearing or going.
 const treeMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE |
 	unix.IN_DELETE_SELF | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_MOVE_SELF
 
-// Watcher tells, without scanning the working tree, whether anything in it
-// may have changed: it holds an inotify watch on every folder of the tree
-// that git does not ignore, less the excluded paths, plus the repository's
-// index and info/exclude, which decide what a snapshot holds too.
+// Watcher tells, without scanning the working tree, which paths in it may
+// have changed: it holds an inotify watch on every folder of the tree that
+// git does not ignore, less the excluded paths, plus the repository's
+// index and info/ folder, which decide what a snapshot holds too.
 //
 // Linux queues an event before the write that caused it returns, so once
-// the processes that wrote have ended, Gen sees their changes. What
-// inotify cannot see, Gen cannot either: writes through a shared mapping
+// the processes that wrote have ended, Take sees their changes. What
+// inotify cannot see, Take cannot either: writes through a shared mapping
 // (mmap) and changes made by another machine on a network file system.
 type Watcher struct {
 	mu       sync.Mutex
 	repo     *Repo
 	excludes []string // relative to the top-level folder, without slashes around
-	fd       int      // -1 once broken: every Gen is then a change
+	fd       int      // -1 once broken: every Take then reports All
 	buf      []byte
-	gen      uint64
 	dirs     map[int32]string // watch → folder, relative to the top level ("" for it)
-	gitDirs  map[int32]string // watch → the git folder's entry that matters ("index", "exclude")
-	rescan   bool             // folders appeared or ignore rules changed: add watches
+	gitDirs  map[int32]string // watch → "git" (this tree's git folder) or "info"
+	ignored  map[string]bool  // folders git ignores as a whole: not watched
+	nested   map[string]bool  // folders holding a repository of their own
+
+	// changed are the paths that changed since the last Take: true for
+	// those that may have appeared (created, moved in, a folder), false
+	// for those only written or chmodded in place.
+	changed map[string]bool
+	newDirs []string // folders that appeared: to be watched
+	all     bool     // the next Take cannot say which paths changed
+	rescan  bool     // ignore rules changed or events were lost: watch the tree anew
+	index   bool     // the index was written
 }
 
 // Watch starts watching the working tree, less excludes (paths relative to
 // the top-level folder, as for Diff). It fails where inotify is not
 // available or the tree is too big to watch; the caller then does without.
 func (r *Repo) Watch(ctx context.Context, excludes []string) (*Watcher, error) {
+	return r.watch(ctx, excludes, false)
+}
+
+// watch is Watch; clean says the tree is a fresh checkout, in which no
+// folder is ignored (there is no untracked file).
+func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	w := &Watcher{repo: r, fd: fd, buf: make([]byte, 64<<10), dirs: map[int32]string{}, gitDirs: map[int32]string{}}
+	w := &Watcher{repo: r, fd: fd, buf: make([]byte, 64<<10), dirs: map[int32]string{}, gitDirs: map[int32]string{},
+		ignored: map[string]bool{}, nested: map[string]bool{}, changed: map[string]bool{}}
 	for _, e := range excludes {
 		if e = strings.Trim(e, "/"); e != "" {
 			w.excludes = append(w.excludes, e)
 		}
 	}
-	for dir, name := range map[string]string{r.gitDir: "index", filepath.Join(r.commonDir, "info"): "exclude"} {
+	for dir, name := range map[string]string{r.gitDir: "git", filepath.Join(r.commonDir, "info"): "info"} {
 		wd, err := unix.InotifyAddWatch(fd, dir, treeMask|unix.IN_ONLYDIR)
 		if err == nil {
 			w.gitDirs[int32(wd)] = name
@@ -67,44 +93,113 @@ func (r *Repo) Watch(ctx context.Context, excludes []string) (*Watcher, error) {
 			return nil, err
 		}
 	}
-	if err := w.addTree(ctx); err != nil {
+	if clean {
+		err = w.walk(r.dir)
+	} else {
+		err = w.addTree(ctx)
+	}
+	if err != nil {
 		w.Close()
 		return nil, err
 	}
 	return w, nil
 }
 
-// Gen returns the generation of the working tree: a number that differs
-// from one returned earlier whenever anything in the tree may have changed
-// since that earlier call. Read it before snapshotting, and compare it with
-// a later Gen to know whether the snapshot still holds.
-func (w *Watcher) Gen(ctx context.Context) uint64 {
+// Take returns what changed since the previous Take (or since Watch), and
+// starts over. Folders that appeared are watched before it returns, so
+// that what happens in them from then on is seen.
+func (w *Watcher) Take(ctx context.Context) Changed {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd >= 0 {
+		w.drain()
+	}
+	for round := 0; w.fd >= 0 && (w.rescan || len(w.newDirs) > 0); round++ {
+		if round == 4 {
+			// Still changing: the folders left are watched at the next
+			// Take, and count as changed then.
+			w.all = true
+			break
+		}
+		var err error
+		if w.rescan || len(w.newDirs) > maxNewDirs {
+			w.rescan, w.newDirs, w.all = false, nil, true
+			err = w.addTree(ctx)
+		} else {
+			dirs := w.newDirs
+			w.newDirs = nil
+			err = w.addDirs(ctx, dirs)
+		}
+		if err != nil {
+			w.breakDown()
+		}
+		// Events queued while adding watches are read now.
+		w.drain()
+	}
+	c := Changed{All: w.all || w.fd < 0, Index: w.index}
+	if !c.All {
+		var paths []string
+		for p := range w.changed {
+			if !w.covered(w.ignored, p) {
+				paths = append(paths, p)
+			}
+		}
+		slices.Sort(paths)
+		// A folder stands for what is in it: "a" then "a/b" keeps "a"
+		// ("a.b" sorts between them, "a/" before "a0"), which appeared if
+		// anything in it did.
+		for _, p := range paths {
+			if n := len(c.Paths); n > 0 && strings.HasPrefix(p, c.Paths[n-1]+"/") {
+				if w.changed[p] && !w.changed[c.Paths[n-1]] {
+					w.changed[c.Paths[n-1]] = true
+				}
+				continue
+			}
+			c.Paths = append(c.Paths, p)
+		}
+		for _, p := range c.Paths {
+			if w.changed[p] {
+				c.Appeared = append(c.Appeared, p)
+			}
+		}
+	}
+	clear(w.changed)
+	w.all, w.index = false, false
+	return c
+}
+
+// Rescan watches the tree anew, asking git again which folders it
+// ignores as a whole: the index changed what is tracked, and a tracked file
+// in an ignored folder makes that folder matter.
+func (w *Watcher) Rescan(ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fd < 0 {
-		w.gen++
-		return w.gen
+		return
 	}
-	changed := w.drain()
-	if w.fd >= 0 && w.rescan {
-		w.rescan = false
-		if err := w.addTree(ctx); err != nil {
-			w.breakDown()
-		}
-		// Events queued while adding watches are read now, so that the
-		// generation returned covers them.
-		changed = w.drain() || changed
+	if err := w.addTree(ctx); err != nil {
+		w.breakDown()
+		return
 	}
-	if changed || w.fd < 0 {
-		w.gen++
-	}
-	return w.gen
+	w.drain()
 }
 
-// drain reads every queued event and reports whether one of them may
-// change a snapshot.
-func (w *Watcher) drain() bool {
-	changed := false
+// Settle reads the events queued so far. With ownIndex, the index was
+// written by the caller since the last Take (a commit): that is not a
+// change. Changes in the tree are kept for the next Take.
+func (w *Watcher) Settle(ownIndex bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd >= 0 {
+		w.drain()
+	}
+	if ownIndex {
+		w.index = false
+	}
+}
+
+// drain reads every queued event.
+func (w *Watcher) drain() {
 	for {
 		n, err := unix.Read(w.fd, w.buf)
 		if errors.Is(err, unix.EINTR) {
@@ -113,69 +208,148 @@ func (w *Watcher) drain() bool {
 		if err != nil || n <= 0 {
 			if !errors.Is(err, unix.EAGAIN) {
 				w.breakDown()
-				return true
 			}
-			return changed
+			return
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
 			end := min(off+unix.SizeofInotifyEvent+int(ev.Len), n)
 			name := strings.TrimRight(string(w.buf[off+unix.SizeofInotifyEvent:end]), "\x00")
 			off = end
-			if w.event(ev.Wd, ev.Mask, name) {
-				changed = true
-			}
+			w.event(ev.Wd, ev.Mask, name)
 			if w.fd < 0 {
-				return true
+				return
 			}
 		}
 	}
 }
 
-// event handles one event and reports whether it may change a snapshot.
-func (w *Watcher) event(wd int32, mask uint32, name string) bool {
+// event records one event.
+func (w *Watcher) event(wd int32, mask uint32, name string) {
 	if mask&unix.IN_Q_OVERFLOW != 0 {
-		w.breakDown() // events were lost
-		return true
+		w.all, w.rescan = true, true // events were lost
+		return
 	}
 	if which, ok := w.gitDirs[wd]; ok {
-		if mask&unix.IN_IGNORED != 0 {
+		switch {
+		case mask&unix.IN_IGNORED != 0:
 			delete(w.gitDirs, wd)
-			return true
+			w.all = true
+		case which == "git" && name == "index" && mask&unix.IN_ATTRIB == 0:
+			// What is tracked may have changed. (Its attributes change when
+			// the private index is linked to it: nothing to see.)
+			w.index = true
+		case which == "git" && name == "info", which == "info" && (name == "exclude" || name == "attributes"):
+			w.all, w.rescan = true, true // what is ignored, or how files compare, may have changed
 		}
-		if name == which || name == "info" {
-			w.rescan = true // what is tracked or ignored may have changed
-			return true
-		}
-		return false
+		return
 	}
 	dir, ok := w.dirs[wd]
 	if !ok {
-		return false // a watch already removed
+		return // a watch already removed
 	}
 	if mask&unix.IN_IGNORED != 0 {
 		delete(w.dirs, wd) // the folder is gone (its parent saw that)
 		if dir == "" {
 			w.breakDown() // the top-level folder itself
 		}
-		return dir == ""
+		return
+	}
+	if name == "" {
+		return // the folder itself: its parent tells what matters
 	}
 	rel := name
 	if dir != "" {
 		rel = dir + "/" + name
 	}
-	if name != "" && w.excluded(rel) {
+	if name == ".git" {
+		// A repository appeared in (or left) a folder: git now sees the
+		// folder as a whole, a commit of its own. (The top level's is
+		// this repository's, watched on its own.)
+		switch {
+		case dir == "":
+		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+			w.nested[dir] = true
+		case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
+			delete(w.nested, dir)
+		}
+		if dir != "" {
+			w.note(dir, true)
+		}
+		return
+	}
+	if w.excluded(rel) || w.ignored[rel] {
+		return
+	}
+	isDir := mask&unix.IN_ISDIR != 0
+	switch {
+	case isDir && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+		w.newDirs = append(w.newDirs, rel)
+	case isDir && mask&(unix.IN_MOVED_FROM|unix.IN_DELETE) != 0:
+		w.forget(rel)
+	}
+	if name == ".gitignore" || name == ".gitattributes" {
+		w.all = true
+		w.rescan = w.rescan || name == ".gitignore"
+	}
+	w.note(rel, isDir || mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ATTRIB) == 0)
+}
+
+// note remembers that rel changed: the folder of a nested repository
+// stands for everything in it.
+func (w *Watcher) note(rel string, appeared bool) {
+	orig := rel
+	if len(w.nested) > 0 {
+		for p := rel; ; {
+			if w.nested[p] {
+				rel = p
+			}
+			i := strings.LastIndexByte(p, '/')
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+		}
+	}
+	if w.all {
+		return
+	}
+	w.changed[rel] = w.changed[rel] || appeared || rel != orig
+	if len(w.changed) > maxChanged {
+		w.all = true
+		clear(w.changed)
+	}
+}
+
+// forget stops watching rel and the folders in it, which moved away or
+// were deleted.
+func (w *Watcher) forget(rel string) {
+	for wd, d := range w.dirs {
+		if d == rel || strings.HasPrefix(d, rel+"/") {
+			_, _ = unix.InotifyRmWatch(w.fd, uint32(wd))
+			delete(w.dirs, wd)
+		}
+	}
+	for _, m := range []map[string]bool{w.ignored, w.nested} {
+		for d := range m {
+			if d == rel || strings.HasPrefix(d, rel+"/") {
+				delete(m, d)
+			}
+		}
+	}
+}
+
+// covered reports whether rel is in a folder of set, or is one.
+func (w *Watcher) covered(set map[string]bool, rel string) bool {
+	if len(set) == 0 {
 		return false
 	}
-	if mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 || name == ".gitignore" {
-		w.rescan = true
-	}
-	return true
+	return pathSet(set).covers(rel)
 }
 
 // excluded reports whether rel, relative to the top level, is left out of
-// snapshots by the excludes, or is a .git folder or file (this
-// repository's, or a nested one's, whose snapshot is a commit hash).
+// snapshots by the excludes, or is in a .git folder (this repository's or
+// a nested one's).
 func (w *Watcher) excluded(rel string) bool {
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") || strings.HasSuffix(rel, "/.git") || strings.Contains(rel, "/.git/") {
 		return true
@@ -193,31 +367,70 @@ func (w *Watcher) excluded(rel string) bool {
 // happens in an ignored folder never reaches a snapshot. A folder already
 // watched keeps its watch (inotify returns the same one).
 func (w *Watcher) addTree(ctx context.Context) error {
-	ignored, _ := w.repo.ignoredDirs(ctx) // without the list, every folder is watched
-	root := w.repo.dir
+	ignored, err := w.repo.ignoredDirs(ctx)
+	if err != nil {
+		ignored = map[string]bool{} // without the list, every folder is watched
+	}
+	w.ignored = ignored
+	return w.walk(w.repo.dir)
+}
+
+// addDirs watches folders that appeared, and those in them, asking git
+// which of them it ignores.
+func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
+	ignored, err := w.repo.ignoredDirs(ctx, dirs...)
+	if err != nil {
+		// git 2.39's ls-files fails on some folders in ignored ones
+		// ("directory entry not superset of prefix"): ask about the
+		// whole tree instead.
+		w.all = true
+		return w.addTree(ctx)
+	}
+	for d := range ignored {
+		w.ignored[d] = true
+	}
+	for _, d := range dirs {
+		if w.covered(w.ignored, d) {
+			continue
+		}
+		w.note(d, true) // what was written in it before the watch was added
+		if err := w.walk(filepath.Join(w.repo.dir, filepath.FromSlash(d))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walk watches root and the folders in it that are not excluded or
+// ignored; a root that is gone is skipped.
+func (w *Watcher) walk(root string) error {
+	top := w.repo.dir
 	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
-			if path == root {
+			if path == top {
 				return err
 			}
 			return nil // vanished meanwhile: its parent's event covers it
 		}
+		rel := ""
+		if path != top {
+			rel = filepath.ToSlash(path[len(top)+1:])
+		}
+		if d.Name() == ".git" && rel != ".git" {
+			w.nested[filepath.ToSlash(filepath.Dir(rel))] = true
+		}
 		if !d.IsDir() {
 			return nil
 		}
-		rel := ""
-		if path != root {
-			rel = filepath.ToSlash(path[len(root)+1:])
-			if w.excluded(rel) || ignored[rel] {
-				return filepath.SkipDir
-			}
+		if rel != "" && (w.excluded(rel) || w.ignored[rel]) {
+			return filepath.SkipDir
 		}
 		if len(w.dirs) >= maxWatches {
 			return errTooBig
 		}
 		wd, err := unix.InotifyAddWatch(w.fd, path, treeMask|unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW|unix.IN_EXCL_UNLINK)
 		if err != nil {
-			if path != root && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)) {
+			if path != top && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)) {
 				return filepath.SkipDir
 			}
 			return err
@@ -229,7 +442,7 @@ func (w *Watcher) addTree(ctx context.Context) error {
 
 var errTooBig = errors.New("too many folders to watch")
 
-// breakDown gives up watching: from now on every Gen is a change.
+// breakDown gives up watching: from now on every Take reports All.
 func (w *Watcher) breakDown() {
 	if w.fd >= 0 {
 		_ = unix.Close(w.fd)

@@ -3,10 +3,11 @@ package gitwt
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 	"golang.org/x/sys/unix"
@@ -35,37 +36,57 @@ func watched(t *testing.T) (string, *Repo, *Watcher) {
 	return dir, repo, w
 }
 
+// taken is a Take's result in short: "all", "index" and the paths.
+func taken(w *Watcher) string {
+	c := w.Take(context.Background())
+	if c.All {
+		return "all"
+	}
+	if c.Index {
+		return strings.Join(append([]string{"index"}, c.Paths...), " ")
+	}
+	return strings.Join(c.Paths, " ")
+}
+
 func TestWatcherSeesChangesThatMatter(t *testing.T) {
-	ctx := context.Background()
 	dir, _, w := watched(t)
-	changes := map[string]func(){
-		"edit in a subfolder": func() { write(t, dir, "src/deep/c.txt", "two\n") },
-		"new file":            func() { write(t, dir, "new.txt", "x\n") },
-		"delete":              func() { os.Remove(filepath.Join(dir, "a.txt")) },
-		"chmod":               func() { os.Chmod(filepath.Join(dir, "src/b.txt"), 0o755) },
-		"rename":              func() { os.Rename(filepath.Join(dir, "src/b.txt"), filepath.Join(dir, "src/b2.txt")) },
-		"new folder":          func() { os.Mkdir(filepath.Join(dir, "pkg"), 0o755) },
-		"file in new folder":  func() { write(t, dir, "pkg/x.go", "package x\n") },
-		"gitignore edited":    func() { write(t, dir, ".gitignore", "*.log\n") },
-		"index written":       func() { gitT(t, dir, "add", "new.txt") },
-		"info/exclude edited": func() { write(t, dir, ".git/info/exclude", "*.tmp\n") },
-		"empty file truncated": func() {
+	// In order: some changes rely on earlier ones (the new folder, then a
+	// file in it, which needs the watch added by the previous Take).
+	for _, c := range []struct {
+		name, want string
+		do         func()
+	}{
+		{"edit in a subfolder", "src/deep/c.txt", func() { write(t, dir, "src/deep/c.txt", "two\n") }},
+		{"new file", "new.txt", func() { write(t, dir, "new.txt", "x\n") }},
+		{"delete", "a.txt", func() { os.Remove(filepath.Join(dir, "a.txt")) }},
+		{"chmod", "src/b.txt", func() { os.Chmod(filepath.Join(dir, "src/b.txt"), 0o755) }},
+		{"rename", "src/b.txt src/b2.txt", func() { os.Rename(filepath.Join(dir, "src/b.txt"), filepath.Join(dir, "src/b2.txt")) }},
+		{"new folder", "pkg", func() { os.Mkdir(filepath.Join(dir, "pkg"), 0o755) }},
+		{"file in new folder", "pkg/x.go", func() { write(t, dir, "pkg/x.go", "package x\n") }},
+		{"folder with files at once", "gen", func() { write(t, dir, "gen/deep/a.go", "package a\n") }},
+		{"file in that folder's folder", "gen/deep/a.go", func() { write(t, dir, "gen/deep/a.go", "package b\n") }},
+		{"folder moved", "gen gen2", func() { os.Rename(filepath.Join(dir, "gen"), filepath.Join(dir, "gen2")) }},
+		{"file in the moved folder", "gen2/deep/a.go", func() { write(t, dir, "gen2/deep/a.go", "package c\n") }},
+		{"folder deleted", "gen2", func() { os.RemoveAll(filepath.Join(dir, "gen2")) }},
+		{"a repository appears in a folder", "src", func() { write(t, dir, "src/.git", "gitdir: /elsewhere\n") }},
+		{"a change in it is the folder's", "src", func() { write(t, dir, "src/deep/c.txt", "three\n") }},
+		{"gitignore edited", "all", func() { write(t, dir, ".gitignore", "*.log\n") }},
+		{"gitattributes edited", "all", func() { write(t, dir, "src/.gitattributes", "*.txt binary\n") }},
+		{"index written", "index", func() { gitT(t, dir, "add", "new.txt") }},
+		{"the caller's commit", "", func() { gitT(t, dir, "commit", "-qm", "x"); w.Settle(true) }},
+		{"info/exclude edited", "all", func() { write(t, dir, ".git/info/exclude", "*.tmp\n") }},
+		{"info/attributes edited", "all", func() { write(t, dir, ".git/info/attributes", "*.md binary\n") }},
+		{"empty file truncated", "new.txt", func() {
 			f, _ := os.OpenFile(filepath.Join(dir, "new.txt"), os.O_WRONLY|os.O_TRUNC, 0)
 			f.Close()
-		},
-	}
-	// In order: some changes rely on earlier ones (the new folder, then a
-	// file in it, which needs the watch added by the previous Gen).
-	order := []string{"edit in a subfolder", "new file", "delete", "chmod", "rename", "new folder",
-		"file in new folder", "gitignore edited", "index written", "info/exclude edited", "empty file truncated"}
-	for _, name := range order {
-		before := w.Gen(ctx)
-		if again := w.Gen(ctx); again != before {
-			t.Fatalf("before %s: Gen changed with nothing done (%d, %d)", name, before, again)
+		}},
+	} {
+		if before := taken(w); before != "" {
+			t.Fatalf("before %s: %q with nothing done", c.name, before)
 		}
-		changes[name]()
-		if after := w.Gen(ctx); after == before {
-			t.Errorf("%s: Gen did not change", name)
+		c.do()
+		if got := taken(w); got != c.want {
+			t.Errorf("%s: Take gave %q, want %q", c.name, got, c.want)
 		}
 	}
 }
@@ -74,45 +95,70 @@ func TestWatcherIgnoresWhatNoSnapshotHolds(t *testing.T) {
 	ctx := context.Background()
 	dir, _, w := watched(t)
 	quiet := map[string]func(){
-		"architect's state":       func() { write(t, dir, ".architect/state.json", "{\"x\":1}\n") },
-		"a new state file":        func() { write(t, dir, ".architect/prompts/iteration-1.md", "p\n") },
-		"an ignored folder":       func() { write(t, dir, "node_modules/pkg/index.js", "y\n") },
-		"an object in .git":       func() { write(t, dir, ".git/objects/ab/cdef", "z") },
-		"a ref in .git":           func() { write(t, dir, ".git/refs/heads/other", "0000\n") },
-		"a nested repo's .git":    func() { write(t, dir, "nested/.git/objects/ab/cdef", "z") },
-		"reading files":           func() { os.ReadFile(filepath.Join(dir, "src/b.txt")) },
-		"a snapshot (Diff) taken": func() { _, _ = open(t, dir).Diff(ctx, "", []string{".architect"}, 0) },
+		"architect's state":        func() { write(t, dir, ".architect/state.json", "{\"x\":1}\n") },
+		"a new state file":         func() { write(t, dir, ".architect/prompts/iteration-1.md", "p\n") },
+		"an ignored folder":        func() { write(t, dir, "node_modules/pkg/index.js", "y\n") },
+		"an object in .git":        func() { write(t, dir, ".git/objects/ab/cdef", "z") },
+		"a ref in .git":            func() { write(t, dir, ".git/refs/heads/other", "0000\n") },
+		"a nested repo's .git":     func() { write(t, dir, "nested/.git/objects/ab/cdef", "z") },
+		"reading files":            func() { os.ReadFile(filepath.Join(dir, "src/b.txt")) },
+		"a snapshot (Diff) taken":  func() { _, _ = open(t, dir).Diff(ctx, "", []string{".architect"}, 0) },
+		"the index's times change": func() { os.Chtimes(filepath.Join(dir, ".git/index"), time.Now(), time.Now()) },
 	}
 	for name, do := range quiet {
-		before := w.Gen(ctx)
+		taken(w)
 		do()
-		if after := w.Gen(ctx); after != before {
-			t.Errorf("%s: Gen changed (%d → %d)", name, before, after)
+		if got := taken(w); got != "" {
+			t.Errorf("%s: Take gave %q", name, got)
 		}
 	}
+}
+
+func TestWatcherNewIgnoredFolderIsNotWatched(t *testing.T) {
+	is := is.New(t)
+	dir, _, w := watched(t)
+	watches := len(w.dirs)
+	write(t, dir, "build.log/a/b/c.txt", "x\n") // *.log: a whole folder git ignores
+	is.Equal(taken(w), "")                      // nothing a snapshot holds
+	is.Equal(len(w.dirs), watches)              // and nothing more watched
+	write(t, dir, "build.log/a/b/c.txt", "y\n")
+	is.Equal(taken(w), "")
 }
 
 func TestWatcherGivesUpSafely(t *testing.T) {
 	ctx := context.Background()
 	t.Run("overflow", func(t *testing.T) {
-		_, _, w := watched(t)
+		is := is.New(t)
+		dir, _, w := watched(t)
 		w.mu.Lock()
 		w.event(-1, unix.IN_Q_OVERFLOW, "")
 		w.mu.Unlock()
-		a, b := w.Gen(ctx), w.Gen(ctx)
-		if a == b {
-			t.Fatal("after lost events, Gen must report a change every time")
+		is.Equal(taken(w), "all")
+		write(t, dir, "a.txt", "after\n") // watching goes on
+		is.Equal(taken(w), "a.txt")
+	})
+	t.Run("too many paths", func(t *testing.T) {
+		is := is.New(t)
+		old := maxChanged
+		maxChanged = 3
+		t.Cleanup(func() { maxChanged = old })
+		dir, _, w := watched(t)
+		for i := range 4 {
+			write(t, dir, fmt.Sprintf("n%d.txt", i), "x\n")
 		}
+		is.Equal(taken(w), "all")
+		is.Equal(taken(w), "")
 	})
 	t.Run("top-level folder removed", func(t *testing.T) {
 		dir, _, w := watched(t)
-		before := w.Gen(ctx)
+		taken(w)
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
-		a, b, c := w.Gen(ctx), w.Gen(ctx), w.Gen(ctx)
-		if a == before || b == a || c == b {
-			t.Fatal("a removed tree must count as changed, every time")
+		for range 3 {
+			if got := taken(w); got != "all" {
+				t.Fatalf("a removed tree must count as changed, every time: %q", got)
+			}
 		}
 	})
 	t.Run("too many folders", func(t *testing.T) {
@@ -125,75 +171,23 @@ func TestWatcherGivesUpSafely(t *testing.T) {
 		_, err := open(t, dir).Watch(ctx, nil)
 		is.True(err != nil) // the caller does without
 	})
-}
-
-// TestChangesMatchAFreshDiff is the property that matters: after any
-// sequence of changes, the diff Changes returns is the one a fresh
-// snapshot gives. Random edits, creations, deletions, renames, mode
-// changes, new folders and ignore-rule changes, in and out of excluded and
-// ignored folders, in 60 rounds.
-func TestChangesMatchAFreshDiff(t *testing.T) {
-	is := is.New(t)
-	ctx := context.Background()
-	dir, repo, w := watched(t)
-	w.Close()
-	base := gitT(t, dir, "rev-parse", "HEAD")
-	excludes := []string{".architect"}
-	c := repo.Changes(ctx, base, excludes, 1<<20, true)
-	defer c.Close()
-	is.True(c.Watching())
-	rng := rand.New(rand.NewPCG(7, 11))
-	folders := []string{"", "src", "src/deep", "node_modules/pkg", ".architect", "fresh", "fresh/inner"}
-	var files []string
-	pick := func() string {
-		if len(files) == 0 || rng.IntN(3) == 0 {
-			f := filepath.Join(folders[rng.IntN(len(folders))], fmt.Sprintf("f%d.txt", rng.IntN(20)))
-			files = append(files, f)
-			return f
-		}
-		return files[rng.IntN(len(files))]
-	}
-	recomputed := 0
-	for round := range 60 {
-		for range rng.IntN(3) { // 0 to 2 operations: some rounds change nothing
-			f := pick()
-			switch rng.IntN(6) {
-			case 0, 1:
-				write(t, dir, f, fmt.Sprintf("round %d\n", round))
-			case 2:
-				os.Remove(filepath.Join(dir, f))
-			case 3:
-				os.Chmod(filepath.Join(dir, f), os.FileMode(0o644|rng.IntN(2)*0o111))
-			case 4:
-				os.Rename(filepath.Join(dir, f), filepath.Join(dir, pick()))
-			case 5:
-				if rng.IntN(2) == 0 {
-					write(t, dir, ".gitignore", "node_modules/\n*.log\n")
-				} else {
-					write(t, dir, ".gitignore", "node_modules/\nf1*.txt\n")
-				}
-			}
-		}
-		before := c.gen
-		got, err := c.Diff(ctx)
-		is.NoErr(err)
-		want, err := repo.Diff(ctx, base, excludes, 1<<20)
-		is.NoErr(err)
-		if got.Tree != want.Tree || got.Text != want.Text {
-			t.Fatalf("round %d: Changes gave tree %s, a fresh snapshot %s", round, got.Tree, want.Tree)
-		}
-		if c.gen != before {
-			recomputed++
-		}
-	}
-	t.Logf("%d of 60 rounds recomputed", recomputed)
+	t.Run("too many folders later", func(t *testing.T) {
+		is := is.New(t)
+		dir, _, w := watched(t)
+		old := maxWatches
+		maxWatches = len(w.dirs) + 1
+		t.Cleanup(func() { maxWatches = old })
+		write(t, dir, "x/y/z.txt", "x\n")
+		is.Equal(taken(w), "all")
+		is.Equal(taken(w), "all") // for good
+	})
 }
 
 func TestChangesReuseWithoutRunningGit(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	dir, repo, _ := watched(t)
-	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, true)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true})
 	defer c.Close()
 	write(t, dir, "a.txt", "changed\n")
 	first, err := c.Diff(ctx)
@@ -219,17 +213,20 @@ func TestDirCollector(t *testing.T) {
 	for i := range long {
 		long[i] = 'x'
 	}
-	for _, chunk := range []string{"node_modules/\x00a.l", "og\x00build/\x00", string(long), "/\x00dist/", "\x00"} {
+	for _, chunk := range []string{"node_modules/\x00a.l", "og\x00build/\x00", string(long), "/\x00dist/", "\x00",
+		"logs/\x00logs/a.log\x00", "v/\x00v/build/\x00w.log\x00"} {
 		d.Write([]byte(chunk))
 	}
-	is.Equal(d.dirs, map[string]bool{"node_modules": true, "build": true, "dist": true})
+	// logs/ and v/ are listed because all in them is ignored, not
+	// because they are: a new file in them would not be.
+	is.Equal(d.dirs, map[string]bool{"node_modules": true, "build": true, "dist": true, "v/build": true})
 }
 
 func TestChangesWithoutWatching(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	dir, repo, _ := watched(t)
-	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, false)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{})
 	defer c.Close()
 	is.True(!c.Watching())
 	_, err := c.Diff(ctx)
@@ -239,4 +236,51 @@ func TestChangesWithoutWatching(t *testing.T) {
 	defer os.Rename(away, filepath.Join(dir, ".git"))
 	_, err = c.Diff(ctx)
 	is.True(err != nil) // recomputed, though nothing changed
+}
+
+// TestWatcherForgetsFoldersThatLeave: a folder moved out of the tree is no
+// longer watched (a watch follows the folder, not its name).
+func TestWatcherForgetsFoldersThatLeave(t *testing.T) {
+	is := is.New(t)
+	dir, _, w := watched(t)
+	before := len(w.dirs)
+	write(t, dir, "tmp/a/b/c.txt", "x\n")
+	is.Equal(taken(w), "tmp")
+	is.Equal(len(w.dirs), before+3)
+	away := filepath.Join(t.TempDir(), "away")
+	is.NoErr(os.Rename(filepath.Join(dir, "tmp"), away))
+	is.Equal(taken(w), "tmp")
+	is.Equal(len(w.dirs), before)
+	write(t, away, "a/b/d.txt", "y\n") // outside the tree now
+	is.Equal(taken(w), "")
+}
+
+// TestWatcherTellsWhatAppeared: a file written in place existed before (git
+// has it, or ignores it); one created, moved in, or a folder, may be new.
+func TestWatcherTellsWhatAppeared(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, _, w := watched(t)
+	appeared := func() (string, string) {
+		c := w.Take(ctx)
+		return strings.Join(c.Paths, " "), strings.Join(c.Appeared, " ")
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "a.txt"), os.O_WRONLY|os.O_APPEND, 0)
+	is.NoErr(err)
+	f.WriteString("more\n")
+	f.Close()
+	is.NoErr(os.Chmod(filepath.Join(dir, "src/b.txt"), 0o755))
+	write(t, dir, "new.txt", "x\n")
+	is.NoErr(os.Rename(filepath.Join(dir, "new.txt"), filepath.Join(dir, "src/moved.txt")))
+	paths, fresh := appeared()
+	is.Equal(paths, "a.txt new.txt src/b.txt src/moved.txt")
+	is.Equal(fresh, "new.txt src/moved.txt")
+
+	// A folder's own events count as something appearing in it; it
+	// stands for what is in it.
+	is.NoErr(os.Chmod(filepath.Join(dir, "src/deep"), 0o700))
+	write(t, dir, "src/deep/d.txt", "new\n")
+	paths, fresh = appeared()
+	is.Equal(paths, "src/deep")
+	is.Equal(fresh, "src/deep")
 }

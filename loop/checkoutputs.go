@@ -83,7 +83,7 @@ func (r *runner) beforeChecks(ctx context.Context) {
 			delete(co.paths, p)
 		}
 	}
-	untracked, err := r.ws.repo.Untracked(ctx, r.ws.excludes)
+	untracked, err := r.ws.untracked(ctx)
 	if err != nil {
 		return // nothing is left out of the commit this time
 	}
@@ -99,7 +99,7 @@ func (r *runner) afterChecks(ctx context.Context) {
 	if co.before == nil {
 		return
 	}
-	untracked, err := r.ws.repo.Untracked(ctx, r.ws.excludes)
+	untracked, err := r.ws.untracked(ctx)
 	if err != nil {
 		return
 	}

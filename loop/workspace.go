@@ -46,36 +46,41 @@ type workspace struct {
 	worktree   string      // absolute worktree path, when --worktree
 	branch     string      // the worktree's branch
 
-	outputs      checkOutputs   // files the checks created, left out of commits
-	watch        bool           // watch the tree rather than snapshot it every time (config NoWatch)
-	changes      *gitwt.Changes // the diff against initialRef, reused while the tree is unchanged
-	committed    bool           // an iteration was committed in this session, at committedGen
-	committedGen uint64
+	outputs checkOutputs   // files the checks created, left out of commits
+	watch   bool           // watch the tree rather than look at all of it every time (config NoWatch)
+	commits bool           // iterations are committed (a worktree, or build mode)
+	fresh   bool           // the worktree was created by this run and nothing has run in it yet
+	changes *gitwt.Changes // the diff against initialRef, kept up to date
 }
 
-// diff returns the working tree's changes since the run began (the repo
-// must be set). The first call starts watching the tree.
-func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
+// gitChanges returns the run's gitwt.Changes (the repo must be set); the
+// first call starts watching the tree.
+func (w *workspace) gitChanges(ctx context.Context) *gitwt.Changes {
 	if w.changes == nil {
-		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, diffKeep, w.watch)
+		opts := gitwt.ChangesOptions{Watch: w.watch, Commits: w.commits, Clean: w.fresh}
+		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, diffKeep, opts)
 	}
-	return w.changes.Diff(ctx)
+	return w.changes
 }
 
-// commit commits the working tree on the current branch (CommitAll),
-// unless the tree is watched and nothing changed since the last commit.
+// diff returns the working tree's changes since the run began.
+func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
+	return w.gitChanges(ctx).Diff(ctx)
+}
+
+// untracked lists the untracked files git does not ignore, less the
+// excludes: from what changed since the last diff where the tree is
+// watched and committed (gitwt.Changes.Untracked), else from a look at
+// the whole tree.
+func (w *workspace) untracked(ctx context.Context) ([]string, error) {
+	return w.gitChanges(ctx).Untracked(ctx)
+}
+
+// commit commits the working tree on the current branch: the tree the
+// last diff staged, or nothing (no git at all) when the tree is watched
+// and nothing changed since the last commit.
 func (w *workspace) commit(ctx context.Context, msg string) (hash string, committed bool, err error) {
-	if w.changes != nil && w.committed {
-		if gen, ok := w.changes.Gen(ctx); ok && gen == w.committedGen {
-			return "", false, nil
-		}
-	}
-	hash, committed, err = w.repo.CommitAll(ctx, msg, slices.Concat(w.excludes, w.outputs.leftOut()))
-	if err == nil && w.changes != nil {
-		// After the commit: what it wrote (the index) is not a change.
-		w.committedGen, w.committed = w.changes.Gen(ctx)
-	}
-	return hash, committed, err
+	return w.gitChanges(ctx).Commit(ctx, msg, w.outputs.leftOut())
 }
 
 // close stops watching the tree.
@@ -204,7 +209,7 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	if err != nil {
 		return nil, err
 	}
-	w := &workspace{dir: p.Dir, initialRef: p.InitialRef}
+	w := &workspace{dir: p.Dir, initialRef: p.InitialRef, commits: cfg.Worktree || cfg.Mode == config.ModeBuild}
 	if repo == nil {
 		warn("not a git repository: the prompt will not show the changes made so far (run `git init` to get them)")
 		return w, nil
@@ -242,7 +247,7 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	if err != nil {
 		return nil, err
 	}
-	w.repo, w.worktree, w.branch = wtRepo, p.Worktree, p.WorktreeBranch
+	w.repo, w.worktree, w.branch, w.fresh = wtRepo, p.Worktree, p.WorktreeBranch, true
 	w.dir = filepath.Join(p.Worktree, rel)
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil, err
@@ -330,7 +335,8 @@ func emptyDir(path string) bool {
 
 // reopenWorkspace finds the workspace of a saved run again, for Resume.
 func reopenWorkspace(ctx context.Context, st *State) (*workspace, error) {
-	w := &workspace{dir: st.Workspace, initialRef: st.InitialRef, worktree: st.WorktreePath, branch: st.Branch}
+	w := &workspace{dir: st.Workspace, initialRef: st.InitialRef, worktree: st.WorktreePath, branch: st.Branch,
+		commits: st.WorktreePath != "" || st.Config.Mode == config.ModeBuild}
 	if fi, err := os.Stat(w.dir); err != nil || !fi.IsDir() {
 		return nil, &UsageError{Msg: "the run's workspace " + w.dir + " is gone", Hint: "start a new run with `architect loop`"}
 	}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sizeList are the repositories of the scale scenario, in files (100 to a
+// folder); the first is the reference the last is compared with.
+var sizeList = flag.String("sizes", "1000,10000,50000,100000", "scale: repository sizes in files")
+
+// scaleIterations is how many iterations each run of the scale scenario
+// has, each changing one file.
+const scaleIterations = 12
+
+// bigFixture builds a committed repository of n small files, 100 to a
+// folder (a 50,000-file one has 500 folders).
+func bigFixture(name string, n int) string {
+	return layout(name, n, 100, "pkg%04d/file%06d.txt")
+}
+
+// changeOne is the agent of the scale scenario: it changes one file.
+const changeOne = "date +%s%N >> pkg0000/file000007.txt"
+
+// scale measures architect's own cost per iteration as the repository
+// grows, one file changed per iteration, committed (--mode build), next to
+// plain git doing the same work in a copy of the same
+// repository: git add -A && git commit && git diff HEAD~1.
+func scale() {
+	var sizes []int
+	for _, f := range strings.Split(*sizeList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		must(err)
+		sizes = append(sizes, n)
+	}
+	type repos struct {
+		arch, plain               string
+		own, span, plainT, starts []float64
+		perRun                    []float64 // each run's median overhead
+	}
+	all := make([]*repos, len(sizes))
+	for i, n := range sizes {
+		all[i] = &repos{arch: bigFixture(fmt.Sprintf("scale-%d", n), n), plain: bigFixture(fmt.Sprintf("scale-%d-git", n), n)}
+	}
+	// Every size in every run, so that the sizes compared with each other
+	// are measured close together in time on a machine whose load drifts.
+	for r := range *runs {
+		for i, n := range sizes {
+			s := all[i]
+			archRun := func() {
+				before := gitCount(s.arch)
+				res, _, _ := run(s.arch, "change", "--mode", "build", "--agent-cmd", changeOne, "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
+				if len(res.Iterations) != scaleIterations {
+					fatal(fmt.Errorf("scale %d: %d iterations (%s)", n, len(res.Iterations), res.StopReason))
+				}
+				if c := gitCount(s.arch) - before; c != scaleIterations {
+					fatal(fmt.Errorf("scale %d: %d commits for %d iterations", n, c, scaleIterations))
+				}
+				o, sp, st := iterationCosts(s.arch)
+				s.own, s.span, s.starts = append(s.own, o...), append(s.span, sp...), append(s.starts, st)
+				s.perRun = append(s.perRun, median(o))
+			}
+			plainRun := func() {
+				for range scaleIterations {
+					sh(s.plain, changeOne)
+					t0 := time.Now()
+					git(s.plain, "add", "-A")
+					git(s.plain, "commit", "-q", "-m", "iteration")
+					out, err := exec.Command("git", "-C", s.plain, "diff", "HEAD~1").Output()
+					must(err)
+					if len(out) == 0 {
+						fatal(fmt.Errorf("scale %d: plain git saw no change", n))
+					}
+					s.plainT = append(s.plainT, time.Since(t0).Seconds()*1000)
+				}
+			}
+			alternate(r, archRun, plainRun)
+		}
+	}
+	for i, n := range sizes {
+		s := all[i]
+		o, p := median(s.own), median(s.plainT)
+		name := fmt.Sprintf("per-iteration overhead, %d files, one changed and committed per iteration", n)
+		value := fmt.Sprintf("%.1f ms (checks finished → iteration recorded: %.1f ms); plain git add -A && git commit && git diff HEAD~1: %.1f ms; ratio %.2f; from the process's start to the first iteration (watching the tree, the first look at it): %.0f ms",
+			o, median(s.span), p, o/p, median(s.starts))
+		switch {
+		case i == len(sizes)-1:
+			report(name, value, "≤ 0.5× plain git", o <= p/2)
+			var ratios []float64
+			for r := range s.perRun {
+				ratios = append(ratios, s.perRun[r]/all[0].perRun[r])
+			}
+			m := median(ratios)
+			report(fmt.Sprintf("per-iteration overhead, %d files against %d (median of the runs' ratios)", n, sizes[0]), fmt.Sprintf("%.2f× (each run: %s)", m, list(ratios)), "≤ 3×", m <= 3)
+		default:
+			report(name, value, "-", true)
+		}
+	}
+	for _, s := range all {
+		must(os.RemoveAll(s.arch))
+		must(os.RemoveAll(s.plain))
+	}
+}
+
+// gitCount is how many commits HEAD has.
+func gitCount(dir string) int {
+	out, err := exec.Command("git", "-C", dir, "rev-list", "--count", "HEAD").Output()
+	must(err)
+	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	must(err)
+	return n
+}
+
+// list formats figures as "1.23, 4.56".
+func list(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+type event struct {
+	Type           string   `json:"type"`
+	Time           string   `json:"time"`
+	Iteration      int      `json:"iteration"`
+	AgentDuration  *float64 `json:"agent_duration"`
+	ChecksDuration *float64 `json:"checks_duration"`
+}
+
+// iterationCosts reads a run's event log: for each iteration, the time
+// from its start to the next one's (or to the end of the run) less the
+// agent's and the checks' own, and the time from its last check's end to
+// its record; and the time from the process's start to its first
+// iteration (start-up, watching the tree, the first look at it).
+func iterationCosts(dir string) (own, span []float64, start float64) {
+	f, err := os.Open(filepath.Join(dir, ".architect", "events.jsonl"))
+	must(err)
+	defer f.Close()
+	var evs []event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev event
+		if json.Unmarshal(sc.Bytes(), &ev) == nil {
+			evs = append(evs, ev)
+		}
+	}
+	at := func(ev event) time.Time {
+		t, err := time.Parse(time.RFC3339Nano, ev.Time)
+		must(err)
+		return t
+	}
+	var began, lastCheck time.Time
+	var pending *event
+	flush := func(next time.Time) {
+		if pending == nil {
+			return
+		}
+		d := next.Sub(began).Seconds() - *pending.AgentDuration - *pending.ChecksDuration
+		own = append(own, d*1000)
+		pending = nil
+	}
+	for i, ev := range evs {
+		switch ev.Type {
+		case "iteration_started":
+			flush(at(ev))
+			if ev.Iteration == 1 {
+				start = at(ev).Sub(lastStart).Seconds() * 1000
+			}
+			began = at(ev)
+		case "check_finished":
+			lastCheck = at(ev)
+		case "iteration_finished":
+			span = append(span, at(ev).Sub(lastCheck).Seconds()*1000)
+			pending = &evs[i]
+		case "loop_finished":
+			flush(at(ev))
+		}
+	}
+	return own, span, start
+}
+
+// worktreesScenario measures the creation of a batch's worktrees: 20 tasks on the
+// 50,000-file repository, each a one-iteration loop with a no-op agent,
+// against git worktree add run 20 times in a copy of the same repository.
+var (
+	batchFiles    = flag.Int("batch-files", 50000, "worktrees: the repository's size in files")
+	batchParallel = flag.String("batch-parallel", "1,4", "worktrees: the --parallel values to measure")
+)
+
+func worktreesScenario() {
+	const tasks = 20
+	files := *batchFiles
+	repo := bigFixture("batch", files)
+	ref := bigFixture("batch-git", files)
+	var y strings.Builder
+	y.WriteString("defaults:\n  agent_cmd: \"echo '<promise>COMPLETE</promise>'\"\n  checks: [\"true\"]\n  max_iterations: 1\ntasks:\n")
+	for i := range tasks {
+		fmt.Fprintf(&y, "  - id: t%02d\n    task: nothing\n", i)
+	}
+	file := filepath.Join(tmp, "batch.yaml")
+	must(os.WriteFile(file, []byte(y.String()), 0o644))
+	for _, f := range strings.Split(*batchParallel, ",") {
+		parallel, err := strconv.Atoi(strings.TrimSpace(f))
+		must(err)
+		var arch, plain []float64
+		for r := range *runs {
+			archRun := func() {
+				cmd := exec.Command(bin, "batch", file, "-C", repo, "--parallel", strconv.Itoa(parallel))
+				cmd.Stderr = nil
+				t0 := time.Now()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					fatal(fmt.Errorf("batch: %v\n%s", err, out))
+				}
+				arch = append(arch, time.Since(t0).Seconds())
+				must(os.RemoveAll(filepath.Join(repo, ".architect-worktrees")))
+				git(repo, "worktree", "prune")
+				for i := range tasks {
+					git(repo, "branch", "-q", "-D", fmt.Sprintf("architect/t%02d", i))
+				}
+			}
+			plainRun := func() {
+				t0 := time.Now()
+				for i := range tasks {
+					git(ref, "worktree", "add", "-q", "-b", fmt.Sprintf("ref/t%02d", i), filepath.Join(ref, ".wt", fmt.Sprintf("t%02d", i)), "HEAD")
+				}
+				plain = append(plain, time.Since(t0).Seconds())
+				must(os.RemoveAll(filepath.Join(ref, ".wt")))
+				git(ref, "worktree", "prune")
+				for i := range tasks {
+					git(ref, "branch", "-q", "-D", fmt.Sprintf("ref/t%02d", i))
+				}
+			}
+			alternate(r, archRun, plainRun)
+		}
+		a, p := median(arch), median(plain)
+		report(fmt.Sprintf("batch of %d one-iteration tasks on %d files, --parallel %d: the whole batch", tasks, files, parallel),
+			fmt.Sprintf("%.1f s; git worktree add %d times: %.1f s; ratio %.2f", a, tasks, p, a/p), "≤ 1.1× git worktree add", a <= 1.1*p)
+	}
+	must(os.RemoveAll(repo))
+	must(os.RemoveAll(ref))
+}

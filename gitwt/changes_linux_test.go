@@ -1,0 +1,555 @@
+package gitwt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gofrs/flock"
+	"github.com/matryer/is"
+)
+
+// TestChangesMatchAFreshDiff is the property that matters: after any
+// sequence of changes, the diff Changes returns, updated path by path from
+// what the watcher saw, is byte for byte the one a fresh look at the whole
+// tree gives (Repo.Diff). Random edits, creations, deletions, renames of
+// files and folders, mode changes, symbolic links, files becoming folders,
+// new folders full of files, ignore-rule, attribute and info/exclude
+// changes, the index written by someone else, in and out of excluded and
+// ignored folders; with and without commits (each commit must be the tree
+// `git add -A` gives, and leave the index as `git commit` does); with the
+// whole diff kept, and with a short text, so that a diff shrinking brings
+// segments whose bytes were dropped into view.
+func TestChangesMatchAFreshDiff(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		commits bool
+		limit   int
+		seed    uint64
+	}{
+		{"diff", false, 1 << 20, 7},
+		{"commits", true, 1 << 20, 8},
+		{"diff, short text", false, 300, 9},
+		{"commits, short text", true, 300, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) { changesProperty(t, tc.commits, tc.limit, tc.seed) })
+	}
+}
+
+// lines is a file's text: n lines of group g, line k of which says "edit"
+// (k < 0: none), so that files of one group are similar (renames with an
+// edit are detected) and files of different groups are not.
+func lines(g, n, k int) string {
+	var b strings.Builder
+	for i := range n {
+		if i == k {
+			fmt.Fprintf(&b, "edited line %d of group %d\n", i, g)
+			continue
+		}
+		fmt.Fprintf(&b, "line %d of group %d, long enough to matter for rename detection\n", i, g)
+	}
+	return b.String()
+}
+
+func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, w := watched(t)
+	w.Close()
+	for i := range 8 {
+		write(t, dir, fmt.Sprintf("lib/m%d.go", i), lines(i, 12, -1))
+	}
+	base := commit(t, dir, "more")
+	excludes := []string{".architect"}
+	baseFiles := strings.Split(gitT(t, dir, "ls-tree", "-r", "--name-only", base, "--", "a.txt", "src", "lib"), "\n")
+	// Edits to files of the base, so that the diff has files that stay
+	// modified while others change (how they show depends on attributes).
+	write(t, dir, "a.txt", "one\nedited\n")
+	write(t, dir, "lib/m0.go", lines(0, 12, 3))
+	c := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Watch: true, Commits: commits})
+	defer c.Close()
+	is.True(c.Watching())
+	rng := rand.New(rand.NewPCG(seed, 11))
+
+	// The tree as it is, to pick from: files (and links), and folders.
+	scan := func() (files, dirs []string) {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || path == dir {
+				return nil
+			}
+			rel := filepath.ToSlash(path[len(dir)+1:])
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() {
+				dirs = append(dirs, rel)
+			} else {
+				files = append(files, rel)
+			}
+			return nil
+		})
+		return files, dirs
+	}
+	places := []string{"", "src", "src/deep", "lib", "node_modules/pkg", ".architect", "fresh", "fresh/inner"}
+	newName := func() string {
+		return filepath.Join(places[rng.IntN(len(places))], fmt.Sprintf("f%d.%s", rng.IntN(30), []string{"txt", "go", "md", "bin"}[rng.IntN(4)]))
+	}
+	oneOf := func(xs []string, or string) string {
+		if len(xs) == 0 {
+			return or
+		}
+		return xs[rng.IntN(len(xs))]
+	}
+	// put writes a file for an operation; one that cannot be written
+	// (its folder is a file) is skipped, as an agent's failed write.
+	put := func(name, text string) {
+		path := filepath.Join(dir, name)
+		if os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+			os.WriteFile(path, []byte(text), 0o644)
+		}
+	}
+	seen := map[string]bool{}
+	ops := map[int]int{} // how many times each operation ran
+	var log []string     // the operations of each round, for a failure message
+	// The operations below, by how often they come: edits most, changes
+	// that make the whole tree be looked at (rules, someone else's git)
+	// least.
+	opWeights := []int{16, 16, 16, 16, 16, 16, 3, 3, 4, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 13, 14, 15, 15}
+	for round := range 100 {
+		log = append(log, fmt.Sprintf("round %d:", round))
+		for range rng.IntN(4) { // 0 to 3 operations: some rounds change nothing
+			files, dirs := scan()
+			f := oneOf(files, newName())
+			if rng.IntN(3) == 0 {
+				f = newName()
+			}
+			p := filepath.Join(dir, f)
+			op := opWeights[rng.IntN(len(opWeights))]
+			ops[op]++
+			log = append(log, fmt.Sprintf("  op %d on %s", op, f))
+			switch op {
+			default:
+				os.RemoveAll(p) // a link or a folder by that name becomes a file
+				put(f, lines(rng.IntN(10), 4+rng.IntN(10), rng.IntN(12)-1))
+			case 3:
+				os.Remove(p)
+			case 4:
+				if rng.IntN(2) == 0 {
+					p = filepath.Join(dir, oneOf(baseFiles, "a.txt")) // a mode change shows only on a file the base has
+				}
+				os.Chmod(p, os.FileMode(0o644|rng.IntN(2)*0o111))
+			case 5:
+				to := filepath.Join(dir, newName())
+				os.MkdirAll(filepath.Dir(to), 0o755)
+				os.Rename(p, to)
+				if rng.IntN(2) == 0 {
+					if data, err := os.ReadFile(to); err == nil {
+						os.WriteFile(to, append(data, "and a line more\n"...), 0o644)
+					}
+				}
+			case 6:
+				if d := oneOf(dirs, ""); d != "" {
+					to := filepath.Join(places[rng.IntN(len(places))], fmt.Sprintf("moved%d", rng.IntN(5)))
+					log[len(log)-1] += " (" + d + " to " + to + ")"
+					os.MkdirAll(filepath.Dir(filepath.Join(dir, to)), 0o755)
+					os.Rename(filepath.Join(dir, d), filepath.Join(dir, to))
+				}
+			case 7:
+				if d := oneOf(dirs, ""); d != "" && d != "src" {
+					log[len(log)-1] += " (" + d + ")"
+					os.RemoveAll(filepath.Join(dir, d))
+				}
+			case 8:
+				os.RemoveAll(p)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.Symlink(oneOf([]string{"a.txt", "../lib", "nowhere"}, ""), p)
+			case 9: // a file becomes a folder
+				os.RemoveAll(p)
+				put(f+"/inner.txt", lines(rng.IntN(10), 5, -1))
+			case 10:
+				os.RemoveAll(filepath.Join(dir, ".gitignore"))
+				put(".gitignore", oneOf([]string{"node_modules/\n*.log\n", "node_modules/\nf1*\n", "node_modules/\n*.md\nmoved*/\n"}, ""))
+			case 11:
+				f := oneOf([]string{".gitattributes", "lib/.gitattributes"}, "")
+				os.RemoveAll(filepath.Join(dir, f))
+				put(f, oneOf([]string{"", "*.bin binary\n", "*.txt -diff\n", "*.go -diff\n"}, ""))
+			case 12:
+				put(".git/info/exclude", oneOf([]string{"", "f2*\n", "*.go\n"}, ""))
+			case 13: // a new folder full of files at once
+				root := filepath.Join(places[rng.IntN(len(places))], fmt.Sprintf("gen%d", rng.IntN(3)))
+				os.RemoveAll(filepath.Join(dir, root))
+				for i := range 1 + rng.IntN(4) {
+					put(filepath.Join(root, fmt.Sprintf("sub%d/g%d.go", i%2, i)), lines(rng.IntN(10), 6, i))
+				}
+			case 15: // a file as it was at the base (an agent undoing an edit)
+				g := oneOf(baseFiles, "a.txt")
+				log[len(log)-1] += " (" + g + ")"
+				text, _ := runGit(dir, "show", base+":"+g)
+				os.RemoveAll(filepath.Join(dir, g))
+				put(g, text+"\n")
+			case 14: // someone else writes the index
+				runGit(dir, "add", "-f", "-A", "--", f) // even an ignored file
+			}
+		}
+		got, err := c.Diff(ctx)
+		is.NoErr(err)
+		// The oracle: a fresh look at the whole tree, the same way. (With
+		// commits, new files are staged rather than marked; the two differ
+		// only where a .gitattributes file is deleted from the tree, which
+		// git then still reads from the index unless the deletion is
+		// staged.)
+		fresh := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Commits: commits})
+		want, err := fresh.Diff(ctx)
+		is.NoErr(err)
+		is.NoErr(fresh.Close())
+		if got != want {
+			t.Fatalf("%s\nround %d: Changes gave (<) what a fresh look at the tree does not (>):\n%s\n%s\n(tree %s %s, total %d %d)", strings.Join(log, "\n"), round,
+				lineDiff(got.Text, want.Text), lineDiff(got.Stat, want.Stat), got.Tree, want.Tree, got.Total, want.Total)
+		}
+		if commits && rng.IntN(2) == 0 {
+			// The untracked files, from what changed: those git lists.
+			got, err := c.Untracked(ctx)
+			is.NoErr(err)
+			want, err := repo.Untracked(ctx, excludes)
+			is.NoErr(err)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s\nround %d: Untracked gave %q, git lists %q", strings.Join(log, "\n"), round, got, want)
+			}
+		}
+		for _, mark := range []string{"rename from", "new file mode 120000", "old mode", "Binary files", "deleted file mode"} {
+			if strings.Contains(got.Text, mark) {
+				seen[mark] = true
+			}
+		}
+		if commits && rng.IntN(3) == 0 {
+			checkCommit(t, c, dir, round, rng)
+		}
+	}
+	t.Logf("%d path-limited updates (%d fell back), %d whole-tree; seen %v", c.counts.paths, c.counts.fallback, c.counts.all, slices.Sorted(func(yield func(string) bool) {
+		for k := range seen {
+			if !yield(k) {
+				return
+			}
+		}
+	}))
+	is.True(c.counts.paths >= 30) // most updates were path-limited
+	// Every kind of change ran: deletions, mode changes, renames of files
+	// and folders, new folders full of files, ignore-rule changes.
+	for _, op := range []int{3, 4, 5, 6, 10, 12, 13} {
+		if ops[op] == 0 {
+			t.Errorf("operation %d never ran", op)
+		}
+	}
+	if limit > 1000 {
+		is.Equal(len(seen), 5) // renames, links, modes, binary files and deletions were all seen
+	}
+}
+
+// checkCommit commits and checks that the commit holds the tree `git add
+// -A` gives, and that the index is left as `git commit` leaves it. Every
+// other commit leaves some untracked files out (as the loop leaves out the
+// files the checks created): the tree is then `git add -A` less them, and
+// they stay untracked.
+func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand) {
+	t.Helper()
+	is := is.New(t)
+	git := func(args ...string) string { // stdout only: a file may make git warn
+		out, err := runGit(dir, args...)
+		is.NoErr(err)
+		return out
+	}
+	var leave []string
+	if rng.IntN(2) == 0 {
+		for _, p := range strings.Split(git("ls-files", "-z", "--others", "--exclude-standard", "--", ".", ":(exclude).architect"), "\x00") {
+			if p != "" && rng.IntN(2) == 0 {
+				leave = append(leave, p)
+			}
+		}
+	}
+	before := git("rev-parse", "HEAD")
+	hash, committed, err := c.Commit(context.Background(), fmt.Sprintf("round %d\n\n", round), leave)
+	is.NoErr(err)
+	head := git("rev-parse", "HEAD")
+	if committed {
+		is.Equal(hash, head)
+		is.Equal(git("rev-parse", "HEAD^"), before)
+		is.Equal(git("log", "-1", "--format=%B"), fmt.Sprintf("round %d", round))
+	} else {
+		is.Equal(head, before)
+	}
+	// The tree `git add -A` gives, staged in a copy of the index.
+	tmp := filepath.Join(t.TempDir(), "index")
+	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), tmp))
+	env := command{env: []string{"GIT_INDEX_FILE=" + tmp}}
+	is.NoErr(open(t, dir).addAll(context.Background(), env, append([]string{".architect"}, leave...), "-A"))
+	var tree strings.Builder
+	is.NoErr(run(context.Background(), dir, command{env: env.env, stdout: &tree}, "write-tree"))
+	if got := git("rev-parse", "HEAD^{tree}"); got != strings.TrimSpace(tree.String()) {
+		t.Fatalf("round %d: committed tree %s, git add -A gives %s:\n%s", round, got,
+			tree.String(), git("diff-tree", "-r", "--name-status", "HEAD", strings.TrimSpace(tree.String())))
+	}
+	is.Equal(git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude).architect"), "") // index and tree are HEAD's
+	if len(leave) > 0 {
+		untracked := newPathSet(strings.Split(git("ls-files", "-z", "--others", "--exclude-standard"), "\x00"))
+		for _, p := range leave {
+			is.True(untracked[p]) // left out, and still there
+		}
+	}
+}
+
+// TestChangesCommitWithHook: where a commit hook exists, the commit goes
+// through git commit, which runs it.
+func TestChangesCommitWithHook(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, _ := watched(t)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	write(t, dir, "a.txt", "first\n")
+	_, committed, err := c.Commit(ctx, "plain", nil)
+	is.NoErr(err)
+	is.True(committed)
+
+	write(t, dir, ".git/hooks/pre-commit", "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/hook-ran\"\n")
+	is.NoErr(os.Chmod(filepath.Join(dir, ".git/hooks/pre-commit"), 0o755))
+	write(t, dir, "a.txt", "second\n")
+	_, committed, err = c.Commit(ctx, "hooked", nil)
+	is.NoErr(err)
+	is.True(committed)
+	is.True(exists(filepath.Join(dir, ".git", "hook-ran")))
+	is.Equal(gitT(t, dir, "show", "HEAD:a.txt"), "second")
+
+	write(t, dir, ".git/hooks/pre-commit", "#!/bin/sh\necho 'lint failed' >&2\nexit 1\n")
+	write(t, dir, "a.txt", "third\n")
+	_, committed, err = c.Commit(ctx, "refused", nil)
+	var ge *GitError
+	is.True(errors.As(err, &ge))
+	is.True(!committed)
+	is.Equal(ge.Stderr, "lint failed\n")
+	is.Equal(gitT(t, dir, "status", "--porcelain", "--untracked-files=no"), "M  a.txt") // staged, not lost
+}
+
+// TestChangesCommitWhenNothingChanged: no git at all (watched), and no
+// commit.
+func TestChangesCommitWhenNothingChanged(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, _ := watched(t)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	hash, committed, err := c.Commit(ctx, "nothing yet", nil)
+	is.NoErr(err)
+	is.True(!committed)
+	is.Equal(hash, gitT(t, dir, "rev-parse", "HEAD"))
+	write(t, dir, "a.txt", "changed\n")
+	_, committed, err = c.Commit(ctx, "one", nil)
+	is.NoErr(err)
+	is.True(committed)
+	away := filepath.Join(t.TempDir(), "git")
+	is.NoErr(os.Rename(filepath.Join(dir, ".git"), away))
+	defer os.Rename(away, filepath.Join(dir, ".git"))
+	hash, committed, err = c.Commit(ctx, "two", nil)
+	is.NoErr(err) // git could not have run
+	is.True(!committed)
+	is.Equal(hash, "")
+}
+
+// lineDiff shows the lines of a and b that differ, for a failure message.
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(al) || j < len(bl) {
+		switch {
+		case i < len(al) && j < len(bl) && al[i] == bl[j]:
+			i, j = i+1, j+1
+		case i < len(al) && !slices.Contains(bl[j:], al[i]):
+			fmt.Fprintf(&out, "< %s\n", al[i])
+			i++
+		case j < len(bl) && !slices.Contains(al[i:], bl[j]):
+			fmt.Fprintf(&out, "> %s\n", bl[j])
+			j++
+		default:
+			fmt.Fprintf(&out, "< %s\n> %s\n", al[min(i, len(al)-1)], bl[min(j, len(bl)-1)])
+			i, j = i+1, j+1
+		}
+	}
+	return out.String()
+}
+
+// TestChangesAfterSomeoneRunsGit: an agent's `git status` rewrites the
+// index with fresher stat data; that costs no look at the whole tree. A
+// `git add` that tracks something new does.
+func TestChangesAfterSomeoneRunsGit(t *testing.T) {
+	for _, commits := range []bool{false, true} {
+		t.Run(fmt.Sprint("commits ", commits), func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			dir, repo, _ := watched(t)
+			base := gitT(t, dir, "rev-parse", "HEAD")
+			c := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: commits})
+			defer c.Close()
+			_, err := c.Diff(ctx)
+			is.NoErr(err)
+			is.Equal(c.counts.all, 1)
+
+			index := filepath.Join(dir, ".git", "index")
+			before, err := os.Stat(index)
+			is.NoErr(err)
+			write(t, dir, "a.txt", "edited\n")
+			gitT(t, dir, "status", "--porcelain")
+			after, err := os.Stat(index)
+			is.NoErr(err)
+			is.True(!os.SameFile(before, after)) // status wrote the index
+			d, err := c.Diff(ctx)
+			is.NoErr(err)
+			is.True(strings.Contains(d.Text, "+edited"))
+			is.Equal(c.counts.all, 1) // still path by path
+
+			write(t, dir, "debug.log", "ignored, then forced in\n")
+			gitT(t, dir, "add", "-f", "debug.log")
+			d, err = c.Diff(ctx)
+			is.NoErr(err)
+			is.True(strings.Contains(d.Text, "b/debug.log"))
+			is.Equal(c.counts.all, 2) // the index tracks something new: everything looked at
+		})
+	}
+}
+
+// TestPrivateIndexLeftovers: the private index of a run that was killed
+// is removed by the next; one in use is not.
+func TestPrivateIndexLeftovers(t *testing.T) {
+	is := is.New(t)
+	dir, repo, _ := watched(t)
+	dead := filepath.Join(dir, ".git", "architect-index-dead")
+	write(t, dead, "index", "x")
+	write(t, dead, "lock", "")
+	live := filepath.Join(dir, ".git", "architect-index-live")
+	write(t, live, "lock", "")
+	held := flock.New(filepath.Join(live, "lock"))
+	is.NoErr(held.Lock())
+	defer held.Unlock()
+
+	c := repo.Changes(context.Background(), "", nil, 100, ChangesOptions{})
+	_, err := c.Diff(context.Background())
+	is.NoErr(err)
+	is.True(!exists(dead))
+	is.True(exists(live))
+	mine, _ := filepath.Glob(filepath.Join(dir, ".git", "architect-index-*"))
+	is.Equal(len(mine), 2) // live and this one's
+	is.NoErr(c.Close())
+	mine, _ = filepath.Glob(filepath.Join(dir, ".git", "architect-index-*"))
+	is.Equal(mine, []string{live})
+}
+
+// TestChangesCleanWorktree: in a worktree just checked out, the first diff
+// costs no look at the tree, and what follows is path by path as ever.
+func TestChangesCleanWorktree(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, _ := watched(t)
+	base := gitT(t, dir, "rev-parse", "HEAD")
+	wt := filepath.Join(t.TempDir(), "wt")
+	is.NoErr(repo.AddWorktree(ctx, wt, "architect/clean", base))
+	r := open(t, wt)
+	c := r.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true, Clean: true})
+	defer c.Close()
+	d, err := c.Diff(ctx)
+	is.NoErr(err)
+	is.Equal(d, Diff{Tree: noChange})
+	is.Equal(c.counts.all+c.counts.paths, 0) // no look at all
+
+	write(t, wt, "src/b.txt", "changed\n")
+	write(t, wt, "new/n.txt", "new\n")
+	d, err = c.Diff(ctx)
+	is.NoErr(err)
+	want, err := r.Diff(ctx, base, []string{".architect"}, 1<<20)
+	is.NoErr(err)
+	is.Equal(d, want)
+	is.Equal(c.counts.all, 0)
+	hash, committed, err := c.Commit(ctx, "clean start", nil)
+	is.NoErr(err)
+	is.True(committed)
+	is.Equal(gitT(t, wt, "show", "--name-status", "--format=", hash), "A\tnew/n.txt\nM\tsrc/b.txt")
+	is.Equal(gitT(t, wt, "status", "--porcelain", "--untracked-files=no"), "")
+}
+
+// TestChangesFirstCommit: a repository with no commit and no identity
+// configured gets its first commit, with the fallback identity, and the
+// reflog git commit would write.
+func TestChangesFirstCommit(t *testing.T) {
+	is := is.New(t)
+	isolate(t, false)
+	dir := t.TempDir()
+	gitT(t, dir, "init", "--quiet")
+	write(t, dir, "a.txt", "a\n")
+	ctx := context.Background()
+	c := open(t, dir).Changes(ctx, "", nil, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	hash, committed, err := c.Commit(ctx, "first\n\n\nbody  \n\n", nil)
+	is.NoErr(err)
+	is.True(committed)
+	is.Equal(gitT(t, dir, "rev-parse", "HEAD"), hash)
+	is.Equal(gitT(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%B"), "architect <architect@localhost>|architect <architect@localhost>|first\n\nbody")
+	is.Equal(gitT(t, dir, "reflog", "-1", "--format=%gs"), "commit (initial): first")
+	is.Equal(gitT(t, dir, "status", "--porcelain"), "")
+}
+
+// TestChangesSignedCommit: where commits are signed, the commit goes
+// through git commit, which signs it.
+func TestChangesSignedCommit(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, _ := watched(t)
+	gpg := filepath.Join(t.TempDir(), "gpg")
+	is.NoErr(os.WriteFile(gpg, []byte("#!/bin/sh\ncat >/dev/null\necho '[GNUPG:] SIG_CREATED ' >&2\nprintf -- '-----BEGIN PGP SIGNATURE-----\\n\\nfake\\n-----END PGP SIGNATURE-----\\n'\n"), 0o755))
+	gitT(t, dir, "config", "commit.gpgSign", "true")
+	gitT(t, dir, "config", "gpg.program", gpg)
+	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	write(t, dir, "a.txt", "signed\n")
+	_, committed, err := c.Commit(ctx, "signed", nil)
+	is.NoErr(err)
+	is.True(committed)
+	is.True(strings.Contains(gitT(t, dir, "cat-file", "commit", "HEAD"), "gpgsig -----BEGIN PGP SIGNATURE-----"))
+}
+
+// TestChangesTextAfterShrink: the first bytes of files far into the diff
+// are not kept; when the diff before them shrinks, they are read again.
+func TestChangesTextAfterShrink(t *testing.T) {
+	for _, commits := range []bool{false, true} {
+		t.Run(fmt.Sprint("commits ", commits), func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			dir, repo, _ := watched(t)
+			base := gitT(t, dir, "rev-parse", "HEAD")
+			write(t, dir, "a.txt", lines(1, 40, -1)) // first in the diff, 3 KB
+			for _, f := range []string{"b1.txt", "b2.txt", "b3.txt"} {
+				write(t, dir, f, lines(2, 10, -1)+f+"\n")
+			}
+			const limit = 500 // 2 KB kept: b2 and b3 keep nothing
+			c := repo.Changes(ctx, base, []string{".architect"}, limit, ChangesOptions{Watch: true, Commits: commits})
+			defer c.Close()
+			_, err := c.Diff(ctx)
+			is.NoErr(err)
+			write(t, dir, "a.txt", "one\n") // as at the base: out of the diff
+			got, err := c.Diff(ctx)
+			is.NoErr(err)
+			want, err := repo.Diff(ctx, base, []string{".architect"}, limit)
+			is.NoErr(err)
+			is.Equal(got, want)
+			is.True(strings.HasPrefix(got.Text, "diff --git a/b1.txt b/b1.txt"))
+			is.Equal(c.counts.refetch, 1)
+			is.Equal(c.counts.all, 1) // only the first look was whole
+		})
+	}
+}
