@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 var (
@@ -67,8 +69,18 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch, base string) error
 	}
 	// -b (never -B) and no --force: git itself refuses to overwrite a
 	// branch or a non-empty folder should one appear in between.
+	addingWorktree.Lock() // one add at a time: see addingWorktree
+	defer addingWorktree.Unlock()
 	return run(ctx, r.dir, command{}, "worktree", "add", "--quiet", "-b", branch, "--", path, base)
 }
+
+// addingWorktree makes a process's `git worktree add`s one at a time. git
+// 2.39 fails an add, or a list, that reads the entry of another add still
+// being made ("failed to read .git/worktrees/NAME/commondir"), which a
+// batch creating its tasks' worktrees at once would otherwise meet. The
+// tasks' loops still run concurrently; a list meeting another process's
+// add looks again (listWorktrees).
+var addingWorktree sync.Mutex
 
 // RemoveWorktree removes the linked worktree at path (relative paths are
 // taken from the top-level folder). Without force git refuses when the
@@ -121,7 +133,7 @@ func (r *Repo) WorktreeOf(ctx context.Context, branch string) (string, error) {
 
 // Worktrees lists the repository's working trees, the main one first.
 func (r *Repo) Worktrees(ctx context.Context) ([]Worktree, error) {
-	out, err := output(ctx, r.dir, "worktree", "list", "--porcelain")
+	out, err := listWorktrees(ctx, r.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -173,4 +185,28 @@ func resolve(path string) string {
 		return filepath.Join(r, filepath.Base(path))
 	}
 	return path
+}
+
+// halfMade is how git 2.39 fails to list the worktrees while another
+// process (a batch's other task) is in the middle of `git worktree add`:
+// the new entry's files exist but are not written yet.
+const halfMade = "failed to read "
+
+// listWorktrees runs `git worktree list`, looking again for up to about
+// two seconds while an entry is half made: a batch adds its worktrees
+// concurrently, and one task's look must not fail on another's add.
+func listWorktrees(ctx context.Context, dir string) (string, error) {
+	delay := 10 * time.Millisecond
+	for deadline := time.Now().Add(2 * time.Second); ; {
+		out, err := output(ctx, dir, "worktree", "list", "--porcelain")
+		if err == nil || !strings.Contains(err.Error(), halfMade) || !strings.Contains(err.Error(), "worktrees") || time.Now().After(deadline) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return out, err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 200*time.Millisecond)
+	}
 }

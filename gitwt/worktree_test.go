@@ -3,10 +3,12 @@ package gitwt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 )
@@ -180,4 +182,57 @@ func TestUnmergedCommitsAndDeleteBranch(t *testing.T) {
 	ok, err = r.BranchExists(ctx, "work")
 	is.NoErr(err)
 	is.True(!ok)
+}
+
+// A worktree another task is adding at the same moment (its entry made,
+// its files not yet written: git 2.39 then fails to list any worktree)
+// does not fail this task's look: the list is asked for again once the
+// entry is whole.
+func TestWorktreesWhileAnotherIsHalfMade(t *testing.T) {
+	is := is.New(t)
+	dir, base := repoWithCommit(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	entry := filepath.Join(dir, ".git", "worktrees", "other")
+	is.NoErr(os.MkdirAll(entry, 0o755))
+	is.NoErr(os.WriteFile(filepath.Join(entry, "gitdir"), []byte(filepath.Join(t.TempDir(), "other", ".git")+"\n"), 0o644))
+	is.NoErr(os.WriteFile(filepath.Join(entry, "commondir"), nil, 0o644)) // created, not written yet
+	_, err := output(ctx, dir, "worktree", "list", "--porcelain")
+	is.True(err != nil && strings.Contains(err.Error(), halfMade)) // what git does meanwhile
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(300 * time.Millisecond) // the other add goes on
+		os.WriteFile(filepath.Join(entry, "commondir"), []byte("../..\n"), 0o644)
+		os.WriteFile(filepath.Join(entry, "HEAD"), []byte(base+"\n"), 0o644)
+	}()
+	wts, err := r.Worktrees(ctx)
+	<-done
+	is.NoErr(err)
+	is.Equal(len(wts), 2)
+	is.True(samePath(wts[0].Path, dir))
+}
+
+// A batch adds its tasks' worktrees at once: every add succeeds (git 2.39
+// fails one that reads another's entry half made), and each has its
+// branch.
+func TestAddWorktreesAtOnce(t *testing.T) {
+	is := is.New(t)
+	dir, base := repoWithCommit(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	root := t.TempDir()
+	const n = 12
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			errs <- r.AddWorktree(ctx, filepath.Join(root, fmt.Sprint("wt", i)), fmt.Sprint("architect/wt", i), base)
+		}()
+	}
+	for range n {
+		is.NoErr(<-errs)
+	}
+	wts, err := r.Worktrees(ctx)
+	is.NoErr(err)
+	is.Equal(len(wts), n+1)
 }
