@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/cli"
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -82,12 +83,8 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		n, _ := strconv.Atoi(args[1])
 		limit = time.Duration(n) * time.Second
 	}
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if testutil.Until(limit, func() bool { return exists(ts.MkAbs(args[0])) }) {
+		return
 	}
 	ts.Fatalf("%s did not appear within %s", args[0], limit)
 }

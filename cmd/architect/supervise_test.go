@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -13,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,141 +22,6 @@ import (
 // cancel from another process, a second interrupt, and SIGKILL at random
 // moments followed by --resume. The scripts supervise_*.txtar cover the
 // rest (timeouts, waiting, DONE file, done pattern, idle, circuit breaker).
-
-// syncBuffer is a bytes.Buffer that a process writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// loopProc is an architect process running in the background.
-type loopProc struct {
-	cmd    *exec.Cmd
-	stderr *syncBuffer
-	done   chan struct{}
-	err    error // set when done is closed
-}
-
-// archEnv is the environment of the architect processes a test starts.
-// The race detector's exit-time sleep (1 s by default, in every
-// race-enabled architect and fake-agent) is turned off: it would make
-// each agent run a second longer. TMPDIR keeps what a killed architect
-// leaves in the temporary folder inside the test's.
-func archEnv(t *testing.T, agentDir string) []string {
-	return append(os.Environ(),
-		"FAKE_AGENT_DIR="+agentDir,
-		"WORK="+filepath.Dir(agentDir),
-		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
-		"TMPDIR="+t.TempDir(),
-	)
-}
-
-// startLoop starts architect with args in its own process group; the
-// group is killed when the test ends, whatever happened.
-func startLoop(t *testing.T, agentDir string, args ...string) *loopProc {
-	t.Helper()
-	return startLoopEnv(t, agentDir, nil, args...)
-}
-
-// startLoopEnv is startLoop with more environment variables.
-func startLoopEnv(t *testing.T, agentDir string, env []string, args ...string) *loopProc {
-	t.Helper()
-	p := &loopProc{cmd: exec.Command("architect", args...), stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Env = append(archEnv(t, agentDir), env...)
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p.cmd.Stderr = p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
-	})
-	return p
-}
-
-// exit waits up to limit for the process to end and returns its status.
-func (p *loopProc) exit(t *testing.T, limit time.Duration) int {
-	t.Helper()
-	select {
-	case <-p.done:
-		return exitStatus(p.err)
-	case <-time.After(limit):
-		t.Fatalf("architect did not exit within %s; stderr:\n%s", limit, p.stderr)
-		return 0
-	}
-}
-
-// waitOutput waits until the process has printed want on stderr.
-func (p *loopProc) waitOutput(t *testing.T, want string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(p.stderr.String(), want) {
-		select {
-		case <-p.done:
-			if strings.Contains(p.stderr.String(), want) {
-				return
-			}
-			t.Fatalf("architect exited (%v) without printing %q; stderr:\n%s", p.err, want, p.stderr)
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("architect did not print %q; stderr:\n%s", want, p.stderr)
-		}
-	}
-}
-
-// waitFile waits until path exists, failing early if the process ends.
-func (p *loopProc) waitFile(t *testing.T, path string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !exists(path) {
-		select {
-		case <-p.done:
-			if exists(path) {
-				return
-			}
-			t.Fatalf("architect exited (%v) before %s appeared; stderr:\n%s", p.err, path, p.stderr)
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not appear; stderr:\n%s", path, p.stderr)
-		}
-	}
-}
-
-// architect runs a short architect command to its end and returns its
-// output and exit status.
-func architect(t *testing.T, agentDir string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "architect", args...)
-	cmd.Env = archEnv(t, agentDir)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("architect %v did not end within a minute; stderr:\n%s", args, e.String())
-	}
-	return o.String(), e.String(), exitStatus(err)
-}
 
 // readState reads the workspace's state.json.
 func readState(t *testing.T, repo string) map[string]any {
@@ -173,18 +35,6 @@ func readState(t *testing.T, repo string) map[string]any {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func touch(t *testing.T, path string) {
-	t.Helper()
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // A second loop on a workspace whose loop is running fails at once with
@@ -632,7 +482,9 @@ func checkConsistent(t *testing.T, repo string, kills int) {
 		t.Fatalf("result.json: the last iteration's completion signal is %v, want tag", sig)
 	}
 	// The working tree: the committed file and exactly step-1..4.txt.
-	out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all").Output()
+	status := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all")
+	status.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := status.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
