@@ -16,6 +16,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/architect-dev/architect/internal/stubmodel"
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/architect-dev/architect/proc"
 )
 
@@ -344,10 +345,7 @@ func agentBin(t *testing.T, name string) string {
 	}
 	bin := filepath.Join(dir, name)
 	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not installed at %s: run .ci/install-agents.sh", name, bin)
-		}
-		t.Skipf("%s not installed: run .ci/install-agents.sh", name)
+		testutil.Missing(t, name, dir, "bash .ci/install-agents.sh")
 	}
 	return bin
 }

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/matryer/is"
 )
 
@@ -68,7 +69,9 @@ func testMain(m *testing.M) int {
 	if err == nil {
 		_ = json.Unmarshal(out, &goEnv)
 	}
-	return m.Run()
+	code := m.Run()
+	testutil.SayMissing()
+	return code
 }
 
 // Architect returns the path of the architect binary built for the tests.
@@ -103,10 +106,7 @@ func AgentBin(t testing.TB, name string) string {
 	if name == "aider" {
 		install = ".ci/install-aider.sh"
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not installed (looked in %s): run %s", name, strings.Join(dirs, ", "), install)
-	}
-	t.Skipf("%s not installed: run %s", name, install)
+	testutil.Missing(t, name, strings.Join(dirs, ", "), "bash "+install)
 	return ""
 }
 

@@ -74,3 +74,32 @@ func TestAlive(t *testing.T) {
 		t.Fatal("a reaped child is alive")
 	}
 }
+
+// A test that misses a tool is skipped and counted; the message names
+// the count, the tools and how to install each. Under CI=true it fails instead (seen in the agent and
+// e2e packages' runs).
+func TestMissing(t *testing.T) {
+	t.Setenv("CI", "")
+	if got := missingText(); got != "" {
+		t.Fatalf("a message before any skip: %q", got)
+	}
+	for _, tc := range []struct{ name, tool, install string }{
+		{"a", "claude", "bash .ci/install-agents.sh"},
+		{"b", "codex", "bash .ci/install-agents.sh"},
+		{"c", "chromium", "apt-get install -y chromium"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			Missing(t, tc.tool, "/nowhere", tc.install)
+			t.Fatal("Missing did not end the test")
+		})
+	}
+	msg := missingText()
+	for _, want := range []string{
+		"testutil: 3 tests SKIPPED", "chromium, claude, codex not installed", "not a full test run",
+		"bash .ci/install-agents.sh (claude, codex)", "apt-get install -y chromium (chromium)", "ARCHITECT_AGENT_BIN_DIR", "CI=true",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message lacks %q:\n%s", want, msg)
+		}
+	}
+}
