@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -135,7 +136,7 @@ func TestResumeEndsLeftovers(t *testing.T) {
 }
 
 // The escape campaign: an agent that leaves processes behind every way
-// (escapeScript), in runs ended every way: a normal end, the iteration
+// (fake-agent's escape), in runs ended every way: a normal end, the iteration
 // timeout, the inactivity timeout, SIGINT, SIGTERM, and SIGKILL followed
 // by a resume. After each, nothing of the run is left, and the iterations
 // recorded are 1..n, none lost or doubled. The CI runs each way once per
@@ -149,18 +150,23 @@ func TestEscapesEndedEveryWay(t *testing.T) {
 	if campaign() {
 		rounds = (100 + 2*len(ways) - 1) / (2 * len(ways))
 	}
-	runs := 0
-	for round := range rounds {
-		for _, mode := range containModes {
-			for _, way := range ways {
-				t.Run(fmt.Sprintf("%d/%s/%s", round, mode, way), func(t *testing.T) {
-					escapeRun(t, mode, way)
-					runs++
-				})
+	// The runs go two at a time (go test's -parallel, GOMAXPROCS by
+	// default): a run mostly waits for its timeouts and processes.
+	var runs atomic.Int32
+	t.Run("runs", func(t *testing.T) {
+		for round := range rounds {
+			for _, mode := range containModes {
+				for _, way := range ways {
+					t.Run(fmt.Sprintf("%d/%s/%s", round, mode, way), func(t *testing.T) {
+						t.Parallel()
+						escapeRun(t, mode, way)
+						runs.Add(1)
+					})
+				}
 			}
 		}
-	}
-	t.Logf("%d runs ended with nothing left behind", runs)
+	})
+	t.Logf("%d runs ended with nothing left behind", runs.Load())
 }
 
 func escapeRun(t *testing.T, mode, way string) {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -273,7 +274,7 @@ const faultIterations = 4
 // all there prints the completion tag. Each first reports its cost, $0.25,
 // and then notes in a ledger that it did: every iteration in the ledger
 // must have its $0.25 on the record, killed or not. Iteration 2 leaves
-// processes behind every way (escapeScript). A kill is of architect alone,
+// processes behind every way (fake-agent's escape). A kill is of architect alone,
 // of its process group, or of architect and its supervisor (which the
 // resume must then make up for), at random; the runs alternate between a
 // run cgroup and none. The CI kills about 30 times;
@@ -287,7 +288,6 @@ func TestKillAndResume(t *testing.T) {
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
 	t.Logf("seed %d (set ARCHITECT_FAULT_SEED to repeat)", seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
 
 	// How long an undisturbed run takes sets the range of the kill delays.
 	repo, agentDir := faultFixture(t)
@@ -302,73 +302,103 @@ func TestKillAndResume(t *testing.T) {
 	if campaign() {
 		minKills = 50
 	}
+	// The runs go two at a time (go test's -parallel, GOMAXPROCS by
+	// default): a run mostly waits for its processes. Each run draws its
+	// kills from its own generator, seeded from the seed and its number.
+	var mu sync.Mutex
 	kills, resumes, runs := 0, 0, 0
 	styles := map[string]int{}
-	for ; runs < 20 || kills < minKills; runs++ {
+	for round := 0; runs < 20 || kills < minKills; round++ {
 		if runs > 200 {
 			t.Fatalf("only %d kills in %d runs", kills, runs)
 		}
-		repo, agentDir := faultFixture(t)
-		killed := 0
-		work := filepath.Dir(agentDir)
-		env := modeEnv(containModes[runs%2])
-		for attempt := 0; ; attempt++ {
-			if attempt > 10 {
-				t.Fatalf("run %d: no success after %d attempts", runs, attempt)
-			}
-			statePath := filepath.Join(repo, ".architect", "state.json")
-			resume := exists(statePath)
-			if resume && readState(t, repo)["status"] == "succeeded" {
-				break // killed after saving its final state, before exiting
-			}
-			if resume {
-				resumes++
-			}
-			p := startLoopEnv(t, agentDir, env, faultArgs(repo, resume)...)
-			// Up to three kills per run, each at a random moment of what is
-			// left of it.
-			if attempt < 3 && rng.IntN(4) != 0 {
-				delay := time.Duration(rng.Int64N(int64(span)))
-				style := []string{"architect", "group", "with supervisor"}[rng.IntN(3)]
-				select {
-				case <-p.done:
-				case <-time.After(delay):
-					sup := 0
-					if style == "with supervisor" && exists(statePath) {
-						if sup = supervisorOf(t, repo); sup > 0 {
-							_ = syscall.Kill(sup, syscall.SIGSTOP)
-						}
+		n := max(20-runs, 10)
+		t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
+			for run := runs; run < runs+n; run++ {
+				t.Run(fmt.Sprintf("run%d", run), func(t *testing.T) {
+					t.Parallel()
+					k, r, st := faultRun(t, run, rand.New(rand.NewPCG(seed, uint64(run)+1)), span)
+					mu.Lock()
+					defer mu.Unlock()
+					kills, resumes = kills+k, resumes+r
+					for style, c := range st {
+						styles[style] += c
 					}
-					if style == "group" {
-						_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-					} else {
-						_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
-					}
-					<-p.done
-					if sup > 0 {
-						_ = syscall.Kill(sup, syscall.SIGKILL)
-					}
-					kills++
-					killed++
-					styles[style]++
-					continue // resumed at once: the resume ends what is left
-				}
+				})
 			}
-			code := p.exit(t, 60*time.Second)
-			if code != 0 {
-				t.Fatalf("run %d, attempt %d (resume %v): exit %d; stderr:\n%s", runs, attempt, resume, code, p.stderr)
-			}
-			break
+		})
+		runs += n
+		if t.Failed() {
+			return
 		}
-		if exists(filepath.Join(work, "agent.lock.two")) {
-			t.Fatalf("run %d: two agents ran at once", runs)
-		}
-		if left := leftovers(agentDir); len(left) > 0 {
-			t.Fatalf("run %d: processes left behind: %v", runs, left)
-		}
-		checkConsistent(t, repo, killed)
 	}
 	t.Logf("%d runs, %d kills %v, %d resumes: nothing left behind, no two agents at once", runs, kills, styles, resumes)
+}
+
+// faultRun is one run of TestKillAndResume: started, killed up to three
+// times at random moments (drawn from rng within span) and resumed, until
+// it succeeds. It returns how many kills and resumes there were, and the
+// kills by style.
+func faultRun(t *testing.T, run int, rng *rand.Rand, span time.Duration) (kills, resumes int, styles map[string]int) {
+	styles = map[string]int{}
+	repo, agentDir := faultFixture(t)
+	work := filepath.Dir(agentDir)
+	env := modeEnv(containModes[run%2])
+	for attempt := 0; ; attempt++ {
+		if attempt > 10 {
+			t.Fatalf("run %d: no success after %d attempts", run, attempt)
+		}
+		statePath := filepath.Join(repo, ".architect", "state.json")
+		resume := exists(statePath)
+		if resume && readState(t, repo)["status"] == "succeeded" {
+			break // killed after saving its final state, before exiting
+		}
+		if resume {
+			resumes++
+		}
+		p := startLoopEnv(t, agentDir, env, faultArgs(repo, resume)...)
+		// Up to three kills per run, each at a random moment of what is
+		// left of it.
+		if attempt < 3 && rng.IntN(4) != 0 {
+			delay := time.Duration(rng.Int64N(int64(span)))
+			style := []string{"architect", "group", "with supervisor"}[rng.IntN(3)]
+			select {
+			case <-p.done:
+			case <-time.After(delay):
+				sup := 0
+				if style == "with supervisor" && exists(statePath) {
+					if sup = supervisorOf(t, repo); sup > 0 {
+						_ = syscall.Kill(sup, syscall.SIGSTOP)
+					}
+				}
+				if style == "group" {
+					_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+				} else {
+					_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
+				}
+				<-p.done
+				if sup > 0 {
+					_ = syscall.Kill(sup, syscall.SIGKILL)
+				}
+				kills++
+				styles[style]++
+				continue // resumed at once: the resume ends what is left
+			}
+		}
+		code := p.exit(t, 60*time.Second)
+		if code != 0 {
+			t.Fatalf("run %d, attempt %d (resume %v): exit %d; stderr:\n%s", run, attempt, resume, code, p.stderr)
+		}
+		break
+	}
+	if exists(filepath.Join(work, "agent.lock.two")) {
+		t.Fatalf("run %d: two agents ran at once", run)
+	}
+	if left := leftovers(agentDir); len(left) > 0 {
+		t.Fatalf("run %d: processes left behind: %v", run, left)
+	}
+	checkConsistent(t, repo, kills)
+	return kills, resumes, styles
 }
 
 func faultFixture(t *testing.T) (repo, agentDir string) {
