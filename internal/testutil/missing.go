@@ -42,6 +42,16 @@ func Missing(t testing.TB, tool, looked, install string) {
 	t.Skipf("%s not installed: run %s", tool, install)
 }
 
+// Main runs the package's tests, then SayMissing; it returns their exit
+// status. A package whose tests may call Missing has
+//
+//	func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+func Main(m *testing.M) int {
+	code := m.Run()
+	SayMissing()
+	return code
+}
+
 // SayMissing writes, once the package's tests have run, how many tests
 // skipped for want of a tool, which tools and how to install them; nothing
 // when none did. It writes to stderr, which go test shows with -v, -json
