@@ -2,12 +2,14 @@ package proc
 
 import (
 	"sync"
-	"unicode/utf8"
+
+	"github.com/architect-dev/architect/internal/utf8cut"
 )
 
 // Tail is an io.Writer that keeps the last n bytes written to it, in a
 // ring buffer allocated once, and counts every byte: memory stays the same
-// whatever a process prints. It is safe for concurrent use.
+// whatever a process prints. It is safe for concurrent use. It is the one
+// tail buffer: proc's callers and gitwt (git's standard error) use it.
 type Tail struct {
 	mu    sync.Mutex
 	buf   []byte
@@ -54,13 +56,21 @@ func (t *Tail) Bytes() []byte {
 // was dropped it starts at a character boundary, never with the remains
 // of a character cut in two.
 func (t *Tail) String() string {
+	return Clean(t.kept())
+}
+
+// Text returns the bytes kept as they were written, not cleaned, but
+// without the remains of a character cut in two at the start.
+func (t *Tail) Text() string {
+	return string(t.kept())
+}
+
+func (t *Tail) kept() []byte {
 	b := t.Bytes()
 	if t.Truncated() {
-		for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-			b = b[1:]
-		}
+		b = utf8cut.TrimStart(b)
 	}
-	return Clean(b)
+	return b
 }
 
 // Total is the number of bytes ever written.
@@ -78,7 +88,8 @@ func (t *Tail) Truncated() bool {
 }
 
 // Head is an io.Writer that keeps the first n bytes written to it and
-// counts the rest. It is safe for concurrent use.
+// counts the rest. It is safe for concurrent use. It is the one head
+// buffer: proc's callers and gitwt (the head of a diff) use it.
 type Head struct {
 	mu    sync.Mutex
 	n     int
@@ -112,11 +123,21 @@ func (h *Head) Bytes() []byte {
 // String returns the bytes kept as cleaned text (see Clean), without a
 // character cut in two at the end.
 func (h *Head) String() string {
+	return Clean(h.kept())
+}
+
+// Text returns the bytes kept as they were written, not cleaned, but
+// without a character cut in two at the end.
+func (h *Head) Text() string {
+	return string(h.kept())
+}
+
+func (h *Head) kept() []byte {
 	b := h.Bytes()
 	if h.Truncated() {
-		b = trimPartialRune(b)
+		b = utf8cut.TrimEnd(b)
 	}
-	return Clean(b)
+	return b
 }
 
 // Total is the number of bytes ever written.
@@ -131,17 +152,4 @@ func (h *Head) Truncated() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.total > int64(h.n)
-}
-
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				return b[:i]
-			}
-			break
-		}
-	}
-	return b
 }
