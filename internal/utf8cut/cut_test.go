@@ -60,12 +60,17 @@ func TestHeadTail(t *testing.T) {
 	is.Equal(cut, int64(0))
 }
 
+// FuzzCut holds the promises of every cut: a prefix (suffix) of at most n
+// bytes, an honest count of what was left out, the same for strings and
+// bytes, and on valid text no character split and none dropped that fit.
 func FuzzCut(f *testing.F) {
 	f.Add("hello, world", 5)
 	f.Add("ab\u00e9cd", 3)
 	f.Add("\u20ac\u20ac\u20ac", 4)
 	f.Add("\U0001F600x", 2)
 	f.Add("\xff\x80\x80\x80\x80", 3)
+	f.Add("", 0)
+	f.Add("abc", -2)
 	f.Fuzz(func(t *testing.T, s string, n int) {
 		head, rest := Head(s, n)
 		tail, cut := Tail(s, n)
