@@ -18,12 +18,6 @@ import (
 // then reports that anything may have changed, as without a Watcher.
 var maxWatches = 16384 // a variable for tests
 
-// maxChanged bounds the paths a Watcher remembers between two Takes. Past
-// it, Take reports that anything may have changed: a change that big costs
-// a look at the whole tree anyway, and the paths would not fit on git's
-// command line.
-var maxChanged = 2048 // a variable for tests
-
 // maxNewDirs is how many new folders Take asks git about at once; past
 // it, the whole tree is watched anew.
 const maxNewDirs = 256
