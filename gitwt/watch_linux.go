@@ -36,6 +36,14 @@ const treeMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN
 // the processes that wrote have ended, Take sees their changes. What
 // inotify cannot see, Take cannot either: writes through a shared mapping
 // (mmap) and changes made by another machine on a network file system.
+//
+// It reads inotify itself rather than through github.com/fsnotify/fsnotify
+// because that guarantee rests on Take reading the queue in its own
+// goroutine until it is empty (EAGAIN). fsnotify reads the queue in a
+// goroutine of its own and hands events over a channel, with no way to ask
+// whether what the kernel queued has all been handed over: a Take right
+// after the agent ended could miss its last writes, and the loop would
+// then reuse a diff without them. Its overhead was therefore not measured.
 type Watcher struct {
 	mu       sync.Mutex
 	repo     *Repo
