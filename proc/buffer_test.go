@@ -101,7 +101,27 @@ func TestHeadText(t *testing.T) {
 		}
 		is.Equal(h.Text(), tc.want)
 		is.Equal(h.Total(), int64(total))
+		is.Equal(h.Truncated(), total > max(tc.limit, 0))
 	}
+}
+
+// Exactly as much as is kept is not truncated.
+func TestBufferBoundary(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	h, tail := NewHead(4), NewTail(4)
+	h.Write([]byte("a€"))
+	tail.Write([]byte("a€"))
+	is.True(!h.Truncated())
+	is.True(!tail.Truncated())
+	is.Equal(h.Text(), "a€")
+	is.Equal(tail.Text(), "a€")
+	h.Write([]byte("b"))
+	tail.Write([]byte("b"))
+	is.True(h.Truncated())
+	is.True(tail.Truncated())
+	is.Equal(h.Text(), "a€")
+	is.Equal(tail.Text(), "€b")
 }
 
 func TestTailText(t *testing.T) {
