@@ -367,69 +367,63 @@ func (a *aider) outcome(res proc.Result, s *aiderStream, h aiderHistory, stderr 
 // model could not be reached, so an API error line not followed by a usage
 // report is a failed run; so is a non-zero exit.
 func (a *aider) classify(o *Outcome, s *aiderStream, stderr string) {
-	if s.limitHit {
+	f := failure{now: a.now()}
+	switch {
+	case s.limitHit:
 		o.Err = "aider: the model hit a token limit"
 		if len(s.limit) > 0 {
 			o.Err += " (" + strings.Join(s.limit, "; ") + ")"
 		}
-		if !s.limitInput {
-			// aider's estimate of the request fits the window: the answer
-			// was cut at the output limit, or the server counted otherwise.
-			// A fresh attempt may fit.
-			o.ErrKind = ErrTransient
-			return
+		f.code = aiderOutputLimit
+		if s.limitInput {
+			f.code = aiderContextWindow
 		}
-		// By aider's own estimate the request fills the model's context
-		// window (it marks the line "possibly exhausted context window!"):
-		// the next iteration's would too.
-		o.ErrKind, o.Hint = ErrFatal, "the prompt, aider's repository map and the files in its chat exceed the model's context window: "+
-			"use a model with a larger one, or a smaller map (--agent-arg --map-tokens --agent-arg 512)"
-		return
-	}
-	if s.errName == "" {
+	case s.errName == "":
 		if o.ExitCode == 0 {
 			return
 		}
-		o.ErrKind = ErrTransient
 		o.Err = fmt.Sprintf("aider exited with status %d", o.ExitCode)
 		if t := strings.TrimSpace(stderr); t != "" {
 			o.Err += ": " + lastLines(t, 10)
 		}
-		if strings.Contains(stderr, "unrecognized arguments") || strings.Contains(stderr, "error: argument") {
-			o.ErrKind, o.Hint = ErrFatal, "aider refused its command line: check the flags given with --agent-arg"
-		}
-		return
-	}
-	o.Err = "aider: " + s.errName + ": " + s.errText
-	if s.errNote != "" {
-		o.Err += " (" + s.errNote + ")"
-	}
-	all := s.errName + " " + s.errText
-	if limited, reset := usageLimit(0, all, nil, a.now()); limited {
-		o.ErrKind = ErrUsageLimit
-		o.setReset(reset)
-		return
-	}
-	if s.errName == "RateLimitError" {
-		// A rate limit, as for every agent: waited out, for as long as
-		// the provider's message asks when it says.
-		o.ErrKind = ErrUsageLimit
-		if d, ok := retryDelay(all); ok {
-			o.setReset(exactReset(a.now().Add(d)))
-		}
-		return
-	}
-	switch {
-	case s.errName == "AuthenticationError" || s.errName == "PermissionDeniedError":
-		o.ErrKind, o.Hint = ErrFatal, "check the API key aider uses for this model (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …)"
-	case s.errName == "NotFoundError" || strings.Contains(all, "LLM Provider NOT provided") ||
-		containsFold(all, "model_not_found", "not_found_error", "does not exist", "invalid model"):
-		o.ErrKind, o.Hint = ErrFatal, "check --model: aider wants a litellm model name, e.g. anthropic/claude-sonnet-4-5 (`aider --list-models NAME` searches them)"
-	case isBillingError(0, all):
-		o.ErrKind, o.Hint = ErrFatal, "the provider account has no credit left: add some or use another key"
-	case isOutage(0, all):
-		o.ErrKind = ErrOutage
+		f.stderr = stderr
 	default:
-		o.ErrKind = ErrTransient
+		o.Err = "aider: " + s.errName + ": " + s.errText
+		if s.errNote != "" {
+			o.Err += " (" + s.errNote + ")"
+		}
+		f.code = s.errName
+		f.text = s.errName + " " + s.errText
+		f.msg = f.text
 	}
+	aiderErrors.apply(o, f)
+}
+
+// The codes of aider's token-limit report (aider prints no API error for
+// it): by aider's own estimate the request fills the model's context
+// window ("possibly exhausted context window!"), or it fits and the answer
+// was cut at the output limit (or the server counted otherwise).
+const (
+	aiderContextWindow = "architect:context-window"
+	aiderOutputLimit   = "architect:output-limit"
+)
+
+var aiderErrors = errTable{
+	// The next iteration's request would fill the window too.
+	{code: []string{aiderContextWindow}, kind: ErrFatal, hint: "the prompt, aider's repository map and the files in its chat exceed the model's context window: " +
+		"use a model with a larger one, or a smaller map (--agent-arg --map-tokens --agent-arg 512)"},
+	{code: []string{aiderOutputLimit}, kind: ErrTransient}, // a fresh attempt may fit
+	{stderr: []string{"unrecognized arguments", "error: argument"},
+		kind: ErrFatal, hint: "aider refused its command line: check the flags given with --agent-arg"},
+	planLimit,
+	// A rate limit, as for every agent: waited out, for as long as the
+	// provider's message asks when it says.
+	{code: []string{"RateLimitError"}, kind: ErrUsageLimit, reset: retryReset},
+	{code: []string{"AuthenticationError", "PermissionDeniedError"},
+		kind: ErrFatal, hint: "check the API key aider uses for this model (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …)"},
+	{code: []string{"NotFoundError"}, exact: []string{"LLM Provider NOT provided"},
+		text: []string{"model_not_found", "not_found_error", "does not exist", "invalid model"},
+		kind: ErrFatal, hint: "check --model: aider wants a litellm model name, e.g. anthropic/claude-sonnet-4-5 (`aider --list-models NAME` searches them)"},
+	billing(providerBillingHint),
+	outage,
 }

@@ -199,24 +199,19 @@ func (a *amp) classify(o *Outcome, s *ampStream, stderr string) {
 	} else {
 		o.Err = "amp: " + capText(text, 2000)
 	}
-	all := text + "\n" + stderr + "\n" + notes
-	if limited, reset := claudeParseLimit(text, a.now()); limited {
-		o.ErrKind = ErrUsageLimit
-		o.setReset(reset)
-		return
-	}
-	switch {
-	case containsFold(all, "out of free credits", "out of credits", "insufficient credit", "insufficient balance", "usage limit"):
-		o.ErrKind, o.Hint = ErrUsageLimit, "add credits to the Amp account (ampcode.com/settings), or wait for the free daily grant"
-	case containsFold(all, "no api key found", "login failed", "not logged in", "unauthorized", "invalid api key", "invalid access token", "authentication"):
-		o.ErrKind, o.Hint = ErrFatal, "set AMP_API_KEY to an Amp access token (ampcode.com/settings), or run amp login"
-	case containsFold(all, "unknown option", "unknown command", "too many arguments"):
-		o.ErrKind, o.Hint = ErrFatal, "Amp refused its command line: check the flags given with --agent-arg (and that --model names an Amp mode)"
-	case containsFold(all, "invalid mode", "unknown mode", "mode not found"):
-		o.ErrKind, o.Hint = ErrFatal, "check --model: for Amp it selects the agent mode (e.g. smart or rush)"
-	case isOutage(0, text):
-		o.ErrKind = ErrOutage
-	default:
-		o.ErrKind = ErrTransient
-	}
+	ampErrors.apply(o, failure{text: text + "\n" + stderr + "\n" + notes, msg: text, now: a.now()})
+}
+
+// ampErrors reads the error result and Amp's plain-text messages.
+var ampErrors = errTable{
+	claudeLimit,
+	{text: []string{"out of free credits", "out of credits", "insufficient credit", "insufficient balance", "usage limit"},
+		kind: ErrUsageLimit, hint: "add credits to the Amp account (ampcode.com/settings), or wait for the free daily grant"},
+	{text: []string{"no api key found", "login failed", "not logged in", "unauthorized", "invalid api key", "invalid access token", "authentication"},
+		kind: ErrFatal, hint: "set AMP_API_KEY to an Amp access token (ampcode.com/settings), or run amp login"},
+	{text: []string{"unknown option", "unknown command", "too many arguments"},
+		kind: ErrFatal, hint: "Amp refused its command line: check the flags given with --agent-arg (and that --model names an Amp mode)"},
+	{text: []string{"invalid mode", "unknown mode", "mode not found"},
+		kind: ErrFatal, hint: "check --model: for Amp it selects the agent mode (e.g. smart or rush)"},
+	outage,
 }

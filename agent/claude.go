@@ -103,16 +103,12 @@ func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
 		text = strings.Join(r.Errors, "; ")
 	}
 	structured := text
-	limited, resetAt := claudeParseLimit(structured, a.now())
+	_, resetAt := claudeParseLimit(structured, a.now())
 	if text == "" && r != nil && r.IsError {
 		text = "run ended with " + r.Subtype
 	}
 	if text == "" {
 		text = lastLines(strings.TrimSpace(stderr), 10)
-	}
-	status := 0
-	if r != nil {
-		status = r.APIErrorStatus
 	}
 	o.Err = "claude: " + text
 	if text == "" {
@@ -121,39 +117,43 @@ func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
 			o.Err += " without a result"
 		}
 	}
-
-	switch {
-	case s.limitRejected:
-		o.ErrKind = ErrUsageLimit
-		if s.limitResetAt.IsZero() {
-			o.setReset(resetAt)
-		} else {
-			o.setReset(exactReset(s.limitResetAt)) // resetsAt: a Unix time
-		}
-	case limited:
-		o.ErrKind = ErrUsageLimit
-		o.setReset(resetAt)
-	case strings.Contains(stderr, "cannot be used with root/sudo privileges"):
-		o.ErrKind, o.Hint = ErrFatal, "running as root: set IS_SANDBOX=1 if this is a sandbox"
-	case status == 429 || s.apiError == "rate_limit" || strings.Contains(structured, "rate_limit_error"):
-		// A rate limit, as for every agent: waited out (usage-limit wait),
-		// not retried at once. Claude Code has already retried it itself.
-		o.ErrKind = ErrUsageLimit
-		if d, ok := retryDelay(structured); ok {
-			o.setReset(exactReset(a.now().Add(d)))
-		}
-	case status == 403:
-		o.ErrKind, o.Hint = ErrFatal, "the API key or account is not allowed to do this: check its permissions"
-	case status == 401 || s.apiError == "authentication_failed" || s.apiError == "oauth_org_not_allowed" ||
-		strings.Contains(structured, "Invalid API key") || strings.Contains(structured, "authentication_error"):
-		o.ErrKind, o.Hint = ErrFatal, "check the Anthropic credentials Claude Code uses (ANTHROPIC_API_KEY, or run claude and /login)"
-	case status == 404 || s.apiError == "model_not_found":
-		o.ErrKind, o.Hint = ErrFatal, "check --model: give a model Claude Code knows (e.g. sonnet, opus or a full model id)"
-	case s.apiError == "billing_error" || isBillingError(status, structured):
-		o.ErrKind, o.Hint = ErrFatal, "the Anthropic account has no credit left: add some (console.anthropic.com, Plans & Billing) or use another key"
-	case s.apiError == "server_error" || s.apiError == "overloaded" || isOutage(status, structured):
-		o.ErrKind = ErrOutage
-	default:
-		o.ErrKind = ErrTransient
+	f := failure{text: structured, msg: structured, stderr: stderr, code: s.apiError, now: a.now()}
+	if r != nil {
+		f.status = r.APIErrorStatus
 	}
+	if s.limitRejected {
+		f.limit = &resetAt
+		if !s.limitResetAt.IsZero() {
+			f.limit = &Reset{At: s.limitResetAt} // resetsAt: a Unix time
+		}
+	}
+	claudeErrors.apply(o, f)
 }
+
+// claudeErrors sorts Claude Code's errors: the rate_limit_event, its
+// usage-limit message, its refusal to run as root, then the API's errors
+// by status, by the "error" of its synthetic message, or by the API's own
+// error type in the text.
+var claudeErrors = errTable{
+	limitEvent,
+	claudeLimit,
+	{stderr: []string{"cannot be used with root/sudo privileges"},
+		kind: ErrFatal, hint: "running as root: set IS_SANDBOX=1 if this is a sandbox"},
+	// A rate limit, as for every agent: waited out (usage-limit wait), not
+	// retried at once. Claude Code has already retried it itself.
+	{status: []int{429}, code: []string{"rate_limit"}, exact: []string{"rate_limit_error"},
+		kind: ErrUsageLimit, reset: retryReset},
+	{status: []int{403},
+		kind: ErrFatal, hint: "the API key or account is not allowed to do this: check its permissions"},
+	{status: []int{401}, code: []string{"authentication_failed", "oauth_org_not_allowed"}, exact: []string{"Invalid API key", "authentication_error"},
+		kind: ErrFatal, hint: "check the Anthropic credentials Claude Code uses (ANTHROPIC_API_KEY, or run claude and /login)"},
+	{status: []int{404}, code: []string{"model_not_found"},
+		kind: ErrFatal, hint: "check --model: give a model Claude Code knows (e.g. sonnet, opus or a full model id)"},
+	{code: []string{"billing_error"},
+		kind: ErrFatal, hint: claudeBillingHint},
+	billing(claudeBillingHint),
+	{code: []string{"server_error", "overloaded"}, kind: ErrOutage},
+	outage,
+}
+
+const claudeBillingHint = "the Anthropic account has no credit left: add some (console.anthropic.com, Plans & Billing) or use another key"

@@ -144,35 +144,24 @@ func (a *codex) classify(o *Outcome, s *codexStream, stderr string, loc *time.Lo
 // details.": insufficient_quota) is billing, which waiting does not fix:
 // fatal, with a hint.
 func codexClassify(text string, now time.Time) (ErrorKind, string, Reset) {
-	l := strings.ToLower(text)
-	has := func(subs ...string) bool {
-		for _, s := range subs {
-			if strings.Contains(l, s) {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case has("upgrade to plus", "usage_not_included"):
-		return ErrFatal, codexPlanHint, Reset{}
-	case has("quota exceeded", "insufficient_quota", "exceeded your current quota", "out of credits", "spend cap", "billing"):
-		return ErrFatal, codexBillingHint, Reset{}
-	case has("usage limit", "last status: 429", "429 too many requests", "usage_limit_reached", "rate limit"):
-		return ErrUsageLimit, "", codexResetAt(text, now)
-	case has("missing environment variable"):
-		return ErrFatal, "set the environment variable Codex names (the API key its model provider reads), " +
-			"e.g. OPENAI_API_KEY, or run `codex login`", Reset{}
-	case has("status 401", "status 403", "unauthorized", "forbidden", "invalid_api_key", "incorrect api key",
-		"no codex credentials", "not logged in", "codex login", "refresh token", "access blocked"):
-		return ErrFatal, codexAuthHint, Reset{}
-	case has("status 404", "model_not_found", "does not exist or you do not have access", "model is not supported",
-		"unsupported model", "unknown model", `"param":"model"`):
-		return ErrFatal, codexModelHint, Reset{}
-	case isOutage(codexStatus(text), text):
-		return ErrOutage, "", Reset{}
-	}
-	return ErrTransient, "", Reset{}
+	return codexErrors.classify(failure{text: text, msg: text, status: codexStatus(text), now: now})
+}
+
+var codexErrors = errTable{
+	{text: []string{"upgrade to plus", "usage_not_included"}, kind: ErrFatal, hint: codexPlanHint},
+	{text: []string{"quota exceeded", "insufficient_quota", "exceeded your current quota", "out of credits", "spend cap", "billing"},
+		kind: ErrFatal, hint: codexBillingHint},
+	{text: []string{"usage limit", "last status: 429", "429 too many requests", "usage_limit_reached", "rate limit"},
+		kind: ErrUsageLimit, reset: func(f failure) Reset { return codexResetAt(f.text, f.now) }},
+	{text: []string{"missing environment variable"}, kind: ErrFatal,
+		hint: "set the environment variable Codex names (the API key its model provider reads), e.g. OPENAI_API_KEY, or run `codex login`"},
+	{text: []string{"status 401", "status 403", "unauthorized", "forbidden", "invalid_api_key", "incorrect api key",
+		"no codex credentials", "not logged in", "codex login", "refresh token", "access blocked"},
+		kind: ErrFatal, hint: codexAuthHint},
+	{text: []string{"status 404", "model_not_found", "does not exist or you do not have access", "model is not supported",
+		"unsupported model", "unknown model", `"param":"model"`},
+		kind: ErrFatal, hint: codexModelHint},
+	outage,
 }
 
 // codexStatusIn finds the HTTP status Codex names in an error: "unexpected

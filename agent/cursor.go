@@ -281,29 +281,38 @@ func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 	default:
 		o.Err = fmt.Sprintf("cursor-agent exited with status %d", o.ExitCode)
 	}
-	switch {
-	case trust:
-		o.ErrKind, o.Hint = ErrFatal, "cursor-agent wants the workspace trusted: check that --trust reached it (see --agent-arg), or run cursor-agent once in the directory"
-	case containsFold(all, "hit your usage limit", "usage limit reached", "free requests limit", "spend limit"):
-		o.ErrKind = ErrUsageLimit
-		if m := cursorCycleEnd().FindStringSubmatch(all); m != nil {
-			if t, err := time.ParseInLocation("1/2/2006", m[1]+"/"+m[2]+"/"+m[3], time.Local); err == nil {
-				o.setReset(Reset{At: t, Within: 24 * time.Hour}) // a date: the cycle ends that day
-			}
-		} else if ok, r := claudeParseLimit(all, a.now()); ok {
-			o.setReset(r)
-		}
-	case containsFold(all, "cannot use this model", "invalid model", "model not found", "is not available or invalid", "not available on your plan"):
-		o.ErrKind, o.Hint = ErrFatal, "check --model (cursor-agent --list-models lists the models your plan can use)"
-	case containsFold(all, "not logged in", "authentication required", "unauthorized", "invalid api key", "api key is invalid", "cursor-agent login", "please log in"):
-		o.ErrKind, o.Hint = ErrFatal, "set CURSOR_API_KEY, or run cursor-agent login"
-	case containsFold(all, "unknown option", "unknown command", "too many arguments"):
-		o.ErrKind, o.Hint = ErrFatal, "cursor-agent refused its command line: check the flags given with --agent-arg (--trust needs a 2026 cursor-agent)"
-	case isOutage(0, text):
-		o.ErrKind = ErrOutage
-	default:
-		o.ErrKind = ErrTransient
+	f := failure{text: all, msg: text, now: a.now()}
+	if trust {
+		f.code = "architect:workspace-trust"
 	}
+	cursorErrors.apply(o, f)
+}
+
+var cursorErrors = errTable{
+	{code: []string{"architect:workspace-trust"},
+		kind: ErrFatal, hint: "cursor-agent wants the workspace trusted: check that --trust reached it (see --agent-arg), or run cursor-agent once in the directory"},
+	{text: []string{"hit your usage limit", "usage limit reached", "free requests limit", "spend limit"},
+		kind: ErrUsageLimit, reset: cursorReset},
+	{text: []string{"cannot use this model", "invalid model", "model not found", "is not available or invalid", "not available on your plan"},
+		kind: ErrFatal, hint: "check --model (cursor-agent --list-models lists the models your plan can use)"},
+	{text: []string{"not logged in", "authentication required", "unauthorized", "invalid api key", "api key is invalid", "cursor-agent login", "please log in"},
+		kind: ErrFatal, hint: "set CURSOR_API_KEY, or run cursor-agent login"},
+	{text: []string{"unknown option", "unknown command", "too many arguments"},
+		kind: ErrFatal, hint: "cursor-agent refused its command line: check the flags given with --agent-arg (--trust needs a 2026 cursor-agent)"},
+	outage,
+}
+
+// cursorReset is when Cursor's usage limit lifts: the day its monthly
+// cycle ends, or Claude's wording of a reset time.
+func cursorReset(f failure) Reset {
+	if m := cursorCycleEnd().FindStringSubmatch(f.text); m != nil {
+		if t, err := time.ParseInLocation("1/2/2006", m[1]+"/"+m[2]+"/"+m[3], time.Local); err == nil {
+			return Reset{At: t, Within: 24 * time.Hour} // a date: the cycle ends that day
+		}
+		return Reset{}
+	}
+	_, r := claudeParseLimit(f.text, f.now)
+	return r
 }
 
 var (

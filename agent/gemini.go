@@ -192,45 +192,38 @@ func (a *gemini) classify(o *Outcome, s *geminiStream, stderr string) {
 // a per-day quota ("You have exhausted your daily quota", or a quota id
 // with PerDay), the next midnight Pacific time, when Google resets it.
 func geminiClassify(exit int, text string, now time.Time) (ErrorKind, string, Reset) {
-	status := geminiStatus(exit, text)
-	l := strings.ToLower(text)
-	has := func(subs ...string) bool {
-		for _, s := range subs {
-			if strings.Contains(l, s) {
-				return true
-			}
-		}
-		return false
+	return geminiErrors.classify(failure{text: text, msg: text, exit: exit, status: geminiStatus(exit, text), now: now})
+}
+
+var geminiErrors = errTable{
+	{exit: []int{geminiExitAuth}, status: []int{401, 403},
+		text: []string{"api key not valid", "api_key_invalid", "unauthenticated", "permission_denied", "gemini_api_key",
+			"invalid auth method", "invalid authentication credentials"},
+		kind: ErrFatal, hint: geminiAuthHint},
+	{status: []int{404}, text: []string{"is not found for api version", "model not found", "modelnotfound"},
+		kind: ErrFatal, hint: geminiModelHint},
+	// The service is short of capacity, not the account of quota.
+	{text: []string{"exhausted your capacity", "capacity exceeded", "model_capacity_exhausted", "overloaded"}, kind: ErrOutage},
+	{status: []int{429}, text: []string{"resource_exhausted", "exceeded your current quota", "exhausted your daily quota",
+		"quota exceeded", "resource has been exhausted"},
+		kind: ErrUsageLimit, reset: geminiQuotaReset},
+	{exit: []int{geminiExitUntrusted}, text: []string{"not running in a trusted directory"},
+		kind: ErrFatal, hint: "let the Gemini CLI trust the workspace: unset GEMINI_CLI_TRUST_WORKSPACE=false and " +
+			"GEMINI_RESTRICTED_MODE, or trust the folder in interactive mode"},
+	{exit: []int{geminiExitConfig},
+		kind: ErrFatal, hint: "fix the Gemini CLI's settings (~/.gemini/settings.json) or the flags given with --agent-arg"},
+	{exit: []int{geminiExitInput},
+		kind: ErrFatal, hint: "the Gemini CLI refused its input: check the flags given with --agent-arg"},
+	outage,
+}
+
+// geminiQuotaReset is when a quota lifts: the next midnight Pacific time
+// for a per-day quota, else after the delay the message suggests.
+func geminiQuotaReset(f failure) Reset {
+	if containsFold(f.text, "daily quota", "perday") {
+		return exactReset(pacificMidnight(f.now))
 	}
-	switch {
-	case exit == geminiExitAuth, status == 401, status == 403,
-		has("api key not valid", "api_key_invalid", "unauthenticated", "permission_denied", "gemini_api_key",
-			"invalid auth method", "invalid authentication credentials"):
-		return ErrFatal, geminiAuthHint, Reset{}
-	case status == 404, has("is not found for api version", "model not found", "modelnotfound"):
-		return ErrFatal, geminiModelHint, Reset{}
-	case has("exhausted your capacity", "capacity exceeded", "model_capacity_exhausted", "overloaded"):
-		return ErrOutage, "", Reset{} // the service is short of capacity, not the account of quota
-	case status == 429, has("resource_exhausted", "exceeded your current quota", "exhausted your daily quota",
-		"quota exceeded", "resource has been exhausted"):
-		switch d, ok := retryDelay(text); {
-		case has("daily quota", "perday"):
-			return ErrUsageLimit, "", exactReset(pacificMidnight(now))
-		case ok:
-			return ErrUsageLimit, "", exactReset(now.Add(d))
-		}
-		return ErrUsageLimit, "", Reset{}
-	case exit == geminiExitUntrusted, has("not running in a trusted directory"):
-		return ErrFatal, "let the Gemini CLI trust the workspace: unset GEMINI_CLI_TRUST_WORKSPACE=false and " +
-			"GEMINI_RESTRICTED_MODE, or trust the folder in interactive mode", Reset{}
-	case exit == geminiExitConfig:
-		return ErrFatal, "fix the Gemini CLI's settings (~/.gemini/settings.json) or the flags given with --agent-arg", Reset{}
-	case exit == geminiExitInput:
-		return ErrFatal, "the Gemini CLI refused its input: check the flags given with --agent-arg", Reset{}
-	case isOutage(status, text):
-		return ErrOutage, "", Reset{}
-	}
-	return ErrTransient, "", Reset{}
+	return retryReset(f)
 }
 
 // geminiStatusIn finds an HTTP status in an API error message:

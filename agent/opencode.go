@@ -348,37 +348,24 @@ func (a *opencode) classify(o *Outcome, s *opencodeStream, logs *opencodeLog, st
 		o.Err = fmt.Sprintf("opencode: %s (HTTP %d)", capText(text, 2000), e.Data.StatusCode)
 	}
 	all := text + " " + e.Name + " " + e.Data.ResponseBody
-	status := e.Data.StatusCode
-	if limited, reset := usageLimit(status, all, e.Data.ResponseHeaders, a.now()); limited {
-		o.ErrKind = ErrUsageLimit
-		o.setReset(reset)
-		return
-	}
-	if status == 429 || strings.Contains(all, "rate_limit_error") {
-		// A rate limit, as for every agent: waited out, for as long as the
-		// provider asks when it says (its headers, or its message).
-		o.ErrKind = ErrUsageLimit
-		if t := headerReset(e.Data.ResponseHeaders, a.now()); !t.IsZero() {
-			o.setReset(exactReset(t))
-		} else if d, ok := retryDelay(all); ok {
-			o.setReset(exactReset(a.now().Add(d)))
-		}
-		return
-	}
-	switch {
-	case e.Name == "ProviderAuthError" || status == 401 || containsFold(all, "authentication_error", "invalid api key", "invalid x-api-key", "incorrect api key"):
-		o.ErrKind, o.Hint = ErrFatal, "check the provider credentials opencode uses (opencode auth login, or the provider's API key variable)"
-	case status == 403:
-		o.ErrKind, o.Hint = ErrFatal, "the provider refused access: check the API key's permissions or the account"
-	case strings.Contains(all, "ModelNotFoundError") || status == 404 || containsFold(all, "model not found", "not_found_error"):
-		o.ErrKind, o.Hint = ErrFatal, "check --model: opencode wants provider/model, e.g. anthropic/claude-sonnet-4-5 (`opencode models` lists them)"
-	case isBillingError(status, all):
-		o.ErrKind, o.Hint = ErrFatal, "the provider account has no credit left: add some or use another key"
-	case isOutage(status, all):
-		o.ErrKind = ErrOutage
-	default:
-		o.ErrKind = ErrTransient
-	}
+	opencodeErrors.apply(o, failure{text: all, msg: all, status: e.Data.StatusCode, code: e.Name,
+		headers: e.Data.ResponseHeaders, now: a.now()})
+}
+
+const providerBillingHint = "the provider account has no credit left: add some or use another key"
+
+var opencodeErrors = errTable{
+	planLimit,
+	// A rate limit, as for every agent: waited out, for as long as the
+	// provider asks when it says (its headers, or its message).
+	{status: []int{429}, exact: []string{"rate_limit_error"}, kind: ErrUsageLimit, reset: headerOrRetryReset},
+	{code: []string{"ProviderAuthError"}, status: []int{401}, text: []string{"authentication_error", "invalid api key", "invalid x-api-key", "incorrect api key"},
+		kind: ErrFatal, hint: "check the provider credentials opencode uses (opencode auth login, or the provider's API key variable)"},
+	{status: []int{403}, kind: ErrFatal, hint: "the provider refused access: check the API key's permissions or the account"},
+	{exact: []string{"ModelNotFoundError"}, status: []int{404}, text: []string{"model not found", "not_found_error"},
+		kind: ErrFatal, hint: "check --model: opencode wants provider/model, e.g. anthropic/claude-sonnet-4-5 (`opencode models` lists them)"},
+	billing(providerBillingHint),
+	outage,
 }
 
 // usageLimit reports whether an API error is a plan's usage limit (not a
@@ -439,13 +426,6 @@ var (
 	resetsAt = lazyRegexp(`\\?"resets_at\\?"\s*:\s*(\d{9,11})\b`)
 	resetsIn = lazyRegexp(`\\?"resets_in_seconds\\?"\s*:\s*(\d+)\b`)
 )
-
-// isBillingError reports whether an API error says the account is out of
-// credit or quota (which waiting does not fix).
-func isBillingError(status int, text string) bool {
-	return status == 402 || strings.Contains(text, "insufficient_quota") || strings.Contains(text, "billing_error") ||
-		containsFold(text, "credit balance is too low", "exceeded your current quota")
-}
 
 // containsFold reports whether s contains any of subs, ignoring case.
 func containsFold(s string, subs ...string) bool {
