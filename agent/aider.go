@@ -48,17 +48,13 @@ func (a *aider) Name() string { return "aider" }
 // and .gitignore is left alone, so the only changes in the workspace are
 // the ones the model made.
 func aiderArgs(messageFile, tmp, model string, extra []string) []string {
-	args := []string{"--message-file", messageFile, "--yes-always",
+	return cmdline([]string{"--message-file", messageFile, "--yes-always",
 		"--no-auto-commits", "--no-dirty-commits", "--no-gitignore",
 		"--no-pretty", "--no-stream", "--no-check-update", "--no-show-release-notes",
 		"--no-analytics", "--no-show-model-warnings", "--no-detect-urls",
 		"--llm-history-file", filepath.Join(tmp, "llm-history.txt"),
 		"--chat-history-file", filepath.Join(tmp, "chat-history.md"),
-		"--input-history-file", filepath.Join(tmp, "input-history")}
-	if model != "" {
-		args = append(args, "--model", model)
-	}
-	return append(args, extra...)
+		"--input-history-file", filepath.Join(tmp, "input-history")}, "--model", model, extra)
 }
 
 // aiderTagsCache is the folder aider's repository map caches its tags in,
@@ -99,23 +95,18 @@ func (a *aider) Run(ctx context.Context, req Request) Outcome {
 	caches := aiderCaches(dir)
 
 	s := &aiderStream{onActivity: req.OnActivity}
-	stdout := proc.NewLineWriter(aiderMaxLine, s.line)
-	stderr := proc.NewTail(aiderStderrTail)
 	// aider prints through rich, which wraps lines at the terminal's width
-	// (80 columns without a terminal), splitting its report lines.
-	env := append(baseEnv(req.Env), "COLUMNS=1000")
-	opt := req.options(env, stdout, stderr)
-	opt.Stdin = nil // the message is in msgFile; aider gets /dev/null
-	res := proc.Run(ctx, a.bin, aiderArgs(msgFile, tmp, a.model, a.args), opt)
+	// (80 columns without a terminal), splitting its report lines. The
+	// message is in msgFile; aider's stdin is /dev/null.
+	res, stderr := a.run(ctx, req, cliRun{args: aiderArgs(msgFile, tmp, a.model, a.args), env: append(baseEnv(req.Env), "COLUMNS=1000"),
+		line: s.line, maxLine: aiderMaxLine, stderrTail: aiderStderrTail, noStdin: true})
 	for p := range aiderCaches(dir) {
 		if !caches[p] {
 			_ = os.RemoveAll(p) // aider's cache, made by this run: not the model's work
 		}
 	}
-	stdout.Flush()
 	s.end()
-	h := readAiderHistory(history)
-	return a.outcome(res, s, h, proc.Clean(stderr.Bytes()))
+	return a.outcome(res, s, readAiderHistory(history), stderr)
 }
 
 // aiderStream reads aider's plain-text stdout, which mixes aider's own
@@ -333,11 +324,10 @@ func (h *aiderHistory) line(b []byte, cur *strings.Builder, inReply *bool) {
 
 // outcome turns a finished run into an Outcome.
 func (a *aider) outcome(res proc.Result, s *aiderStream, h aiderHistory, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = aiderInstallHint
-		return o
-	}
+	return build(res, aiderInstallHint, func(o *Outcome) { a.figures(o, s, h, res) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *aider) figures(o *Outcome, s *aiderStream, h aiderHistory, res proc.Result) {
 	o.FinalMessage = strings.TrimSpace(h.last)
 	o.Steps = h.responses
 	if o.Steps == 0 {
@@ -356,11 +346,6 @@ func (a *aider) outcome(res proc.Result, s *aiderStream, h aiderHistory, stderr 
 	case o.Steps == 0 && !res.TimedOut && !res.Inactive && !res.Canceled:
 		o.CostKnown = true // no model call was made
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o
-	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 // classify sets ErrKind, Err, Hint and ResetAt. aider exits 0 even when the

@@ -39,11 +39,7 @@ func (a *amp) Name() string { return "amp" }
 // low…ultra in newer versions). The prompt goes on stdin, as Amp's SDKs
 // send it: a prompt argument would have to follow --execute directly.
 func ampArgs(mode string, extra []string) []string {
-	args := []string{"--execute", "--stream-json", "--dangerously-allow-all"}
-	if mode != "" {
-		args = append(args, "--mode", mode)
-	}
-	return append(args, extra...)
+	return cmdline([]string{"--execute", "--stream-json", "--dangerously-allow-all"}, "--mode", mode, extra)
 }
 
 // CheckPrices implements PriceChecker: Amp's stream reports tokens, but
@@ -58,11 +54,8 @@ func (a *amp) CheckPrices() error {
 
 func (a *amp) Run(ctx context.Context, req Request) Outcome {
 	s := newAmpStream(req.Dir, req.OnActivity)
-	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
-	stderr := proc.NewTail(claudeStderrTail)
-	res := runToFile(ctx, a.bin, ampArgs(a.model, a.args), req.options(baseEnv(req.Env), stdout, stderr), "architect-amp-*.jsonl")
-	stdout.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: ampArgs(a.model, a.args), line: s.line, toFile: "architect-amp-*.jsonl"})
+	return a.outcome(res, s, stderr)
 }
 
 // ampStream is Claude's stream parser plus what Amp's format adds.
@@ -133,11 +126,10 @@ func (s *ampStream) line(b []byte) {
 
 // outcome turns a finished run into an Outcome.
 func (a *amp) outcome(res proc.Result, s *ampStream, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = ampInstallHint
-		return o
-	}
+	return build(res, ampInstallHint, func(o *Outcome) { a.figures(o, s, res) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *amp) figures(o *Outcome, s *ampStream, res proc.Result) {
 	r := s.result
 	o.FinalMessage = s.finalText()
 	o.Steps = s.ampMessages
@@ -159,11 +151,6 @@ func (a *amp) outcome(res proc.Result, s *ampStream, stderr string) Outcome {
 	case o.Steps == 0 && !res.TimedOut && !res.Inactive && !res.Canceled:
 		o.CostKnown = true // it stopped before any answer from the model
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o
-	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 // classify sets ErrKind, Err and Hint from the error result, Amp's own

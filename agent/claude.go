@@ -34,32 +34,24 @@ func (a *claude) Name() string { return "claude" }
 // claudeArgs is the command line after the executable's name. The prompt
 // is not on it: it goes on stdin, so that no argument-length limit applies.
 func claudeArgs(model string, extra []string) []string {
-	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"}
-	if model != "" {
-		args = append(args, "--model", model)
-	}
-	return append(args, extra...)
+	return cmdline([]string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"}, "--model", model, extra)
 }
 
 func (a *claude) Run(ctx context.Context, req Request) Outcome {
 	s := &claudeStream{dir: req.Dir, onActivity: req.OnActivity, onSpend: req.OnSpend, prices: a.prices}
-	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
-	stdout.KeepTail(claudeLineTail, s.longLine)
-	stderr := proc.NewTail(claudeStderrTail)
-	res := runToFile(ctx, a.bin, claudeArgs(a.model, a.args), req.options(baseEnv(req.Env), stdout, stderr), "architect-claude-*.jsonl")
-	stdout.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: claudeArgs(a.model, a.args), line: s.line, longLine: s.longLine,
+		maxLine: claudeMaxLine, stderrTail: claudeStderrTail, toFile: "architect-claude-*.jsonl"})
+	return a.outcome(res, s, stderr)
 }
 
 // outcome turns a finished run into an Outcome: figures from the result
 // line (or, without one, from the assistant messages seen), then the
 // classification of any failure.
 func (a *claude) outcome(res proc.Result, s *claudeStream, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = claudeInstallHint
-		return o
-	}
+	return build(res, claudeInstallHint, func(o *Outcome) { a.figures(o, s, res) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *claude) figures(o *Outcome, s *claudeStream, res proc.Result) {
 	o.FinalMessage = s.finalText()
 	if r := s.result; r != nil && (!s.truncated || s.tailSeen) {
 		o.Steps = r.NumTurns
@@ -77,11 +69,6 @@ func (a *claude) outcome(res proc.Result, s *claudeStream, stderr string) Outcom
 			o.CostKnown = true // it stopped before any answer from the model
 		}
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o // timed out, inactive or cancelled: fromProc said it all
-	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 // classify sets ErrKind, Err, Hint and ResetAt from the structured errors

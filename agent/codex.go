@@ -56,11 +56,7 @@ func (a *codex) CheckPrices() error {
 // worktree or a plain folder), then the user's extra arguments, and "-" so
 // that the prompt is read from stdin whatever its size.
 func codexArgs(model string, extra []string) []string {
-	args := []string{"exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check"}
-	if model != "" {
-		args = append(args, "-m", model)
-	}
-	args = append(args, extra...)
+	args := cmdline([]string{"exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check"}, "-m", model, extra)
 	return append(args, "-")
 }
 
@@ -72,22 +68,19 @@ func (a *codex) Run(ctx context.Context, req Request) Outcome {
 			req.OnSpend(Spend{Usage: s.usage, Cost: c, CostKnown: ok})
 		}
 	}
-	stdout := proc.NewLineWriter(codexMaxLine, s.line)
-	stderr := proc.NewTail(codexStderrTail)
 	env := baseEnv(req.Env)
-	res := proc.Run(ctx, a.bin, codexArgs(a.model, a.args), req.options(env, stdout, stderr))
-	stdout.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()), envLocation(env))
+	res, stderr := a.run(ctx, req, cliRun{args: codexArgs(a.model, a.args), env: env, line: s.line,
+		maxLine: codexMaxLine, stderrTail: codexStderrTail})
+	return a.outcome(res, s, stderr, envLocation(env))
 }
 
 // outcome turns a finished run into an Outcome. loc is the time zone Codex
 // wrote reset times in.
 func (a *codex) outcome(res proc.Result, s *codexStream, stderr string, loc *time.Location) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = codexInstallHint
-		return o
-	}
+	return build(res, codexInstallHint, func(o *Outcome) { a.figures(o, s) }, func(o *Outcome) { a.classify(o, s, stderr, loc) })
+}
+
+func (a *codex) figures(o *Outcome, s *codexStream) {
 	o.FinalMessage = s.final
 	o.Steps = s.steps
 	o.Usage = s.usage
@@ -98,16 +91,11 @@ func (a *codex) outcome(res proc.Result, s *codexStream, stderr string, loc *tim
 		// The first request failed: nothing was generated, nothing billed.
 		o.CostKnown = true
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		// Timed out, inactive or cancelled: fromProc said it; add what
-		// Codex last complained about (e.g. waiting for the network).
-		if msg := s.lastError(); msg != "" && o.ErrKind != ErrNone {
-			o.Err += "; codex: " + msg
-		}
-		return o
+	// Timed out or inactive: fromProc said it; add what Codex last
+	// complained about (e.g. waiting for the network).
+	if msg := s.lastError(); msg != "" && o.ErrKind != ErrNone {
+		o.Err += "; codex: " + msg
 	}
-	a.classify(&o, s, stderr, loc)
-	return o
 }
 
 // classify sets ErrKind, Err, Hint and ResetAt from Codex's structured

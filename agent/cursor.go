@@ -36,11 +36,7 @@ func (a *cursor) Name() string { return "cursor" }
 // new worktree) stops at a prompt. The prompt goes on stdin, which -p
 // reads when no prompt argument is given: no argument-length limit.
 func cursorArgs(model string, extra []string) []string {
-	args := []string{"-p", "--output-format", "stream-json", "--force", "--trust"}
-	if model != "" {
-		args = append(args, "--model", model)
-	}
-	return append(args, extra...)
+	return cmdline([]string{"-p", "--output-format", "stream-json", "--force", "--trust"}, "--model", model, extra)
 }
 
 // CheckPrices implements PriceChecker.
@@ -56,11 +52,9 @@ func (a *cursor) CheckPrices() error {
 
 func (a *cursor) Run(ctx context.Context, req Request) Outcome {
 	s := &cursorStream{dir: req.Dir, onActivity: req.OnActivity}
-	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
-	stderr := proc.NewTail(cursorStderrTail)
-	res := runToFile(ctx, a.bin, cursorArgs(a.model, a.args), req.options(baseEnv(req.Env), stdout, stderr), "architect-cursor-*.jsonl")
-	stdout.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: cursorArgs(a.model, a.args), line: s.line, stderrTail: cursorStderrTail,
+		toFile: "architect-cursor-*.jsonl"})
+	return a.outcome(res, s, stderr)
 }
 
 // cursorStream reads cursor-agent's stream-json events: system init, user
@@ -210,11 +204,10 @@ func (s *cursorStream) final() string {
 
 // outcome turns a finished run into an Outcome.
 func (a *cursor) outcome(res proc.Result, s *cursorStream, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = cursorInstallHint
-		return o
-	}
+	return build(res, cursorInstallHint, func(o *Outcome) { a.figures(o, s) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *cursor) figures(o *Outcome, s *cursorStream) {
 	o.FinalMessage = s.final()
 	o.Steps = s.toolCalls
 	if o.Steps == 0 && s.messages > 0 {
@@ -236,11 +229,6 @@ func (a *cursor) outcome(res proc.Result, s *cursorStream, stderr string) Outcom
 			o.Cost, o.CostKnown = a.prices.Cost(model, o.Usage)
 		}
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o
-	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 var (

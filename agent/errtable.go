@@ -34,12 +34,12 @@ type failure struct {
 // errRule is one row of an adapter's table: a rule matches when any of its
 // conditions does.
 type errRule struct {
-	status []int             // the HTTP status is one of these
-	exit   []int             // the exit status is one of these
-	code   []string          // failure.code is one of these
-	text   []string          // failure.text contains one of these, ignoring case
-	exact  []string          // failure.text contains one of these, case and all
-	stderr []string          // failure.stderr contains one of these, case and all
+	status []int              // the HTTP status is one of these
+	exit   []int              // the exit status is one of these
+	code   []string           // failure.code is one of these
+	text   []string           // failure.text contains one of these, ignoring case
+	exact  []string           // failure.text contains one of these, case and all
+	stderr []string           // failure.stderr contains one of these, case and all
 	when   func(failure) bool // anything else
 
 	kind  ErrorKind

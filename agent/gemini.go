@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,11 +68,7 @@ func (a *gemini) CheckPrices() error {
 // --skip-trust trusts the workspace for the run, without which a headless
 // run in a folder the user never trusted (a fresh worktree) stops at once.
 func geminiArgs(model string, extra []string) []string {
-	args := []string{"--output-format", "stream-json", "--yolo", "--skip-trust"}
-	if model != "" {
-		args = append(args, "-m", model)
-	}
-	return append(args, extra...)
+	return cmdline([]string{"--output-format", "stream-json", "--yolo", "--skip-trust"}, "-m", model, extra)
 }
 
 func (a *gemini) Run(ctx context.Context, req Request) Outcome {
@@ -84,23 +79,17 @@ func (a *gemini) Run(ctx context.Context, req Request) Outcome {
 			req.OnSpend(Spend{Usage: st.usage(), Cost: c, CostKnown: ok})
 		}
 	}
-	lines := proc.NewLineWriter(geminiMaxLine, s.line)
-	stderr := proc.NewTail(geminiStderrTail)
-	notices := proc.NewLineWriter(4096, s.stderrLine)
-	opt := req.options(baseEnv(req.Env), lines, io.MultiWriter(stderr, notices))
-	res := runToFile(ctx, a.bin, geminiArgs(a.model, a.args), opt, "architect-gemini-*.jsonl")
-	lines.Flush()
-	notices.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: geminiArgs(a.model, a.args), line: s.line, maxLine: geminiMaxLine,
+		stderrTail: geminiStderrTail, stderrLine: s.stderrLine, toFile: "architect-gemini-*.jsonl"})
+	return a.outcome(res, s, stderr)
 }
 
 // outcome turns a finished run into an Outcome.
 func (a *gemini) outcome(res proc.Result, s *geminiStream, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = geminiInstallHint
-		return o
-	}
+	return build(res, geminiInstallHint, func(o *Outcome) { a.figures(o, s, res) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *gemini) figures(o *Outcome, s *geminiStream, res proc.Result) {
 	o.FinalMessage = string(s.text)
 	o.Steps = s.toolCalls
 	switch r := s.result; {
@@ -113,14 +102,11 @@ func (a *gemini) outcome(res proc.Result, s *geminiStream, stderr string) Outcom
 		// credentials): nothing was billed.
 		o.CostKnown = true
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		if msg := s.errorText(); msg != "" && o.ErrKind != ErrNone {
-			o.Err += "; gemini: " + msg
-		}
-		return o
+	// Timed out or inactive: fromProc said it; add what the CLI last
+	// complained about.
+	if msg := s.errorText(); msg != "" && o.ErrKind != ErrNone {
+		o.Err += "; gemini: " + msg
 	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 // cost prices the tokens of each model the run used (the CLI may use more

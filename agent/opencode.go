@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -49,13 +48,9 @@ func (a *opencode) Name() string { return "opencode" }
 // whose cost it does not report; the ERROR log on stderr explains the
 // errors its JSON events only give a reference for.
 func opencodeArgs(model string, iteration int, extra []string) []string {
-	args := []string{"run", "--format", "json", "--auto",
+	return cmdline([]string{"run", "--format", "json", "--auto",
 		"--title", "architect iteration " + strconv.Itoa(iteration),
-		"--print-logs", "--log-level", "ERROR"}
-	if model != "" {
-		args = append(args, "--model", model)
-	}
-	return append(args, extra...)
+		"--print-logs", "--log-level", "ERROR"}, "--model", model, extra)
 }
 
 func (a *opencode) Run(ctx context.Context, req Request) Outcome {
@@ -67,13 +62,9 @@ func (a *opencode) Run(ctx context.Context, req Request) Outcome {
 		}
 	}
 	logs := &opencodeLog{}
-	stdout := proc.NewLineWriter(opencodeMaxLine, s.line)
-	logLines := proc.NewLineWriter(4096, logs.line)
-	stderr := proc.NewTail(opencodeStderrTail)
-	res := proc.Run(ctx, a.bin, opencodeArgs(a.model, req.Iteration, a.args), req.options(baseEnv(req.Env), stdout, io.MultiWriter(stderr, logLines)))
-	stdout.Flush()
-	logLines.Flush()
-	return a.outcome(res, s, logs, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: opencodeArgs(a.model, req.Iteration, a.args), line: s.line,
+		maxLine: opencodeMaxLine, stderrTail: opencodeStderrTail, stderrLine: logs.line})
+	return a.outcome(res, s, logs, stderr)
 }
 
 // opencodeStream reads opencode's `--format json` events one line at a time
@@ -276,25 +267,16 @@ func (l *opencodeLog) explain(ref string) string {
 
 // outcome turns a finished run into an Outcome.
 func (a *opencode) outcome(res proc.Result, s *opencodeStream, logs *opencodeLog, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = opencodeInstallHint
-		return o
-	}
+	return build(res, opencodeInstallHint, func(o *Outcome) { a.figures(o, s, res) }, func(o *Outcome) { a.classify(o, s, logs, stderr) })
+}
+
+// figures sets the run's figures; its cost is what spent says, but a run
+// killed in the middle of a step spent tokens that were never reported:
+// its cost is unknown.
+func (a *opencode) figures(o *Outcome, s *opencodeStream, res proc.Result) {
 	o.FinalMessage = s.stepText
 	o.Steps = s.steps
 	o.Usage = s.usage
-	a.cost(&o, s, res)
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o
-	}
-	a.classify(&o, s, logs, stderr)
-	return o
-}
-
-// cost sets the run's cost (see spent). A run killed in the middle of a
-// step spent tokens that were never reported: its cost is unknown.
-func (a *opencode) cost(o *Outcome, s *opencodeStream, res proc.Result) {
 	o.Cost, o.CostKnown = a.spent(s)
 	if s.open && (res.TimedOut || res.Inactive || res.Canceled) {
 		o.CostKnown = false
