@@ -20,6 +20,7 @@ import (
 // cliAdapter is what every CLI adapter is configured with; each adapter
 // embeds it.
 type cliAdapter struct {
+	name   string   // the agent's name (--agent)
 	bin    string   // the executable: Config.Bin or the CLI's usual name
 	model  string   // Config.Model (Amp: its mode)
 	args   []string // Config.Args, appended to the command line
@@ -27,13 +28,19 @@ type cliAdapter struct {
 	now    func() time.Time
 }
 
-func newCLIAdapter(c Config, defaultBin string) cliAdapter {
+// newCLIAdapter configures the adapter of the agent name, whose usual
+// executable the table of CLIs (install.go) names.
+func newCLIAdapter(c Config, name string) cliAdapter {
 	bin := c.Bin
 	if bin == "" {
-		bin = defaultBin
+		cli, _ := CLIFor(name)
+		bin = cli.Bin
 	}
-	return cliAdapter{bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}
+	return cliAdapter{name: name, bin: bin, model: c.Model, args: slices.Clone(c.Args), prices: c.Prices, now: time.Now}
 }
+
+// Name implements Agent.
+func (c cliAdapter) Name() string { return c.name }
 
 // cmdline is a CLI's command line after the executable's name: its fixed
 // arguments, the model flag when a model is given, then the user's extra

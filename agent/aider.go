@@ -32,12 +32,6 @@ const aiderStderrTail = 4096
 // history file, which architect points at a temporary file.
 type aider struct{ cliAdapter }
 
-func newAider(c Config) (Agent, error) {
-	return &aider{newCLIAdapter(c, "aider")}, nil
-}
-
-func (a *aider) Name() string { return "aider" }
-
 // aiderArgs is the command line after the executable's name: apply the
 // message and exit, say yes to aider's questions but commit nothing (the
 // loop commits), plain unstreamed output, and no update checks, release

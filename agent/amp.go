@@ -16,10 +16,6 @@ const ampInstallHint = "install Amp (npm install -g @ampcode/cli) or point --age
 // stream does not say which model produced them (it usually does not).
 const ampPriceKey = "amp"
 
-// ampNoteLines bounds the non-JSON lines of stdout kept for errors (Amp
-// prints its login prompt and some errors as plain text).
-const ampNoteLines = 20
-
 // amp drives Sourcegraph's Amp headless: one `amp --execute --stream-json`
 // process per iteration, the prompt on stdin. Its output is Claude Code's
 // stream-json format, read by the same parser as Claude's (claudeStream);
@@ -27,12 +23,6 @@ const ampNoteLines = 20
 // neither id nor model, the result line has no cost, and an error result
 // says what went wrong in "error".
 type amp struct{ cliAdapter }
-
-func newAmp(c Config) (Agent, error) {
-	return &amp{newCLIAdapter(c, "amp")}, nil
-}
-
-func (a *amp) Name() string { return "amp" }
 
 // ampArgs is the command line after the executable's name. Amp picks its
 // models itself; --model selects its agent mode (e.g. smart, rush, or
@@ -62,11 +52,11 @@ func (a *amp) Run(ctx context.Context, req Request) Outcome {
 type ampStream struct {
 	claudeStream
 
-	ampUsage    Usage    // summed over assistant messages
-	ampMessages int      // assistant messages (by id when Amp gives one)
-	ampLastID   string   // the id of the last one, when Amp gives ids
-	resultErr   string   // the error result's "error"
-	notes       []string // non-JSON stdout lines, for errors
+	ampUsage    Usage  // summed over assistant messages
+	ampMessages int    // assistant messages (by id when Amp gives one)
+	ampLastID   string // the id of the last one, when Amp gives ids
+	resultErr   string // the error result's "error"
+	notes       notes  // non-JSON stdout lines, for errors
 }
 
 func newAmpStream(dir string, onActivity func(string)) *ampStream {
@@ -76,13 +66,7 @@ func newAmpStream(dir string, onActivity func(string)) *ampStream {
 func (s *ampStream) line(b []byte) {
 	s.claudeStream.line(b)
 	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return
-	}
-	if b[0] != '{' {
-		if len(s.notes) < ampNoteLines {
-			s.notes = append(s.notes, capText(proc.Clean(b), 300))
-		}
+	if s.notes.plain(b) {
 		return
 	}
 	f, _ := claudeFields(b)
@@ -106,10 +90,7 @@ func (s *ampStream) line(b []byte) {
 		s.ampLastID = msg.ID
 		s.ampMessages++
 		if msg.Usage != nil {
-			u := msg.Usage.usage()
-			s.ampUsage.Input += u.Input
-			s.ampUsage.CachedInput += u.CachedInput
-			s.ampUsage.Output += u.Output
+			s.ampUsage.add(msg.Usage.usage())
 		}
 	case "result":
 		var e string
@@ -161,7 +142,7 @@ func (a *amp) classify(o *Outcome, s *ampStream, stderr string) {
 	if r != nil && !r.IsError && o.ExitCode == 0 {
 		return
 	}
-	notes := strings.Join(s.notes, "\n")
+	notes := s.notes.String()
 	text := s.resultErr
 	if text == "" && r != nil && r.IsError && r.Result != "" {
 		text = r.Result
@@ -178,14 +159,7 @@ func (a *amp) classify(o *Outcome, s *ampStream, stderr string) {
 	if text == "" {
 		text = lastLines(notes, 10)
 	}
-	if text == "" {
-		o.Err = fmt.Sprintf("amp exited with status %d", o.ExitCode)
-		if r == nil {
-			o.Err += " without a result"
-		}
-	} else {
-		o.Err = "amp: " + capText(text, 2000)
-	}
+	o.Err = runErr("amp", capText(text, 2000), o.ExitCode, r != nil)
 	ampErrors.apply(o, failure{text: text + "\n" + stderr + "\n" + notes, msg: text, now: a.now()})
 }
 
@@ -196,8 +170,7 @@ var ampErrors = errTable{
 		kind: ErrUsageLimit, hint: "add credits to the Amp account (ampcode.com/settings), or wait for the free daily grant"},
 	{text: []string{"no api key found", "login failed", "not logged in", "unauthorized", "invalid api key", "invalid access token", "authentication"},
 		kind: ErrFatal, hint: "set AMP_API_KEY to an Amp access token (ampcode.com/settings), or run amp login"},
-	{text: []string{"unknown option", "unknown command", "too many arguments"},
-		kind: ErrFatal, hint: "Amp refused its command line: check the flags given with --agent-arg (and that --model names an Amp mode)"},
+	refusedArgs("Amp refused its command line: check the flags given with --agent-arg (and that --model names an Amp mode)"),
 	{text: []string{"invalid mode", "unknown mode", "mode not found"},
 		kind: ErrFatal, hint: "check --model: for Amp it selects the agent mode (e.g. smart or rush)"},
 	outage,

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/architect-dev/architect/proc"
@@ -24,12 +23,6 @@ const claudeInstallHint = "install Claude Code (npm install -g @anthropic-ai/cla
 // iteration, the prompt on stdin, its stream-json output parsed as it
 // arrives.
 type claude struct{ cliAdapter }
-
-func newClaude(c Config) (Agent, error) {
-	return &claude{newCLIAdapter(c, "claude")}, nil
-}
-
-func (a *claude) Name() string { return "claude" }
 
 // claudeArgs is the command line after the executable's name. The prompt
 // is not on it: it goes on stdin, so that no argument-length limit applies.
@@ -97,13 +90,7 @@ func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
 	if text == "" {
 		text = lastLines(strings.TrimSpace(stderr), 10)
 	}
-	o.Err = "claude: " + text
-	if text == "" {
-		o.Err = fmt.Sprintf("claude exited with status %d", o.ExitCode)
-		if r == nil {
-			o.Err += " without a result"
-		}
-	}
+	o.Err = runErr("claude", text, o.ExitCode, r != nil)
 	f := failure{text: structured, msg: structured, stderr: stderr, code: s.apiError, now: a.now()}
 	if r != nil {
 		f.status = r.APIErrorStatus

@@ -39,12 +39,6 @@ const (
 // tokens times the price of the model given with --model.
 type codex struct{ cliAdapter }
 
-func newCodex(c Config) (Agent, error) {
-	return &codex{newCLIAdapter(c, "codex")}, nil
-}
-
-func (a *codex) Name() string { return "codex" }
-
 // CheckPrices reports a model whose cost cannot be known: see
 // checkTokenPrices.
 func (a *codex) CheckPrices() error {

@@ -24,12 +24,6 @@ const cursorStderrTail = 8192
 // from the price table, for the model given with --model.
 type cursor struct{ cliAdapter }
 
-func newCursor(c Config) (Agent, error) {
-	return &cursor{newCLIAdapter(c, "cursor-agent")}, nil
-}
-
-func (a *cursor) Name() string { return "cursor" }
-
 // cursorArgs is the command line after the executable's name. --force
 // allows commands unless explicitly denied; --trust trusts the workspace,
 // without which a headless run in a directory Cursor has not seen (every
@@ -71,7 +65,7 @@ type cursorStream struct {
 	messages  int
 	toolCalls int
 	result    *cursorResult
-	notes     []string // non-JSON stdout lines, for errors
+	notes     notes // non-JSON stdout lines, for errors
 }
 
 type cursorResult struct {
@@ -89,13 +83,7 @@ type cursorResult struct {
 
 func (s *cursorStream) line(b []byte) {
 	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return
-	}
-	if b[0] != '{' {
-		if len(s.notes) < ampNoteLines {
-			s.notes = append(s.notes, capText(proc.Clean(b), 300))
-		}
+	if s.notes.plain(b) {
 		return
 	}
 	f, complete := claudeFields(b)
@@ -242,7 +230,7 @@ var (
 // tool calls.
 func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 	r := s.result
-	notes := strings.Join(s.notes, "\n")
+	notes := s.notes.String()
 	all := stderr + "\n" + notes
 	if r != nil && r.IsError {
 		all = r.Error + "\n" + r.Result + "\n" + all
@@ -261,14 +249,7 @@ func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 	if text == "" {
 		text = lastLines(strings.TrimSpace(notes), 10)
 	}
-	switch {
-	case text != "":
-		o.Err = "cursor-agent: " + capText(text, 2000)
-	case r == nil:
-		o.Err = fmt.Sprintf("cursor-agent exited with status %d without a result", o.ExitCode)
-	default:
-		o.Err = fmt.Sprintf("cursor-agent exited with status %d", o.ExitCode)
-	}
+	o.Err = runErr("cursor-agent", capText(text, 2000), o.ExitCode, r != nil)
 	f := failure{text: all, msg: text, now: a.now()}
 	if trust {
 		f.code = "architect:workspace-trust"
@@ -285,8 +266,7 @@ var cursorErrors = errTable{
 		kind: ErrFatal, hint: "check --model (cursor-agent --list-models lists the models your plan can use)"},
 	{text: []string{"not logged in", "authentication required", "unauthorized", "invalid api key", "api key is invalid", "cursor-agent login", "please log in"},
 		kind: ErrFatal, hint: "set CURSOR_API_KEY, or run cursor-agent login"},
-	{text: []string{"unknown option", "unknown command", "too many arguments"},
-		kind: ErrFatal, hint: "cursor-agent refused its command line: check the flags given with --agent-arg (--trust needs a 2026 cursor-agent)"},
+	refusedArgs("cursor-agent refused its command line: check the flags given with --agent-arg (--trust needs a 2026 cursor-agent)"),
 	outage,
 }
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -121,6 +122,24 @@ var (
 func billing(hint string) errRule {
 	return errRule{status: []int{402}, exact: []string{"insufficient_quota", "billing_error"},
 		text: []string{"credit balance is too low", "exceeded your current quota"}, kind: ErrFatal, hint: hint}
+}
+
+// refusedArgs is the rule for a CLI that refused its command line, in the
+// words of commander.js, which the Node CLIs parse their flags with.
+func refusedArgs(hint string) errRule {
+	return errRule{text: []string{"unknown option", "unknown command", "too many arguments"}, kind: ErrFatal, hint: hint}
+}
+
+// runErr is the error of a failed run: the CLI's words, or when it said
+// nothing, its exit status and whether it ended without a result.
+func runErr(cli, text string, exit int, result bool) string {
+	switch {
+	case text != "":
+		return cli + ": " + text
+	case result:
+		return fmt.Sprintf("%s exited with status %d", cli, exit)
+	}
+	return fmt.Sprintf("%s exited with status %d without a result", cli, exit)
 }
 
 // retryReset is when to try again by the delay the message asks for.

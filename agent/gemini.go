@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,12 +48,6 @@ const (
 // stdin, its JSON lines parsed as they arrive. The CLI reports tokens per
 // model, not dollars: the cost is those tokens times the price table.
 type gemini struct{ cliAdapter }
-
-func newGemini(c Config) (Agent, error) {
-	return &gemini{newCLIAdapter(c, "gemini")}, nil
-}
-
-func (a *gemini) Name() string { return "gemini" }
 
 // CheckPrices reports a model whose cost cannot be known: see
 // checkTokenPrices.
@@ -157,14 +150,7 @@ func (a *gemini) classify(o *Outcome, s *geminiStream, stderr string) {
 	if text == "" {
 		text = geminiStderrMessage(stderr)
 	}
-	switch {
-	case text != "":
-		o.Err = "gemini: " + text
-	case s.result == nil:
-		o.Err = fmt.Sprintf("gemini exited with status %d without a result", o.ExitCode)
-	default:
-		o.Err = fmt.Sprintf("gemini exited with status %d", o.ExitCode)
-	}
+	o.Err = runErr("gemini", text, o.ExitCode, s.result != nil)
 	var reset Reset
 	o.ErrKind, o.Hint, reset = geminiClassify(o.ExitCode, text, a.now())
 	o.setReset(reset)

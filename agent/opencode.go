@@ -33,12 +33,6 @@ const opencodeInstallHint = "install opencode (npm install -g opencode-ai) or po
 // they arrive. Cost is opencode's own figure (models.dev prices).
 type opencode struct{ cliAdapter }
 
-func newOpencode(c Config) (Agent, error) {
-	return &opencode{newCLIAdapter(c, "opencode")}, nil
-}
-
-func (a *opencode) Name() string { return "opencode" }
-
 // opencodeArgs is the command line after the executable's name. The prompt
 // is not on it: opencode re-quotes every argument that holds a space (the
 // model would see `"…\"…\"…"`), while stdin reaches it verbatim. --auto
