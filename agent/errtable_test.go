@@ -408,3 +408,15 @@ func TestCursorErrorTable(t *testing.T) {
 		return o
 	})
 }
+
+// isText checks that got holds want. An empty want means that got must be
+// empty: a row that names no error or hint asserts there is none, never
+// "anything" (strings.Contains(x, "") is always true).
+func isText(is *is.I, got, want string) {
+	is.Helper()
+	if want == "" {
+		is.Equal(got, "") // none expected
+		return
+	}
+	is.True(strings.Contains(got, want)) // want is in got
+}
