@@ -18,6 +18,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/prompt"
@@ -417,7 +418,7 @@ func runClaude(t *testing.T, c Config, req Request) (Outcome, []string) {
 }
 
 func TestClaudeRealCLI(t *testing.T) {
-	bin := agentBin(t, "claude")
+	bin := agentbin.Path(t, "claude")
 	t.Parallel()
 
 	t.Run("writes a file and finishes", func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
 	"github.com/architect-dev/architect/proc"
 )
@@ -328,30 +329,6 @@ func FuzzCodexStream(f *testing.F) {
 
 // --- against the real CLI ---------------------------------------------
 
-// agentBin returns the executable of the named CLI the real-CLI tests
-// run: $ARCHITECT_AGENT_BIN_DIR/NAME, else
-// <repo>/.cache/agents/node_modules/.bin/NAME (installed by
-// .ci/install-agents.sh). Missing, the test is skipped, or fails under CI.
-func agentBin(t *testing.T, name string) string {
-	t.Helper()
-	dir := os.Getenv("ARCHITECT_AGENT_BIN_DIR")
-	if dir == "" {
-		abs, err := filepath.Abs(filepath.Join("..", ".cache", "agents", "node_modules", ".bin"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = abs
-	}
-	bin := filepath.Join(dir, name)
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not installed at %s: run .ci/install-agents.sh", name, bin)
-		}
-		t.Skipf("%s not installed: run .ci/install-agents.sh", name)
-	}
-	return bin
-}
-
 // runTokenAgent runs one iteration of the named adapter and returns the
 // Outcome and the activity lines, after checking that no process is left
 // in the workspace.
@@ -412,7 +389,7 @@ func codexEnv(t *testing.T, srv *stubmodel.Server, model string) []string {
 }
 
 func TestCodexRealCLI(t *testing.T) {
-	bin := agentBin(t, "codex")
+	bin := agentbin.Path(t, "codex")
 	t.Parallel()
 	prices := Prices{"gpt-5.5": {Input: 2, CachedInput: 0.5, Output: 8}}
 

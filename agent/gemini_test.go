@@ -14,6 +14,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
 	"github.com/architect-dev/architect/proc"
 )
@@ -302,7 +303,7 @@ func geminiEnv(t *testing.T, srv *stubmodel.Server) []string {
 }
 
 func TestGeminiRealCLI(t *testing.T) {
-	bin := agentBin(t, "gemini")
+	bin := agentbin.Path(t, "gemini")
 	t.Parallel()
 	prices := Prices{"gemini-2.5-pro": {Input: 2, CachedInput: 0.5, Output: 8}}
 
