@@ -52,7 +52,7 @@ type errRule struct {
 type errTable []errRule
 
 func (r *errRule) matches(f *failure) bool {
-	if slices.Contains(r.status, f.status) && f.status != 0 || slices.Contains(r.exit, f.exit) || slices.Contains(r.code, f.code) && f.code != "" {
+	if slices.Contains(r.status, f.status) || slices.Contains(r.exit, f.exit) || slices.Contains(r.code, f.code) {
 		return true
 	}
 	for _, s := range r.text {
