@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -143,22 +144,8 @@ func (a *amp) classify(o *Outcome, s *ampStream, stderr string) {
 		return
 	}
 	notes := s.notes.String()
-	text := s.resultErr
-	if text == "" && r != nil && r.IsError && r.Result != "" {
-		text = r.Result
-	}
-	if text == "" && r != nil && len(r.Errors) > 0 {
-		text = strings.Join(r.Errors, "; ")
-	}
-	if text == "" {
-		text = s.apiErrorText
-	}
-	if text == "" {
-		text = lastLines(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr), "Error: ")), 10)
-	}
-	if text == "" {
-		text = lastLines(notes, 10)
-	}
+	text := cmp.Or(s.resultErr, r.errorText(), r.reasons(), s.apiErrorText,
+		lastLines(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr), "Error: ")), 10), lastLines(notes, 10))
 	o.Err = runErr("amp", capText(text, 2000), o.ExitCode, r != nil)
 	ampErrors.apply(o, failure{text: text + "\n" + stderr + "\n" + notes, msg: text, now: a.now()})
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -75,21 +76,9 @@ func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
 	// The error text: the result's when it is an error, else Claude Code's
 	// error message, else the end of stderr (not searched for limits: a
 	// tool's child may write there).
-	text := s.apiErrorText
-	if r != nil && r.IsError && r.HasResult && r.Result != "" {
-		text = r.Result
-	}
-	if text == "" && r != nil && len(r.Errors) > 0 {
-		text = strings.Join(r.Errors, "; ")
-	}
-	structured := text
+	structured := cmp.Or(r.errorText(), s.apiErrorText, r.reasons())
 	_, resetAt := claudeParseLimit(structured, a.now())
-	if text == "" && r != nil && r.IsError {
-		text = "run ended with " + r.Subtype
-	}
-	if text == "" {
-		text = lastLines(strings.TrimSpace(stderr), 10)
-	}
+	text := cmp.Or(structured, r.endedWith(), lastLines(strings.TrimSpace(stderr), 10))
 	o.Err = runErr("claude", text, o.ExitCode, r != nil)
 	f := failure{text: structured, msg: structured, stderr: stderr, code: s.apiError, now: a.now()}
 	if r != nil {
@@ -128,6 +117,31 @@ var claudeErrors = errTable{
 	billing(claudeBillingHint),
 	{code: []string{"server_error", "overloaded"}, kind: ErrOutage},
 	outage,
+}
+
+// errorText is the text of an error result, "" for none.
+func (r *claudeResult) errorText() string {
+	if r == nil || !r.IsError || !r.HasResult {
+		return ""
+	}
+	return r.Result
+}
+
+// reasons are the reasons an error result gives (error_max_turns,
+// error_during_execution), "" for none.
+func (r *claudeResult) reasons() string {
+	if r == nil {
+		return ""
+	}
+	return strings.Join(r.Errors, "; ")
+}
+
+// endedWith names the kind of an error result, "" for none.
+func (r *claudeResult) endedWith() string {
+	if r == nil || !r.IsError {
+		return ""
+	}
+	return "run ended with " + r.Subtype
 }
 
 const claudeBillingHint = "the Anthropic account has no credit left: add some (console.anthropic.com, Plans & Billing) or use another key"

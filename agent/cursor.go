@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -243,12 +244,7 @@ func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 	if r != nil && r.IsError {
 		text = strings.TrimSpace(r.Error + " " + r.Result)
 	}
-	if text == "" {
-		text = lastLines(strings.TrimSpace(stderr), 10)
-	}
-	if text == "" {
-		text = lastLines(strings.TrimSpace(notes), 10)
-	}
+	text = cmp.Or(text, lastLines(strings.TrimSpace(stderr), 10), lastLines(strings.TrimSpace(notes), 10))
 	o.Err = runErr("cursor-agent", capText(text, 2000), o.ExitCode, r != nil)
 	f := failure{text: all, msg: text, now: a.now()}
 	if trust {
