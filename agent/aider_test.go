@@ -100,15 +100,7 @@ func TestAiderOutput(t *testing.T) {
 			}
 			a := &aider{cliAdapter{model: tt.model, now: func() time.Time { return now }}}
 			o, _ := replayAider(t, a, stdout, tt.history, proc.Result{ExitCode: tt.exit}, stderr)
-			is.Equal(o.ErrKind, tt.kind)
-			is.Equal(o.FinalMessage, tt.final)
-			is.Equal(o.Steps, tt.steps)
-			is.Equal(o.Usage, tt.usage)
-			is.Equal(o.CostKnown, tt.costKnown)
-			is.True(near(o.Cost, tt.cost)) // cost
-			isText(is, o.Err, tt.errHas)   // error text
-			isText(is, o.Hint, tt.hintHas) // hint
-			is.Equal(o.Failed(), tt.kind != ErrNone)
+			want{tt.kind, tt.final, tt.steps, tt.usage, tt.cost, tt.costKnown, tt.errHas, tt.hintHas, time.Time{}}.check(is, o)
 		})
 	}
 }

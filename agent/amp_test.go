@@ -91,15 +91,7 @@ func TestAmpOutput(t *testing.T) {
 			}
 			a := &amp{cliAdapter{prices: tt.prices, now: func() time.Time { return now }}}
 			o, _ := replayAmp(t, a, stdout, proc.Result{ExitCode: tt.exit}, stderr)
-			is.Equal(o.ErrKind, tt.kind)
-			is.Equal(o.FinalMessage, tt.final)
-			is.Equal(o.Steps, tt.steps)
-			is.Equal(o.Usage, tt.usage)
-			is.Equal(o.CostKnown, tt.costKnown)
-			is.True(near(o.Cost, tt.cost)) // cost
-			isText(is, o.Err, tt.errHas)   // error text
-			isText(is, o.Hint, tt.hintHas) // hint
-			is.Equal(o.Failed(), tt.kind != ErrNone)
+			want{tt.kind, tt.final, tt.steps, tt.usage, tt.cost, tt.costKnown, tt.errHas, tt.hintHas, time.Time{}}.check(is, o)
 		})
 	}
 }

@@ -98,17 +98,8 @@ func TestClaudeCapturedOutput(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			is := is.New(t)
 			o, _ := replayClaude(t, claudeTestdata(t, tt.file), proc.Result{ExitCode: tt.exit}, tt.stderr, now)
-			is.Equal(o.ErrKind, tt.kind)
-			is.Equal(o.FinalMessage, tt.final)
-			is.Equal(o.Steps, tt.steps)
-			is.Equal(o.Usage, tt.usage)
-			is.Equal(o.CostKnown, tt.costKnow)
-			is.True(o.Cost > tt.cost-1e-9 && o.Cost < tt.cost+1e-9) // cost
-			isText(is, o.Err, tt.errHas)                            // error text
-			isText(is, o.Hint, tt.hintHas)                          // hint
-			is.True(o.ResetAt.Equal(tt.resetAt))                    // reset time
-			is.Equal(o.ResetWithin, time.Duration(0))               // resetsAt is exact
-			is.Equal(o.Failed(), tt.kind != ErrNone)
+			want{tt.kind, tt.final, tt.steps, tt.usage, tt.cost, tt.costKnow, tt.errHas, tt.hintHas, tt.resetAt}.check(is, o)
+			is.Equal(o.ResetWithin, time.Duration(0)) // resetsAt is exact
 		})
 	}
 }

@@ -85,6 +85,7 @@ func TestCodexCapturedOutput(t *testing.T) {
 		final     string
 		steps     int
 		usage     Usage
+		cost      float64
 		costKnown bool
 		errHas    string
 		hintHas   string
@@ -93,9 +94,12 @@ func TestCodexCapturedOutput(t *testing.T) {
 		now       time.Time
 	}{
 		{file: "success.jsonl", final: "I wrote hello.txt.\n\n<promise>COMPLETE</promise>", steps: 2,
-			usage: Usage{Input: 600, CachedInput: 170, Output: 45}, costKnown: true},
+			// $5 in, $0.50 cached, $30 out per million: 600 × 5 = 3,000;
+			// 170 × 0.5 = 85; 45 × 30 = 1,350; 4,435 per million = $0.004435.
+			usage: Usage{Input: 600, CachedInput: 170, Output: 45}, cost: 0.004435, costKnown: true},
 		{file: "tool-output-mentions-limits.jsonl", final: "The test printed a quota message; nothing to do about it.", steps: 1,
-			usage: Usage{Input: 250, Output: 22}, costKnown: true},
+			// 250 × 5 = 1,250; 22 × 30 = 660; 1,910 per million = $0.00191.
+			usage: Usage{Input: 250, Output: 22}, cost: 0.00191, costKnown: true},
 		{file: "error-500.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrOutage, errHas: "high demand", costKnown: true},
 		{file: "error-503-overloaded.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrOutage, errHas: "at capacity", costKnown: true},
 		{file: "error-401.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "401 Unauthorized", hintHas: "OPENAI_API_KEY", costKnown: true},
@@ -124,19 +128,7 @@ func TestCodexCapturedOutput(t *testing.T) {
 				at = tt.now
 			}
 			o, _ := replayCodex(t, Config{Model: "gpt-5.5", Prices: Prices{"gpt-5.5": gpt55}}, tokenTestdata(t, "codex", tt.file), tt.res, "", at)
-			is.Equal(o.ErrKind, tt.kind)
-			is.Equal(o.FinalMessage, tt.final)
-			is.Equal(o.Steps, tt.steps)
-			is.Equal(o.Usage, tt.usage)
-			is.Equal(o.CostKnown, tt.costKnown)
-			want, _ := Prices{"gpt-5.5": gpt55}.Cost("gpt-5.5", tt.usage)
-			is.True(costNear(o.Cost, want))
-			isText(is, o.Err, tt.errHas) // the error names the cause
-			isText(is, o.Hint, tt.hintHas)
-			is.True(o.ResetAt.Equal(tt.resetAt))
-			if tt.kind == ErrNone {
-				is.Equal(o.Err, "")
-			}
+			want{tt.kind, tt.final, tt.steps, tt.usage, tt.cost, tt.costKnown, tt.errHas, tt.hintHas, tt.resetAt}.check(is, o)
 		})
 	}
 }

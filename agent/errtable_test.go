@@ -420,3 +420,30 @@ func isText(is *is.I, got, want string) {
 	}
 	is.True(strings.Contains(got, want)) // want is in got
 }
+
+// want is what a replayed run must come to. Empty texts mean none (see
+// isText); costs are figures worked out by hand.
+type want struct {
+	kind      ErrorKind
+	final     string
+	steps     int
+	usage     Usage
+	cost      float64
+	costKnown bool
+	err, hint string
+	resetAt   time.Time
+}
+
+func (w want) check(is *is.I, o Outcome) {
+	is.Helper()
+	is.Equal(o.ErrKind, w.kind)                           // error kind
+	is.Equal(o.FinalMessage, w.final)                     // final message
+	is.Equal(o.Steps, w.steps)                            // steps
+	is.Equal(o.Usage, w.usage)                            // usage
+	is.Equal(o.CostKnown, w.costKnown)                    // whether the cost is known
+	is.True(o.Cost > w.cost-1e-9 && o.Cost < w.cost+1e-9) // cost
+	isText(is, o.Err, w.err)
+	isText(is, o.Hint, w.hint)
+	is.True(o.ResetAt.Equal(w.resetAt)) // reset time
+	is.Equal(o.Failed(), w.kind != ErrNone)
+}

@@ -177,16 +177,7 @@ func TestOpencodeCapturedOutput(t *testing.T) {
 			}
 			a := &opencode{cliAdapter{now: func() time.Time { return now }}}
 			o, _ := replayOpencode(t, a, testdata(t, "opencode", tt.file), stderr, proc.Result{ExitCode: tt.exit})
-			is.Equal(o.ErrKind, tt.kind)
-			is.Equal(o.FinalMessage, tt.final)
-			is.Equal(o.Steps, tt.steps)
-			is.Equal(o.Usage, tt.usage)
-			is.Equal(o.CostKnown, tt.costKnown)
-			is.True(near(o.Cost, tt.cost))       // cost
-			isText(is, o.Err, tt.errHas)         // error text
-			isText(is, o.Hint, tt.hintHas)       // hint
-			is.True(o.ResetAt.Equal(tt.resetAt)) // reset time
-			is.Equal(o.Failed(), tt.kind != ErrNone)
+			want{tt.kind, tt.final, tt.steps, tt.usage, tt.cost, tt.costKnown, tt.errHas, tt.hintHas, tt.resetAt}.check(is, o)
 		})
 	}
 }
