@@ -59,46 +59,47 @@ func claudeTestdata(t *testing.T, name string) []byte {
 func TestClaudeCapturedOutput(t *testing.T) {
 	now := time.Date(2026, 11, 22, 7, 40, 0, 0, time.UTC)
 	tests := []struct {
-		file     string
-		stderr   string
-		exit     int
-		kind     ErrorKind
-		final    string
-		steps    int
-		usage    Usage
-		cost     float64
-		errHas   string
-		hintHas  string
-		resetAt  time.Time
-		costKnow bool
+		file   string
+		stderr string
+		exit   int
+		want
 	}{
-		{file: "success.jsonl", final: "Done. <promise>COMPLETE</promise>", steps: 2,
-			usage: Usage{Input: 300, CachedInput: 110, Output: 30}, cost: 0.002305, costKnow: true},
-		{file: "tool-output-mentions-limits.jsonl", final: "The tests print scary text but pass.", steps: 2,
-			usage: Usage{Input: 300, CachedInput: 100, Output: 30}, cost: 0.0023, costKnow: true},
-		{file: "error-500.jsonl", exit: 1, kind: ErrOutage, steps: 1, costKnow: true, errHas: "API Error: 500"},
-		{file: "error-529-overloaded.jsonl", exit: 1, kind: ErrOutage, steps: 1, costKnow: true, errHas: "529 Overloaded"},
-		{file: "error-429-api-key.jsonl", exit: 1, kind: ErrUsageLimit, steps: 1, costKnow: true, errHas: "rate limit"},
-		{file: "error-connection-refused.jsonl", exit: 1, kind: ErrOutage, steps: 1, costKnow: true, errHas: "Unable to connect"},
-		{file: "error-401.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "Invalid API key", hintHas: "ANTHROPIC_API_KEY"},
-		{file: "error-403.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "403", hintHas: "permission"},
-		{file: "error-404-model.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "claude-nope", hintHas: "--model"},
-		{file: "error-not-logged-in.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "Not logged in", hintHas: "/login"},
-		{file: "usage-limit.jsonl", exit: 1, kind: ErrUsageLimit, steps: 1, costKnow: true, errHas: "hit your session limit",
-			resetAt: time.Unix(1795338261, 0)},
+		{file: "success.jsonl",
+			want: want{final: "Done. <promise>COMPLETE</promise>", steps: 2, usage: Usage{Input: 300, CachedInput: 110, Output: 30}, cost: 0.002305, costKnown: true}},
+		{file: "tool-output-mentions-limits.jsonl",
+			want: want{final: "The tests print scary text but pass.", steps: 2, usage: Usage{Input: 300, CachedInput: 100, Output: 30}, cost: 0.0023, costKnown: true}},
+		{file: "error-500.jsonl", exit: 1,
+			want: want{kind: ErrOutage, steps: 1, costKnown: true, err: "API Error: 500"}},
+		{file: "error-529-overloaded.jsonl", exit: 1,
+			want: want{kind: ErrOutage, steps: 1, costKnown: true, err: "529 Overloaded"}},
+		{file: "error-429-api-key.jsonl", exit: 1,
+			want: want{kind: ErrUsageLimit, steps: 1, costKnown: true, err: "rate limit"}},
+		{file: "error-connection-refused.jsonl", exit: 1,
+			want: want{kind: ErrOutage, steps: 1, costKnown: true, err: "Unable to connect"}},
+		{file: "error-401.jsonl", exit: 1,
+			want: want{kind: ErrFatal, steps: 1, costKnown: true, err: "Invalid API key", hint: "ANTHROPIC_API_KEY"}},
+		{file: "error-403.jsonl", exit: 1,
+			want: want{kind: ErrFatal, steps: 1, costKnown: true, err: "403", hint: "permission"}},
+		{file: "error-404-model.jsonl", exit: 1,
+			want: want{kind: ErrFatal, steps: 1, costKnown: true, err: "claude-nope", hint: "--model"}},
+		{file: "error-not-logged-in.jsonl", exit: 1,
+			want: want{kind: ErrFatal, steps: 1, costKnown: true, err: "Not logged in", hint: "/login"}},
+		{file: "usage-limit.jsonl", exit: 1,
+			want: want{kind: ErrUsageLimit, steps: 1, costKnown: true, err: "hit your session limit", resetAt: time.Unix(1795338261, 0)}},
 		// The rate_limit_event's resetsAt (to the second) wins over the
 		// text's "resets 6:19am (UTC)" (to the minute).
-		{file: "usage-limit-soon.jsonl", exit: 1, kind: ErrUsageLimit, steps: 1, costKnow: true, errHas: "resets 6:19am (UTC)",
-			resetAt: time.Unix(1795501162, 0)},
-		{file: "error-billing.jsonl", exit: 1, kind: ErrFatal, steps: 1, costKnow: true, errHas: "Credit balance is too low", hintHas: "no credit left"},
-		{file: "root-refusal.stdout", stderr: string(claudeTestdata(t, "root-refusal.stderr")), exit: 1, kind: ErrFatal,
-			costKnow: true, errHas: "root/sudo", hintHas: "IS_SANDBOX=1"},
+		{file: "usage-limit-soon.jsonl", exit: 1,
+			want: want{kind: ErrUsageLimit, steps: 1, costKnown: true, err: "resets 6:19am (UTC)", resetAt: time.Unix(1795501162, 0)}},
+		{file: "error-billing.jsonl", exit: 1,
+			want: want{kind: ErrFatal, steps: 1, costKnown: true, err: "Credit balance is too low", hint: "no credit left"}},
+		{file: "root-refusal.stdout", stderr: string(claudeTestdata(t, "root-refusal.stderr")), exit: 1,
+			want: want{kind: ErrFatal, costKnown: true, err: "root/sudo", hint: "IS_SANDBOX=1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			is := is.New(t)
 			o, _ := replayClaude(t, claudeTestdata(t, tt.file), proc.Result{ExitCode: tt.exit}, tt.stderr, now)
-			want{tt.kind, tt.final, tt.steps, tt.usage, tt.cost, tt.costKnow, tt.errHas, tt.hintHas, tt.resetAt}.check(is, o)
+			tt.want.check(is, o)
 			is.Equal(o.ResetWithin, time.Duration(0)) // resetsAt is exact
 		})
 	}

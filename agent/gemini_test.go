@@ -76,39 +76,45 @@ func TestGeminiCapturedOutput(t *testing.T) {
 	now := time.Date(2026, 11, 22, 7, 40, 0, 0, time.UTC)
 	pro := Price{Input: 1.25, CachedInput: 0.125, Output: 10}
 	tests := []struct {
-		name    string
-		kind    ErrorKind
-		final   string
-		steps   int
-		usage   Usage
-		cost    float64
-		errHas  string
-		hintHas string
-		resetAt time.Time
+		name string
+		want
 	}{
-		{name: "success", final: "I wrote hello.txt and checked it.\n\n<promise>COMPLETE</promise>", steps: 2,
-			// $1.25 in, $0.125 cached, $10 out per million: 600 × 1.25 = 750;
-			// 170 × 0.125 = 21.25; 45 × 10 = 450; 1,221.25 per million = $0.00122125.
-			usage: Usage{Input: 600, CachedInput: 170, Output: 45}, cost: 0.00122125},
-		{name: "tool-output-mentions-limits", final: "The command printed a quota message; nothing to do about it.", steps: 1,
-			// 250 × 1.25 = 312.5; 22 × 10 = 220; 532.5 per million = $0.0005325.
-			usage: Usage{Input: 250, Output: 22}, cost: 0.0005325},
-		{name: "error-500", kind: ErrOutage, errHas: "An internal error has occurred"},
-		{name: "error-503-overloaded", kind: ErrOutage, errHas: "overloaded"},
-		{name: "network-down", kind: ErrOutage, errHas: "fetch failed"},
-		{name: "error-401", kind: ErrFatal, errHas: "invalid authentication credentials", hintHas: "GEMINI_API_KEY"},
-		{name: "error-400-api-key", kind: ErrFatal, errHas: "API key not valid", hintHas: "GEMINI_API_KEY"},
-		{name: "error-403", kind: ErrFatal, errHas: "PERMISSION_DENIED", hintHas: "GEMINI_API_KEY"},
-		{name: "error-404-model", kind: ErrFatal, errHas: "is not found", hintHas: "--model"},
-		{name: "no-api-key", kind: ErrFatal, errHas: "must specify the GEMINI_API_KEY", hintHas: "GEMINI_API_KEY"},
+		// $1.25 in, $0.125 cached, $10 out per million: 600 × 1.25 = 750;
+		// 170 × 0.125 = 21.25; 45 × 10 = 450; 1,221.25 per million = $0.00122125.
+		{name: "success",
+			want: want{final: "I wrote hello.txt and checked it.\n\n<promise>COMPLETE</promise>", steps: 2, usage: Usage{Input: 600, CachedInput: 170, Output: 45}, cost: 0.00122125}},
+		// 250 × 1.25 = 312.5; 22 × 10 = 220; 532.5 per million = $0.0005325.
+		{name: "tool-output-mentions-limits",
+			want: want{final: "The command printed a quota message; nothing to do about it.", steps: 1, usage: Usage{Input: 250, Output: 22}, cost: 0.0005325}},
+		{name: "error-500",
+			want: want{kind: ErrOutage, err: "An internal error has occurred"}},
+		{name: "error-503-overloaded",
+			want: want{kind: ErrOutage, err: "overloaded"}},
+		{name: "network-down",
+			want: want{kind: ErrOutage, err: "fetch failed"}},
+		{name: "error-401",
+			want: want{kind: ErrFatal, err: "invalid authentication credentials", hint: "GEMINI_API_KEY"}},
+		{name: "error-400-api-key",
+			want: want{kind: ErrFatal, err: "API key not valid", hint: "GEMINI_API_KEY"}},
+		{name: "error-403",
+			want: want{kind: ErrFatal, err: "PERMISSION_DENIED", hint: "GEMINI_API_KEY"}},
+		{name: "error-404-model",
+			want: want{kind: ErrFatal, err: "is not found", hint: "--model"}},
+		{name: "no-api-key",
+			want: want{kind: ErrFatal, err: "must specify the GEMINI_API_KEY", hint: "GEMINI_API_KEY"}},
 		// A per-day quota resets at midnight Pacific time (07:40 UTC is
 		// 23:40 PST the day before).
-		{name: "quota-daily", kind: ErrUsageLimit, errHas: "daily quota", resetAt: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)},
-		{name: "quota-plain", kind: ErrUsageLimit, errHas: "Resource has been exhausted"},
-		{name: "quota-retry", kind: ErrUsageLimit, errHas: "exceeded your current quota", resetAt: now.Add(37 * time.Second)},
+		{name: "quota-daily",
+			want: want{kind: ErrUsageLimit, err: "daily quota", resetAt: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}},
+		{name: "quota-plain",
+			want: want{kind: ErrUsageLimit, err: "Resource has been exhausted"}},
+		{name: "quota-retry",
+			want: want{kind: ErrUsageLimit, err: "exceeded your current quota", resetAt: now.Add(37 * time.Second)}},
 		// A per-minute quota without a RetryInfo: the CLI suggests 60 s.
-		{name: "quota-retry-default", kind: ErrUsageLimit, errHas: "Suggested retry after 60s", resetAt: now.Add(60 * time.Second)},
-		{name: "untrusted-folder", kind: ErrFatal, errHas: "not running in a trusted directory", hintHas: "trust"},
+		{name: "quota-retry-default",
+			want: want{kind: ErrUsageLimit, err: "Suggested retry after 60s", resetAt: now.Add(60 * time.Second)}},
+		{name: "untrusted-folder",
+			want: want{kind: ErrFatal, err: "not running in a trusted directory", hint: "trust"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +123,9 @@ func TestGeminiCapturedOutput(t *testing.T) {
 			o, _ := replayGemini(t, Config{Model: "gemini-2.5-pro", Prices: Prices{"gemini-2.5-pro": pro}},
 				stdout, proc.Result{ExitCode: code}, proc.Clean([]byte(stderr)), now)
 			// costKnown for all: every run reported its tokens.
-			want{tt.kind, tt.final, tt.steps, tt.usage, tt.cost, true, tt.errHas, tt.hintHas, tt.resetAt}.check(is, o)
+			w := tt.want
+			w.costKnown = true
+			w.check(is, o)
 			is.True(!strings.Contains(o.Err, "    at ")) // no stack trace
 		})
 	}
