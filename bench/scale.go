@@ -221,7 +221,7 @@ func worktreesScenario() {
 				cmd.Stderr = nil
 				t0 := time.Now()
 				if out, err := cmd.CombinedOutput(); err != nil {
-					fatal(fmt.Errorf("batch: %v\n%s", err, out))
+					fatal(fmt.Errorf("batch: %w\n%s", err, out))
 				}
 				arch = append(arch, time.Since(t0).Seconds())
 				must(os.RemoveAll(filepath.Join(repo, ".architect-worktrees")))

@@ -62,7 +62,7 @@ func testMain(m *testing.M) int {
 		cmd := exec.Command("go", "build", "-o", architectBin, "./cmd/architect")
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/architect: %v\n%s", err, out)
+			buildErr = fmt.Errorf("go build ./cmd/architect: %w\n%s", err, out)
 		}
 	}
 	out, err := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOROOT").Output()
