@@ -8,15 +8,16 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // successReason is how a run that succeeds ends: all_checks_passed, or for
 // a run without checks, agent_declared_complete_without_checks.
 func (r *runner) successReason() string {
 	if len(r.cfg.Checks) == 0 {
-		return StopNoChecks
+		return runlog.StopNoChecks
 	}
-	return StopSuccess
+	return runlog.StopSuccess
 }
 
 // succeeded reports whether an iteration allows the run to succeed once
@@ -46,17 +47,17 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		if o.Hint != "" {
 			msg += " (hint: " + o.Hint + ")"
 		}
-		r.stop(StopAgentError, msg)
+		r.stop(runlog.StopAgentError, msg)
 		r.res.StopHint = o.Hint
 		return true
 	}
 	if o.ExitCode == agent.ExitWaiting {
-		r.stop(StopWaiting, fmt.Sprintf("the agent exited with status %d: waiting without restart; continue with `architect loop --resume`", agent.ExitWaiting))
+		r.stop(runlog.StopWaiting, fmt.Sprintf("the agent exited with status %d: waiting without restart; continue with `architect loop --resume`", agent.ExitWaiting))
 		return true
 	}
 	signal, err := r.completionSignal(rec)
 	if err != nil {
-		r.stop(StopError, err.Error())
+		r.stop(runlog.StopError, err.Error())
 		return true
 	}
 	ok := r.succeeded(rec)
@@ -74,17 +75,17 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		return true
 	}
 	if r.cfg.MaxCost > 0 && it.Cost == nil {
-		r.stop(StopCostUnknown, fmt.Sprintf("the cost of iteration %d is unknown, so the $%.4f budget can no longer be enforced; "+
+		r.stop(runlog.StopCostUnknown, fmt.Sprintf("the cost of iteration %d is unknown, so the $%.4f budget can no longer be enforced; "+
 			"continue with `architect loop --resume --max-cost 0` to go on without a budget", i, r.cfg.MaxCost))
 		return true
 	}
-	if _, err := os.Stat(r.ws.state(WaitFile)); err == nil {
-		r.logEvent("WAIT", "iteration %d: %s present", i, WaitFile)
-		r.stop(StopWaiting, r.ws.state(WaitFile)+" is present: waiting without restart; continue with `architect loop --resume`")
+	if _, err := os.Stat(r.ws.state(runlog.WaitFile)); err == nil {
+		r.logEvent("WAIT", "iteration %d: %s present", i, runlog.WaitFile)
+		r.stop(runlog.StopWaiting, r.ws.state(runlog.WaitFile)+" is present: waiting without restart; continue with `architect loop --resume`")
 		return true
 	}
 	if n := r.cfg.IdleThreshold; n > 0 && r.st.IdleIterations >= n {
-		r.stop(StopIdle, fmt.Sprintf("%d iteration(s) in a row changed nothing and left the checks as they were", r.st.IdleIterations))
+		r.stop(runlog.StopIdle, fmt.Sprintf("%d iteration(s) in a row changed nothing and left the checks as they were", r.st.IdleIterations))
 		return true
 	}
 	if r.checkStall(runCtx) {
@@ -104,7 +105,7 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 	n := r.st.ConsecutiveErrors
 	if max := r.cfg.MaxConsecutiveErrors; max > 0 && n >= max {
 		r.logf("%d consecutive failures, stopping loop", n)
-		r.stop(StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, firstLine(r.st.LastError)))
+		r.stop(runlog.StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, firstLine(r.st.LastError)))
 		return true
 	}
 	return !r.backoff(runCtx, rec, o, n)
@@ -146,7 +147,7 @@ func (r *runner) completionSignal(rec record) (string, error) {
 
 func (r *runner) donePath() string {
 	if r.cfg.DoneFile == "" {
-		return r.ws.state(DoneFile)
+		return r.ws.state(runlog.DoneFile)
 	}
 	if filepath.IsAbs(r.cfg.DoneFile) {
 		return r.cfg.DoneFile
@@ -175,7 +176,7 @@ func (r *runner) doneFileExists() (bool, error) {
 func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 	done, err := r.doneFileExists()
 	if err != nil {
-		r.stop(StopError, err.Error())
+		r.stop(runlog.StopError, err.Error())
 		return true
 	}
 	if !done {

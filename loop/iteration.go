@@ -16,6 +16,7 @@ import (
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/prompt"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // wrapUp bounds the git work done for an iteration after the run was
@@ -43,20 +44,20 @@ const (
 func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o agent.Outcome, kind stepKind) {
 	began := r.deps.Now()
 	ag := r.agent()
-	it := Iteration{Iteration: i, Agent: ag.name, Model: ag.model, StartedAt: stamp(began), CheckResults: []checks.Result{}}
+	it := runlog.Iteration{Iteration: i, Agent: ag.name, Model: ag.model, StartedAt: stamp(began), CheckResults: []runlog.CheckResult{}}
 	r.st.Iteration = i
 	r.st.LastIterationAt = stamp(began)
 
 	it.Notes = r.takeNotes(i)
 	text, err := r.buildPrompt(runCtx, i, it.Notes)
 	if err != nil {
-		r.stop(StopError, err.Error())
+		r.stop(runlog.StopError, err.Error())
 		return rec, o, stepNotStarted
 	}
 	text = r.deps.Redact(text)
 	promptFile := r.ws.state("prompts", "iteration-"+strconv.Itoa(i)+".md")
 	if err := os.WriteFile(promptFile, []byte(text), 0o600); err != nil {
-		r.stop(StopError, "writing the prompt: "+err.Error())
+		r.stop(runlog.StopError, "writing the prompt: "+err.Error())
 		return rec, o, stepNotStarted
 	}
 	if r.stopped(ctx, runCtx) {
@@ -68,7 +69,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	watch := r.startInflight(i, began, cancelAgent)
 	r.save("agent")
 	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
-	r.ev.emit(Event{Type: EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
+	r.ev.emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
 	snap := r.snapshotProtected()
 	r.tr = r.openTranscript(i)
@@ -84,7 +85,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	o = ag.agent.Run(agentCtx, agent.Request{
 		Prompt:            text,
 		PromptFile:        promptFile,
-		ResultFile:        r.ws.state(AgentResultFile),
+		ResultFile:        r.ws.state(runlog.AgentResultFile),
 		Dir:               r.ws.dir,
 		Iteration:         i,
 		MaxIterations:     r.cfg.MaxIterations,
@@ -115,11 +116,11 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	watch.finished(o) // a kill from here on still finds what the agent cost
 	// A command agent's result file holds its words unredacted: removed
 	// once its cost is kept.
-	_ = os.Remove(r.ws.state(AgentResultFile))
+	_ = os.Remove(r.ws.state(runlog.AgentResultFile))
 	it.ProtectedRestored = r.restoreProtected(snap, i)
 	r.protectNote = protectNote(i, it.ProtectedRestored)
 	fillFromOutcome(&it, o)
-	final, _ := prompt.TruncateTail(o.FinalMessage, FinalMessageLimit)
+	final, _ := prompt.TruncateTail(o.FinalMessage, runlog.FinalMessageLimit)
 	it.FinalMessage = final
 	r.ev.emit(agentFinished(i, o))
 	r.logAgent(i, o)
@@ -132,7 +133,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	}
 	if o.ErrKind == agent.ErrFatal {
 		it.Duration = r.deps.Now().Sub(began).Seconds()
-		return record{Iteration: it, Failed: true}, o, stepRan
+		return record{Record: runlog.Record{Iteration: it, Failed: true}}, o, stepRan
 	}
 	var patternFound bool
 	if o.ExitCode != agent.ExitWaiting {
@@ -147,13 +148,13 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		r.afterChecks(gctx) // what the checks created stays out of the commit
 		cancel()
 		if why := interruption(ctx, runCtx, nil); why != "" {
-			it.CheckResults, it.AllChecksPassed = []checks.Result{}, false
+			it.CheckResults, it.AllChecksPassed = []runlog.CheckResult{}, false
 			return r.interrupted(ctx, it, began, why), o, stepRan
 		}
 	}
 	it.Duration = r.deps.Now().Sub(began).Seconds()
 	failed := o.Failed() && o.ExitCode != agent.ExitWaiting && o.ErrKind != agent.ErrUsageLimit
-	rec = record{Iteration: it, Failed: failed || len(it.ProtectedRestored) > 0, ChecksID: checksID(it.CheckResults), patternFound: patternFound}
+	rec = record{Record: runlog.Record{Iteration: it, Failed: failed || len(it.ProtectedRestored) > 0, ChecksID: checksID(it.CheckResults)}, patternFound: patternFound}
 	if r.ws.repo != nil {
 		// One snapshot serves idle detection, the record and the next prompt.
 		gctx, cancel := r.gitContext(ctx, runCtx)
@@ -173,13 +174,13 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 func interruption(ctx, runCtx, agentCtx context.Context) string {
 	switch {
 	case ctx.Err() != nil:
-		return InterruptSignal
+		return runlog.InterruptSignal
 	case runCtx.Err() != nil:
-		return InterruptMaxTime
+		return runlog.InterruptMaxTime
 	case agentCtx != nil && errors.Is(context.Cause(agentCtx), errBudget):
-		return InterruptMaxCost
+		return runlog.InterruptMaxCost
 	case agentCtx != nil && errors.Is(context.Cause(agentCtx), errNoteNow):
-		return InterruptNote
+		return runlog.InterruptNote
 	}
 	return ""
 }
@@ -188,14 +189,14 @@ func interruption(ctx, runCtx, agentCtx context.Context) string {
 // long it ran, what it cost so far (already in it), the changes it left,
 // and that its checks did not run. The diff is taken after the stop, so it
 // gets a short time of its own (wrapUp).
-func (r *runner) interrupted(ctx context.Context, it Iteration, began time.Time, why string) record {
+func (r *runner) interrupted(ctx context.Context, it runlog.Iteration, began time.Time, why string) record {
 	it.Interrupted = why
 	it.ChecksRun = false
 	it.CompletionTagFound = false
 	it.Duration = r.deps.Now().Sub(began).Seconds()
 	e := "interrupted: " + r.interruptText(why) + "; its checks did not run"
 	it.Error = &e
-	rec := record{Iteration: it}
+	rec := record{Record: runlog.Record{Iteration: it}}
 	if r.ws.repo != nil {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wrapUp)
 		defer cancel()
@@ -211,13 +212,13 @@ func (r *runner) interrupted(ctx context.Context, it Iteration, began time.Time,
 // interruptText says in words why an iteration was interrupted.
 func (r *runner) interruptText(why string) string {
 	switch why {
-	case InterruptMaxTime:
+	case runlog.InterruptMaxTime:
 		return "max-time of " + config.FormatDuration(r.cfg.MaxTime) + " reached"
-	case InterruptMaxCost:
+	case runlog.InterruptMaxCost:
 		return fmt.Sprintf("the agent's spending reached the $%.4f budget", r.cfg.MaxCost)
-	case InterruptKilled:
+	case runlog.InterruptKilled:
 		return "architect was killed"
-	case InterruptNote:
+	case runlog.InterruptNote:
 		return "a note from the person running the loop asked for the next iteration now (architect say --now)"
 	}
 	return "the run was cancelled"
@@ -260,7 +261,7 @@ func (r *runner) searchFinal(o agent.Outcome, promptText string) (tag, pattern b
 	return tag, pattern
 }
 
-func fillFromOutcome(it *Iteration, o agent.Outcome) {
+func fillFromOutcome(it *runlog.Iteration, o agent.Outcome) {
 	it.AgentDuration = o.Duration.Seconds()
 	it.StepsTaken = o.Steps
 	it.ExitCode = o.ExitCode
@@ -270,7 +271,7 @@ func fillFromOutcome(it *Iteration, o agent.Outcome) {
 		it.Cost = &c
 	}
 	if o.Usage != (agent.Usage{}) {
-		it.Tokens = &Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
+		it.Tokens = &runlog.Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
 	}
 	if o.Err != "" {
 		e := o.Err
@@ -294,26 +295,27 @@ func (r *runner) logAgent(i int, o agent.Outcome) {
 	}
 }
 
-func (r *runner) runChecks(ctx context.Context, it *Iteration) {
+func (r *runner) runChecks(ctx context.Context, it *runlog.Iteration) {
 	if len(r.cfg.Checks) == 0 {
 		return // --no-checks: nothing ran, nothing passed
 	}
 	r.save("checks")
 	began := r.deps.Now()
 	i := it.Iteration
-	it.CheckResults = checks.Run(ctx, r.cfg.Checks, checks.Options{
+	results := checks.Run(ctx, r.cfg.Checks, checks.Options{
 		Dir:     r.ws.dir,
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
 		OnStart: func(idx int, _ string) {
-			r.ev.emit(Event{Type: EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
+			r.ev.emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
 		},
 		OnFinish: func(idx int, c checks.Result) { r.ev.emit(checkFinished(i, idx, r.sanitizeCheck(idx, c))) },
 		Output:   r.checkOutput(r.tr),
 	})
 	it.ChecksDuration = r.deps.Now().Sub(began).Seconds()
-	for idx := range it.CheckResults {
-		it.CheckResults[idx] = r.sanitizeCheck(idx, it.CheckResults[idx])
+	it.CheckResults = make([]runlog.CheckResult, len(results))
+	for idx, c := range results {
+		it.CheckResults[idx] = r.sanitizeCheck(idx, c)
 	}
 	it.ChecksRun = ctx.Err() == nil
 	it.AllChecksPassed = it.ChecksRun
@@ -360,7 +362,7 @@ func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string
 			r.keepPatch(0, d.Text)
 		}
 	}
-	prevByName := map[string]checks.Result{}
+	prevByName := map[string]runlog.CheckResult{}
 	for _, c := range r.prevPrev {
 		prevByName[c.Name] = c
 	}
@@ -376,7 +378,7 @@ func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string
 		in.Failed = append(in.Failed, f)
 	}
 	if len(r.records) > 0 { // a new run's progress file starts empty
-		if b, err := os.ReadFile(r.ws.state(ProgressFile)); err == nil {
+		if b, err := os.ReadFile(r.ws.state(runlog.ProgressFile)); err == nil {
 			in.Progress = string(b)
 		}
 	}
@@ -396,7 +398,7 @@ func modeNotes(mode string) []string {
 
 // checksID summarises check results for idle detection: which checks
 // passed, with which status.
-func checksID(rs []checks.Result) string {
+func checksID(rs []runlog.CheckResult) string {
 	h := sha256.New()
 	for _, c := range rs {
 		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%v\x00", c.Name, c.Passed, c.ExitCode, c.TimedOut)
@@ -425,7 +427,7 @@ func errSuffix(e string) string {
 	return ": " + firstLine(e)
 }
 
-func failedList(rs []checks.Result) string {
+func failedList(rs []runlog.CheckResult) string {
 	s := ""
 	for _, c := range rs {
 		if !c.Passed {

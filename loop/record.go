@@ -6,6 +6,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/architect-dev/architect/runlog"
 )
 
 // commitIteration records an iteration: its commit first (worktree runs
@@ -49,14 +52,14 @@ func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
 	if len(rec.NoteIDs) == 0 {
 		rec.Notes = nil // the notes were not this iteration's to deliver
 	}
-	if err := appendRecord(r.ws.state(RecordsFile), rec); err != nil {
-		r.stop(StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
+	if err := runlog.AppendRecord(r.ws.state(runlog.RecordsFile), rec.Record); err != nil {
+		r.stop(runlog.StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
 		return false
 	}
 	r.notesRecorded(rec) // delivered: out of the queue
 	r.inflightDone()
 	r.records = append(r.records, rec)
-	r.res.add(rec.Iteration)
+	r.res.Add(rec.Iteration)
 	if rec.ChecksRun {
 		r.prevPrev, r.prev = r.prev, rec.CheckResults
 	}
@@ -84,16 +87,16 @@ func (r *runner) branchName() string {
 
 // interruptNote tells the next agent that the previous iteration was
 // stopped before its checks ran.
-func interruptNote(it Iteration) string {
+func interruptNote(it runlog.Iteration) string {
 	if it.Interrupted == "" {
 		return ""
 	}
 	why := map[string]string{
-		InterruptMaxTime: "the run's time limit was reached",
-		InterruptSignal:  "the run was stopped",
-		InterruptMaxCost: "the budget was reached",
-		InterruptKilled:  "architect was killed",
-		InterruptNote:    "the person running the loop asked for a new iteration with their note",
+		runlog.InterruptMaxTime: "the run's time limit was reached",
+		runlog.InterruptSignal:  "the run was stopped",
+		runlog.InterruptMaxCost: "the budget was reached",
+		runlog.InterruptKilled:  "architect was killed",
+		runlog.InterruptNote:    "the person running the loop asked for a new iteration with their note",
 	}[it.Interrupted]
 	return fmt.Sprintf("Iteration %d was interrupted (%s) before its checks ran: whatever it changed is in the workspace, unchecked.", it.Iteration, why)
 }
@@ -105,10 +108,19 @@ func (r *runner) writeProgress() error {
 	for _, rec := range r.records {
 		b.WriteString(progressEntry(rec.Iteration))
 	}
-	path := r.ws.state(ProgressFile)
+	path := r.ws.state(runlog.ProgressFile)
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+func stamp(t time.Time) string { return runlog.Stamp(t) }
+
+// record is an iteration as the loop keeps it: its record on disk, and
+// what this session knows of it besides.
+type record struct {
+	runlog.Record
+	patternFound bool // the done pattern matched the final message (this session only)
 }
