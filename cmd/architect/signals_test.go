@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/runlog/runlogtest"
 	"github.com/matryer/is"
 )
 
@@ -116,19 +116,6 @@ func exitStatus(err error) int {
 	return 0
 }
 
-func readResult(t *testing.T, repo string) map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repo, ".architect", "result.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // SIGINT during an iteration stops the agent (and what it spawned, even in
 // a new session), prints the result and exits 130.
 func TestInterruptMidIteration(t *testing.T) {
@@ -149,8 +136,8 @@ func TestInterruptMidIteration(t *testing.T) {
 	}
 	is.True(strings.Contains(stderr.String(), "stopped on cancelled")) // the summary is printed
 	is.Equal(leftovers(agentDir), []string(nil))                       // nothing left behind
-	res := readResult(t, repo)
-	is.Equal(res["stop_reason"], "cancelled")
+	res := runlogtest.Result(t, repo)
+	is.Equal(res.StopReason, "cancelled")
 }
 
 // --max-time stops a hanging agent at once, not at the next iteration.
@@ -165,7 +152,7 @@ func TestMaxTimeStopsHangingAgent(t *testing.T) {
 	if elapsed > 4*time.Second {
 		t.Fatalf("stopped %s after start, more than 2 s past the 2 s limit; stderr:\n%s", elapsed, stderr)
 	}
-	res := readResult(t, repo)
-	is.Equal(res["stop_reason"], "timeout")
+	res := runlogtest.Result(t, repo)
+	is.Equal(res.StopReason, "timeout")
 	is.Equal(leftovers(agentDir), []string(nil))
 }
