@@ -36,9 +36,23 @@ func (r *runner) succeeded(rec record) bool {
 	return rec.AllChecksPassed && rec.ChecksRun
 }
 
-// decide applies the completion signals and safety nets after a recorded
-// iteration; it reports whether the loop stops.
-func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) bool {
+// verdict is the decision reached before the iteration is recorded, so
+// that the record says it: whether the iteration lets the run succeed,
+// and which completion signal the agent gave. A successful iteration's
+// record names its signal: a run killed before it saves the verdict
+// resumes as the success it was.
+func (r *runner) verdict(x *iteration) {
+	x.ok = r.succeeded(x.rec)
+	x.signal, x.signalErr = r.completionSignal(x.rec)
+	if x.ok && x.signalErr == nil {
+		x.rec.CompletionSignal = x.signal
+	}
+}
+
+// decide applies the verdict and the safety nets after the iteration is
+// recorded; it reports whether the loop stops.
+func (r *runner) decide(runCtx context.Context, x *iteration) bool {
+	rec, o := x.rec, x.o
 	it := rec.Iteration
 	i := it.Iteration
 	if o.ErrKind == agent.ErrFatal {
@@ -55,12 +69,11 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		r.stop(runlog.StopWaiting, fmt.Sprintf("the agent exited with status %d: waiting without restart; continue with `architect loop --resume`", agent.ExitWaiting))
 		return true
 	}
-	signal, err := r.completionSignal(rec)
-	if err != nil {
-		r.stop(runlog.StopError, err.Error())
+	signal, ok := x.signal, x.ok
+	if x.signalErr != nil {
+		r.stop(runlog.StopError, x.signalErr.Error())
 		return true
 	}
-	ok := r.succeeded(rec)
 	switch {
 	case signal != "" && ok:
 		r.logf("iteration %d/%d: completion signalled (%s)", i, r.cfg.MaxIterations, signal)
@@ -70,7 +83,6 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		r.logf("iteration %d/%d: no completion signal", i, r.cfg.MaxIterations)
 	}
 	if signal != "" && ok {
-		r.res.Iterations[len(r.res.Iterations)-1].CompletionSignal = signal
 		r.stop(r.successReason(), "")
 		return true
 	}

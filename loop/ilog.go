@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/runlog"
 )
@@ -23,4 +24,50 @@ func human(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return config.FormatDuration(d.Round(time.Second))
+}
+
+func (r *runner) logAgent(i int, o agent.Outcome) {
+	r.logf("iteration %d/%d: agent finished in %s (exit %d, %d steps, cost %s)%s",
+		i, r.cfg.MaxIterations, round(o.Duration), o.ExitCode, o.Steps, costText(o), errSuffix(o.Err))
+	switch {
+	case o.TimedOut || o.Inactive:
+		r.logEvent("TIMEOUT", "iteration %d after %s: %s", i, human(o.Duration), firstLine(o.Err))
+	case o.ExitCode == agent.ExitWaiting:
+		r.logEvent("WAIT", "iteration %d: the agent is waiting (exit %d)", i, o.ExitCode)
+	case o.Failed():
+		r.logEvent("FAIL", "iteration %d exit=%d duration=%s error=%s", i, o.ExitCode, human(o.Duration), firstLine(o.Err))
+	default:
+		r.logEvent("END", "iteration %d exit=%d duration=%s", i, o.ExitCode, human(o.Duration))
+	}
+}
+
+func round(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+func costText(o agent.Outcome) string {
+	if !o.CostKnown {
+		return "unknown"
+	}
+	return fmt.Sprintf("$%.4f", o.Cost)
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return ": " + firstLine(e)
+}
+
+func failedList(rs []runlog.CheckResult) string {
+	s := ""
+	for _, c := range rs {
+		if !c.Passed {
+			s += fmt.Sprintf("; failed: %s (%s)", c.Name, c.Status())
+		}
+	}
+	return s
 }

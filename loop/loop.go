@@ -61,34 +61,50 @@ type Deps struct {
 	NewAgent func(agent.Config) (agent.Agent, error)
 }
 
+// runner is one session of a run. What an iteration produces flows
+// through its steps as a value (iteration.go); what stays here is what
+// spans iterations.
 type runner struct {
+	// What the run is, set up once.
 	cfg     config.Config
 	shown   config.Config // cfg with its secrets masked: what architect writes of it
 	masked  []string      // the keys of shown that lost a secret
 	deps    Deps
 	ws      *workspace
+	start   time.Time // this session's start
+	resumed bool
+	ev      *emitter // the event stream
+
+	// What the run has done: the records, and what derives from them.
 	res     *runlog.Result
 	st      *runlog.State
 	records []record
-	start   time.Time // this session's start
 
-	prev, prevPrev []runlog.CheckResult // the last two iterations' check results
-	execErr        string               // the previous agent run's error
-	slots          []*slot              // the run's agent, then its fallbacks (fallback.go)
-	cur            int                  // the slot the next iteration runs on
-	lastLimit      agent.Outcome        // the last usage limit met, for the wait's messages
-	notes          notes                // the person's notes (notes.go)
-	nextDiff       *gitwt.Diff          // the snapshot taken after the last iteration, for the next prompt
-	// The iteration's transcript folder while it runs; the changes so far
-	// after the last iteration (to tell an uncommitted iteration's own).
-	tr               *transcript
-	patch            string
-	patchKnown       bool
+	// The agents (fallback.go) and the person's notes (notes.go).
+	slots     []*slot       // the run's agent, then its fallbacks
+	cur       int           // the slot the next iteration runs on
+	lastLimit agent.Outcome // the last usage limit met, for the wait's messages
+	notes     notes
+
+	// What the iterations so far leave to the next one's prompt.
+	last carried
+
 	transcriptWarned bool
-	ev               *emitter // the event stream
-	resumed          bool
-	protectNote      string // why the last iteration failed, when it changed protected files
-	interruptNote    string // that the last iteration was interrupted before its checks
+}
+
+// carried is what the iterations so far leave to the next one: its prompt
+// shows the failures, the error and the notes of the last ones, and its
+// own diff is told from the changes they left.
+type carried struct {
+	prev, prevPrev []runlog.CheckResult // the last two iterations' check results
+	execErr        string               // the last agent run's error
+	protectNote    string               // why the last iteration failed, when it changed protected files
+	interruptNote  string               // that the last iteration was interrupted before its checks
+	diff           *gitwt.Diff          // the snapshot taken after the last iteration, for the next prompt
+	// The changes so far after the last iteration (to tell an uncommitted
+	// iteration's own).
+	patch      string
+	patchKnown bool
 }
 
 // Run starts a new run of the loop. The error is for problems that prevent
@@ -312,43 +328,7 @@ func (r *runner) run(ctx, runCtx context.Context) {
 		case again:
 			continue // a pause or a note cut a wait short: look again
 		}
-		rec, o, kind := r.iteration(ctx, runCtx, i)
-		switch kind {
-		case stepNotStarted:
-			return
-		case stepRefused:
-			if !r.limitHit(o) {
-				return
-			}
-			continue // the same iteration again, on the next agent or after the wait: a usage limit is not an iteration
-		}
-		if rec.Interrupted != "" {
-			// Recorded like any other, then the loop stops for its reason
-			// (a note for now goes on with the next iteration at once).
-			if !r.commitIteration(runCtx, rec) {
-				return
-			}
-			if rec.Interrupted == runlog.InterruptNote {
-				continue
-			}
-			r.stopInterrupted(ctx, runCtx, rec)
-			return
-		}
-		if o.ErrKind != agent.ErrUsageLimit {
-			r.agent().Guesses = 0
-		}
-		if r.succeeded(rec) {
-			// Recorded with the iteration (decide reaches the same verdict),
-			// so that a run killed before it saves the verdict resumes as the
-			// success it was.
-			if signal, err := r.completionSignal(rec); err == nil {
-				rec.CompletionSignal = signal
-			}
-		}
-		if !r.commitIteration(runCtx, rec) {
-			return
-		}
-		if r.decide(runCtx, rec, o) {
+		if r.iterate(ctx, runCtx, i) {
 			return
 		}
 	}

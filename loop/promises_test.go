@@ -507,6 +507,22 @@ func TestCommitHashInTheRecord(t *testing.T) {
 	out, err := exec.Command("git", "-C", cfg.Dir, "log", "-1", "--format=%H").Output()
 	is.NoErr(err)
 	is.Equal(strings.TrimSpace(string(out)), res.Iterations[1].Commit)
+
+	// Written once, complete: each record is the iteration the result and
+	// result.json end with, completion signal included; nothing was set on
+	// it after it was written.
+	written, err := runlog.ReadRecords(filepath.Join(cfg.Dir, runlog.StateDir, runlog.RecordsFile))
+	is.NoErr(err)
+	saved, err := runlog.ReadResult(cfg.Dir)
+	is.NoErr(err)
+	is.Equal(res.Iterations[1].CompletionSignal, "tag")
+	for i, rec := range written {
+		want, _ := json.Marshal(rec.Iteration)
+		got, _ := json.Marshal(res.Iterations[i])
+		is.Equal(string(got), string(want))
+		got, _ = json.Marshal(saved.Iterations[i])
+		is.Equal(string(got), string(want))
+	}
 }
 
 // No check, no success by checks: a run without checks (opted in) ends on

@@ -11,13 +11,14 @@ import (
 	"github.com/architect-dev/architect/runlog"
 )
 
-// commitIteration records an iteration: its commit first (worktree runs
-// and build mode), so that the record is written once and complete; then
-// the record (from then on the iteration counts as done); then everything
-// derived from it. An interrupted iteration is not committed: its changes
-// stay in the tree for the next one. git runs under gitCtx (the run's
-// deadline).
-func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
+// recordIteration is the record step: the iteration's commit first
+// (worktree runs and build mode), so that the record is written once and
+// complete; then the record (from then on the iteration counts as done);
+// then everything derived from it. An interrupted iteration is not
+// committed: its changes stay in the tree for the next one. git runs under
+// gitCtx (the run's deadline).
+func (r *runner) recordIteration(gitCtx context.Context, x *iteration) bool {
+	rec := &x.rec
 	if rec.Interrupted == "" && r.commits() {
 		// A worktree run commits every iteration on its branch; a build-mode
 		// run commits each iteration on the current branch (seed 000: build
@@ -41,7 +42,7 @@ func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
 			rec.Commit = hash
 		}
 		if err == nil {
-			r.commitDiff(gitCtx, &rec, from)
+			r.commitDiff(gitCtx, rec, from)
 		}
 	}
 	r.notes.mu.Lock()
@@ -56,18 +57,18 @@ func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
 		r.stop(runlog.StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
 		return false
 	}
-	r.notesRecorded(rec) // delivered: out of the queue
+	r.notesRecorded(*rec) // delivered: out of the queue
 	r.inflightDone()
-	r.records = append(r.records, rec)
+	r.records = append(r.records, *rec)
 	r.res.Add(rec.Iteration)
 	if rec.ChecksRun {
-		r.prevPrev, r.prev = r.prev, rec.CheckResults
+		r.last.prevPrev, r.last.prev = r.last.prev, rec.CheckResults
 	}
-	r.execErr = ""
+	r.last.execErr = ""
 	if rec.Error != nil && rec.Interrupted == "" {
-		r.execErr = *rec.Error
+		r.last.execErr = *rec.Error
 	}
-	r.interruptNote = interruptNote(rec.Iteration)
+	r.last.interruptNote = interruptNote(rec.Iteration)
 	if err := r.writeProgress(); err != nil {
 		r.warn("could not update the progress file: " + err.Error())
 	}

@@ -139,20 +139,20 @@ func (r *runner) restore() {
 	if n > 0 {
 		last := r.records[n-1]
 		if last.Error != nil && last.Interrupted == "" {
-			r.execErr = *last.Error
+			r.last.execErr = *last.Error
 		}
-		r.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
-		r.interruptNote = interruptNote(last.Iteration)
+		r.last.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
+		r.last.interruptNote = interruptNote(last.Iteration)
 	}
 	// The last two iterations whose checks ran give the failures to show.
-	for i := n - 1; i >= 0 && r.prevPrev == nil; i-- {
+	for i := n - 1; i >= 0 && r.last.prevPrev == nil; i-- {
 		if !r.records[i].ChecksRun && len(r.records[i].CheckResults) == 0 {
 			continue
 		}
-		if r.prev == nil {
-			r.prev = r.records[i].CheckResults
+		if r.last.prev == nil {
+			r.last.prev = r.records[i].CheckResults
 		} else {
-			r.prevPrev = r.records[i].CheckResults
+			r.last.prevPrev = r.records[i].CheckResults
 		}
 	}
 	// The progress file is derived from the records: rewrite it, in case

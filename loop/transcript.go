@@ -162,15 +162,15 @@ func (r *runner) finishAgent(t *transcript) {
 // its commit's: commitDiff).
 func (r *runner) keepPatch(i int, patch string) {
 	if i > 0 && !r.commits() {
-		if r.patchKnown {
-			own, files := ownChanges(r.patch, patch)
+		if r.last.patchKnown {
+			own, files := ownChanges(r.last.patch, patch)
 			text := fmt.Sprintf("# architect: iteration %d changed %d file(s). It was not committed, so each is shown with all its changes since the run began.\n\n%s", i, files, own)
 			r.writeDiff(i, text)
 		} else {
 			r.writeDiff(i, fmt.Sprintf("# architect: the changes so far after iteration %d (what it changed itself cannot be told apart).\n\n%s", i, patch))
 		}
 	}
-	r.patch, r.patchKnown = patch, true
+	r.last.patch, r.last.patchKnown = patch, true
 }
 
 // commitDiff records a committed iteration's own change: the diff of its

@@ -29,7 +29,7 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 		return false
 	}
 	r.st.Status = runlog.StatusPaused
-	r.nextDiff = nil // the user may change files while the loop is paused
+	r.last.diff = nil // the user may change files while the loop is paused
 	r.save("paused")
 	reason, detail := "asked", "`architect pause`"
 	if r.st.PausedFor != "" {
