@@ -82,7 +82,7 @@ func controlCmd(e *env, use, short, long, example string, run func(ctx context.C
 			if err != nil {
 				return err
 			}
-			st, err := runlog.ReadState(ws)
+			st, err := runlog.ReadStateNow(ws) // with the iteration running and its phase
 			if err != nil {
 				return err
 			}

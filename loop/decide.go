@@ -195,7 +195,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 		return false
 	}
 	r.logf("%s is present: running the checks before starting an agent", r.donePath())
-	r.save("checks")
+	r.save(runlog.PhaseChecks)
 	rs := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: r.ws.dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace})
 	for _, c := range rs {
 		if !c.Passed {

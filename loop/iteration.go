@@ -89,7 +89,9 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 	x.rec.Iteration = runlog.Iteration{Iteration: i, Agent: x.slot.name, Model: x.slot.model, StartedAt: stamp(x.began), CheckResults: []runlog.CheckResult{}}
 	r.st.Iteration = i
 	r.st.LastIterationAt = stamp(x.began)
-	if !r.writePrompt(ctx, runCtx, x) {
+	// The last record on disk before this agent starts (its start writes
+	// the inflight file again).
+	if !r.writePrompt(ctx, runCtx, x) || !r.synced() {
 		return nil
 	}
 
@@ -177,8 +179,10 @@ func (r *runner) writePrompt(ctx, runCtx context.Context, x *iteration) bool {
 // and the protected files it changed are restored.
 func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent context.CancelCauseFunc) {
 	i, ag, it := x.n, x.slot, &x.rec.Iteration
+	// No save of the state: the inflight file, written as the agent starts
+	// and ends, tells the iteration running and its phase (agent, then
+	// checks) to whoever reads the state (runlog.ReadStateNow).
 	watch := r.startInflight(i, x.began, cancelAgent)
-	r.save("agent")
 	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
 	r.ev.emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
@@ -350,7 +354,6 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 	if len(r.cfg.Checks) == 0 {
 		return // --no-checks: nothing ran, nothing passed
 	}
-	r.save("checks")
 	began := r.deps.Now()
 	i := it.Iteration
 	results := checks.Run(ctx, r.cfg.Checks, checks.Options{

@@ -10,9 +10,11 @@
 // --max-cost interrupted too, and one that a killed run was in the middle
 // of, by the next Resume (current.json keeps what its agent spent). The
 // progress file, the counters and the result are derived from those
-// records, and state.json is written atomically at each phase change. A
-// run killed at any instant can therefore be resumed without losing or
-// repeating an iteration, or any of its cost.
+// records, and state.json is written atomically between iterations and at
+// every other change of phase (the iteration running is in current.json).
+// A run killed at any instant can therefore be resumed without losing or
+// repeating an iteration, or any of its cost. The files and their formats
+// are the runlog package's; the loop keeps only the runner.
 package loop
 
 import (
@@ -76,9 +78,15 @@ type runner struct {
 	ev      *emitter // the event stream
 
 	// What the run has done: the records, and what derives from them.
-	res     *runlog.Result
-	st      *runlog.State
-	records []record
+	res      *runlog.Result
+	st       *runlog.State
+	records  []record
+	recs     *runlog.RecordLog // iterations.jsonl, open for the session
+	unsynced runlog.Record     // the last record, while its fsync runs (see synced)
+	// progressSize is the size the loop left the progress file at (see
+	// progressAdd); ilog is iterations.log, open for the session.
+	progressSize int64
+	ilog         *os.File
 
 	// The agents (fallback.go) and the person's notes (notes.go).
 	slots     []*slot       // the run's agent, then its fallbacks
@@ -224,6 +232,9 @@ func (r *runner) attach(ws *workspace) (release func(), err error) {
 	r.ws = ws
 	ws.watch = !r.cfg.NoWatch
 	return func() {
+		if r.ilog != nil {
+			_ = r.ilog.Close()
+		}
 		ws.close()
 		_ = lock.Unlock()
 	}, nil
@@ -247,13 +258,22 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 	r.st.Active, r.st.Status, r.st.PID = true, runlog.StatusRunning, os.Getpid()
 	r.st.Processes, _ = json.Marshal(proc.Self())
 	r.recount()
-	r.save("starting")
+	r.save(runlog.PhaseStarting)
 	r.ev = newEmitter(r.ws.state(runlog.EventsFile), r.deps.Events, r.deps.Now, r.warn)
 	defer r.ev.close()
 	r.saveSlots()
 	r.ev.emit(r.startedEvent())
 
-	r.run(ctx, runCtx)
+	if recs, err := runlog.OpenRecordLog(r.ws.state(runlog.RecordsFile)); err != nil {
+		r.stop(runlog.StopError, "could not open the iteration records: "+err.Error())
+	} else {
+		r.recs = recs
+		r.run(ctx, runCtx)
+		r.synced() // the last record on disk before the run says it ended
+		if err := recs.Close(); err != nil {
+			r.warn("closing the iteration records: " + err.Error())
+		}
+	}
 
 	r.res.TotalDuration = r.st.Elapsed + r.deps.Now().Sub(r.start).Seconds()
 	r.res.Success = r.res.StopReason == runlog.StopSuccess || r.res.StopReason == runlog.StopNoChecks
@@ -269,7 +289,7 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 	r.st.Active = false
 	r.st.Status = finalStatus(r.res.StopReason)
 	r.st.StopReason, r.st.StopDetail = r.res.StopReason, r.res.StopDetail
-	r.save("finished")
+	r.save(runlog.PhaseFinished)
 	r.logEvent("DONE", "loop finished: %s after %d iteration%s", r.res.StopReason, r.res.TotalIterations, plural(r.res.TotalIterations))
 	r.ev.emit(runlog.Event{Type: runlog.EventLoopFinished, Iteration: r.res.TotalIterations, Success: ptr(r.res.Success),
 		StopReason: r.res.StopReason, StopDetail: r.res.StopDetail, TotalIterations: ptr(r.res.TotalIterations),
@@ -396,12 +416,13 @@ func (r *runner) shownJSON() json.RawMessage {
 // of a run are also synced to disk: the phases in between are informative,
 // and what a resume relies on, the iteration records, is synced as each
 // iteration is recorded. This keeps ~5 ms of fsync per phase off every
-// iteration.
+// iteration. Nothing is saved in the middle of an iteration: the inflight
+// file tells its phase (runlog.ReadStateNow).
 func (r *runner) save(phase string) {
 	r.st.Phase = phase
 	r.st.PID = os.Getpid()
 	write := runlog.WriteJSONQuick
-	if phase == "starting" || phase == "finished" {
+	if phase == runlog.PhaseStarting || phase == runlog.PhaseFinished {
 		write = runlog.WriteJSON
 	}
 	if err := write(r.ws.state(runlog.StateFile), r.sessionState()); err != nil {

@@ -108,9 +108,7 @@ func (r *runner) notesRecorded(rec record) {
 	}
 	r.notes.taking = nil
 	r.notes.mu.Unlock()
-	for _, id := range rec.NoteIDs {
-		_ = os.Remove(r.ws.state(runlog.NotesDir, id+".json"))
-	}
+	// The files go once the record is on disk (synced).
 	for _, t := range rec.Notes {
 		r.ev.emit(runlog.Event{Type: runlog.EventNoteDelivered, Iteration: rec.Iteration.Iteration, Text: t})
 	}

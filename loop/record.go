@@ -53,12 +53,14 @@ func (r *runner) recordIteration(gitCtx context.Context, x *iteration) bool {
 	if len(rec.NoteIDs) == 0 {
 		rec.Notes = nil // the notes were not this iteration's to deliver
 	}
-	if err := runlog.AppendRecord(r.ws.state(runlog.RecordsFile), rec.Record); err != nil {
+	if err := r.recs.Append(rec.Record); err != nil {
 		r.stop(runlog.StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
 		return false
 	}
-	r.notesRecorded(*rec) // delivered: out of the queue
-	r.inflightDone()
+	// On its way to the disk: what a resume would rebuild it from goes once
+	// it is there (synced).
+	r.unsynced = rec.Record
+	r.notesRecorded(*rec) // delivered: never taken again
 	r.records = append(r.records, *rec)
 	r.res.Add(rec.Iteration)
 	if rec.ChecksRun {
@@ -69,11 +71,11 @@ func (r *runner) recordIteration(gitCtx context.Context, x *iteration) bool {
 		r.last.execErr = *rec.Error
 	}
 	r.last.interruptNote = interruptNote(rec.Iteration)
-	if err := r.writeProgress(); err != nil {
+	if err := r.progressAdd(*rec); err != nil {
 		r.warn("could not update the progress file: " + err.Error())
 	}
 	r.recount()
-	r.save("recorded")
+	r.save(runlog.PhaseRecorded)
 	r.ev.emit(iterationFinished(rec.Iteration))
 	return true
 }
@@ -114,7 +116,30 @@ func (r *runner) writeProgress() error {
 	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	r.progressSize = int64(b.Len())
+	return nil
+}
+
+// progressAdd brings the progress file up to date with the last record:
+// its entry is appended when the file is as the loop left it (the same
+// size), and the whole file is written again from the records otherwise
+// (someone changed it, or an append was cut short), so that it stays what
+// the records say.
+func (r *runner) progressAdd(rec record) error {
+	path := r.ws.state(runlog.ProgressFile)
+	if fi, err := os.Stat(path); err != nil || fi.Size() != r.progressSize {
+		return r.writeProgress()
+	}
+	entry, size := progressEntry(rec.Iteration), r.progressSize
+	r.progressSize = -1 // unknown until the append is whole
+	if err := appendFile(path, entry); err != nil {
+		return err
+	}
+	r.progressSize = size + int64(len(entry))
+	return nil
 }
 
 func stamp(t time.Time) string { return runlog.Stamp(t) }
@@ -124,4 +149,30 @@ func stamp(t time.Time) string { return runlog.Stamp(t) }
 type record struct {
 	runlog.Record
 	patternFound bool // the done pattern matched the final message (this session only)
+}
+
+// synced waits for the last record to reach the disk (its fsync runs in
+// the background while the loop goes on: see runlog.RecordLog), then
+// removes what a resume would have rebuilt it from: the inflight file and
+// the notes it delivered. It runs before the next agent starts (which
+// writes the inflight file again) and before the run ends. A record that
+// could not reach the disk stops the run (stop_reason error), whatever
+// else it had decided.
+func (r *runner) synced() bool {
+	err := r.recs.Synced()
+	rec := r.unsynced
+	r.unsynced = runlog.Record{}
+	if rec.Iteration.Iteration == 0 {
+		return err == nil
+	}
+	if err != nil {
+		r.res.StopReason = runlog.StopError
+		r.res.StopDetail = r.deps.Redact("could not record iteration " + strconv.Itoa(rec.Iteration.Iteration) + ": " + err.Error())
+		return false
+	}
+	for _, id := range rec.NoteIDs {
+		_ = os.Remove(r.ws.state(runlog.NotesDir, id+".json"))
+	}
+	r.inflightDone()
+	return true
 }

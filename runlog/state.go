@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/google/renameio/v2"
 )
@@ -17,6 +18,16 @@ const (
 	StatusSucceeded = "succeeded"
 	StatusFailed    = "failed"
 	StatusStopped   = "stopped"
+)
+
+// Phases of a run in state.json (State.Phase); the waits and steering
+// have phases of their own ("paused", "backoff", "usage_limit_wait", …).
+const (
+	PhaseStarting = "starting"
+	PhaseAgent    = "agent"  // an iteration's agent runs (see ReadStateNow)
+	PhaseChecks   = "checks" // its checks run
+	PhaseRecorded = "recorded"
+	PhaseFinished = "finished"
 )
 
 // State is the run's durable state, written atomically at every phase
@@ -191,4 +202,36 @@ func ReadResultIn(dir string) (*Result, error) {
 		return nil, fmt.Errorf("%s is damaged: %v", path, err)
 	}
 	return &res, nil
+}
+
+// ReadStateNow reads a workspace's state as it is now, for what shows a
+// running loop (architect status). The loop writes state.json between
+// iterations and at every other change of phase, not in the middle of one:
+// the iteration running is in current.json (Inflight), written anyway as
+// its agent starts and ends. ReadStateNow puts it in: the iteration
+// running, when it started, and its phase, "agent" until its agent has
+// finished, then "checks" (for a run that has checks).
+func ReadStateNow(workspace string) (*State, error) {
+	st, err := ReadState(workspace)
+	if err != nil || !st.Active {
+		return st, err
+	}
+	f := ReadInflight(Path(workspace, InflightFile))
+	if f == nil || f.Iteration < st.Iteration || f.Iteration == st.Iteration && st.Phase == PhaseRecorded {
+		return st, nil // none running, or the one running is recorded already
+	}
+	st.Iteration = f.Iteration
+	if t, err := time.Parse(time.RFC3339Nano, f.StartedAt); err == nil {
+		st.LastIterationAt = Stamp(t)
+	}
+	st.Phase = PhaseAgent
+	if f.AgentDuration != nil {
+		var cfg struct {
+			Checks []string `json:"checks"`
+		}
+		if st.DecodeConfig(&cfg) == nil && len(cfg.Checks) > 0 {
+			st.Phase = PhaseChecks
+		}
+	}
+	return st, nil
 }
