@@ -68,27 +68,31 @@ func TestReadStateNow(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		st       State
+		recorded int
 		inflight *Inflight
 		want     State // Iteration, LastIterationAt, Phase
 	}{
-		{"between iterations", State{Active: true, Iteration: 2, Phase: PhaseRecorded, LastIterationAt: "a"}, nil,
+		{"between iterations", State{Active: true, Iteration: 2, Phase: PhaseRecorded, LastIterationAt: "a"}, 2, nil,
 			State{Iteration: 2, Phase: PhaseRecorded, LastIterationAt: "a"}},
-		{"agent", State{Active: true, Iteration: 2, Phase: PhaseRecorded, Config: withChecks},
+		{"agent", State{Active: true, Iteration: 2, Phase: PhaseRecorded, Config: withChecks}, 2,
 			&Inflight{Iteration: 3, StartedAt: began.Format(time.RFC3339Nano)},
 			State{Iteration: 3, Phase: PhaseAgent, LastIterationAt: "2026-01-15T10:30:00Z"}},
-		{"checks", State{Active: true, Iteration: 2, Phase: PhaseRecorded, Config: withChecks},
+		{"checks", State{Active: true, Iteration: 2, Phase: PhaseRecorded, Config: withChecks}, 2,
 			&Inflight{Iteration: 3, StartedAt: began.Format(time.RFC3339Nano), AgentDuration: &agentDone},
 			State{Iteration: 3, Phase: PhaseChecks, LastIterationAt: "2026-01-15T10:30:00Z"}},
-		{"no checks to run", State{Active: true, Iteration: 2, Phase: PhaseRecorded, Config: noChecks},
+		{"no checks to run", State{Active: true, Iteration: 2, Phase: PhaseRecorded, Config: noChecks}, 2,
 			&Inflight{Iteration: 3, StartedAt: began.Format(time.RFC3339Nano), AgentDuration: &agentDone},
 			State{Iteration: 3, Phase: PhaseAgent, LastIterationAt: "2026-01-15T10:30:00Z"}},
-		{"recorded, its inflight file not removed yet", State{Active: true, Iteration: 3, Phase: PhaseRecorded, LastIterationAt: "a"},
+		{"recorded, its inflight file not removed yet", State{Active: true, Iteration: 3, Phase: PhaseRecorded, LastIterationAt: "a"}, 3,
 			&Inflight{Iteration: 3, StartedAt: began.Format(time.RFC3339Nano)},
 			State{Iteration: 3, Phase: PhaseRecorded, LastIterationAt: "a"}},
-		{"tried again after a usage-limit wait", State{Active: true, Iteration: 3, Phase: "usage_limit_waited"},
+		{"paused after a record, its inflight file not removed yet", State{Active: true, Iteration: 3, Phase: "paused", LastIterationAt: "a"}, 3,
+			&Inflight{Iteration: 3, StartedAt: began.Format(time.RFC3339Nano)},
+			State{Iteration: 3, Phase: "paused", LastIterationAt: "a"}},
+		{"tried again after a usage-limit wait", State{Active: true, Iteration: 3, Phase: "usage_limit_waited"}, 2,
 			&Inflight{Iteration: 3, StartedAt: began.Format(time.RFC3339Nano)},
 			State{Iteration: 3, Phase: PhaseAgent, LastIterationAt: "2026-01-15T10:30:00Z"}},
-		{"ended", State{Iteration: 3, Phase: PhaseFinished, LastIterationAt: "a"},
+		{"ended", State{Iteration: 3, Phase: PhaseFinished, LastIterationAt: "a"}, 3,
 			&Inflight{Iteration: 4, StartedAt: began.Format(time.RFC3339Nano)},
 			State{Iteration: 3, Phase: PhaseFinished, LastIterationAt: "a"}},
 	} {
@@ -96,6 +100,9 @@ func TestReadStateNow(t *testing.T) {
 			is := is.New(t)
 			ws := t.TempDir()
 			writeState(t, ws, tc.st)
+			for n := 1; n <= tc.recorded; n++ {
+				is.NoErr(AppendRecord(Path(ws, RecordsFile), Record{Iteration: Iteration{Iteration: n}}))
+			}
 			if tc.inflight != nil {
 				is.NoErr(WriteJSONQuick(Path(ws, InflightFile), tc.inflight))
 			}

@@ -1,7 +1,9 @@
 package runlog
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -208,17 +210,23 @@ func ReadResultIn(dir string) (*Result, error) {
 // running loop (architect status). The loop writes state.json between
 // iterations and at every other change of phase, not in the middle of one:
 // the iteration running is in current.json (Inflight), written anyway as
-// its agent starts and ends. ReadStateNow puts it in: the iteration
-// running, when it started, and its phase, "agent" until its agent has
-// finished, then "checks" (for a run that has checks).
+// its agent starts and ends, and left behind a little after its record
+// (until the record is on disk). ReadStateNow puts an iteration that is
+// not recorded yet in: its number, when it started, and its phase,
+// "agent" until its agent has finished, then "checks" (for a run that has
+// checks).
 func ReadStateNow(workspace string) (*State, error) {
 	st, err := ReadState(workspace)
 	if err != nil || !st.Active {
 		return st, err
 	}
 	f := ReadInflight(Path(workspace, InflightFile))
-	if f == nil || f.Iteration < st.Iteration || f.Iteration == st.Iteration && st.Phase == PhaseRecorded {
-		return st, nil // none running, or the one running is recorded already
+	if f == nil || f.Iteration < st.Iteration {
+		return st, nil
+	}
+	if data, err := os.ReadFile(Path(workspace, RecordsFile)); err != nil && !errors.Is(err, os.ErrNotExist) ||
+		f.Iteration <= bytes.Count(data, []byte{'\n'}) {
+		return st, nil // recorded already (or the records cannot be read)
 	}
 	st.Iteration = f.Iteration
 	if t, err := time.Parse(time.RFC3339Nano, f.StartedAt); err == nil {
