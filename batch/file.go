@@ -8,6 +8,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -125,8 +126,8 @@ func loadTask(path string, i int, tn *yaml.Node, base config.Config, baseSrc con
 	cfg.Worktree, cfg.WorktreeName = true, t.ID
 	warnings, err := cfg.Validate(src)
 	if err != nil {
-		ce, ok := err.(config.Errors)
-		if !ok {
+		var ce config.Errors
+		if !errors.As(err, &ce) {
 			return t, nil, config.Errors{{Source: at(path, tn), Key: name, Msg: err.Error()}}
 		}
 		for _, e := range ce {

@@ -70,7 +70,7 @@ func findRun(dir, name string) (string, error) {
 
 // controlCmd is a command that acts on one run, found with -C DIR and
 // --worktree-name NAME (findRun); run gets its workspace and state.
-func controlCmd(e *env, use, short, long, example string, run func(ctx context.Context, ws string, st *runlog.State, jsonOut bool) error) *cobra.Command {
+func controlCmd(use, short, long, example string, run func(ctx context.Context, ws string, st *runlog.State, jsonOut bool) error) *cobra.Command {
 	var dir, name string
 	var jsonOut bool
 	c := &cobra.Command{
@@ -100,7 +100,7 @@ func controlCmd(e *env, use, short, long, example string, run func(ctx context.C
 }
 
 func newStatusCmd(e *env) *cobra.Command {
-	return controlCmd(e, "status [-C DIR] [--worktree-name NAME] [--json]", "show the state of a loop",
+	return controlCmd("status [-C DIR] [--worktree-name NAME] [--json]", "show the state of a loop",
 		"Shows the state of the loop run in the workspace (or in the repository's\nworktree): status, phase, iteration, failures, cost so far, branch.",
 		`  architect status
   architect status --worktree-name fix-auth
@@ -111,7 +111,7 @@ func newStatusCmd(e *env) *cobra.Command {
 }
 
 func newPauseCmd(e *env) *cobra.Command {
-	return controlCmd(e, "pause [-C DIR] [--worktree-name NAME]", "pause a running loop after its current agent run",
+	return controlCmd("pause [-C DIR] [--worktree-name NAME]", "pause a running loop after its current agent run",
 		"Pauses the running loop: the running agent finishes, then the loop waits\nfor `architect resume`.",
 		`  architect pause
   architect pause -C ../other-repo --worktree-name fix-auth`,
@@ -119,7 +119,7 @@ func newPauseCmd(e *env) *cobra.Command {
 }
 
 func newResumeCmd(e *env) *cobra.Command {
-	return controlCmd(e, "resume [-C DIR] [--worktree-name NAME]", "resume a paused loop, or restart a stopped one from its state",
+	return controlCmd("resume [-C DIR] [--worktree-name NAME]", "resume a paused loop, or restart a stopped one from its state",
 		"Resumes a paused loop; a loop whose process is gone (stopped, crashed,\nwaiting) is restarted from its state in this terminal.",
 		`  architect resume
   architect resume --worktree-name fix-auth`,
@@ -127,7 +127,7 @@ func newResumeCmd(e *env) *cobra.Command {
 }
 
 func newCancelCmd(e *env) *cobra.Command {
-	return controlCmd(e, "cancel [-C DIR] [--worktree-name NAME]", "stop a running loop gracefully",
+	return controlCmd("cancel [-C DIR] [--worktree-name NAME]", "stop a running loop gracefully",
 		"Stops the running loop now, gracefully: the agent and checks get SIGTERM,\nthe state is saved and the loop exits with status 130.",
 		`  architect cancel
   architect cancel --worktree-name fix-auth`,

@@ -154,7 +154,7 @@ func gitInitDemo(ctx context.Context, dir string) error {
 		default:
 			err = fmt.Errorf("exit status %d", res.ExitCode)
 		}
-		return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(out.String()))
+		return fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(out.String()))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,7 +133,7 @@ func resumeRun(ctx context.Context, e *env, workspace string, override func(*con
 	}
 	cfg, err := savedConfig(st)
 	if err != nil {
-		return fmt.Errorf("%s is damaged: %v", runlog.Path(workspace, runlog.StateFile), err)
+		return runlog.Damaged(runlog.Path(workspace, runlog.StateFile), err)
 	}
 	override(&cfg)
 	return drive(ctx, e, cfg, workspace, func(deps loop.Deps) (*runlog.Result, error) {
@@ -357,7 +358,7 @@ func plural(n int) string {
 
 // unwrapPath drops the path an *os.PathError repeats.
 func unwrapPath(err error) string {
-	if pe, ok := err.(*os.PathError); ok {
+	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
 	return err.Error()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,7 +100,7 @@ func runMerge(ctx context.Context, e *env, o mergeOptions) error {
 	}
 	mc, err := repo.CheckMerge(ctx, branch)
 	if err != nil {
-		if err == gitwt.ErrMergeTreeUnsupported {
+		if errors.Is(err, gitwt.ErrMergeTreeUnsupported) {
 			return &usererr.Error{Msg: err.Error(), Hint: "upgrade git, or merge by hand: git merge " + branch}
 		}
 		return err
@@ -188,17 +189,17 @@ func mergeRefusal(mc gitwt.MergeCheck, branch, current string, squash bool) erro
 	switch {
 	case len(mc.Dirty) > 0:
 		return &usererr.Error{
-			Msg:  fmt.Sprintf("%s has uncommitted changes (%s): merging now could mix them in", current, listFew(mc.Dirty, 4)),
+			Msg:  fmt.Sprintf("%s has uncommitted changes (%s): merging now could mix them in", current, listFew(mc.Dirty)),
 			Hint: "commit them, or set them aside with `git stash` and merge again (then `git stash pop`; changes a --include-uncommitted run copied are on the branch already)",
 		}
 	case len(mc.InTheWay) > 0:
 		return &usererr.Error{
-			Msg:  fmt.Sprintf("the merge would overwrite untracked files here with other content: %s", listFew(mc.InTheWay, 4)),
+			Msg:  fmt.Sprintf("the merge would overwrite untracked files here with other content: %s", listFew(mc.InTheWay)),
 			Hint: "move them away (or commit them) and merge again",
 		}
 	case len(mc.Conflicts) > 0:
 		return &usererr.Error{
-			Msg:  fmt.Sprintf("merging %s into %s would conflict in %s; nothing was changed", branch, current, listFew(mc.Conflicts, 4)),
+			Msg:  fmt.Sprintf("merging %s into %s would conflict in %s; nothing was changed", branch, current, listFew(mc.Conflicts)),
 			Hint: fmt.Sprintf("merge by hand: %s, resolve the conflicts, commit, then `architect clean%s`", by, cleanName(branch)),
 		}
 	}
@@ -218,7 +219,7 @@ func worktreeClean(ctx context.Context, wt string) error {
 	}
 	if len(changes) > 0 {
 		return &usererr.Error{
-			Msg:  fmt.Sprintf("the worktree %s has uncommitted changes (%s) that the merge would leave behind", wt, listFew(changes, 4)),
+			Msg:  fmt.Sprintf("the worktree %s has uncommitted changes (%s) that the merge would leave behind", wt, listFew(changes)),
 			Hint: fmt.Sprintf("commit them there (git -C %s add -A && git -C %s commit -m ...) or discard them, then merge again", wt, wt),
 		}
 	}
@@ -338,7 +339,9 @@ func nameFlag(name string) string {
 	return " --worktree-name " + name
 }
 
-func listFew(items []string, n int) string {
+// listFew names the first four items and counts the rest.
+func listFew(items []string) string {
+	const n = 4
 	if len(items) <= n {
 		return strings.Join(items, ", ")
 	}

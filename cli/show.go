@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -311,7 +312,7 @@ func page(e *env, text []byte, noPager bool) error {
 		args = append(args, "-FRX")
 	}
 	err = proc.Interactive(path, args[1:], bytes.NewReader(text), e.stdout, e.stderr)
-	if _, exited := err.(*exec.ExitError); err != nil && !exited { // how a pager ends is the person's business
+	if ee := (*exec.ExitError)(nil); err != nil && !errors.As(err, &ee) { // how a pager ends is the person's business
 		return fmt.Errorf("pager %s: %w", pager, err)
 	}
 	return nil

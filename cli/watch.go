@@ -74,7 +74,8 @@ func streamEvents(w io.Writer) func(runlog.Event) {
 		if err != nil {
 			return
 		}
-		w.Write(append(data, '\n'))
+		// A reader that went away (a closed pipe) must not stop the run.
+		_, _ = w.Write(append(data, '\n'))
 	}
 }
 

@@ -100,7 +100,7 @@ func (r *runner) decide(runCtx context.Context, x *iteration) bool {
 		r.stop(runlog.StopIdle, fmt.Sprintf("%d iteration(s) in a row changed nothing and left the checks as they were", r.st.IdleIterations))
 		return true
 	}
-	if r.checkStall(runCtx) {
+	if r.checkStall() {
 		return true
 	}
 	if o.ErrKind == agent.ErrUsageLimit {
@@ -115,7 +115,7 @@ func (r *runner) decide(runCtx context.Context, x *iteration) bool {
 		return false // the next iteration runs on another agent, at once
 	}
 	n := r.st.ConsecutiveErrors
-	if max := r.cfg.MaxConsecutiveErrors; max > 0 && n >= max {
+	if limit := r.cfg.MaxConsecutiveErrors; limit > 0 && n >= limit {
 		r.logf("%d consecutive failures, stopping loop", n)
 		r.stop(runlog.StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, firstLine(r.st.LastError)))
 		return true

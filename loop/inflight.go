@@ -50,7 +50,7 @@ func (w *spendWatch) spend(s agent.Spend) {
 		w.cur.Tokens = &runlog.Tokens{Input: s.Usage.Input, CachedInput: s.Usage.CachedInput, Output: s.Usage.Output}
 	}
 	w.save()
-	if max := w.r.cfg.MaxCost; max > 0 && s.CostKnown && w.before+s.Cost >= max {
+	if budget := w.r.cfg.MaxCost; budget > 0 && s.CostKnown && w.before+s.Cost >= budget {
 		w.cancel(errBudget)
 	}
 }

@@ -3,6 +3,7 @@ package loop
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -175,7 +176,7 @@ func (k *keepFile) Close() error {
 			if len(line) > 0 {
 				k.write(k.clean(string(line)))
 			}
-			if err != nil && err != bufio.ErrBufferFull {
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 				break
 			}
 		}

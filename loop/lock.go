@@ -36,7 +36,7 @@ func lockWorkspace(stateDir string) (*flock.Flock, error) {
 	}
 	// The lock is on the open file; its content only names the holder.
 	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
-		l.Unlock()
+		_ = l.Unlock() // the error that matters is the write's
 		return nil, err
 	}
 	return l, nil

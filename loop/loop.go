@@ -60,8 +60,8 @@ type Deps struct {
 	// loop also uses it to poll for pause/resume requests. nil means a real
 	// timer; tests pass a fake clock.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Jitter returns a random duration in [0, max); nil means math/rand.
-	Jitter func(max time.Duration) time.Duration
+	// Jitter returns a random duration in [0, upTo); nil means math/rand.
+	Jitter func(upTo time.Duration) time.Duration
 	// Events, when set, receives every event as it is written to
 	// .architect/events.jsonl (live display, --events -, hooks).
 	Events func(runlog.Event)
@@ -220,11 +220,11 @@ func newRunner(cfg config.Config, deps Deps) *runner {
 	}
 	shown, masked := redactConfig(cfg, deps.Redact)
 	if deps.Jitter == nil {
-		deps.Jitter = func(max time.Duration) time.Duration {
-			if max <= 0 {
+		deps.Jitter = func(upTo time.Duration) time.Duration {
+			if upTo <= 0 {
 				return 0
 			}
-			return rand.N(max)
+			return rand.N(upTo)
 		}
 	}
 	return &runner{cfg: cfg, shown: shown, masked: masked, deps: deps, start: deps.Now()}

@@ -30,7 +30,7 @@ func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string
 	if r.cfg.Spec != "" {
 		spec, err := os.ReadFile(r.cfg.Spec)
 		if err != nil {
-			return "", fmt.Errorf("cannot read the specification file %s: %v", r.cfg.Spec, err)
+			return "", fmt.Errorf("cannot read the specification file %s: %w", r.cfg.Spec, err)
 		}
 		in.Task, in.FromSpec = proc.Clean(spec), true
 	}

@@ -31,7 +31,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	}
 	var saved config.Config
 	if err := st.DecodeConfig(&saved); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %v", runlog.Path(workspace, runlog.StateFile), err)
+		return nil, runlog.Damaged(runlog.Path(workspace, runlog.StateFile), err)
 	}
 	cfg := saved
 	if override != nil {

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -138,7 +137,7 @@ func withNewline(s string) string {
 // (--stall-threshold in a row): it records the stall and stops, falls
 // back to the next agent, or pauses, as --on-stall says. It reports
 // whether the loop stops.
-func (r *runner) checkStall(ctx context.Context) bool {
+func (r *runner) checkStall() bool {
 	limit := r.cfg.StallThreshold
 	if limit <= 0 {
 		return false

@@ -66,7 +66,7 @@ func TestUsageLimitMinuteWindow(t *testing.T) {
 // The margin grows with the wait, and stays small.
 func TestMargin(t *testing.T) {
 	is := is.New(t)
-	r := newRunner(testConfig(t), Deps{Jitter: func(max time.Duration) time.Duration { return max }})
+	r := newRunner(testConfig(t), Deps{Jitter: func(upTo time.Duration) time.Duration { return upTo }})
 	is.Equal(r.margin(3*time.Second), time.Second+30*time.Millisecond+150*time.Millisecond)
 	is.Equal(r.margin(5*time.Hour), time.Second+30*time.Second+30*time.Second) // both parts capped
 }

@@ -54,7 +54,7 @@ func LoadDir(dir string) (*Run, error) {
 	}
 	r := &Run{Dir: dir, State: st, Prompts: map[int]string{}, Commits: map[int]string{}}
 	if err := st.DecodeConfig(&r.Config); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %v", filepath.Join(dir, runlog.StateFile), err)
+		return nil, runlog.Damaged(filepath.Join(dir, runlog.StateFile), err)
 	}
 	r.Agent = r.Config.Agent
 	// result.json holds every iteration of the last session that ended;

@@ -155,7 +155,7 @@ func readState(path string) (*State, error) {
 	}
 	var s State
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %v", path, err)
+		return nil, Damaged(path, err)
 	}
 	return &s, nil
 }
@@ -201,7 +201,7 @@ func ReadResultIn(dir string) (*Result, error) {
 	}
 	var res Result
 	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %v", path, err)
+		return nil, Damaged(path, err)
 	}
 	return &res, nil
 }
@@ -242,4 +242,10 @@ func ReadStateNow(workspace string) (*State, error) {
 		}
 	}
 	return st, nil
+}
+
+// Damaged is the error for a record file that does not parse: it names the
+// file and keeps the parser's error in the chain.
+func Damaged(path string, err error) error {
+	return fmt.Errorf("%s is damaged: %w", path, err)
 }
