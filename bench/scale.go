@@ -46,6 +46,7 @@ func scale() {
 		own, span, plainT, starts []float64
 		perRun                    []float64 // each run's median overhead
 		baseOwn, basePerRun       []float64 // the same for -baseline's build
+		baseStarts                []float64
 	}
 	all := make([]*repos, len(sizes))
 	for i, n := range sizes {
@@ -86,9 +87,9 @@ func scale() {
 				alternate(r, this, func() {
 					saved := bin
 					bin = *base
-					o, _, _ := loop(s.baseline)
+					o, _, st := loop(s.baseline)
 					bin = saved
-					s.baseOwn = append(s.baseOwn, o...)
+					s.baseOwn, s.baseStarts = append(s.baseOwn, o...), append(s.baseStarts, st)
 					s.basePerRun = append(s.basePerRun, median(o))
 				})
 			}
@@ -116,7 +117,7 @@ func scale() {
 		value := fmt.Sprintf("%.1f ms (checks finished → iteration recorded: %.1f ms); plain git add -A && git commit && git diff HEAD~1: %.1f ms; ratio %.2f; from the process's start to the first iteration (watching the tree, the first look at it): %.0f ms",
 			o, median(s.span), p, o/p, median(s.starts))
 		if *base != "" {
-			value += fmt.Sprintf("; baseline build: %.1f ms, ratio to plain git %.2f", median(s.baseOwn), median(s.baseOwn)/p)
+			value += fmt.Sprintf("; baseline build: %.1f ms, ratio to plain git %.2f, to the first iteration %.0f ms", median(s.baseOwn), median(s.baseOwn)/p, median(s.baseStarts))
 		}
 		switch {
 		case i == len(sizes)-1:
