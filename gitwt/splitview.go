@@ -53,9 +53,11 @@ func (p *privateIndex) splitTree(ctx context.Context, dir string, oidLen int) (s
 			_ = os.Remove(p.shared)
 		}
 		p.shared = ""
-		// A link, not a copy: git stamps the shared index it reads with the
-		// current time, which changes nothing it trusts (entries changed
-		// after the index was written were marked when it was written).
+		// A link, not a copy: git only reads it (the shared index git 2.39
+		// stamps with the current time is one of that name in the git
+		// folder, where there is none), so that the private index, which
+		// may still be your index's file (seeded, or installed and not
+		// written since), is not touched (TestSplitTree).
 		_ = os.Remove(sharedPath)
 		if err := linkOrCopy(p.path, sharedPath); err != nil {
 			return "", err

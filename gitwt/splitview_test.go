@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 )
@@ -83,6 +84,18 @@ func TestSplitTree(t *testing.T) {
 				links, _ := filepath.Glob(filepath.Join(p.dir, "sharedindex.*"))
 				is.Equal(len(links), 1) // the last one only
 			}
+			// Where the private index is still the user's index's file (a
+			// link, as seeded), the user's index is not stamped either.
+			real := filepath.Join(dir, ".git", "index")
+			past := time.Now().Add(-time.Hour).Truncate(time.Second)
+			is.NoErr(os.Chtimes(real, past, past))
+			is.NoErr(p.seed())
+			_, err = p.splitTree(ctx, dir, oidLen)
+			is.NoErr(err)
+			info, err := os.Stat(real)
+			is.NoErr(err)
+			is.True(info.ModTime().Equal(past))
+
 			// An index split by the user's own setting cannot be shared.
 			git("update-index", "--split-index")
 			_, err = p.splitTree(ctx, dir, oidLen)
