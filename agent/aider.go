@@ -32,12 +32,6 @@ const aiderStderrTail = 4096
 // history file, which architect points at a temporary file.
 type aider struct{ cliAdapter }
 
-func newAider(c Config) (Agent, error) {
-	return &aider{newCLIAdapter(c, "aider")}, nil
-}
-
-func (a *aider) Name() string { return "aider" }
-
 // aiderArgs is the command line after the executable's name: apply the
 // message and exit, say yes to aider's questions but commit nothing (the
 // loop commits), plain unstreamed output, and no update checks, release
@@ -48,17 +42,13 @@ func (a *aider) Name() string { return "aider" }
 // and .gitignore is left alone, so the only changes in the workspace are
 // the ones the model made.
 func aiderArgs(messageFile, tmp, model string, extra []string) []string {
-	args := []string{"--message-file", messageFile, "--yes-always",
+	return cmdline([]string{"--message-file", messageFile, "--yes-always",
 		"--no-auto-commits", "--no-dirty-commits", "--no-gitignore",
 		"--no-pretty", "--no-stream", "--no-check-update", "--no-show-release-notes",
 		"--no-analytics", "--no-show-model-warnings", "--no-detect-urls",
 		"--llm-history-file", filepath.Join(tmp, "llm-history.txt"),
 		"--chat-history-file", filepath.Join(tmp, "chat-history.md"),
-		"--input-history-file", filepath.Join(tmp, "input-history")}
-	if model != "" {
-		args = append(args, "--model", model)
-	}
-	return append(args, extra...)
+		"--input-history-file", filepath.Join(tmp, "input-history")}, "--model", model, extra)
 }
 
 // aiderTagsCache is the folder aider's repository map caches its tags in,
@@ -99,23 +89,18 @@ func (a *aider) Run(ctx context.Context, req Request) Outcome {
 	caches := aiderCaches(dir)
 
 	s := &aiderStream{onActivity: req.OnActivity}
-	stdout := proc.NewLineWriter(aiderMaxLine, s.line)
-	stderr := proc.NewTail(aiderStderrTail)
 	// aider prints through rich, which wraps lines at the terminal's width
-	// (80 columns without a terminal), splitting its report lines.
-	env := append(baseEnv(req.Env), "COLUMNS=1000")
-	opt := req.options(env, stdout, stderr)
-	opt.Stdin = nil // the message is in msgFile; aider gets /dev/null
-	res := proc.Run(ctx, a.bin, aiderArgs(msgFile, tmp, a.model, a.args), opt)
+	// (80 columns without a terminal), splitting its report lines. The
+	// message is in msgFile; aider's stdin is /dev/null.
+	res, stderr := a.run(ctx, req, cliRun{args: aiderArgs(msgFile, tmp, a.model, a.args), env: append(baseEnv(req.Env), "COLUMNS=1000"),
+		line: s.line, maxLine: aiderMaxLine, stderrTail: aiderStderrTail, noStdin: true})
 	for p := range aiderCaches(dir) {
 		if !caches[p] {
 			_ = os.RemoveAll(p) // aider's cache, made by this run: not the model's work
 		}
 	}
-	stdout.Flush()
 	s.end()
-	h := readAiderHistory(history)
-	return a.outcome(res, s, h, proc.Clean(stderr.Bytes()))
+	return a.outcome(res, s, readAiderHistory(history), stderr)
 }
 
 // aiderStream reads aider's plain-text stdout, which mixes aider's own
@@ -333,11 +318,10 @@ func (h *aiderHistory) line(b []byte, cur *strings.Builder, inReply *bool) {
 
 // outcome turns a finished run into an Outcome.
 func (a *aider) outcome(res proc.Result, s *aiderStream, h aiderHistory, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = aiderInstallHint
-		return o
-	}
+	return build(res, aiderInstallHint, func(o *Outcome) { a.figures(o, s, h, res) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *aider) figures(o *Outcome, s *aiderStream, h aiderHistory, res proc.Result) {
 	o.FinalMessage = strings.TrimSpace(h.last)
 	o.Steps = h.responses
 	if o.Steps == 0 {
@@ -356,80 +340,69 @@ func (a *aider) outcome(res proc.Result, s *aiderStream, h aiderHistory, stderr 
 	case o.Steps == 0 && !res.TimedOut && !res.Inactive && !res.Canceled:
 		o.CostKnown = true // no model call was made
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o
-	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 // classify sets ErrKind, Err, Hint and ResetAt. aider exits 0 even when the
 // model could not be reached, so an API error line not followed by a usage
 // report is a failed run; so is a non-zero exit.
 func (a *aider) classify(o *Outcome, s *aiderStream, stderr string) {
-	if s.limitHit {
+	f := failure{now: a.now()}
+	switch {
+	case s.limitHit:
 		o.Err = "aider: the model hit a token limit"
 		if len(s.limit) > 0 {
 			o.Err += " (" + strings.Join(s.limit, "; ") + ")"
 		}
-		if !s.limitInput {
-			// aider's estimate of the request fits the window: the answer
-			// was cut at the output limit, or the server counted otherwise.
-			// A fresh attempt may fit.
-			o.ErrKind = ErrTransient
-			return
+		f.code = aiderOutputLimit
+		if s.limitInput {
+			f.code = aiderContextWindow
 		}
-		// By aider's own estimate the request fills the model's context
-		// window (it marks the line "possibly exhausted context window!"):
-		// the next iteration's would too.
-		o.ErrKind, o.Hint = ErrFatal, "the prompt, aider's repository map and the files in its chat exceed the model's context window: "+
-			"use a model with a larger one, or a smaller map (--agent-arg --map-tokens --agent-arg 512)"
-		return
-	}
-	if s.errName == "" {
+	case s.errName == "":
 		if o.ExitCode == 0 {
 			return
 		}
-		o.ErrKind = ErrTransient
 		o.Err = fmt.Sprintf("aider exited with status %d", o.ExitCode)
 		if t := strings.TrimSpace(stderr); t != "" {
 			o.Err += ": " + lastLines(t, 10)
 		}
-		if strings.Contains(stderr, "unrecognized arguments") || strings.Contains(stderr, "error: argument") {
-			o.ErrKind, o.Hint = ErrFatal, "aider refused its command line: check the flags given with --agent-arg"
-		}
-		return
-	}
-	o.Err = "aider: " + s.errName + ": " + s.errText
-	if s.errNote != "" {
-		o.Err += " (" + s.errNote + ")"
-	}
-	all := s.errName + " " + s.errText
-	if limited, reset := usageLimit(0, all, nil, a.now()); limited {
-		o.ErrKind = ErrUsageLimit
-		o.setReset(reset)
-		return
-	}
-	if s.errName == "RateLimitError" {
-		// A rate limit, as for every agent: waited out, for as long as
-		// the provider's message asks when it says.
-		o.ErrKind = ErrUsageLimit
-		if d, ok := retryDelay(all); ok {
-			o.setReset(exactReset(a.now().Add(d)))
-		}
-		return
-	}
-	switch {
-	case s.errName == "AuthenticationError" || s.errName == "PermissionDeniedError":
-		o.ErrKind, o.Hint = ErrFatal, "check the API key aider uses for this model (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …)"
-	case s.errName == "NotFoundError" || strings.Contains(all, "LLM Provider NOT provided") ||
-		containsFold(all, "model_not_found", "not_found_error", "does not exist", "invalid model"):
-		o.ErrKind, o.Hint = ErrFatal, "check --model: aider wants a litellm model name, e.g. anthropic/claude-sonnet-4-5 (`aider --list-models NAME` searches them)"
-	case isBillingError(0, all):
-		o.ErrKind, o.Hint = ErrFatal, "the provider account has no credit left: add some or use another key"
-	case isOutage(0, all):
-		o.ErrKind = ErrOutage
+		f.stderr = stderr
 	default:
-		o.ErrKind = ErrTransient
+		o.Err = "aider: " + s.errName + ": " + s.errText
+		if s.errNote != "" {
+			o.Err += " (" + s.errNote + ")"
+		}
+		f.code = s.errName
+		f.text = s.errName + " " + s.errText
+		f.msg = f.text
 	}
+	aiderErrors.apply(o, f)
+}
+
+// The codes of aider's token-limit report (aider prints no API error for
+// it): by aider's own estimate the request fills the model's context
+// window ("possibly exhausted context window!"), or it fits and the answer
+// was cut at the output limit (or the server counted otherwise).
+const (
+	aiderContextWindow = "architect:context-window"
+	aiderOutputLimit   = "architect:output-limit"
+)
+
+var aiderErrors = errTable{
+	// The next iteration's request would fill the window too.
+	{code: []string{aiderContextWindow}, kind: ErrFatal, hint: "the prompt, aider's repository map and the files in its chat exceed the model's context window: " +
+		"use a model with a larger one, or a smaller map (--agent-arg --map-tokens --agent-arg 512)"},
+	{code: []string{aiderOutputLimit}, kind: ErrTransient}, // a fresh attempt may fit
+	{stderr: []string{"unrecognized arguments", "error: argument"},
+		kind: ErrFatal, hint: "aider refused its command line: check the flags given with --agent-arg"},
+	planLimit,
+	// A rate limit, as for every agent: waited out, for as long as the
+	// provider's message asks when it says.
+	{code: []string{"RateLimitError"}, kind: ErrUsageLimit, reset: retryReset},
+	{code: []string{"AuthenticationError", "PermissionDeniedError"},
+		kind: ErrFatal, hint: "check the API key aider uses for this model (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …)"},
+	{code: []string{"NotFoundError"}, exact: []string{"LLM Provider NOT provided"},
+		text: []string{"model_not_found", "not_found_error", "does not exist", "invalid model"},
+		kind: ErrFatal, hint: "check --model: aider wants a litellm model name, e.g. anthropic/claude-sonnet-4-5 (`aider --list-models NAME` searches them)"},
+	billing(providerBillingHint),
+	outage,
 }

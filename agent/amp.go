@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,10 +17,6 @@ const ampInstallHint = "install Amp (npm install -g @ampcode/cli) or point --age
 // stream does not say which model produced them (it usually does not).
 const ampPriceKey = "amp"
 
-// ampNoteLines bounds the non-JSON lines of stdout kept for errors (Amp
-// prints its login prompt and some errors as plain text).
-const ampNoteLines = 20
-
 // amp drives Sourcegraph's Amp headless: one `amp --execute --stream-json`
 // process per iteration, the prompt on stdin. Its output is Claude Code's
 // stream-json format, read by the same parser as Claude's (claudeStream);
@@ -28,22 +25,12 @@ const ampNoteLines = 20
 // says what went wrong in "error".
 type amp struct{ cliAdapter }
 
-func newAmp(c Config) (Agent, error) {
-	return &amp{newCLIAdapter(c, "amp")}, nil
-}
-
-func (a *amp) Name() string { return "amp" }
-
 // ampArgs is the command line after the executable's name. Amp picks its
 // models itself; --model selects its agent mode (e.g. smart, rush, or
 // low…ultra in newer versions). The prompt goes on stdin, as Amp's SDKs
 // send it: a prompt argument would have to follow --execute directly.
 func ampArgs(mode string, extra []string) []string {
-	args := []string{"--execute", "--stream-json", "--dangerously-allow-all"}
-	if mode != "" {
-		args = append(args, "--mode", mode)
-	}
-	return append(args, extra...)
+	return cmdline([]string{"--execute", "--stream-json", "--dangerously-allow-all"}, "--mode", mode, extra)
 }
 
 // CheckPrices implements PriceChecker: Amp's stream reports tokens, but
@@ -58,22 +45,19 @@ func (a *amp) CheckPrices() error {
 
 func (a *amp) Run(ctx context.Context, req Request) Outcome {
 	s := newAmpStream(req.Dir, req.OnActivity)
-	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
-	stderr := proc.NewTail(claudeStderrTail)
-	res := runToFile(ctx, a.bin, ampArgs(a.model, a.args), req.options(baseEnv(req.Env), stdout, stderr), "architect-amp-*.jsonl")
-	stdout.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: ampArgs(a.model, a.args), line: s.line, toFile: "architect-amp-*.jsonl"})
+	return a.outcome(res, s, stderr)
 }
 
 // ampStream is Claude's stream parser plus what Amp's format adds.
 type ampStream struct {
 	claudeStream
 
-	ampUsage    Usage    // summed over assistant messages
-	ampMessages int      // assistant messages (by id when Amp gives one)
-	ampLastID   string   // the id of the last one, when Amp gives ids
-	resultErr   string   // the error result's "error"
-	notes       []string // non-JSON stdout lines, for errors
+	ampUsage    Usage  // summed over assistant messages
+	ampMessages int    // assistant messages (by id when Amp gives one)
+	ampLastID   string // the id of the last one, when Amp gives ids
+	resultErr   string // the error result's "error"
+	notes       notes  // non-JSON stdout lines, for errors
 }
 
 func newAmpStream(dir string, onActivity func(string)) *ampStream {
@@ -83,13 +67,7 @@ func newAmpStream(dir string, onActivity func(string)) *ampStream {
 func (s *ampStream) line(b []byte) {
 	s.claudeStream.line(b)
 	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return
-	}
-	if b[0] != '{' {
-		if len(s.notes) < ampNoteLines {
-			s.notes = append(s.notes, capText(proc.Clean(b), 300))
-		}
+	if s.notes.plain(b) {
 		return
 	}
 	f, _ := claudeFields(b)
@@ -113,10 +91,7 @@ func (s *ampStream) line(b []byte) {
 		s.ampLastID = msg.ID
 		s.ampMessages++
 		if msg.Usage != nil {
-			u := msg.Usage.usage()
-			s.ampUsage.Input += u.Input
-			s.ampUsage.CachedInput += u.CachedInput
-			s.ampUsage.Output += u.Output
+			s.ampUsage.add(msg.Usage.usage())
 		}
 	case "result":
 		var e string
@@ -133,11 +108,10 @@ func (s *ampStream) line(b []byte) {
 
 // outcome turns a finished run into an Outcome.
 func (a *amp) outcome(res proc.Result, s *ampStream, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = ampInstallHint
-		return o
-	}
+	return build(res, ampInstallHint, func(o *Outcome) { a.figures(o, s, res) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *amp) figures(o *Outcome, s *ampStream, res proc.Result) {
 	r := s.result
 	o.FinalMessage = s.finalText()
 	o.Steps = s.ampMessages
@@ -159,11 +133,6 @@ func (a *amp) outcome(res proc.Result, s *ampStream, stderr string) Outcome {
 	case o.Steps == 0 && !res.TimedOut && !res.Inactive && !res.Canceled:
 		o.CostKnown = true // it stopped before any answer from the model
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o
-	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 // classify sets ErrKind, Err and Hint from the error result, Amp's own
@@ -174,49 +143,22 @@ func (a *amp) classify(o *Outcome, s *ampStream, stderr string) {
 	if r != nil && !r.IsError && o.ExitCode == 0 {
 		return
 	}
-	notes := strings.Join(s.notes, "\n")
-	text := s.resultErr
-	if text == "" && r != nil && r.IsError && r.Result != "" {
-		text = r.Result
-	}
-	if text == "" && r != nil && len(r.Errors) > 0 {
-		text = strings.Join(r.Errors, "; ")
-	}
-	if text == "" {
-		text = s.apiErrorText
-	}
-	if text == "" {
-		text = lastLines(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr), "Error: ")), 10)
-	}
-	if text == "" {
-		text = lastLines(notes, 10)
-	}
-	if text == "" {
-		o.Err = fmt.Sprintf("amp exited with status %d", o.ExitCode)
-		if r == nil {
-			o.Err += " without a result"
-		}
-	} else {
-		o.Err = "amp: " + capText(text, 2000)
-	}
-	all := text + "\n" + stderr + "\n" + notes
-	if limited, reset := claudeParseLimit(text, a.now()); limited {
-		o.ErrKind = ErrUsageLimit
-		o.setReset(reset)
-		return
-	}
-	switch {
-	case containsFold(all, "out of free credits", "out of credits", "insufficient credit", "insufficient balance", "usage limit"):
-		o.ErrKind, o.Hint = ErrUsageLimit, "add credits to the Amp account (ampcode.com/settings), or wait for the free daily grant"
-	case containsFold(all, "no api key found", "login failed", "not logged in", "unauthorized", "invalid api key", "invalid access token", "authentication"):
-		o.ErrKind, o.Hint = ErrFatal, "set AMP_API_KEY to an Amp access token (ampcode.com/settings), or run amp login"
-	case containsFold(all, "unknown option", "unknown command", "too many arguments"):
-		o.ErrKind, o.Hint = ErrFatal, "Amp refused its command line: check the flags given with --agent-arg (and that --model names an Amp mode)"
-	case containsFold(all, "invalid mode", "unknown mode", "mode not found"):
-		o.ErrKind, o.Hint = ErrFatal, "check --model: for Amp it selects the agent mode (e.g. smart or rush)"
-	case isOutage(0, text):
-		o.ErrKind = ErrOutage
-	default:
-		o.ErrKind = ErrTransient
-	}
+	notes := s.notes.String()
+	text := cmp.Or(s.resultErr, r.errorText(), r.reasons(), s.apiErrorText,
+		lastLines(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr), "Error: ")), 10), lastLines(notes, 10))
+	o.Err = runErr("amp", capText(text, 2000), o.ExitCode, r != nil)
+	ampErrors.apply(o, failure{text: text + "\n" + stderr + "\n" + notes, msg: text, now: a.now()})
+}
+
+// ampErrors reads the error result and Amp's plain-text messages.
+var ampErrors = errTable{
+	claudeLimit,
+	{text: []string{"out of free credits", "out of credits", "insufficient credit", "insufficient balance", "usage limit"},
+		kind: ErrUsageLimit, hint: "add credits to the Amp account (ampcode.com/settings), or wait for the free daily grant"},
+	{text: []string{"no api key found", "login failed", "not logged in", "unauthorized", "invalid api key", "invalid access token", "authentication"},
+		kind: ErrFatal, hint: "set AMP_API_KEY to an Amp access token (ampcode.com/settings), or run amp login"},
+	refusedArgs("Amp refused its command line: check the flags given with --agent-arg (and that --model names an Amp mode)"),
+	{text: []string{"invalid mode", "unknown mode", "mode not found"},
+		kind: ErrFatal, hint: "check --model: for Amp it selects the agent mode (e.g. smart or rush)"},
+	outage,
 }

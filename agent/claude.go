@@ -1,8 +1,8 @@
 package agent
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/architect-dev/architect/proc"
@@ -25,41 +25,27 @@ const claudeInstallHint = "install Claude Code (npm install -g @anthropic-ai/cla
 // arrives.
 type claude struct{ cliAdapter }
 
-func newClaude(c Config) (Agent, error) {
-	return &claude{newCLIAdapter(c, "claude")}, nil
-}
-
-func (a *claude) Name() string { return "claude" }
-
 // claudeArgs is the command line after the executable's name. The prompt
 // is not on it: it goes on stdin, so that no argument-length limit applies.
 func claudeArgs(model string, extra []string) []string {
-	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"}
-	if model != "" {
-		args = append(args, "--model", model)
-	}
-	return append(args, extra...)
+	return cmdline([]string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"}, "--model", model, extra)
 }
 
 func (a *claude) Run(ctx context.Context, req Request) Outcome {
 	s := &claudeStream{dir: req.Dir, onActivity: req.OnActivity, onSpend: req.OnSpend, prices: a.prices}
-	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
-	stdout.KeepTail(claudeLineTail, s.longLine)
-	stderr := proc.NewTail(claudeStderrTail)
-	res := runToFile(ctx, a.bin, claudeArgs(a.model, a.args), req.options(baseEnv(req.Env), stdout, stderr), "architect-claude-*.jsonl")
-	stdout.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: claudeArgs(a.model, a.args), line: s.line, longLine: s.longLine,
+		maxLine: claudeMaxLine, stderrTail: claudeStderrTail, toFile: "architect-claude-*.jsonl"})
+	return a.outcome(res, s, stderr)
 }
 
 // outcome turns a finished run into an Outcome: figures from the result
 // line (or, without one, from the assistant messages seen), then the
 // classification of any failure.
 func (a *claude) outcome(res proc.Result, s *claudeStream, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = claudeInstallHint
-		return o
-	}
+	return build(res, claudeInstallHint, func(o *Outcome) { a.figures(o, s, res) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *claude) figures(o *Outcome, s *claudeStream, res proc.Result) {
 	o.FinalMessage = s.finalText()
 	if r := s.result; r != nil && (!s.truncated || s.tailSeen) {
 		o.Steps = r.NumTurns
@@ -77,11 +63,6 @@ func (a *claude) outcome(res proc.Result, s *claudeStream, stderr string) Outcom
 			o.CostKnown = true // it stopped before any answer from the model
 		}
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o // timed out, inactive or cancelled: fromProc said it all
-	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 // classify sets ErrKind, Err, Hint and ResetAt from the structured errors
@@ -95,65 +76,72 @@ func (a *claude) classify(o *Outcome, s *claudeStream, stderr string) {
 	// The error text: the result's when it is an error, else Claude Code's
 	// error message, else the end of stderr (not searched for limits: a
 	// tool's child may write there).
-	text := s.apiErrorText
-	if r != nil && r.IsError && r.HasResult && r.Result != "" {
-		text = r.Result
-	}
-	if text == "" && r != nil && len(r.Errors) > 0 {
-		text = strings.Join(r.Errors, "; ")
-	}
-	structured := text
-	limited, resetAt := claudeParseLimit(structured, a.now())
-	if text == "" && r != nil && r.IsError {
-		text = "run ended with " + r.Subtype
-	}
-	if text == "" {
-		text = lastLines(strings.TrimSpace(stderr), 10)
-	}
-	status := 0
+	structured := cmp.Or(r.errorText(), s.apiErrorText, r.reasons())
+	_, resetAt := claudeParseLimit(structured, a.now())
+	text := cmp.Or(structured, r.endedWith(), lastLines(strings.TrimSpace(stderr), 10))
+	o.Err = runErr("claude", text, o.ExitCode, r != nil)
+	f := failure{text: structured, msg: structured, stderr: stderr, code: s.apiError, now: a.now()}
 	if r != nil {
-		status = r.APIErrorStatus
+		f.status = r.APIErrorStatus
 	}
-	o.Err = "claude: " + text
-	if text == "" {
-		o.Err = fmt.Sprintf("claude exited with status %d", o.ExitCode)
-		if r == nil {
-			o.Err += " without a result"
+	if s.limitRejected {
+		f.limit = &resetAt
+		if !s.limitResetAt.IsZero() {
+			f.limit = &Reset{At: s.limitResetAt} // resetsAt: a Unix time
 		}
 	}
-
-	switch {
-	case s.limitRejected:
-		o.ErrKind = ErrUsageLimit
-		if s.limitResetAt.IsZero() {
-			o.setReset(resetAt)
-		} else {
-			o.setReset(exactReset(s.limitResetAt)) // resetsAt: a Unix time
-		}
-	case limited:
-		o.ErrKind = ErrUsageLimit
-		o.setReset(resetAt)
-	case strings.Contains(stderr, "cannot be used with root/sudo privileges"):
-		o.ErrKind, o.Hint = ErrFatal, "running as root: set IS_SANDBOX=1 if this is a sandbox"
-	case status == 429 || s.apiError == "rate_limit" || strings.Contains(structured, "rate_limit_error"):
-		// A rate limit, as for every agent: waited out (usage-limit wait),
-		// not retried at once. Claude Code has already retried it itself.
-		o.ErrKind = ErrUsageLimit
-		if d, ok := retryDelay(structured); ok {
-			o.setReset(exactReset(a.now().Add(d)))
-		}
-	case status == 403:
-		o.ErrKind, o.Hint = ErrFatal, "the API key or account is not allowed to do this: check its permissions"
-	case status == 401 || s.apiError == "authentication_failed" || s.apiError == "oauth_org_not_allowed" ||
-		strings.Contains(structured, "Invalid API key") || strings.Contains(structured, "authentication_error"):
-		o.ErrKind, o.Hint = ErrFatal, "check the Anthropic credentials Claude Code uses (ANTHROPIC_API_KEY, or run claude and /login)"
-	case status == 404 || s.apiError == "model_not_found":
-		o.ErrKind, o.Hint = ErrFatal, "check --model: give a model Claude Code knows (e.g. sonnet, opus or a full model id)"
-	case s.apiError == "billing_error" || isBillingError(status, structured):
-		o.ErrKind, o.Hint = ErrFatal, "the Anthropic account has no credit left: add some (console.anthropic.com, Plans & Billing) or use another key"
-	case s.apiError == "server_error" || s.apiError == "overloaded" || isOutage(status, structured):
-		o.ErrKind = ErrOutage
-	default:
-		o.ErrKind = ErrTransient
-	}
+	claudeErrors.apply(o, f)
 }
+
+// claudeErrors sorts Claude Code's errors: the rate_limit_event, its
+// usage-limit message, its refusal to run as root, then the API's errors
+// by status, by the "error" of its synthetic message, or by the API's own
+// error type in the text.
+var claudeErrors = errTable{
+	limitEvent,
+	claudeLimit,
+	{stderr: []string{"cannot be used with root/sudo privileges"},
+		kind: ErrFatal, hint: "running as root: set IS_SANDBOX=1 if this is a sandbox"},
+	// A rate limit, as for every agent: waited out (usage-limit wait), not
+	// retried at once. Claude Code has already retried it itself.
+	{status: []int{429}, code: []string{"rate_limit"}, exact: []string{"rate_limit_error"},
+		kind: ErrUsageLimit, reset: retryReset},
+	{status: []int{403},
+		kind: ErrFatal, hint: "the API key or account is not allowed to do this: check its permissions"},
+	{status: []int{401}, code: []string{"authentication_failed", "oauth_org_not_allowed"}, exact: []string{"Invalid API key", "authentication_error"},
+		kind: ErrFatal, hint: "check the Anthropic credentials Claude Code uses (ANTHROPIC_API_KEY, or run claude and /login)"},
+	{status: []int{404}, code: []string{"model_not_found"},
+		kind: ErrFatal, hint: "check --model: give a model Claude Code knows (e.g. sonnet, opus or a full model id)"},
+	{code: []string{"billing_error"},
+		kind: ErrFatal, hint: claudeBillingHint},
+	billing(claudeBillingHint),
+	{code: []string{"server_error", "overloaded"}, kind: ErrOutage},
+	outage,
+}
+
+// errorText is the text of an error result, "" for none.
+func (r *claudeResult) errorText() string {
+	if r == nil || !r.IsError || !r.HasResult {
+		return ""
+	}
+	return r.Result
+}
+
+// reasons are the reasons an error result gives (error_max_turns,
+// error_during_execution), "" for none.
+func (r *claudeResult) reasons() string {
+	if r == nil {
+		return ""
+	}
+	return strings.Join(r.Errors, "; ")
+}
+
+// endedWith names the kind of an error result, "" for none.
+func (r *claudeResult) endedWith() string {
+	if r == nil || !r.IsError {
+		return ""
+	}
+	return "run ended with " + r.Subtype
+}
+
+const claudeBillingHint = "the Anthropic account has no credit left: add some (console.anthropic.com, Plans & Billing) or use another key"

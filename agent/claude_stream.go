@@ -190,9 +190,7 @@ func (s *claudeStream) assistant(f map[string]json.RawMessage) {
 		s.messages++
 		if msg.Usage != nil {
 			u := msg.Usage.usage()
-			s.usage.Input += u.Input
-			s.usage.CachedInput += u.CachedInput
-			s.usage.Output += u.Output
+			s.usage.add(u)
 			if s.onSpend != nil && u != (Usage{}) {
 				// Claude Code gives dollars only in its result line: until
 				// then, the tokens so far at the model's price.

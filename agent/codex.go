@@ -39,12 +39,6 @@ const (
 // tokens times the price of the model given with --model.
 type codex struct{ cliAdapter }
 
-func newCodex(c Config) (Agent, error) {
-	return &codex{newCLIAdapter(c, "codex")}, nil
-}
-
-func (a *codex) Name() string { return "codex" }
-
 // CheckPrices reports a model whose cost cannot be known: see
 // checkTokenPrices.
 func (a *codex) CheckPrices() error {
@@ -56,11 +50,7 @@ func (a *codex) CheckPrices() error {
 // worktree or a plain folder), then the user's extra arguments, and "-" so
 // that the prompt is read from stdin whatever its size.
 func codexArgs(model string, extra []string) []string {
-	args := []string{"exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check"}
-	if model != "" {
-		args = append(args, "-m", model)
-	}
-	args = append(args, extra...)
+	args := cmdline([]string{"exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check"}, "-m", model, extra)
 	return append(args, "-")
 }
 
@@ -72,22 +62,19 @@ func (a *codex) Run(ctx context.Context, req Request) Outcome {
 			req.OnSpend(Spend{Usage: s.usage, Cost: c, CostKnown: ok})
 		}
 	}
-	stdout := proc.NewLineWriter(codexMaxLine, s.line)
-	stderr := proc.NewTail(codexStderrTail)
 	env := baseEnv(req.Env)
-	res := proc.Run(ctx, a.bin, codexArgs(a.model, a.args), req.options(env, stdout, stderr))
-	stdout.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()), envLocation(env))
+	res, stderr := a.run(ctx, req, cliRun{args: codexArgs(a.model, a.args), env: env, line: s.line,
+		maxLine: codexMaxLine, stderrTail: codexStderrTail})
+	return a.outcome(res, s, stderr, envLocation(env))
 }
 
 // outcome turns a finished run into an Outcome. loc is the time zone Codex
 // wrote reset times in.
 func (a *codex) outcome(res proc.Result, s *codexStream, stderr string, loc *time.Location) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = codexInstallHint
-		return o
-	}
+	return build(res, codexInstallHint, func(o *Outcome) { a.figures(o, s) }, func(o *Outcome) { a.classify(o, s, stderr, loc) })
+}
+
+func (a *codex) figures(o *Outcome, s *codexStream) {
 	o.FinalMessage = s.final
 	o.Steps = s.steps
 	o.Usage = s.usage
@@ -98,16 +85,11 @@ func (a *codex) outcome(res proc.Result, s *codexStream, stderr string, loc *tim
 		// The first request failed: nothing was generated, nothing billed.
 		o.CostKnown = true
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		// Timed out, inactive or cancelled: fromProc said it; add what
-		// Codex last complained about (e.g. waiting for the network).
-		if msg := s.lastError(); msg != "" && o.ErrKind != ErrNone {
-			o.Err += "; codex: " + msg
-		}
-		return o
+	// Timed out or inactive: fromProc said it; add what Codex last
+	// complained about (e.g. waiting for the network).
+	if msg := s.lastError(); msg != "" && o.ErrKind != ErrNone {
+		o.Err += "; codex: " + msg
 	}
-	a.classify(&o, s, stderr, loc)
-	return o
 }
 
 // classify sets ErrKind, Err, Hint and ResetAt from Codex's structured
@@ -144,35 +126,24 @@ func (a *codex) classify(o *Outcome, s *codexStream, stderr string, loc *time.Lo
 // details.": insufficient_quota) is billing, which waiting does not fix:
 // fatal, with a hint.
 func codexClassify(text string, now time.Time) (ErrorKind, string, Reset) {
-	l := strings.ToLower(text)
-	has := func(subs ...string) bool {
-		for _, s := range subs {
-			if strings.Contains(l, s) {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case has("upgrade to plus", "usage_not_included"):
-		return ErrFatal, codexPlanHint, Reset{}
-	case has("quota exceeded", "insufficient_quota", "exceeded your current quota", "out of credits", "spend cap", "billing"):
-		return ErrFatal, codexBillingHint, Reset{}
-	case has("usage limit", "last status: 429", "429 too many requests", "usage_limit_reached", "rate limit"):
-		return ErrUsageLimit, "", codexResetAt(text, now)
-	case has("missing environment variable"):
-		return ErrFatal, "set the environment variable Codex names (the API key its model provider reads), " +
-			"e.g. OPENAI_API_KEY, or run `codex login`", Reset{}
-	case has("status 401", "status 403", "unauthorized", "forbidden", "invalid_api_key", "incorrect api key",
-		"no codex credentials", "not logged in", "codex login", "refresh token", "access blocked"):
-		return ErrFatal, codexAuthHint, Reset{}
-	case has("status 404", "model_not_found", "does not exist or you do not have access", "model is not supported",
-		"unsupported model", "unknown model", `"param":"model"`):
-		return ErrFatal, codexModelHint, Reset{}
-	case isOutage(codexStatus(text), text):
-		return ErrOutage, "", Reset{}
-	}
-	return ErrTransient, "", Reset{}
+	return codexErrors.classify(failure{text: text, msg: text, status: codexStatus(text), now: now})
+}
+
+var codexErrors = errTable{
+	{text: []string{"upgrade to plus", "usage_not_included"}, kind: ErrFatal, hint: codexPlanHint},
+	{text: []string{"quota exceeded", "insufficient_quota", "exceeded your current quota", "out of credits", "spend cap", "billing"},
+		kind: ErrFatal, hint: codexBillingHint},
+	{text: []string{"usage limit", "last status: 429", "429 too many requests", "usage_limit_reached", "rate limit"},
+		kind: ErrUsageLimit, reset: func(f failure) Reset { return codexResetAt(f.text, f.now) }},
+	{text: []string{"missing environment variable"}, kind: ErrFatal,
+		hint: "set the environment variable Codex names (the API key its model provider reads), e.g. OPENAI_API_KEY, or run `codex login`"},
+	{text: []string{"status 401", "status 403", "unauthorized", "forbidden", "invalid_api_key", "incorrect api key",
+		"no codex credentials", "not logged in", "codex login", "refresh token", "access blocked"},
+		kind: ErrFatal, hint: codexAuthHint},
+	{text: []string{"status 404", "model_not_found", "does not exist or you do not have access", "model is not supported",
+		"unsupported model", "unknown model", `"param":"model"`},
+		kind: ErrFatal, hint: codexModelHint},
+	outage,
 }
 
 // codexStatusIn finds the HTTP status Codex names in an error: "unexpected

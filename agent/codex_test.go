@@ -15,6 +15,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
 	"github.com/architect-dev/architect/proc"
 )
@@ -78,42 +79,49 @@ func TestCodexCapturedOutput(t *testing.T) {
 	now := time.Date(2026, 11, 22, 7, 40, 0, 0, time.UTC)
 	gpt55 := Price{Input: 5, CachedInput: 0.5, Output: 30}
 	tests := []struct {
-		file      string
-		res       proc.Result
-		kind      ErrorKind
-		final     string
-		steps     int
-		usage     Usage
-		costKnown bool
-		errHas    string
-		hintHas   string
-		resetAt   time.Time
-		within    time.Duration
-		now       time.Time
+		file   string
+		res    proc.Result
+		within time.Duration
+		now    time.Time
+		want
 	}{
-		{file: "success.jsonl", final: "I wrote hello.txt.\n\n<promise>COMPLETE</promise>", steps: 2,
-			usage: Usage{Input: 600, CachedInput: 170, Output: 45}, costKnown: true},
-		{file: "tool-output-mentions-limits.jsonl", final: "The test printed a quota message; nothing to do about it.", steps: 1,
-			usage: Usage{Input: 250, Output: 22}, costKnown: true},
-		{file: "error-500.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrOutage, errHas: "high demand", costKnown: true},
-		{file: "error-503-overloaded.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrOutage, errHas: "at capacity", costKnown: true},
-		{file: "error-401.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "401 Unauthorized", hintHas: "OPENAI_API_KEY", costKnown: true},
-		{file: "error-403.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "403 Forbidden", hintHas: "codex login", costKnown: true},
-		{file: "error-404-model.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "does not exist", hintHas: "--model", costKnown: true},
-		{file: "error-400-model.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "not supported", hintHas: "--model", costKnown: true},
-		{file: "missing-env-key.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "STUB_API_KEY", hintHas: "environment variable", costKnown: true},
-		{file: "usage-not-included.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "upgrade to Plus", hintHas: "plan", costKnown: true},
+		// $5 in, $0.50 cached, $30 out per million: 600 × 5 = 3,000;
+		// 170 × 0.5 = 85; 45 × 30 = 1,350; 4,435 per million = $0.004435.
+		{file: "success.jsonl",
+			want: want{final: "I wrote hello.txt.\n\n<promise>COMPLETE</promise>", steps: 2, usage: Usage{Input: 600, CachedInput: 170, Output: 45}, cost: 0.004435, costKnown: true}},
+		// 250 × 5 = 1,250; 22 × 30 = 660; 1,910 per million = $0.00191.
+		{file: "tool-output-mentions-limits.jsonl",
+			want: want{final: "The test printed a quota message; nothing to do about it.", steps: 1, usage: Usage{Input: 250, Output: 22}, cost: 0.00191, costKnown: true}},
+		{file: "error-500.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrOutage, err: "high demand", costKnown: true}},
+		{file: "error-503-overloaded.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrOutage, err: "at capacity", costKnown: true}},
+		{file: "error-401.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrFatal, err: "401 Unauthorized", hint: "OPENAI_API_KEY", costKnown: true}},
+		{file: "error-403.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrFatal, err: "403 Forbidden", hint: "codex login", costKnown: true}},
+		{file: "error-404-model.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrFatal, err: "does not exist", hint: "--model", costKnown: true}},
+		{file: "error-400-model.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrFatal, err: "not supported", hint: "--model", costKnown: true}},
+		{file: "missing-env-key.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrFatal, err: "STUB_API_KEY", hint: "environment variable", costKnown: true}},
+		{file: "usage-not-included.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrFatal, err: "upgrade to Plus", hint: "plan", costKnown: true}},
 		// An API account out of credit: billing, which waiting does not fix.
-		{file: "quota-exceeded.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrFatal, errHas: "Quota exceeded", hintHas: "credit", costKnown: true},
-		{file: "rate-limit-429.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrUsageLimit, errHas: "429", costKnown: true},
-		{file: "usage-limit.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrUsageLimit, errHas: "usage limit", costKnown: true},
-		{file: "usage-limit-reset.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrUsageLimit, errHas: "usage limit", costKnown: true,
-			resetAt: time.Date(2030, 3, 17, 17, 46, 0, 0, time.UTC), within: time.Minute}, // resets_at 1900000000, printed in TZ=UTC
+		{file: "quota-exceeded.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrFatal, err: "Quota exceeded", hint: "credit", costKnown: true}},
+		{file: "rate-limit-429.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrUsageLimit, err: "429", costKnown: true}},
+		{file: "usage-limit.jsonl", res: proc.Result{ExitCode: 1},
+			want: want{kind: ErrUsageLimit, err: "usage limit", costKnown: true}},
+		{file: "usage-limit-reset.jsonl", res: proc.Result{ExitCode: 1}, within: time.Minute,
+			want: want{kind: ErrUsageLimit, err: "usage limit", costKnown: true, resetAt: time.Date(2030, 3, 17, 17, 46, 0, 0, time.UTC)}}, // resets_at 1900000000, printed in TZ=UTC
 		// A reset 3 s ahead, printed to the minute: the limit lifts within it.
-		{file: "usage-limit-today.jsonl", res: proc.Result{ExitCode: 1}, kind: ErrUsageLimit, errHas: "try again at 6:19 AM", costKnown: true,
-			now: time.Date(2026, 11, 24, 6, 19, 19, 0, time.UTC), resetAt: time.Date(2026, 11, 24, 6, 19, 0, 0, time.UTC), within: time.Minute},
-		{file: "network-down.jsonl", res: proc.Result{ExitCode: -1, TimedOut: true, Duration: 20 * time.Second}, kind: ErrTransient,
-			errHas: "waiting for network"},
+		{file: "usage-limit-today.jsonl", res: proc.Result{ExitCode: 1}, now: time.Date(2026, 11, 24, 6, 19, 19, 0, time.UTC), within: time.Minute,
+			want: want{kind: ErrUsageLimit, err: "try again at 6:19 AM", costKnown: true, resetAt: time.Date(2026, 11, 24, 6, 19, 0, 0, time.UTC)}},
+		{file: "network-down.jsonl", res: proc.Result{ExitCode: -1, TimedOut: true, Duration: 20 * time.Second},
+			want: want{kind: ErrTransient, err: "waiting for network"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -123,19 +131,7 @@ func TestCodexCapturedOutput(t *testing.T) {
 				at = tt.now
 			}
 			o, _ := replayCodex(t, Config{Model: "gpt-5.5", Prices: Prices{"gpt-5.5": gpt55}}, tokenTestdata(t, "codex", tt.file), tt.res, "", at)
-			is.Equal(o.ErrKind, tt.kind)
-			is.Equal(o.FinalMessage, tt.final)
-			is.Equal(o.Steps, tt.steps)
-			is.Equal(o.Usage, tt.usage)
-			is.Equal(o.CostKnown, tt.costKnown)
-			want, _ := Prices{"gpt-5.5": gpt55}.Cost("gpt-5.5", tt.usage)
-			is.True(costNear(o.Cost, want))
-			is.True(strings.Contains(o.Err, tt.errHas)) // the error names the cause
-			is.True(strings.Contains(o.Hint, tt.hintHas))
-			is.True(o.ResetAt.Equal(tt.resetAt))
-			if tt.kind == ErrNone {
-				is.Equal(o.Err, "")
-			}
+			tt.want.check(is, o)
 		})
 	}
 }
@@ -328,30 +324,6 @@ func FuzzCodexStream(f *testing.F) {
 
 // --- against the real CLI ---------------------------------------------
 
-// agentBin returns the executable of the named CLI the real-CLI tests
-// run: $ARCHITECT_AGENT_BIN_DIR/NAME, else
-// <repo>/.cache/agents/node_modules/.bin/NAME (installed by
-// .ci/install-agents.sh). Missing, the test is skipped, or fails under CI.
-func agentBin(t *testing.T, name string) string {
-	t.Helper()
-	dir := os.Getenv("ARCHITECT_AGENT_BIN_DIR")
-	if dir == "" {
-		abs, err := filepath.Abs(filepath.Join("..", ".cache", "agents", "node_modules", ".bin"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = abs
-	}
-	bin := filepath.Join(dir, name)
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not installed at %s: run .ci/install-agents.sh", name, bin)
-		}
-		t.Skipf("%s not installed: run .ci/install-agents.sh", name)
-	}
-	return bin
-}
-
 // runTokenAgent runs one iteration of the named adapter and returns the
 // Outcome and the activity lines, after checking that no process is left
 // in the workspace.
@@ -412,7 +384,7 @@ func codexEnv(t *testing.T, srv *stubmodel.Server, model string) []string {
 }
 
 func TestCodexRealCLI(t *testing.T) {
-	bin := agentBin(t, "codex")
+	bin := agentbin.Path(t, "codex")
 	t.Parallel()
 	prices := Prices{"gpt-5.5": {Input: 2, CachedInput: 0.5, Output: 8}}
 
@@ -437,7 +409,9 @@ func TestCodexRealCLI(t *testing.T) {
 		is.Equal(o.Steps, 2)
 		is.Equal(o.Usage, Usage{Input: 1400, CachedInput: 2900, Output: 100})
 		is.True(o.CostKnown)
-		is.True(costNear(o.Cost, (1400*2+2900*0.5+100*8)/1e6)) // tokens × the price table
+		// $2 in, $0.50 cached, $8 out per million: 1,400 × 2 = 2,800;
+		// 2,900 × 0.5 = 1,450; 100 × 8 = 800; 5,050 per million = $0.00505.
+		is.True(costNear(o.Cost, 0.00505))
 		b, err := os.ReadFile(filepath.Join(dir, "hello.txt"))
 		is.NoErr(err)
 		is.Equal(string(b), "hello\nmore\n")
@@ -492,7 +466,7 @@ func TestCodexRealCLI(t *testing.T) {
 				Request{Prompt: "hi", Dir: t.TempDir(), Env: codexEnv(t, srv, "gpt-5.5")})
 			is.True(time.Since(start) < 60*time.Second) // the run ends promptly: no retries for minutes
 			is.Equal(o.ErrKind, tt.kind)
-			is.True(strings.Contains(o.Err, tt.errHas)) // error text
+			isText(is, o.Err, tt.errHas) // error text
 			is.True(o.ExitCode != 0)
 			is.True(o.ResetAt.Equal(tt.resetAt))
 			is.True(o.CostKnown) // nothing was generated

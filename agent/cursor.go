@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,23 +25,13 @@ const cursorStderrTail = 8192
 // from the price table, for the model given with --model.
 type cursor struct{ cliAdapter }
 
-func newCursor(c Config) (Agent, error) {
-	return &cursor{newCLIAdapter(c, "cursor-agent")}, nil
-}
-
-func (a *cursor) Name() string { return "cursor" }
-
 // cursorArgs is the command line after the executable's name. --force
 // allows commands unless explicitly denied; --trust trusts the workspace,
 // without which a headless run in a directory Cursor has not seen (every
 // new worktree) stops at a prompt. The prompt goes on stdin, which -p
 // reads when no prompt argument is given: no argument-length limit.
 func cursorArgs(model string, extra []string) []string {
-	args := []string{"-p", "--output-format", "stream-json", "--force", "--trust"}
-	if model != "" {
-		args = append(args, "--model", model)
-	}
-	return append(args, extra...)
+	return cmdline([]string{"-p", "--output-format", "stream-json", "--force", "--trust"}, "--model", model, extra)
 }
 
 // CheckPrices implements PriceChecker.
@@ -56,11 +47,9 @@ func (a *cursor) CheckPrices() error {
 
 func (a *cursor) Run(ctx context.Context, req Request) Outcome {
 	s := &cursorStream{dir: req.Dir, onActivity: req.OnActivity}
-	stdout := proc.NewLineWriter(claudeMaxLine, s.line)
-	stderr := proc.NewTail(cursorStderrTail)
-	res := runToFile(ctx, a.bin, cursorArgs(a.model, a.args), req.options(baseEnv(req.Env), stdout, stderr), "architect-cursor-*.jsonl")
-	stdout.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: cursorArgs(a.model, a.args), line: s.line, stderrTail: cursorStderrTail,
+		toFile: "architect-cursor-*.jsonl"})
+	return a.outcome(res, s, stderr)
 }
 
 // cursorStream reads cursor-agent's stream-json events: system init, user
@@ -77,7 +66,7 @@ type cursorStream struct {
 	messages  int
 	toolCalls int
 	result    *cursorResult
-	notes     []string // non-JSON stdout lines, for errors
+	notes     notes // non-JSON stdout lines, for errors
 }
 
 type cursorResult struct {
@@ -95,13 +84,7 @@ type cursorResult struct {
 
 func (s *cursorStream) line(b []byte) {
 	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return
-	}
-	if b[0] != '{' {
-		if len(s.notes) < ampNoteLines {
-			s.notes = append(s.notes, capText(proc.Clean(b), 300))
-		}
+	if s.notes.plain(b) {
 		return
 	}
 	f, complete := claudeFields(b)
@@ -210,11 +193,10 @@ func (s *cursorStream) final() string {
 
 // outcome turns a finished run into an Outcome.
 func (a *cursor) outcome(res proc.Result, s *cursorStream, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = cursorInstallHint
-		return o
-	}
+	return build(res, cursorInstallHint, func(o *Outcome) { a.figures(o, s) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *cursor) figures(o *Outcome, s *cursorStream) {
 	o.FinalMessage = s.final()
 	o.Steps = s.toolCalls
 	if o.Steps == 0 && s.messages > 0 {
@@ -236,11 +218,6 @@ func (a *cursor) outcome(res proc.Result, s *cursorStream, stderr string) Outcom
 			o.Cost, o.CostKnown = a.prices.Cost(model, o.Usage)
 		}
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o
-	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 var (
@@ -254,7 +231,7 @@ var (
 // tool calls.
 func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 	r := s.result
-	notes := strings.Join(s.notes, "\n")
+	notes := s.notes.String()
 	all := stderr + "\n" + notes
 	if r != nil && r.IsError {
 		all = r.Error + "\n" + r.Result + "\n" + all
@@ -267,43 +244,39 @@ func (a *cursor) classify(o *Outcome, s *cursorStream, stderr string) {
 	if r != nil && r.IsError {
 		text = strings.TrimSpace(r.Error + " " + r.Result)
 	}
-	if text == "" {
-		text = lastLines(strings.TrimSpace(stderr), 10)
+	text = cmp.Or(text, lastLines(strings.TrimSpace(stderr), 10), lastLines(strings.TrimSpace(notes), 10))
+	o.Err = runErr("cursor-agent", capText(text, 2000), o.ExitCode, r != nil)
+	f := failure{text: all, msg: text, now: a.now()}
+	if trust {
+		f.code = "architect:workspace-trust"
 	}
-	if text == "" {
-		text = lastLines(strings.TrimSpace(notes), 10)
-	}
-	switch {
-	case text != "":
-		o.Err = "cursor-agent: " + capText(text, 2000)
-	case r == nil:
-		o.Err = fmt.Sprintf("cursor-agent exited with status %d without a result", o.ExitCode)
-	default:
-		o.Err = fmt.Sprintf("cursor-agent exited with status %d", o.ExitCode)
-	}
-	switch {
-	case trust:
-		o.ErrKind, o.Hint = ErrFatal, "cursor-agent wants the workspace trusted: check that --trust reached it (see --agent-arg), or run cursor-agent once in the directory"
-	case containsFold(all, "hit your usage limit", "usage limit reached", "free requests limit", "spend limit"):
-		o.ErrKind = ErrUsageLimit
-		if m := cursorCycleEnd().FindStringSubmatch(all); m != nil {
-			if t, err := time.ParseInLocation("1/2/2006", m[1]+"/"+m[2]+"/"+m[3], time.Local); err == nil {
-				o.setReset(Reset{At: t, Within: 24 * time.Hour}) // a date: the cycle ends that day
-			}
-		} else if ok, r := claudeParseLimit(all, a.now()); ok {
-			o.setReset(r)
+	cursorErrors.apply(o, f)
+}
+
+var cursorErrors = errTable{
+	{code: []string{"architect:workspace-trust"},
+		kind: ErrFatal, hint: "cursor-agent wants the workspace trusted: check that --trust reached it (see --agent-arg), or run cursor-agent once in the directory"},
+	{text: []string{"hit your usage limit", "usage limit reached", "free requests limit", "spend limit"},
+		kind: ErrUsageLimit, reset: cursorReset},
+	{text: []string{"cannot use this model", "invalid model", "model not found", "is not available or invalid", "not available on your plan"},
+		kind: ErrFatal, hint: "check --model (cursor-agent --list-models lists the models your plan can use)"},
+	{text: []string{"not logged in", "authentication required", "unauthorized", "invalid api key", "api key is invalid", "cursor-agent login", "please log in"},
+		kind: ErrFatal, hint: "set CURSOR_API_KEY, or run cursor-agent login"},
+	refusedArgs("cursor-agent refused its command line: check the flags given with --agent-arg (--trust needs a 2026 cursor-agent)"),
+	outage,
+}
+
+// cursorReset is when Cursor's usage limit lifts: the day its monthly
+// cycle ends, or Claude's wording of a reset time.
+func cursorReset(f failure) Reset {
+	if m := cursorCycleEnd().FindStringSubmatch(f.text); m != nil {
+		if t, err := time.ParseInLocation("1/2/2006", m[1]+"/"+m[2]+"/"+m[3], time.Local); err == nil {
+			return Reset{At: t, Within: 24 * time.Hour} // a date: the cycle ends that day
 		}
-	case containsFold(all, "cannot use this model", "invalid model", "model not found", "is not available or invalid", "not available on your plan"):
-		o.ErrKind, o.Hint = ErrFatal, "check --model (cursor-agent --list-models lists the models your plan can use)"
-	case containsFold(all, "not logged in", "authentication required", "unauthorized", "invalid api key", "api key is invalid", "cursor-agent login", "please log in"):
-		o.ErrKind, o.Hint = ErrFatal, "set CURSOR_API_KEY, or run cursor-agent login"
-	case containsFold(all, "unknown option", "unknown command", "too many arguments"):
-		o.ErrKind, o.Hint = ErrFatal, "cursor-agent refused its command line: check the flags given with --agent-arg (--trust needs a 2026 cursor-agent)"
-	case isOutage(0, text):
-		o.ErrKind = ErrOutage
-	default:
-		o.ErrKind = ErrTransient
+		return Reset{}
 	}
+	_, r := claudeParseLimit(f.text, f.now)
+	return r
 }
 
 var (

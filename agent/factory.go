@@ -24,13 +24,13 @@ type constructor func(Config) (Agent, error)
 
 // adapters lists every agent architect knows, by name.
 var adapters = map[string]constructor{
-	"claude":   newClaude,
-	"codex":    newCodex,
-	"gemini":   newGemini,
-	"opencode": newOpencode,
-	"aider":    newAider,
-	"amp":      newAmp,
-	"cursor":   newCursor,
+	"claude":   func(c Config) (Agent, error) { return &claude{newCLIAdapter(c, "claude")}, nil },
+	"codex":    func(c Config) (Agent, error) { return &codex{newCLIAdapter(c, "codex")}, nil },
+	"gemini":   func(c Config) (Agent, error) { return &gemini{newCLIAdapter(c, "gemini")}, nil },
+	"opencode": func(c Config) (Agent, error) { return &opencode{newCLIAdapter(c, "opencode")}, nil },
+	"aider":    func(c Config) (Agent, error) { return &aider{newCLIAdapter(c, "aider")}, nil },
+	"amp":      func(c Config) (Agent, error) { return &amp{newCLIAdapter(c, "amp")}, nil },
+	"cursor":   func(c Config) (Agent, error) { return &cursor{newCLIAdapter(c, "cursor")}, nil },
 	"command":  newCommand,
 }
 

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,12 +49,6 @@ const (
 // model, not dollars: the cost is those tokens times the price table.
 type gemini struct{ cliAdapter }
 
-func newGemini(c Config) (Agent, error) {
-	return &gemini{newCLIAdapter(c, "gemini")}, nil
-}
-
-func (a *gemini) Name() string { return "gemini" }
-
 // CheckPrices reports a model whose cost cannot be known: see
 // checkTokenPrices.
 func (a *gemini) CheckPrices() error {
@@ -69,11 +61,7 @@ func (a *gemini) CheckPrices() error {
 // --skip-trust trusts the workspace for the run, without which a headless
 // run in a folder the user never trusted (a fresh worktree) stops at once.
 func geminiArgs(model string, extra []string) []string {
-	args := []string{"--output-format", "stream-json", "--yolo", "--skip-trust"}
-	if model != "" {
-		args = append(args, "-m", model)
-	}
-	return append(args, extra...)
+	return cmdline([]string{"--output-format", "stream-json", "--yolo", "--skip-trust"}, "-m", model, extra)
 }
 
 func (a *gemini) Run(ctx context.Context, req Request) Outcome {
@@ -84,23 +72,17 @@ func (a *gemini) Run(ctx context.Context, req Request) Outcome {
 			req.OnSpend(Spend{Usage: st.usage(), Cost: c, CostKnown: ok})
 		}
 	}
-	lines := proc.NewLineWriter(geminiMaxLine, s.line)
-	stderr := proc.NewTail(geminiStderrTail)
-	notices := proc.NewLineWriter(4096, s.stderrLine)
-	opt := req.options(baseEnv(req.Env), lines, io.MultiWriter(stderr, notices))
-	res := runToFile(ctx, a.bin, geminiArgs(a.model, a.args), opt, "architect-gemini-*.jsonl")
-	lines.Flush()
-	notices.Flush()
-	return a.outcome(res, s, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: geminiArgs(a.model, a.args), line: s.line, maxLine: geminiMaxLine,
+		stderrTail: geminiStderrTail, stderrLine: s.stderrLine, toFile: "architect-gemini-*.jsonl"})
+	return a.outcome(res, s, stderr)
 }
 
 // outcome turns a finished run into an Outcome.
 func (a *gemini) outcome(res proc.Result, s *geminiStream, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = geminiInstallHint
-		return o
-	}
+	return build(res, geminiInstallHint, func(o *Outcome) { a.figures(o, s, res) }, func(o *Outcome) { a.classify(o, s, stderr) })
+}
+
+func (a *gemini) figures(o *Outcome, s *geminiStream, res proc.Result) {
 	o.FinalMessage = string(s.text)
 	o.Steps = s.toolCalls
 	switch r := s.result; {
@@ -113,14 +95,11 @@ func (a *gemini) outcome(res proc.Result, s *geminiStream, stderr string) Outcom
 		// credentials): nothing was billed.
 		o.CostKnown = true
 	}
-	if o.ErrKind != ErrNone || o.Canceled {
-		if msg := s.errorText(); msg != "" && o.ErrKind != ErrNone {
-			o.Err += "; gemini: " + msg
-		}
-		return o
+	// Timed out or inactive: fromProc said it; add what the CLI last
+	// complained about.
+	if msg := s.errorText(); msg != "" && o.ErrKind != ErrNone {
+		o.Err += "; gemini: " + msg
 	}
-	a.classify(&o, s, stderr)
-	return o
 }
 
 // cost prices the tokens of each model the run used (the CLI may use more
@@ -171,14 +150,7 @@ func (a *gemini) classify(o *Outcome, s *geminiStream, stderr string) {
 	if text == "" {
 		text = geminiStderrMessage(stderr)
 	}
-	switch {
-	case text != "":
-		o.Err = "gemini: " + text
-	case s.result == nil:
-		o.Err = fmt.Sprintf("gemini exited with status %d without a result", o.ExitCode)
-	default:
-		o.Err = fmt.Sprintf("gemini exited with status %d", o.ExitCode)
-	}
+	o.Err = runErr("gemini", text, o.ExitCode, s.result != nil)
 	var reset Reset
 	o.ErrKind, o.Hint, reset = geminiClassify(o.ExitCode, text, a.now())
 	o.setReset(reset)
@@ -192,45 +164,38 @@ func (a *gemini) classify(o *Outcome, s *geminiStream, stderr string) {
 // a per-day quota ("You have exhausted your daily quota", or a quota id
 // with PerDay), the next midnight Pacific time, when Google resets it.
 func geminiClassify(exit int, text string, now time.Time) (ErrorKind, string, Reset) {
-	status := geminiStatus(exit, text)
-	l := strings.ToLower(text)
-	has := func(subs ...string) bool {
-		for _, s := range subs {
-			if strings.Contains(l, s) {
-				return true
-			}
-		}
-		return false
+	return geminiErrors.classify(failure{text: text, msg: text, exit: exit, status: geminiStatus(exit, text), now: now})
+}
+
+var geminiErrors = errTable{
+	{exit: []int{geminiExitAuth}, status: []int{401, 403},
+		text: []string{"api key not valid", "api_key_invalid", "unauthenticated", "permission_denied", "gemini_api_key",
+			"invalid auth method", "invalid authentication credentials"},
+		kind: ErrFatal, hint: geminiAuthHint},
+	{status: []int{404}, text: []string{"is not found for api version", "model not found", "modelnotfound"},
+		kind: ErrFatal, hint: geminiModelHint},
+	// The service is short of capacity, not the account of quota.
+	{text: []string{"exhausted your capacity", "capacity exceeded", "model_capacity_exhausted", "overloaded"}, kind: ErrOutage},
+	{status: []int{429}, text: []string{"resource_exhausted", "exceeded your current quota", "exhausted your daily quota",
+		"quota exceeded", "resource has been exhausted"},
+		kind: ErrUsageLimit, reset: geminiQuotaReset},
+	{exit: []int{geminiExitUntrusted}, text: []string{"not running in a trusted directory"},
+		kind: ErrFatal, hint: "let the Gemini CLI trust the workspace: unset GEMINI_CLI_TRUST_WORKSPACE=false and " +
+			"GEMINI_RESTRICTED_MODE, or trust the folder in interactive mode"},
+	{exit: []int{geminiExitConfig},
+		kind: ErrFatal, hint: "fix the Gemini CLI's settings (~/.gemini/settings.json) or the flags given with --agent-arg"},
+	{exit: []int{geminiExitInput},
+		kind: ErrFatal, hint: "the Gemini CLI refused its input: check the flags given with --agent-arg"},
+	outage,
+}
+
+// geminiQuotaReset is when a quota lifts: the next midnight Pacific time
+// for a per-day quota, else after the delay the message suggests.
+func geminiQuotaReset(f failure) Reset {
+	if containsFold(f.text, "daily quota", "perday") {
+		return exactReset(pacificMidnight(f.now))
 	}
-	switch {
-	case exit == geminiExitAuth, status == 401, status == 403,
-		has("api key not valid", "api_key_invalid", "unauthenticated", "permission_denied", "gemini_api_key",
-			"invalid auth method", "invalid authentication credentials"):
-		return ErrFatal, geminiAuthHint, Reset{}
-	case status == 404, has("is not found for api version", "model not found", "modelnotfound"):
-		return ErrFatal, geminiModelHint, Reset{}
-	case has("exhausted your capacity", "capacity exceeded", "model_capacity_exhausted", "overloaded"):
-		return ErrOutage, "", Reset{} // the service is short of capacity, not the account of quota
-	case status == 429, has("resource_exhausted", "exceeded your current quota", "exhausted your daily quota",
-		"quota exceeded", "resource has been exhausted"):
-		switch d, ok := retryDelay(text); {
-		case has("daily quota", "perday"):
-			return ErrUsageLimit, "", exactReset(pacificMidnight(now))
-		case ok:
-			return ErrUsageLimit, "", exactReset(now.Add(d))
-		}
-		return ErrUsageLimit, "", Reset{}
-	case exit == geminiExitUntrusted, has("not running in a trusted directory"):
-		return ErrFatal, "let the Gemini CLI trust the workspace: unset GEMINI_CLI_TRUST_WORKSPACE=false and " +
-			"GEMINI_RESTRICTED_MODE, or trust the folder in interactive mode", Reset{}
-	case exit == geminiExitConfig:
-		return ErrFatal, "fix the Gemini CLI's settings (~/.gemini/settings.json) or the flags given with --agent-arg", Reset{}
-	case exit == geminiExitInput:
-		return ErrFatal, "the Gemini CLI refused its input: check the flags given with --agent-arg", Reset{}
-	case isOutage(status, text):
-		return ErrOutage, "", Reset{}
-	}
-	return ErrTransient, "", Reset{}
+	return retryReset(f)
 }
 
 // geminiStatusIn finds an HTTP status in an API error message:

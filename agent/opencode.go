@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -34,12 +33,6 @@ const opencodeInstallHint = "install opencode (npm install -g opencode-ai) or po
 // they arrive. Cost is opencode's own figure (models.dev prices).
 type opencode struct{ cliAdapter }
 
-func newOpencode(c Config) (Agent, error) {
-	return &opencode{newCLIAdapter(c, "opencode")}, nil
-}
-
-func (a *opencode) Name() string { return "opencode" }
-
 // opencodeArgs is the command line after the executable's name. The prompt
 // is not on it: opencode re-quotes every argument that holds a space (the
 // model would see `"…\"…\"…"`), while stdin reaches it verbatim. --auto
@@ -49,13 +42,9 @@ func (a *opencode) Name() string { return "opencode" }
 // whose cost it does not report; the ERROR log on stderr explains the
 // errors its JSON events only give a reference for.
 func opencodeArgs(model string, iteration int, extra []string) []string {
-	args := []string{"run", "--format", "json", "--auto",
+	return cmdline([]string{"run", "--format", "json", "--auto",
 		"--title", "architect iteration " + strconv.Itoa(iteration),
-		"--print-logs", "--log-level", "ERROR"}
-	if model != "" {
-		args = append(args, "--model", model)
-	}
-	return append(args, extra...)
+		"--print-logs", "--log-level", "ERROR"}, "--model", model, extra)
 }
 
 func (a *opencode) Run(ctx context.Context, req Request) Outcome {
@@ -67,13 +56,9 @@ func (a *opencode) Run(ctx context.Context, req Request) Outcome {
 		}
 	}
 	logs := &opencodeLog{}
-	stdout := proc.NewLineWriter(opencodeMaxLine, s.line)
-	logLines := proc.NewLineWriter(4096, logs.line)
-	stderr := proc.NewTail(opencodeStderrTail)
-	res := proc.Run(ctx, a.bin, opencodeArgs(a.model, req.Iteration, a.args), req.options(baseEnv(req.Env), stdout, io.MultiWriter(stderr, logLines)))
-	stdout.Flush()
-	logLines.Flush()
-	return a.outcome(res, s, logs, proc.Clean(stderr.Bytes()))
+	res, stderr := a.run(ctx, req, cliRun{args: opencodeArgs(a.model, req.Iteration, a.args), line: s.line,
+		maxLine: opencodeMaxLine, stderrTail: opencodeStderrTail, stderrLine: logs.line})
+	return a.outcome(res, s, logs, stderr)
 }
 
 // opencodeStream reads opencode's `--format json` events one line at a time
@@ -276,25 +261,16 @@ func (l *opencodeLog) explain(ref string) string {
 
 // outcome turns a finished run into an Outcome.
 func (a *opencode) outcome(res proc.Result, s *opencodeStream, logs *opencodeLog, stderr string) Outcome {
-	o := fromProc(res)
-	if res.StartErr != nil {
-		o.Hint = opencodeInstallHint
-		return o
-	}
+	return build(res, opencodeInstallHint, func(o *Outcome) { a.figures(o, s, res) }, func(o *Outcome) { a.classify(o, s, logs, stderr) })
+}
+
+// figures sets the run's figures; its cost is what spent says, but a run
+// killed in the middle of a step spent tokens that were never reported:
+// its cost is unknown.
+func (a *opencode) figures(o *Outcome, s *opencodeStream, res proc.Result) {
 	o.FinalMessage = s.stepText
 	o.Steps = s.steps
 	o.Usage = s.usage
-	a.cost(&o, s, res)
-	if o.ErrKind != ErrNone || o.Canceled {
-		return o
-	}
-	a.classify(&o, s, logs, stderr)
-	return o
-}
-
-// cost sets the run's cost (see spent). A run killed in the middle of a
-// step spent tokens that were never reported: its cost is unknown.
-func (a *opencode) cost(o *Outcome, s *opencodeStream, res proc.Result) {
 	o.Cost, o.CostKnown = a.spent(s)
 	if s.open && (res.TimedOut || res.Inactive || res.Canceled) {
 		o.CostKnown = false
@@ -348,37 +324,24 @@ func (a *opencode) classify(o *Outcome, s *opencodeStream, logs *opencodeLog, st
 		o.Err = fmt.Sprintf("opencode: %s (HTTP %d)", capText(text, 2000), e.Data.StatusCode)
 	}
 	all := text + " " + e.Name + " " + e.Data.ResponseBody
-	status := e.Data.StatusCode
-	if limited, reset := usageLimit(status, all, e.Data.ResponseHeaders, a.now()); limited {
-		o.ErrKind = ErrUsageLimit
-		o.setReset(reset)
-		return
-	}
-	if status == 429 || strings.Contains(all, "rate_limit_error") {
-		// A rate limit, as for every agent: waited out, for as long as the
-		// provider asks when it says (its headers, or its message).
-		o.ErrKind = ErrUsageLimit
-		if t := headerReset(e.Data.ResponseHeaders, a.now()); !t.IsZero() {
-			o.setReset(exactReset(t))
-		} else if d, ok := retryDelay(all); ok {
-			o.setReset(exactReset(a.now().Add(d)))
-		}
-		return
-	}
-	switch {
-	case e.Name == "ProviderAuthError" || status == 401 || containsFold(all, "authentication_error", "invalid api key", "invalid x-api-key", "incorrect api key"):
-		o.ErrKind, o.Hint = ErrFatal, "check the provider credentials opencode uses (opencode auth login, or the provider's API key variable)"
-	case status == 403:
-		o.ErrKind, o.Hint = ErrFatal, "the provider refused access: check the API key's permissions or the account"
-	case strings.Contains(all, "ModelNotFoundError") || status == 404 || containsFold(all, "model not found", "not_found_error"):
-		o.ErrKind, o.Hint = ErrFatal, "check --model: opencode wants provider/model, e.g. anthropic/claude-sonnet-4-5 (`opencode models` lists them)"
-	case isBillingError(status, all):
-		o.ErrKind, o.Hint = ErrFatal, "the provider account has no credit left: add some or use another key"
-	case isOutage(status, all):
-		o.ErrKind = ErrOutage
-	default:
-		o.ErrKind = ErrTransient
-	}
+	opencodeErrors.apply(o, failure{text: all, msg: all, status: e.Data.StatusCode, code: e.Name,
+		headers: e.Data.ResponseHeaders, now: a.now()})
+}
+
+const providerBillingHint = "the provider account has no credit left: add some or use another key"
+
+var opencodeErrors = errTable{
+	planLimit,
+	// A rate limit, as for every agent: waited out, for as long as the
+	// provider asks when it says (its headers, or its message).
+	{status: []int{429}, exact: []string{"rate_limit_error"}, kind: ErrUsageLimit, reset: headerOrRetryReset},
+	{code: []string{"ProviderAuthError"}, status: []int{401}, text: []string{"authentication_error", "invalid api key", "invalid x-api-key", "incorrect api key"},
+		kind: ErrFatal, hint: "check the provider credentials opencode uses (opencode auth login, or the provider's API key variable)"},
+	{status: []int{403}, kind: ErrFatal, hint: "the provider refused access: check the API key's permissions or the account"},
+	{exact: []string{"ModelNotFoundError"}, status: []int{404}, text: []string{"model not found", "not_found_error"},
+		kind: ErrFatal, hint: "check --model: opencode wants provider/model, e.g. anthropic/claude-sonnet-4-5 (`opencode models` lists them)"},
+	billing(providerBillingHint),
+	outage,
 }
 
 // usageLimit reports whether an API error is a plan's usage limit (not a
@@ -439,13 +402,6 @@ var (
 	resetsAt = lazyRegexp(`\\?"resets_at\\?"\s*:\s*(\d{9,11})\b`)
 	resetsIn = lazyRegexp(`\\?"resets_in_seconds\\?"\s*:\s*(\d+)\b`)
 )
-
-// isBillingError reports whether an API error says the account is out of
-// credit or quota (which waiting does not fix).
-func isBillingError(status int, text string) bool {
-	return status == 402 || strings.Contains(text, "insufficient_quota") || strings.Contains(text, "billing_error") ||
-		containsFold(text, "credit balance is too low", "exceeded your current quota")
-}
 
 // containsFold reports whether s contains any of subs, ignoring case.
 func containsFold(s string, subs ...string) bool {

@@ -102,3 +102,31 @@ func teeTo(w, copyTo io.Writer) io.Writer {
 	}
 	return io.MultiWriter(w, copyTo)
 }
+
+// add counts u's tokens in too.
+func (u *Usage) add(v Usage) {
+	u.Input += v.Input
+	u.CachedInput += v.CachedInput
+	u.Output += v.Output
+}
+
+// notes keeps the first lines of a CLI's stdout that are not JSON: Amp and
+// cursor-agent print their login prompts and some errors as plain text.
+type notes []string
+
+// maxNotes bounds the lines kept, each cut to 300 bytes.
+const maxNotes = 20
+
+// plain reports whether the trimmed line b is not a JSON object (an empty
+// line included), keeping it if there is room.
+func (n *notes) plain(b []byte) bool {
+	if len(b) > 0 && b[0] == '{' {
+		return false
+	}
+	if len(b) > 0 && len(*n) < maxNotes {
+		*n = append(*n, capText(proc.Clean(b), 300))
+	}
+	return true
+}
+
+func (n notes) String() string { return strings.Join(n, "\n") }

@@ -81,7 +81,9 @@ func TestPriceCost(t *testing.T) {
 	is := is.New(t)
 	c, ok := Prices(nil).Cost("anthropic/claude-sonnet-4-5-20250929", Usage{Input: 1000, CachedInput: 2000, Output: 100})
 	is.True(ok)
-	is.True(near(c, (1000*3+2000*0.3+100*15)/1e6))
+	// $3 in, $0.30 cached, $15 out per million: 1,000 × 3 = 3,000;
+	// 2,000 × 0.3 = 600; 100 × 15 = 1,500; 5,100 per million = $0.0051.
+	is.True(near(c, 0.0051))
 	_, ok = Prices(nil).Cost("no-such-model", Usage{Input: 1})
 	is.True(!ok)
 }

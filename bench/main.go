@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command bench measures architect's own cost next to the processes it
 // runs: it builds architect, runs it on fixture repositories and prints a
 // table (Markdown, for bench/RESULTS.md). Run it from the repository root:
@@ -7,6 +9,9 @@
 //	go run ./bench -only scale,batch   # 1k to 100k-file repositories, a batch of 20
 //
 // The hot functions have `go test -bench . ./bench` benchmarks.
+//
+// It builds on Linux only: it reads each process's CPU time from /proc and
+// waits for it with waitid.
 package main
 
 import (

@@ -253,3 +253,20 @@ func TestHooksSection(t *testing.T) {
 	is.True(err != nil)
 	is.True(strings.Contains(err.Error(), `unknown key "on_finsh" in hooks`)) // names the typo
 }
+
+// Every problem is reported at once, in one order: the order the sections
+// of validate run in (the first is the one a short message shows).
+func TestValidationOrder(t *testing.T) {
+	is := is.New(t)
+	fs, fl := parse(t, "--agent", "codex", "--agent-cmd", "x", "--worktree-name", "../up",
+		"--max-iterations", "0", "--completion-tag", "two words", "--on-usage-limit", "retry",
+		"--kill-grace", "0s", "--check", " ")
+	_, _, err := Load("", "", noEnv, fs, fl)
+	is.True(err != nil)
+	var keys []string
+	for _, e := range err.(Errors) {
+		keys = append(keys, e.Key)
+	}
+	is.Equal(keys, []string{"agent_cmd", "worktree_name", "task", "max_iterations", "completion_tag",
+		"on_usage_limit", "kill_grace", "checks"})
+}

@@ -25,39 +25,62 @@ const (
 func ModePromptFile(mode string) string { return "PROMPT_" + mode + ".md" }
 
 // validate normalises c and reports every problem at once. src tells where
-// each key came from, so errors can point at the right place.
+// each key came from, so errors can point at the right place. The checks
+// run section by section, in the order the problems are listed.
 func (c *Config) validate(src Sources) ([]string, error) {
+	if errs := c.checkValues(src); len(errs) > 0 {
+		return nil, errs // the checks below would repeat the values, or read files they name
+	}
 	var errs Errors
-	var warnings []string
 	bad := func(key, msg, hint string) {
 		errs = append(errs, &Error{Source: src[key], Key: key, Msg: msg, Hint: hint})
 	}
-	if errs = c.checkValues(src); len(errs) > 0 {
-		return nil, errs // the checks below would repeat the values, or read files they name
-	}
+	c.validateAgentCmd(src, bad)
+	c.validateWorktree(bad)
+	c.validateTask(bad)
+	warnings := c.validateLimits(bad)
+	c.validateAgent(src, bad)
+	c.validateSupervision(bad)
+	c.validateChecks(src, bad)
+	return warnings, errs.orNil()
+}
+
+// validateAgentCmd reports an empty agent_cmd and settles which of agent
+// and agent_cmd wins: agent_cmd selects the command agent, unless a
+// stronger source (a flag over a variable over the file) named another
+// agent, which then wins.
+func (c *Config) validateAgentCmd(src Sources, bad func(key, msg, hint string)) {
 	if src["agent_cmd"] != "" && strings.TrimSpace(c.AgentCmd) == "" {
 		bad("agent_cmd", "is empty", "give the shell command that runs the agent, or leave agent_cmd out to use --agent")
 	}
-
-	// agent_cmd selects the command agent, unless a stronger source (a flag
-	// over a variable over the file) named another agent, which then wins.
-	if c.AgentCmd != "" && c.Agent != "command" {
-		switch ra, rc := rank(src["agent"]), rank(src["agent_cmd"]); {
-		case rc > ra:
-			c.Agent = "command"
-		case ra > rc:
-			c.AgentCmd = ""
-		default:
-			bad("agent_cmd", fmt.Sprintf("a shell command run as the agent needs the command agent, but the agent is %q", c.Agent), "drop agent_cmd (--agent-cmd), or set the agent to command (or leave it out)")
-		}
+	if c.AgentCmd == "" || c.Agent == "command" {
+		return
 	}
-	if c.WorktreeName != "" {
-		c.Worktree = true
-		if !ValidWorktreeName(c.WorktreeName) {
-			bad("worktree_name", fmt.Sprintf("%q is not a usable worktree name", c.WorktreeName), "use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100 of them")
-		}
+	switch ra, rc := rank(src["agent"]), rank(src["agent_cmd"]); {
+	case rc > ra:
+		c.Agent = "command"
+	case ra > rc:
+		c.AgentCmd = ""
+	default:
+		bad("agent_cmd", fmt.Sprintf("a shell command run as the agent needs the command agent, but the agent is %q", c.Agent), "drop agent_cmd (--agent-cmd), or set the agent to command (or leave it out)")
 	}
+}
 
+// validateWorktree: a worktree name implies --worktree.
+func (c *Config) validateWorktree(bad func(key, msg, hint string)) {
+	if c.WorktreeName == "" {
+		return
+	}
+	c.Worktree = true
+	if !ValidWorktreeName(c.WorktreeName) {
+		bad("worktree_name", fmt.Sprintf("%q is not a usable worktree name", c.WorktreeName), "use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100 of them")
+	}
+}
+
+// validateTask reports a run without a task: the mode, the task and the
+// specification file (a mode's prompt file is the specification when
+// neither a task nor --spec is given).
+func (c *Config) validateTask(bad func(key, msg, hint string)) {
 	switch c.Mode {
 	case "", ModePlan, ModeBuild:
 	default:
@@ -75,15 +98,22 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	if strings.TrimSpace(c.Task) == "" && c.Spec == "" {
 		bad("task", "no task given", `give the task as an argument, architect loop "fix the failing test" --check "go test ./...", or a specification file with --spec PATH`)
 	}
-	if c.Spec != "" && !modeSpecMissing {
-		switch p := FileProblem(c.Spec); p {
-		case "":
-		case "not found":
-			bad("spec", "specification file not found: "+c.Spec, "check the --spec path (it is not replaced by TASK when missing)")
-		default:
-			bad("spec", "specification "+c.Spec+": "+p, "give the path of a Markdown file")
-		}
+	if c.Spec == "" || modeSpecMissing {
+		return
 	}
+	switch p := FileProblem(c.Spec); p {
+	case "":
+	case "not found":
+		bad("spec", "specification file not found: "+c.Spec, "check the --spec path (it is not replaced by TASK when missing)")
+	default:
+		bad("spec", "specification "+c.Spec+": "+p, "give the path of a Markdown file")
+	}
+}
+
+// validateLimits reports the limits of a run (iterations, time, money,
+// transcript size) that are out of range, and warns of a high iteration
+// count.
+func (c *Config) validateLimits(bad func(key, msg, hint string)) (warnings []string) {
 	switch {
 	case c.MaxIterations < 1 || c.MaxIterations > 1000:
 		bad("max_iterations", fmt.Sprintf("%d is out of range", c.MaxIterations), "use a number from 1 to 1000")
@@ -106,6 +136,12 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	if c.MaxUsageWait <= 0 {
 		bad("max_usage_wait", "must be more than 0", "give the longest total wait for usage limits, e.g. --max-usage-wait 6h (--on-usage-limit stop never waits)")
 	}
+	return warnings
+}
+
+// validateAgent reports the problems of the agent, its fallbacks, what it
+// does at a usage limit and how it says it is done.
+func (c *Config) validateAgent(src Sources, bad func(key, msg, hint string)) {
 	if t := strings.TrimSpace(c.CompletionTag); t == "" || strings.ContainsAny(t, "<> \t\n") {
 		bad("completion_tag", fmt.Sprintf("%q is not a usable tag", c.CompletionTag), "use one word without spaces or angle brackets, e.g. COMPLETE")
 	}
@@ -124,6 +160,10 @@ func (c *Config) validate(src Sources) ([]string, error) {
 			bad("done_pattern", "not a valid regular expression: "+RegexpProblem(err), "use Go (RE2) syntax, e.g. 'All tasks complete'")
 		}
 	}
+}
+
+// validateSupervision reports the supervision settings out of range.
+func (c *Config) validateSupervision(bad func(key, msg, hint string)) {
 	for key, v := range map[string]int{"max_consecutive_errors": c.MaxConsecutiveErrors, "idle_threshold": c.IdleThreshold} {
 		if v < 0 {
 			bad(key, "must not be negative", "use 0 to turn it off")
@@ -132,6 +172,11 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	if c.KillGrace <= 0 {
 		bad("kill_grace", "must be more than 0", "e.g. --kill-grace 5s")
 	}
+}
+
+// validateChecks reports the problems of what judges the agent's work: the
+// checks (or --no-checks), the protected paths and the redaction patterns.
+func (c *Config) validateChecks(src Sources, bad func(key, msg, hint string)) {
 	for i, chk := range c.Checks {
 		if strings.TrimSpace(chk) == "" {
 			bad("checks", fmt.Sprintf("check %d is empty", i+1), "give each --check a shell command")
@@ -156,7 +201,6 @@ func (c *Config) validate(src Sources) ([]string, error) {
 		bad("checks", "no check given: architect reports success only when checks pass, and there is none to run",
 			`give one or more with --check CMD (e.g. --check "go test ./..."), or say the agent's completion alone may end the run with --no-checks (YAML: checks: [])`)
 	}
-	return warnings, errs.orNil()
 }
 
 // FileProblem says why path cannot be read as a file ("" when it can):

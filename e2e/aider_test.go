@@ -15,6 +15,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
 )
 
@@ -117,7 +118,7 @@ type aiderSetup struct {
 // failing-go-test fixture against a stub scripted with runs.
 func aiderLoop(t *testing.T, setup aiderSetup, extra []string, runs ...aiderRun) (r *Run, dir string, srv *stubmodel.Server, script *aiderScript, res Result) {
 	t.Helper()
-	bin := AgentBin(t, "aider")
+	bin := agentbin.Path(t, "aider")
 	r = NewRun(t)
 	dir = Fixture(t, "failing-go-test")
 	script = &aiderScript{runs: runs}

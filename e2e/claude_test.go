@@ -12,6 +12,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
 )
 
@@ -129,7 +130,7 @@ func claudeLoop(t *testing.T, runs ...claudeRun) (r *Run, dir string, srv *stubm
 // none).
 func claudeLoopWith(t *testing.T, env, extra []string, before func(n int, req stubmodel.Request) *stubmodel.Turn, runs ...claudeRun) (r *Run, dir string, srv *stubmodel.Server, script *claudeScript, res Result) {
 	t.Helper()
-	bin := AgentBin(t, "claude")
+	bin := agentbin.Path(t, "claude")
 	r = NewRun(t)
 	dir = Fixture(t, "failing-go-test")
 	script = &claudeScript{runs: runs}

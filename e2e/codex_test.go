@@ -12,6 +12,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
 )
 
@@ -131,7 +132,7 @@ func codexLoop(t *testing.T, extra []string, runs ...tokenRun) (r *Run, dir stri
 // (nil: not), to answer some requests before the script does.
 func codexLoopWith(t *testing.T, extra []string, wrap func(stubmodel.Responder) stubmodel.Responder, runs ...tokenRun) (r *Run, dir string, srv *stubmodel.Server, script *tokenScript, res Result) {
 	t.Helper()
-	bin := AgentBin(t, "codex")
+	bin := agentbin.Path(t, "codex")
 	r = NewRun(t)
 	dir = Fixture(t, "failing-go-test")
 	script = &tokenScript{runs: runs, toolOutputs: codexToolOutputs}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
 )
 
@@ -52,7 +53,7 @@ func geminiLoop(t *testing.T, extra []string, runs func(dir string) []tokenRun) 
 // (nil: not).
 func geminiLoopWith(t *testing.T, extra []string, wrap func(stubmodel.Responder) stubmodel.Responder, runs func(dir string) []tokenRun) (r *Run, dir string, srv *stubmodel.Server, script *tokenScript, res Result) {
 	t.Helper()
-	bin := AgentBin(t, "gemini")
+	bin := agentbin.Path(t, "gemini")
 	r = NewRun(t)
 	dir = Fixture(t, "failing-go-test")
 	script = &tokenScript{runs: runs(dir), toolOutputs: geminiToolOutputs}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
 )
 
@@ -156,8 +157,8 @@ func TestGeminiUsageLimitWaitsExactly(t *testing.T) {
 // script them.
 func claudeThenCodex(t *testing.T, extra []string, before func(n int, req stubmodel.Request) *stubmodel.Turn, claudeRuns []claudeRun, codexRuns ...tokenRun) (*Run, string, *tokenScript, *stubmodel.Server, Result) {
 	t.Helper()
-	bin := AgentBin(t, "claude")
-	codexBin := AgentBin(t, "codex")
+	bin := agentbin.Path(t, "claude")
+	codexBin := agentbin.Path(t, "codex")
 	r := NewRun(t)
 	dir := Fixture(t, "failing-go-test")
 	script := &claudeScript{runs: claudeRuns}
@@ -289,7 +290,7 @@ func TestAuthErrorStopsDespiteTheFallback(t *testing.T) {
 func TestSayReachesClaudesNextPrompt(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	bin := AgentBin(t, "claude")
+	bin := agentbin.Path(t, "claude")
 	r := NewRun(t)
 	dir := Fixture(t, "failing-go-test")
 	started, proceed := make(chan struct{}), make(chan struct{})

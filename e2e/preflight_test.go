@@ -8,6 +8,7 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/preflight"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestPreflightRealCLIs(t *testing.T) {
 	for _, name := range []string{"claude", "codex", "gemini"} {
 		t.Run(name, func(t *testing.T) {
-			bin := AgentBin(t, name)
+			bin := agentbin.Path(t, name)
 			t.Setenv("HOME", t.TempDir())
 			ag, err := agent.New(agent.Config{Name: name, Bin: bin})
 			if err != nil {

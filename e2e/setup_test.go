@@ -80,36 +80,6 @@ func Architect(t testing.TB) string {
 	return architectBin
 }
 
-// AgentBin returns the path of an agent CLI (claude, codex, gemini, aider):
-// $ARCHITECT_AGENT_BIN_DIR/NAME, else <repo>/.cache/agents/node_modules/.bin/NAME
-// (the npm CLIs .ci/install-agents.sh installs), else <repo>/.cache/aider/bin/NAME
-// (aider's virtual environment, made by .ci/install-aider.sh).
-// When it is missing the test is skipped, or fails under CI=true.
-func AgentBin(t testing.TB, name string) string {
-	t.Helper()
-	var dirs []string
-	if d := os.Getenv("ARCHITECT_AGENT_BIN_DIR"); d != "" {
-		dirs = append(dirs, d)
-	}
-	dirs = append(dirs, filepath.Join(repoRoot, ".cache", "agents", "node_modules", ".bin"),
-		filepath.Join(repoRoot, ".cache", "aider", "bin"))
-	for _, d := range dirs {
-		bin := filepath.Join(d, name)
-		if _, err := os.Stat(bin); err == nil {
-			return bin
-		}
-	}
-	install := ".ci/install-agents.sh"
-	if name == "aider" {
-		install = ".ci/install-aider.sh"
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not installed (looked in %s): run %s", name, strings.Join(dirs, ", "), install)
-	}
-	t.Skipf("%s not installed: run %s", name, install)
-	return ""
-}
-
 // Fixture builds the fixture repository testdata/repos/NAME.sh makes, in a
 // new directory under the test's temporary directory, and returns its path.
 func Fixture(t testing.TB, name string) string {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/architect-dev/architect/proc"
 )
 
 // Change is the diff between two commits: what one iteration committed.
@@ -30,7 +32,7 @@ func (r *Repo) Between(ctx context.Context, from, to string, limit int) (Change,
 			return Change{}, err
 		}
 	}
-	head := &headBuffer{limit: max(limit, 0)}
+	head := proc.NewHead(limit)
 	if err := run(ctx, r.dir, command{stdout: head}, "-c", "core.quotePath=false", "diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", from, to); err != nil {
 		return Change{}, err
 	}
@@ -38,8 +40,8 @@ func (r *Repo) Between(ctx context.Context, from, to string, limit int) (Change,
 	if err := run(ctx, r.dir, command{stdout: &short}, "diff-tree", "-r", "-M", "--shortstat", from, to); err != nil {
 		return Change{}, err
 	}
-	c := Change{Text: head.String()}
-	c.Truncated = head.total - int64(len(c.Text))
+	c := Change{Text: head.Text()}
+	c.Truncated = head.Total() - int64(len(c.Text))
 	c.Files, c.Added, c.Deleted = shortStat(short.String())
 	return c, nil
 }

@@ -105,7 +105,7 @@ func run(ctx context.Context, dir string, c command, args ...string) error {
 	// gc.autoDetach=false: a detached `git gc --auto` daemon would be ended
 	// with the git command that started it.
 	full := append([]string{"-C", dir, "-c", "gc.autoDetach=false"}, args...)
-	stderr := &tailBuffer{limit: stderrTail}
+	stderr := proc.NewTail(stderrTail)
 	res := proc.Run(ctx, "git", full, proc.Options{
 		Env:    gitEnv(c.env),
 		Stdin:  c.stdin,
@@ -121,7 +121,7 @@ func run(ctx context.Context, dir string, c command, args ...string) error {
 	case res.StartErr != nil:
 		return fmt.Errorf("git %s: %w", subcommand(args), res.StartErr)
 	}
-	return &GitError{Args: full, ExitCode: res.ExitCode, Stderr: stderr.String()}
+	return &GitError{Args: full, ExitCode: res.ExitCode, Stderr: string(stderr.Bytes())}
 }
 
 // output runs git and returns its standard output without the final newline.

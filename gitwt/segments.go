@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"hash"
 	"strings"
+
+	"github.com/architect-dev/architect/internal/utf8cut"
 )
 
 // segment is one file's part of a diff: from its "diff --git" line to the
@@ -202,7 +204,7 @@ func compose(segs []segment, limit int) (d Diff, need []int) {
 		return Diff{}, need
 	}
 	if total > int64(len(text)) {
-		text = trimPartialRune(text)
+		text = utf8cut.TrimEnd(text)
 	}
 	return Diff{
 		Text:      string(text),

@@ -1,5 +1,12 @@
 package gitwt
 
+// maxChanged bounds the paths a Watcher remembers between two Takes. Past
+// it, Take reports that anything may have changed: a change that big costs
+// a look at the whole tree anyway, and the paths would not fit on git's
+// command line.
+// Changes bounds its path lists by it too, on every system.
+var maxChanged = 2048 // a variable for tests
+
 // Changed is what a Watcher saw between two Takes.
 type Changed struct {
 	// Paths that may have changed, relative to the top-level folder, in

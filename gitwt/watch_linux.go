@@ -18,12 +18,6 @@ import (
 // then reports that anything may have changed, as without a Watcher.
 var maxWatches = 16384 // a variable for tests
 
-// maxChanged bounds the paths a Watcher remembers between two Takes. Past
-// it, Take reports that anything may have changed: a change that big costs
-// a look at the whole tree anyway, and the paths would not fit on git's
-// command line.
-var maxChanged = 2048 // a variable for tests
-
 // maxNewDirs is how many new folders Take asks git about at once; past
 // it, the whole tree is watched anew.
 const maxNewDirs = 256
@@ -42,6 +36,14 @@ const treeMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN
 // the processes that wrote have ended, Take sees their changes. What
 // inotify cannot see, Take cannot either: writes through a shared mapping
 // (mmap) and changes made by another machine on a network file system.
+//
+// It reads inotify itself rather than through github.com/fsnotify/fsnotify
+// because that guarantee rests on Take reading the queue in its own
+// goroutine until it is empty (EAGAIN). fsnotify reads the queue in a
+// goroutine of its own and hands events over a channel, with no way to ask
+// whether what the kernel queued has all been handed over: a Take right
+// after the agent ended could miss its last writes, and the loop would
+// then reuse a diff without them. Its overhead was therefore not measured.
 type Watcher struct {
 	mu       sync.Mutex
 	repo     *Repo

@@ -13,6 +13,16 @@
 // records, and state.json is written atomically at each phase change. A
 // run killed at any instant can therefore be resumed without losing or
 // repeating an iteration, or any of its cost.
+//
+// The waits after failed agent runs and at usage limits (wait.go) are not
+// github.com/cenkalti/backoff's: each is one line of arithmetic on a count
+// the run's state keeps (failures in a row, guesses at a reset time), so a
+// resumed run waits as the killed one would have; the wait itself gives
+// way to pause, stop and notes, never passes --max-time, and is announced
+// with its end time. backoff keeps its count inside a stateful BackOff
+// value, adds jitter unless told not to, and its Retry neither gives way
+// nor tells when it will end: what would be left of it here is the one
+// line.
 package loop
 
 import (

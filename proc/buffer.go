@@ -2,22 +2,51 @@ package proc
 
 import (
 	"sync"
-	"unicode/utf8"
+
+	"github.com/architect-dev/architect/internal/utf8cut"
 )
+
+// Head and Tail are the one head and the one tail buffer: proc's callers
+// and gitwt (the head of a diff, the end of git's standard error) keep
+// output in them. Each holds at most its limit, however much is written.
+
+// count is what Head and Tail share: the lock, the most they keep, and
+// the number of bytes ever written.
+type count struct {
+	mu    sync.Mutex
+	limit int
+	total int64
+}
+
+// Total is the number of bytes ever written.
+func (c *count) Total() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
+}
+
+// Truncated reports whether more was written than is kept.
+func (c *count) Truncated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.truncated()
+}
+
+func (c *count) truncated() bool { return c.total > int64(c.limit) }
 
 // Tail is an io.Writer that keeps the last n bytes written to it, in a
 // ring buffer allocated once, and counts every byte: memory stays the same
 // whatever a process prints. It is safe for concurrent use.
 type Tail struct {
-	mu    sync.Mutex
-	buf   []byte
-	pos   int // where the next byte goes
-	total int64
+	count
+	buf []byte
+	pos int // where the next byte goes
 }
 
 // NewTail returns a Tail keeping the last n bytes.
 func NewTail(n int) *Tail {
-	return &Tail{buf: make([]byte, max(n, 0))}
+	n = max(n, 0)
+	return &Tail{count: count{limit: n}, buf: make([]byte, n)}
 }
 
 // Write keeps the end of p; it never fails.
@@ -44,6 +73,10 @@ func (t *Tail) Write(p []byte) (int, error) {
 func (t *Tail) Bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.bytes()
+}
+
+func (t *Tail) bytes() []byte {
 	if t.total < int64(len(t.buf)) {
 		return append([]byte(nil), t.buf[:t.pos]...)
 	}
@@ -53,42 +86,31 @@ func (t *Tail) Bytes() []byte {
 // String returns the bytes kept as cleaned text (see Clean). When output
 // was dropped it starts at a character boundary, never with the remains
 // of a character cut in two.
-func (t *Tail) String() string {
-	b := t.Bytes()
-	if t.Truncated() {
-		for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-			b = b[1:]
-		}
+func (t *Tail) String() string { return Clean(t.kept()) }
+
+// Text returns the bytes kept as they were written, not cleaned, but
+// without the remains of a character cut in two at the start.
+func (t *Tail) Text() string { return string(t.kept()) }
+
+func (t *Tail) kept() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.truncated() {
+		return utf8cut.TrimStart(t.bytes())
 	}
-	return Clean(b)
-}
-
-// Total is the number of bytes ever written.
-func (t *Tail) Total() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.total
-}
-
-// Truncated reports whether more was written than is kept.
-func (t *Tail) Truncated() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.total > int64(len(t.buf))
+	return t.bytes()
 }
 
 // Head is an io.Writer that keeps the first n bytes written to it and
 // counts the rest. It is safe for concurrent use.
 type Head struct {
-	mu    sync.Mutex
-	n     int
-	buf   []byte
-	total int64
+	count
+	buf []byte
 }
 
 // NewHead returns a Head keeping the first n bytes.
 func NewHead(n int) *Head {
-	return &Head{n: max(n, 0)}
+	return &Head{count: count{limit: max(n, 0)}}
 }
 
 // Write keeps what fits of p; it never fails.
@@ -96,7 +118,7 @@ func (h *Head) Write(p []byte) (int, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.total += int64(len(p))
-	if room := h.n - len(h.buf); room > 0 {
+	if room := h.limit - len(h.buf); room > 0 {
 		h.buf = append(h.buf, p[:min(room, len(p))]...)
 	}
 	return len(p), nil
@@ -111,37 +133,18 @@ func (h *Head) Bytes() []byte {
 
 // String returns the bytes kept as cleaned text (see Clean), without a
 // character cut in two at the end.
-func (h *Head) String() string {
-	b := h.Bytes()
-	if h.Truncated() {
-		b = trimPartialRune(b)
-	}
-	return Clean(b)
-}
+func (h *Head) String() string { return Clean(h.kept()) }
 
-// Total is the number of bytes ever written.
-func (h *Head) Total() int64 {
+// Text returns the bytes kept as they were written, not cleaned, but
+// without a character cut in two at the end.
+func (h *Head) Text() string { return string(h.kept()) }
+
+func (h *Head) kept() []byte {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.total
-}
-
-// Truncated reports whether more was written than is kept.
-func (h *Head) Truncated() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.total > int64(h.n)
-}
-
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				return b[:i]
-			}
-			break
-		}
+	b := append([]byte(nil), h.buf...)
+	if h.truncated() {
+		b = utf8cut.TrimEnd(b)
 	}
 	return b
 }

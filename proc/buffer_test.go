@@ -69,6 +69,79 @@ func TestHead(t *testing.T) {
 	is.True(!h.Truncated())
 }
 
+// Text is what was kept as written (gitwt's diffs and git's errors): not
+// cleaned, with a character cut in two dropped only at the cut.
+func TestHeadText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in    []string
+		limit int
+		want  string
+	}{
+		{[]string{"abc", "def"}, 10, "abcdef"},
+		{[]string{"abc", "def"}, 4, "abcd"},
+		{[]string{"ab", "日本"}, 4, "ab"},                      // 日 is cut: dropped
+		{[]string{"ab", "日本"}, 5, "ab日"},                     // 本 is cut off whole
+		{[]string{"ab", "日本"}, 6, "ab日"},                     // 本 is cut: dropped
+		{[]string{"ab", "日本"}, 7, "ab日"},                     // 本 is cut: dropped
+		{[]string{"ab", "日本"}, 8, "ab日本"},                    // nothing cut
+		{[]string{"a\xff", "bc"}, 2, "a\xff"},                // invalid input is kept
+		{[]string{"\x1b[31mred\r\n"}, 20, "\x1b[31mred\r\n"}, // not cleaned
+		{[]string{"abc"}, 0, ""},
+		{[]string{"abc"}, -1, ""},
+	} {
+		is := is.New(t)
+		h := NewHead(tc.limit)
+		var total int
+		for _, s := range tc.in {
+			n, err := h.Write([]byte(s))
+			is.NoErr(err)
+			is.Equal(n, len(s))
+			total += len(s)
+		}
+		is.Equal(h.Text(), tc.want)
+		is.Equal(h.Total(), int64(total))
+		is.Equal(h.Truncated(), total > max(tc.limit, 0))
+	}
+}
+
+// Exactly as much as is kept is not truncated.
+func TestBufferBoundary(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	h, tail := NewHead(4), NewTail(4)
+	h.Write([]byte("a€"))
+	tail.Write([]byte("a€"))
+	is.True(!h.Truncated())
+	is.True(!tail.Truncated())
+	is.Equal(h.Text(), "a€")
+	is.Equal(tail.Text(), "a€")
+	h.Write([]byte("b"))
+	tail.Write([]byte("b"))
+	is.True(h.Truncated())
+	is.True(tail.Truncated())
+	is.Equal(h.Text(), "a€")
+	is.Equal(tail.Text(), "€b")
+}
+
+func TestTailText(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	tail := NewTail(4)
+	for _, s := range []string{"ab", "cdefg", "h", "i", "j", "k", "l"} {
+		n, err := tail.Write([]byte(s))
+		is.NoErr(err)
+		is.Equal(n, len(s))
+	}
+	is.Equal(tail.Text(), "ijkl")
+	tail.Write([]byte("0123456789"))
+	is.Equal(tail.Text(), "6789")
+	tail.Write([]byte("日本")) // keeps the last byte of 日: dropped
+	is.Equal(tail.Text(), "本")
+	tail.Write([]byte("\x1b[1m")) // not cleaned
+	is.Equal(tail.Text(), "\x1b[1m")
+}
+
 // 200 MB from a real process go through a Tail without the heap growing:
 // memory does not depend on how much a process prints.
 func TestTailMemoryFlat(t *testing.T) {

@@ -3,7 +3,8 @@ package proc
 import (
 	"bytes"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/architect-dev/architect/internal/utf8cut"
 )
 
 // LineWriter is an io.Writer that splits what is written into lines and
@@ -87,11 +88,9 @@ func (w *LineWriter) endLine() {
 	case w.tail != nil:
 		tail := bytes.TrimSuffix(w.tail.Bytes(), []byte{'\r'})
 		if w.tail.Total() > int64(len(tail)) {
-			for i := 0; i < utf8.UTFMax-1 && len(tail) > 0 && !utf8.RuneStart(tail[0]); i++ {
-				tail = tail[1:]
-			}
+			tail = utf8cut.TrimStart(tail)
 		}
-		w.onLong(trimPartialRune(w.buf), tail)
+		w.onLong(utf8cut.TrimEnd(w.buf), tail)
 		w.buf, w.tail = w.buf[:0], nil
 	case !w.skip:
 		w.emit(false)
@@ -112,7 +111,7 @@ func (w *LineWriter) Flush() {
 func (w *LineWriter) emit(cut bool) {
 	line := w.buf
 	if cut {
-		line = trimPartialRune(line)
+		line = utf8cut.TrimEnd(line)
 	}
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	w.fn(line)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sync"
 	"time"
+
+	"github.com/architect-dev/architect/internal/utf8cut"
 )
 
 // LineSampler is an io.Writer for output that is only watched, not parsed:
@@ -43,7 +45,7 @@ func (s *LineSampler) Write(p []byte) (int, error) {
 		line := bytes.TrimSpace(p[start:end])
 		if len(line) > 0 {
 			if len(line) > s.max {
-				line = trimPartialRune(line[:s.max])
+				line = utf8cut.TrimEnd(line[:s.max])
 			}
 			s.fn(line)
 			s.next = now.Add(s.interval)

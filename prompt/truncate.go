@@ -1,42 +1,19 @@
 package prompt
 
-import "unicode/utf8"
+import "github.com/architect-dev/architect/internal/utf8cut"
 
 // Truncate keeps at most the first n bytes of s, cut back to the start of a
-// UTF-8 character so that none is split, and reports how many bytes it left
-// out. The caller bounds the accumulated diff with Truncate(diff, DiffLimit).
-// Input that is not valid UTF-8 is cut at n bytes where no character starts
-// nearby.
+// UTF-8 character so that none is split, and reports how many bytes it
+// left out. The caller bounds the accumulated diff with
+// Truncate(diff, DiffLimit). It is the prompt's name for the one cutter,
+// utf8cut.Head.
 func Truncate(s string, n int) (head string, rest int64) {
-	n = max(n, 0)
-	if len(s) <= n {
-		return s, 0
-	}
-	cut := n
-	for cut > 0 && n-cut < utf8.UTFMax-1 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	if !utf8.RuneStart(s[cut]) {
-		cut = n
-	}
-	return s[:cut], int64(len(s) - cut)
+	return utf8cut.Head(s, n)
 }
 
 // TruncateTail keeps at most the last n bytes of s, moved forward to the
 // start of a UTF-8 character so that none is split, and reports how many
-// bytes it left out.
+// bytes it left out: utf8cut.Tail.
 func TruncateTail(s string, n int) (tail string, rest int64) {
-	n = max(n, 0)
-	if len(s) <= n {
-		return s, 0
-	}
-	start := len(s) - n
-	cut := start
-	for cut < len(s) && cut-start < utf8.UTFMax-1 && !utf8.RuneStart(s[cut]) {
-		cut++
-	}
-	if cut < len(s) && !utf8.RuneStart(s[cut]) {
-		cut = start
-	}
-	return s[cut:], int64(cut)
+	return utf8cut.Tail(s, n)
 }

@@ -30,6 +30,14 @@ func TestMatch(t *testing.T) {
 		{"./go.mod", "go.mod", true},
 		{"src/*.go", "src/a/b.go", false},
 		{"[", "[", false},
+		// A class never crosses a "/", negated or not; "{", "}" and "[!"
+		// are path.Match's: literal.
+		{"a[^x]b", "a/b", false},
+		{"src/a[^x]b.go", "src/a/b.go", false},
+		{"{a,b}.go", "a.go", false},
+		{"{a,b}.go", "{a,b}.go", true},
+		{"[!a].go", "b.go", false},
+		{"[!a].go", "!.go", true},
 	}
 	for _, c := range cases {
 		if got := Match(c.pat, c.name); got != c.want {
