@@ -193,7 +193,7 @@ func readCommandResult(path string, remove bool) (*commandResult, error) {
 	}
 	var r commandResult
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("agent result file %s: %v (expected {\"cost_usd\": 0.01, \"steps\": 3, \"final_message\": \"…\"})", path, err)
+		return nil, fmt.Errorf("agent result file %s: %w (expected {\"cost_usd\": 0.01, \"steps\": 3, \"final_message\": \"…\"})", path, err)
 	}
 	return &r, nil
 }
@@ -262,7 +262,9 @@ func newFinalSearch(req Request) *finalSearch {
 func (s *finalSearch) Write(p []byte) (int, error) {
 	s.tag.Write(p)
 	if s.pattern != nil {
-		s.pattern.Write(p)
+		// The pipe refuses only once its reader stopped, having found the
+		// pattern: there is nothing more to look for.
+		_, _ = s.pattern.Write(p)
 	}
 	return len(p), nil
 }

@@ -111,8 +111,8 @@ var (
 		reset: func(f failure) Reset { _, r := claudeParseLimit(f.msg, f.now); return r }}
 	// planLimit: a plan's usage limit as an API says it (see usageLimit).
 	planLimit = errRule{kind: ErrUsageLimit,
-		when:  func(f failure) bool { ok, _ := usageLimit(f.status, f.text, f.headers, f.now); return ok },
-		reset: func(f failure) Reset { _, r := usageLimit(f.status, f.text, f.headers, f.now); return r }}
+		when:  func(f failure) bool { ok, _ := usageLimit(f.text, f.headers, f.now); return ok },
+		reset: func(f failure) Reset { _, r := usageLimit(f.text, f.headers, f.now); return r }}
 	// outage: the provider's service failed (see isOutage).
 	outage = errRule{kind: ErrOutage, when: func(f failure) bool { return isOutage(f.status, f.msg) }}
 )

@@ -351,7 +351,7 @@ var opencodeErrors = errTable{
 // (anthropic-ratelimit-unified-status: rejected, …-reset), Claude's "You've
 // hit your limit · resets 5pm (…)" text; the other reset headers
 // (Retry-After, x-ratelimit-reset-*) when nothing else does.
-func usageLimit(status int, text string, headers map[string]string, now time.Time) (bool, Reset) {
+func usageLimit(text string, headers map[string]string, now time.Time) (bool, Reset) {
 	h := func(k string) string {
 		for hk, v := range headers {
 			if strings.EqualFold(hk, k) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/matryer/is"
 )
 
@@ -163,9 +164,8 @@ func TestRunParallelIsolatesFailures(t *testing.T) {
 	g := &gate{two: make(chan struct{})}
 	agents := map[string]agent.Agent{"a": gateAgent{g, true}, "b": gateAgent{g, false}, "c": gateAgent{g, true}, "d": gateAgent{g, true}}
 	is.NoErr(Preflight(context.Background(), repo, tasks))
-	var log strings.Builder
-	var logMu sync.Mutex
-	res := Run(context.Background(), tasks, Options{Dir: repo, Parallel: 2, Agents: agents, Log: lockedWriter{&logMu, &log}})
+	var log testutil.Buffer
+	res := Run(context.Background(), tasks, Options{Dir: repo, Parallel: 2, Agents: agents, Log: &log})
 	is.Equal(g.peak, 2) // two at a time, never more
 	is.Equal(len(res), 4)
 	for i, want := range []string{Succeeded, Failed, Succeeded, Succeeded} {
@@ -178,17 +178,6 @@ func TestRunParallelIsolatesFailures(t *testing.T) {
 	err = Preflight(context.Background(), repo, tasks) // the worktrees are there now
 	is.True(err != nil)
 	is.True(strings.Contains(err.Error(), "task a, b, c, d already exists"))
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *strings.Builder
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func TestPrefixWriter(t *testing.T) {

@@ -85,7 +85,7 @@ func main() {
 		build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/architect")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
-			fatal(fmt.Errorf("go build: %v\n%s", err, out))
+			fatal(fmt.Errorf("go build: %w\n%s", err, out))
 		}
 	}
 	want := func(s string) bool { return *only == "" || slices.Contains(strings.Split(*only, ","), s) }
@@ -165,7 +165,7 @@ func alternate(run int, a, b func()) {
 
 func git(dir string, args ...string) {
 	if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-		fatal(fmt.Errorf("git %v: %v\n%s", args, err, out))
+		fatal(fmt.Errorf("git %v: %w\n%s", args, err, out))
 	}
 }
 
@@ -374,7 +374,7 @@ func startup() {
 	build := exec.Command("go", "build", "-trimpath", "-o", hello, src)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=off")
 	if out, err := build.CombinedOutput(); err != nil {
-		fatal(fmt.Errorf("go build hello: %v\n%s", err, out))
+		fatal(fmt.Errorf("go build hello: %w\n%s", err, out))
 	}
 	// The libraries architect is built on, initialised and nothing else:
 	// the floor for any program made of them.
@@ -386,7 +386,7 @@ func startup() {
 	build = exec.Command("go", "build", "-trimpath", "-o", libs, "./"+libsSrc)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
-		fatal(fmt.Errorf("go build %s: %v\n%s", libsSrc, err, out))
+		fatal(fmt.Errorf("go build %s: %w\n%s", libsSrc, err, out))
 	}
 	cmds := [][]string{{bin, "--version"}, {libs}, {hello}, {"true"}}
 	times := make([][]float64, len(cmds))
@@ -434,7 +434,7 @@ func sh(dir, script string) {
 	cmd := exec.Command("sh", "-c", script)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		fatal(fmt.Errorf("sh -c %q: %v\n%s", script, err, out))
+		fatal(fmt.Errorf("sh -c %q: %w\n%s", script, err, out))
 	}
 }
 

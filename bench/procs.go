@@ -64,7 +64,7 @@ func timed(dir, name string, args ...string) (wall, cpu time.Duration) {
 	wall = time.Since(start)
 	cpu = ownCPU(cmd.Process.Pid)
 	if err := cmd.Wait(); err != nil && !strings.Contains(err.Error(), "exit status 1") {
-		fatal(fmt.Errorf("%s %v: %v", name, args, err))
+		fatal(fmt.Errorf("%s %v: %w", name, args, err))
 	}
 	return wall, cpu
 }

@@ -263,7 +263,7 @@ func worktreesScenario() {
 				cmd := exec.Command(bin, "batch", file, "-C", repo, "--parallel", strconv.Itoa(parallel))
 				t0 := time.Now()
 				if out, err := cmd.CombinedOutput(); err != nil {
-					fatal(fmt.Errorf("batch: %v\n%s", err, out))
+					fatal(fmt.Errorf("batch: %w\n%s", err, out))
 				}
 				arch = append(arch, time.Since(t0).Seconds())
 				archCPU = append(archCPU, cpuOf(cmd))

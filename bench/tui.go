@@ -46,7 +46,7 @@ func tuiIdle(dir string) {
 			line += " '" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 		must(exec.Command("tmux", "-u", "-f", "/dev/null", "-S", sock, "new-session", "-d", "-x", "120", "-y", "40", line).Run())
-		defer exec.Command("tmux", "-S", sock, "kill-server").Run()
+		defer func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() }() // the session may have ended already
 		pid := 0
 		for deadline := time.Now().Add(30 * time.Second); pid == 0 && time.Now().Before(deadline); {
 			var st struct {

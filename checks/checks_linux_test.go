@@ -1,26 +1,15 @@
 package checks
 
 import (
-	"bytes"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/matryer/is"
 )
-
-// alive reports whether pid is a process that has not died (a zombie has).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
-}
 
 func TestTimeoutKillsTree(t *testing.T) {
 	t.Parallel()
@@ -34,9 +23,9 @@ func TestTimeoutKillsTree(t *testing.T) {
 	pid, err := strconv.Atoi(strings.TrimSpace(r.Output))
 	is.NoErr(err)
 	t.Cleanup(func() {
-		if alive(pid) {
+		if testutil.Alive(pid) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	is.True(!alive(pid)) // the check's grandchild went with it
+	is.True(!testutil.Alive(pid)) // the check's grandchild went with it
 }

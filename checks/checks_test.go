@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/matryer/is"
 )
 
@@ -122,21 +123,12 @@ func TestStatusFromJSON(t *testing.T) {
 
 // closingBuffer records what it got and whether it was closed.
 type closingBuffer struct {
-	mu     sync.Mutex
-	b      strings.Builder
-	closed bool
-}
-
-func (c *closingBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.b.Write(p)
+	testutil.Buffer
+	closed atomic.Bool
 }
 
 func (c *closingBuffer) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
+	c.closed.Store(true)
 	return nil
 }
 
@@ -150,15 +142,13 @@ func TestOutputCopy(t *testing.T) {
 		TailBytes: 100,
 		Output:    func(i int) io.Writer { return bufs[i] },
 		OnFinish: func(i int, _ Result) {
-			bufs[i].mu.Lock()
-			closedAtFinish[i] = bufs[i].closed
-			bufs[i].mu.Unlock()
+			closedAtFinish[i] = bufs[i].closed.Load()
 		},
 	})
 	is.Equal(len(rs[0].Output), 100)
-	is.Equal(int64(bufs[0].b.Len()), rs[0].OutputBytes) // all of it
-	is.True(strings.HasPrefix(bufs[0].b.String(), "1\n2\n3\n"))
-	is.True(strings.Contains(bufs[1].b.String(), "out\n"))
-	is.True(strings.Contains(bufs[1].b.String(), "err\n"))
+	is.Equal(int64(bufs[0].Len()), rs[0].OutputBytes) // all of it
+	is.True(strings.HasPrefix(bufs[0].String(), "1\n2\n3\n"))
+	is.True(strings.Contains(bufs[1].String(), "out\n"))
+	is.True(strings.Contains(bufs[1].String(), "err\n"))
 	is.Equal(closedAtFinish, []bool{true, true})
 }

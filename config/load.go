@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -415,7 +416,7 @@ func absPath(p string) string {
 }
 
 func unwrapPathErr(err error) string {
-	if pe, ok := err.(*os.PathError); ok {
+	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
 	return err.Error()

@@ -90,14 +90,7 @@ func (s *aiderScript) respond(n int, r stubmodel.Request) stubmodel.Turn {
 func (s *aiderScript) runStarts(srv *stubmodel.Server) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	gens := srv.Generations(func(r stubmodel.Request) bool { return r.Method == "POST" })
-	var out []string
-	for _, n := range s.starts {
-		if n < len(gens) {
-			out = append(out, string(gens[n].Body))
-		}
-	}
-	return out
+	return startBodies(srv, s.starts)
 }
 
 func (s *aiderScript) requests(iteration int) int {
@@ -208,12 +201,7 @@ func TestAiderLoopRateLimitRecoveredAndPricedFromTable(t *testing.T) {
 	r, dir, _, script, res := aiderLoop(t, aiderSetup{}, nil,
 		aiderRun{Status: 429, ErrorBody: aiderRateLimitedTurn.ErrorBody, Failures: 4,
 			Answer: aiderWhole("calc.go", calcSource("+"), "Fixed. <promise>COMPLETE</promise>")})
-	lr := ParseLoopResult(t, res)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
-	}
-	is.True(lr.Success)
-	is.Equal(lr.TotalIterations, 1)
+	lr := succeeded(t, res, 1)
 	is.True(lr.Iterations[0].Error == nil) // recovered within the run
 	is.True(script.requests(1) > 4)
 	// aider knows no price for the model: tokens × ralph.yaml's price.

@@ -80,14 +80,9 @@ func (s *claudeScript) respond(n int, r stubmodel.Request) stubmodel.Turn {
 func (s *claudeScript) runStarts(srv *stubmodel.Server) []stubmodel.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	gens := srv.Generations(func(r stubmodel.Request) bool { return r.Method == "POST" && strings.Contains(r.Path, "/v1/messages") })
-	var out []stubmodel.Request
-	for _, n := range s.starts {
-		if n < len(gens) {
-			out = append(out, gens[n])
-		}
-	}
-	return out
+	return startRequests(srv, s.starts, func(r stubmodel.Request) bool {
+		return r.Method == "POST" && strings.Contains(r.Path, "/v1/messages")
+	})
 }
 
 // toolResults counts the tool_result blocks in a Messages request.

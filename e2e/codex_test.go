@@ -74,14 +74,7 @@ func (s *tokenScript) respond(n int, r stubmodel.Request) stubmodel.Turn {
 func (s *tokenScript) runStarts(srv *stubmodel.Server) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	gens := srv.Generations(func(r stubmodel.Request) bool { return r.Method == "POST" })
-	var out []string
-	for _, n := range s.starts {
-		if n < len(gens) {
-			out = append(out, string(gens[n].Body))
-		}
-	}
-	return out
+	return startBodies(srv, s.starts)
 }
 
 func (s *tokenScript) started() int {

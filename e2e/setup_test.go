@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/matryer/is"
 )
 
@@ -61,14 +62,14 @@ func testMain(m *testing.M) int {
 		cmd := exec.Command("go", "build", "-o", architectBin, "./cmd/architect")
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/architect: %v\n%s", err, out)
+			buildErr = fmt.Errorf("go build ./cmd/architect: %w\n%s", err, out)
 		}
 	}
 	out, err := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOROOT").Output()
 	if err == nil {
 		_ = json.Unmarshal(out, &goEnv)
 	}
-	return m.Run()
+	return testutil.Main(m)
 }
 
 // Architect returns the path of the architect binary built for the tests.
@@ -410,6 +411,20 @@ func TestLeftovers(t *testing.T) {
 	}
 }
 
+// succeeded parses the loop's result and fails the test unless architect
+// exited 0 with success after iterations iterations.
+func succeeded(t *testing.T, res Result, iterations int) LoopResult {
+	t.Helper()
+	lr := ParseLoopResult(t, res)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
+	}
+	if !lr.Success || lr.TotalIterations != iterations {
+		t.Fatalf("success %v after %d iterations, want success after %d\nstderr:\n%s", lr.Success, lr.TotalIterations, iterations, res.Stderr)
+	}
+	return lr
+}
+
 // fixedInTwo asserts the loop every CLI's main test runs: iteration 1's
 // wrong fix fails the check and does not declare completion; iteration 2's
 // right fix passes and does; calc.go ends as want; each run took steps
@@ -418,12 +433,7 @@ func TestLeftovers(t *testing.T) {
 func fixedInTwo(t *testing.T, res Result, dir, want string, steps int, prompts []string) LoopResult {
 	t.Helper()
 	is := is.New(t)
-	lr := ParseLoopResult(t, res)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
-	}
-	is.True(lr.Success)
-	is.Equal(lr.TotalIterations, 2)
+	lr := succeeded(t, res, 2)
 	is.Equal(len(lr.Iterations), 2)
 	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), want)
 
@@ -450,12 +460,7 @@ func fixedInTwo(t *testing.T, res Result, dir, want string, steps int, prompts [
 func recoveredFromTransient(t *testing.T, res Result, dir, errHas, want string) {
 	t.Helper()
 	is := is.New(t)
-	lr := ParseLoopResult(t, res)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.ExitCode, res.Stderr)
-	}
-	is.True(lr.Success)
-	is.Equal(lr.TotalIterations, 2)
+	lr := succeeded(t, res, 2)
 	is.True(lr.Iterations[0].Error != nil)
 	is.True(strings.Contains(*lr.Iterations[0].Error, errHas))
 	is.Equal(lr.Iterations[0].ErrorKind, "outage") // a 5xx: the provider's service failed

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/matryer/is"
 )
 
@@ -29,28 +30,16 @@ func hook(t *testing.T, dir, name, script string) {
 // pidIn reads a pid a hook wrote, waiting for it.
 func pidIn(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	n := 0
+	if !testutil.Until(20*time.Second, func() bool {
 		b, err := os.ReadFile(path)
-		if n, err2 := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && err2 == nil {
-			return n
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s was not written", path)
-		}
-		time.Sleep(10 * time.Millisecond)
+		v, err2 := strconv.Atoi(strings.TrimSpace(string(b)))
+		n = v
+		return err == nil && err2 == nil
+	}) {
+		t.Fatalf("%s was not written", path)
 	}
-}
-
-// running reports whether pid is a live process (not a zombie).
-func running(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && len(s) > i+2 && s[i+2] != 'Z'
+	return n
 }
 
 // A commit canceled while its pre-commit hook runs ends at once, hook
@@ -74,7 +63,7 @@ func TestCanceledCommitEndsHook(t *testing.T) {
 	}()
 	pid := pidIn(t, child)
 	t.Cleanup(func() {
-		if running(pid) {
+		if testutil.Alive(pid) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
@@ -88,7 +77,7 @@ func TestCanceledCommitEndsHook(t *testing.T) {
 	}
 	is.True(errors.Is(err, context.Canceled))
 	is.True(time.Since(began) < waitDelay+time.Second) // SIGTERM, then at most the grace period
-	is.True(!running(pid))                             // the hook's child is gone too
+	is.True(!testutil.Alive(pid))                      // the hook's child is gone too
 	is.True(!exists(filepath.Join(dir, ".git", "index.lock")))
 }
 
@@ -108,5 +97,5 @@ func TestHookLeftoverEnded(t *testing.T) {
 	is.NoErr(err)
 	is.True(committed)
 	is.Equal(hash, gitT(t, dir, "rev-parse", "HEAD"))
-	is.True(!running(pidIn(t, child)))
+	is.True(!testutil.Alive(pidIn(t, child)))
 }

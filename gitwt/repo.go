@@ -110,7 +110,7 @@ func (r *Repo) Exclude(ctx context.Context, patterns ...string) error {
 	if err := lock.Lock(); err != nil {
 		return err
 	}
-	defer lock.Unlock()
+	defer func() { _ = lock.Unlock() }() // the lock ends with the file descriptor anyway
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/architect-dev/architect/prompt"
 )
 
@@ -99,9 +100,8 @@ func TestNoteForNowEndsTheAgent(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(req.Dir, "ok"), nil, 0o644)
 		return done
 	}}
-	var log strings.Builder
-	var mu sync.Mutex
-	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: lockedWriter{&mu, &log}})
+	var log testutil.Buffer
+	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
 	is.NoErr(err)
 	is.Equal(res.StopReason, StopSuccess)
 	is.Equal(res.TotalIterations, 2)
@@ -110,17 +110,6 @@ func TestNoteForNowEndsTheAgent(t *testing.T) {
 	is.True(strings.Contains(a.reqs[1].Prompt, "read SPEC.md again"))
 	is.True(strings.Contains(a.reqs[1].Prompt, "asked for a new iteration with their note"))
 	is.True(!strings.Contains(log.String(), "retrying in")) // no backoff
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *strings.Builder
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // A note for now also cuts a usage-limit wait short: the person asked for

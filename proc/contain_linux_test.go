@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/matryer/is"
 )
 
@@ -227,19 +228,17 @@ func startHelper(t *testing.T, mode string) (*exec.Cmd, Owner, []int) {
 // waitDead waits up to limit for every pid to have died, and lists those
 // that have not.
 func waitDead(pids []int, limit time.Duration) []int {
-	deadline := time.Now().Add(limit)
-	for {
-		var left []int
+	var left []int
+	testutil.Until(limit, func() bool {
+		left = left[:0]
 		for _, pid := range pids {
 			if alive(pid) {
 				left = append(left, pid)
 			}
 		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(left) == 0
+	})
+	return left
 }
 
 // Killing the contained process with SIGKILL ends its runs' processes,

@@ -40,13 +40,13 @@ func (w *LineWriter) KeepTail(n int, fn func(head, tail []byte)) {
 }
 
 // NewLineWriter returns a LineWriter calling fn with each line, without
-// its "\n" or "\r\n". The line is only valid during the call. max < 1
+// its "\n" or "\r\n". The line is only valid during the call. limit < 1
 // means 64 KiB.
-func NewLineWriter(max int, fn func(line []byte)) *LineWriter {
-	if max < 1 {
-		max = 64 << 10
+func NewLineWriter(limit int, fn func(line []byte)) *LineWriter {
+	if limit < 1 {
+		limit = 64 << 10
 	}
-	return &LineWriter{max: max, fn: fn}
+	return &LineWriter{max: limit, fn: fn}
 }
 
 // Write delivers the lines p completes; it never fails.

@@ -23,12 +23,12 @@ type LineSampler struct {
 	next     time.Time
 }
 
-// NewLineSampler returns a LineSampler; max < 1 means 512 bytes.
-func NewLineSampler(interval time.Duration, max int, fn func(line []byte)) *LineSampler {
-	if max < 1 {
-		max = 512
+// NewLineSampler returns a LineSampler; limit < 1 means 512 bytes.
+func NewLineSampler(interval time.Duration, limit int, fn func(line []byte)) *LineSampler {
+	if limit < 1 {
+		limit = 512
 	}
-	return &LineSampler{interval: interval, max: max, fn: fn}
+	return &LineSampler{interval: interval, max: limit, fn: fn}
 }
 
 // Write samples p; it never fails.

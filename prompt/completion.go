@@ -236,13 +236,13 @@ func (d *Detector) searchSegment(b []byte) {
 
 // declared notes a declaration, which counts unless it copies the prompt
 // or lies in a block that does.
-func (d *Detector) declared(inBlock, copy bool) {
+func (d *Detector) declared(inBlock, copied bool) {
 	if !inBlock {
-		d.found = d.found || !copy
+		d.found = d.found || !copied
 		return
 	}
 	d.blockDecl = true
-	d.blockQuote = d.blockQuote || copy
+	d.blockQuote = d.blockQuote || copied
 }
 
 // fenceLine tracks fenced blocks; it reports whether line opens or closes

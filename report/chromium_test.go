@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/matryer/is"
 )
 
@@ -23,10 +24,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed (CI=true): install it with `apt-get install -y chromium`")
-	}
-	t.Skip("chromium is not installed: skipping the browser test (apt-get install -y chromium)")
+	testutil.Missing(t, "chromium", "$PATH", "apt-get install -y chromium")
 	return ""
 }
 

@@ -128,7 +128,7 @@ func makeRepo(p problem, dir string) error {
 			"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench",
 			"GIT_COMMITTER_EMAIL=bench@example.com", "GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+			return fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
 		}
 	}
 	return nil

@@ -19,21 +19,14 @@ func TestBatchInterruptStopsAll(t *testing.T) {
 	repo, agentDir := loopFixture(t, "touch started\nhang\n")
 	file := filepath.Join(filepath.Dir(repo), "batch.yaml")
 	is.NoErr(os.WriteFile(file, []byte("defaults:\n  agent_cmd: fake-agent\n  checks: [true]\n  task: wait forever\ntasks:\n  - id: a\n  - id: b\n  - id: c\n"), 0o644))
-	cmd, stderr := startArchitect(t, agentDir, "batch", file, "-C", repo, "--parallel", "2")
-	waitFile(t, filepath.Join(repo, ".architect-worktrees", "a", "started"))
-	waitFile(t, filepath.Join(repo, ".architect-worktrees", "b", "started"))
+	p := startLoop(t, agentDir, "batch", file, "-C", repo, "--parallel", "2")
+	p.waitFile(t, filepath.Join(repo, ".architect-worktrees", "a", "started"))
+	p.waitFile(t, filepath.Join(repo, ".architect-worktrees", "b", "started"))
 	is.True(len(leftovers(agentDir)) >= 2) // both agents are running
 
-	is.NoErr(cmd.Process.Signal(syscall.SIGINT))
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		is.Equal(exitStatus(err), 130)
-	case <-time.After(7 * time.Second):
-		t.Fatalf("architect batch did not stop within 7 s of SIGINT; stderr:\n%s", stderr)
-	}
-	out := stderr.String()
+	is.NoErr(p.cmd.Process.Signal(syscall.SIGINT))
+	is.Equal(p.exit(t, 7*time.Second), 130) // it stops within 7 s of SIGINT
+	out := p.stderr.String()
 	for _, want := range []string{
 		`(?m)^a +cancelled +cancelled +1 +unknown `, // the interrupted iteration counts
 		`(?m)^b +cancelled +cancelled +1 +unknown `,

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/matryer/is"
 )
 
@@ -38,62 +36,6 @@ func modeEnv(mode string) []string {
 // (ARCHITECT_FAULT_CAMPAIGN=full): the CI runs a smaller one.
 func campaign() bool { return os.Getenv("ARCHITECT_FAULT_CAMPAIGN") == "full" }
 
-// architectEnv is architect (run to its end) with more environment.
-func architectEnv(t *testing.T, agentDir string, env []string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "architect", args...)
-	cmd.Env = append(archEnv(t, agentDir), env...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("architect %v did not end within a minute; stderr:\n%s", args, e.String())
-	}
-	return o.String(), e.String(), exitStatus(err)
-}
-
-// escapedPids waits until the agent's escape verb has written the pids of
-// what it left running, and returns them.
-func escapedPids(t *testing.T, p *loopProc, path string) []int {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if f := strings.Fields(string(b)); len(f) >= 7 {
-			var pids []int
-			for _, s := range f {
-				n, err := strconv.Atoi(s)
-				if err != nil {
-					t.Fatalf("%s: %q", path, b)
-				}
-				pids = append(pids, n)
-			}
-			return pids
-		}
-		select {
-		case <-p.done:
-			t.Fatalf("architect ended before the agent's escapes ran; stderr:\n%s", p.stderr)
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent's escapes did not start; stderr:\n%s", p.stderr)
-		}
-	}
-}
-
-// processAlive reports whether pid runs (a zombie does not).
-func processAlive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && len(s) > i+2 && s[i+2] != 'Z' && s[i+2] != 'X'
-}
-
 // supervisorOf returns the supervisor's pid recorded in the run's state,
 // 0 if none is.
 func supervisorOf(t *testing.T, repo string) int {
@@ -101,30 +43,6 @@ func supervisorOf(t *testing.T, repo string) int {
 	p, _ := readState(t, repo)["processes"].(map[string]any)
 	n, _ := p["supervisor_pid"].(float64)
 	return int(n)
-}
-
-// goneWithin fails unless every process of the run (its environment
-// names agentDir) and every pid in pids has ended within limit.
-func goneWithin(t *testing.T, agentDir string, pids []int, limit time.Duration, what string) {
-	t.Helper()
-	began := time.Now()
-	deadline := began.Add(limit)
-	for {
-		left := leftovers(agentDir)
-		for _, pid := range pids {
-			if processAlive(pid) {
-				left = append(left, strconv.Itoa(pid))
-			}
-		}
-		if len(left) == 0 {
-			t.Logf("%s: everything gone within %s", what, time.Since(began).Round(time.Millisecond))
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still running after %s: %v", what, limit, left)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // Killed with SIGKILL in the middle of an agent run whose processes
@@ -152,22 +70,6 @@ func TestKillNineEndsAgent(t *testing.T) {
 				removedWithin(t, cg, 5*time.Second)
 			}
 		})
-	}
-}
-
-// removedWithin fails the test unless path is gone within limit.
-func removedWithin(t *testing.T, path string, limit time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		_, err := os.Stat(path)
-		if os.IsNotExist(err) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is still there after %s (err %v)", path, limit, err)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -200,7 +102,7 @@ func TestResumeEndsLeftovers(t *testing.T) {
 				t.Cleanup(func() { _ = syscall.Kill(sup, syscall.SIGKILL) })
 			}
 			for _, pid := range pids {
-				is.True(processAlive(pid)) // the old run's processes live on
+				is.True(testutil.Alive(pid)) // the old run's processes live on
 			}
 
 			// The resumed agent holds the same lock, declares completion and
@@ -222,7 +124,7 @@ func TestResumeEndsLeftovers(t *testing.T) {
 			is.Equal(readResult(t, repo)["iterations"].([]any)[0].(map[string]any)["interrupted"], "killed")
 			is.Equal(leftovers(agentDir), []string(nil)) // nothing of either run runs
 			for _, pid := range pids {
-				is.True(!processAlive(pid))
+				is.True(!testutil.Alive(pid))
 			}
 			// And nothing writes: the old run's writer is gone.
 			before, _ := os.Stat(file("orphan-writes"))
@@ -234,7 +136,7 @@ func TestResumeEndsLeftovers(t *testing.T) {
 }
 
 // The escape campaign: an agent that leaves processes behind every way
-// (escapeScript), in runs ended every way: a normal end, the iteration
+// (fake-agent's escape), in runs ended every way: a normal end, the iteration
 // timeout, the inactivity timeout, SIGINT, SIGTERM, and SIGKILL followed
 // by a resume. After each, nothing of the run is left, and the iterations
 // recorded are 1..n, none lost or doubled. The CI runs each way once per
@@ -248,18 +150,23 @@ func TestEscapesEndedEveryWay(t *testing.T) {
 	if campaign() {
 		rounds = (100 + 2*len(ways) - 1) / (2 * len(ways))
 	}
-	runs := 0
-	for round := range rounds {
-		for _, mode := range containModes {
-			for _, way := range ways {
-				t.Run(fmt.Sprintf("%d/%s/%s", round, mode, way), func(t *testing.T) {
-					escapeRun(t, mode, way)
-					runs++
-				})
+	// The runs go two at a time (go test's -parallel, GOMAXPROCS by
+	// default): a run mostly waits for its timeouts and processes.
+	var runs atomic.Int32
+	t.Run("runs", func(t *testing.T) {
+		for round := range rounds {
+			for _, mode := range containModes {
+				for _, way := range ways {
+					t.Run(fmt.Sprintf("%d/%s/%s", round, mode, way), func(t *testing.T) {
+						t.Parallel()
+						escapeRun(t, mode, way)
+						runs.Add(1)
+					})
+				}
 			}
 		}
-	}
-	t.Logf("%d runs ended with nothing left behind", runs)
+	})
+	t.Logf("%d runs ended with nothing left behind", runs.Load())
 }
 
 func escapeRun(t *testing.T, mode, way string) {
@@ -309,7 +216,7 @@ func escapeRun(t *testing.T, mode, way string) {
 	// Everything has ended by the time architect exits.
 	is.Equal(leftovers(agentDir), []string(nil))
 	for _, pid := range pids {
-		is.True(!processAlive(pid))
+		is.True(!testutil.Alive(pid))
 	}
 	is.True(!exists(filepath.Join(work, "agent.lock.two"))) // one agent at a time
 	var got []int

@@ -27,11 +27,12 @@ func TestMemoryBoundedByOutput(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	repo, _ := loopFixture(t, "")
+	repo, agentDir := loopFixture(t, "")
 	const gig = "1000000000"
 	cmd := exec.Command(bin, "loop", "print a lot", "-C", repo, "--max-iterations", "1",
 		"--agent-cmd", "yes 'agent output line that goes on and on' | head -c "+gig,
 		"--check", "yes 'check output line that goes on and on' | head -c "+gig+"; exit 1")
+	cmd.Env = append(os.Environ(), fixtureGitEnv(agentDir)...)
 	cmd.Stderr = os.Stderr
 	is.NoErr(cmd.Start())
 	// architect's own high-water mark (VmHWM), read until it exits: the

@@ -33,30 +33,6 @@ func records(t *testing.T, repo string) []map[string]any {
 	return out
 }
 
-// killLeftovers ends what a SIGKILLed architect left running (its agent),
-// so that the test can resume: the containment of such orphans is tested
-// on its own.
-func killLeftovers(t *testing.T, marker string) {
-	t.Helper()
-	for _, p := range leftovers(marker) {
-		pid := 0
-		for _, c := range p {
-			if c < '0' || c > '9' {
-				break
-			}
-			pid = pid*10 + int(c-'0')
-		}
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for len(leftovers(marker)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left behind: %v", leftovers(marker))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // --max-time holds through git: a pre-commit hook that sleeps 25 s does
 // not keep a run with --max-time 4s going past its deadline (plus the few
 // seconds git gets to stop).
@@ -144,20 +120,6 @@ func TestEveryStopRecordsTheIteration(t *testing.T) {
 			is.Equal(leftovers(agentDir), []string(nil))
 		})
 	}
-}
-
-// waitContains waits until the file at path holds want.
-func waitContains(t *testing.T, path, want string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), want) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	b, _ := os.ReadFile(path)
-	t.Fatalf("%s never held %q; it holds %q", path, want, b)
 }
 
 // SIGKILL in the middle of an iteration whose agent reported $0.75, then

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -26,141 +24,6 @@ import (
 // moments followed by --resume. The scripts supervise_*.txtar cover the
 // rest (timeouts, waiting, DONE file, done pattern, idle, circuit breaker).
 
-// syncBuffer is a bytes.Buffer that a process writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// loopProc is an architect process running in the background.
-type loopProc struct {
-	cmd    *exec.Cmd
-	stderr *syncBuffer
-	done   chan struct{}
-	err    error // set when done is closed
-}
-
-// archEnv is the environment of the architect processes a test starts.
-// The race detector's exit-time sleep (1 s by default, in every
-// race-enabled architect and fake-agent) is turned off: it would make
-// each agent run a second longer. TMPDIR keeps what a killed architect
-// leaves in the temporary folder inside the test's.
-func archEnv(t *testing.T, agentDir string) []string {
-	return append(os.Environ(),
-		"FAKE_AGENT_DIR="+agentDir,
-		"WORK="+filepath.Dir(agentDir),
-		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
-		"TMPDIR="+t.TempDir(),
-	)
-}
-
-// startLoop starts architect with args in its own process group; the
-// group is killed when the test ends, whatever happened.
-func startLoop(t *testing.T, agentDir string, args ...string) *loopProc {
-	t.Helper()
-	return startLoopEnv(t, agentDir, nil, args...)
-}
-
-// startLoopEnv is startLoop with more environment variables.
-func startLoopEnv(t *testing.T, agentDir string, env []string, args ...string) *loopProc {
-	t.Helper()
-	p := &loopProc{cmd: exec.Command("architect", args...), stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Env = append(archEnv(t, agentDir), env...)
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p.cmd.Stderr = p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
-	})
-	return p
-}
-
-// exit waits up to limit for the process to end and returns its status.
-func (p *loopProc) exit(t *testing.T, limit time.Duration) int {
-	t.Helper()
-	select {
-	case <-p.done:
-		return exitStatus(p.err)
-	case <-time.After(limit):
-		t.Fatalf("architect did not exit within %s; stderr:\n%s", limit, p.stderr)
-		return 0
-	}
-}
-
-// waitOutput waits until the process has printed want on stderr.
-func (p *loopProc) waitOutput(t *testing.T, want string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(p.stderr.String(), want) {
-		select {
-		case <-p.done:
-			if strings.Contains(p.stderr.String(), want) {
-				return
-			}
-			t.Fatalf("architect exited (%v) without printing %q; stderr:\n%s", p.err, want, p.stderr)
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("architect did not print %q; stderr:\n%s", want, p.stderr)
-		}
-	}
-}
-
-// waitFile waits until path exists, failing early if the process ends.
-func (p *loopProc) waitFile(t *testing.T, path string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !exists(path) {
-		select {
-		case <-p.done:
-			if exists(path) {
-				return
-			}
-			t.Fatalf("architect exited (%v) before %s appeared; stderr:\n%s", p.err, path, p.stderr)
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not appear; stderr:\n%s", path, p.stderr)
-		}
-	}
-}
-
-// architect runs a short architect command to its end and returns its
-// output and exit status.
-func architect(t *testing.T, agentDir string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "architect", args...)
-	cmd.Env = archEnv(t, agentDir)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("architect %v did not end within a minute; stderr:\n%s", args, e.String())
-	}
-	return o.String(), e.String(), exitStatus(err)
-}
-
 // readState reads the workspace's state.json.
 func readState(t *testing.T, repo string) map[string]any {
 	t.Helper()
@@ -173,18 +36,6 @@ func readState(t *testing.T, repo string) map[string]any {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func touch(t *testing.T, path string) {
-	t.Helper()
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // A second loop on a workspace whose loop is running fails at once with
@@ -423,7 +274,7 @@ const faultIterations = 4
 // all there prints the completion tag. Each first reports its cost, $0.25,
 // and then notes in a ledger that it did: every iteration in the ledger
 // must have its $0.25 on the record, killed or not. Iteration 2 leaves
-// processes behind every way (escapeScript). A kill is of architect alone,
+// processes behind every way (fake-agent's escape). A kill is of architect alone,
 // of its process group, or of architect and its supervisor (which the
 // resume must then make up for), at random; the runs alternate between a
 // run cgroup and none. The CI kills about 30 times;
@@ -437,7 +288,6 @@ func TestKillAndResume(t *testing.T) {
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
 	t.Logf("seed %d (set ARCHITECT_FAULT_SEED to repeat)", seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
 
 	// How long an undisturbed run takes sets the range of the kill delays.
 	repo, agentDir := faultFixture(t)
@@ -452,73 +302,103 @@ func TestKillAndResume(t *testing.T) {
 	if campaign() {
 		minKills = 50
 	}
+	// The runs go two at a time (go test's -parallel, GOMAXPROCS by
+	// default): a run mostly waits for its processes. Each run draws its
+	// kills from its own generator, seeded from the seed and its number.
+	var mu sync.Mutex
 	kills, resumes, runs := 0, 0, 0
 	styles := map[string]int{}
-	for ; runs < 20 || kills < minKills; runs++ {
+	for round := 0; runs < 20 || kills < minKills; round++ {
 		if runs > 200 {
 			t.Fatalf("only %d kills in %d runs", kills, runs)
 		}
-		repo, agentDir := faultFixture(t)
-		killed := 0
-		work := filepath.Dir(agentDir)
-		env := modeEnv(containModes[runs%2])
-		for attempt := 0; ; attempt++ {
-			if attempt > 10 {
-				t.Fatalf("run %d: no success after %d attempts", runs, attempt)
-			}
-			statePath := filepath.Join(repo, ".architect", "state.json")
-			resume := exists(statePath)
-			if resume && readState(t, repo)["status"] == "succeeded" {
-				break // killed after saving its final state, before exiting
-			}
-			if resume {
-				resumes++
-			}
-			p := startLoopEnv(t, agentDir, env, faultArgs(repo, resume)...)
-			// Up to three kills per run, each at a random moment of what is
-			// left of it.
-			if attempt < 3 && rng.IntN(4) != 0 {
-				delay := time.Duration(rng.Int64N(int64(span)))
-				style := []string{"architect", "group", "with supervisor"}[rng.IntN(3)]
-				select {
-				case <-p.done:
-				case <-time.After(delay):
-					sup := 0
-					if style == "with supervisor" && exists(statePath) {
-						if sup = supervisorOf(t, repo); sup > 0 {
-							_ = syscall.Kill(sup, syscall.SIGSTOP)
-						}
+		n := max(20-runs, 10)
+		t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
+			for run := runs; run < runs+n; run++ {
+				t.Run(fmt.Sprintf("run%d", run), func(t *testing.T) {
+					t.Parallel()
+					k, r, st := faultRun(t, run, rand.New(rand.NewPCG(seed, uint64(run)+1)), span)
+					mu.Lock()
+					defer mu.Unlock()
+					kills, resumes = kills+k, resumes+r
+					for style, c := range st {
+						styles[style] += c
 					}
-					if style == "group" {
-						_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-					} else {
-						_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
-					}
-					<-p.done
-					if sup > 0 {
-						_ = syscall.Kill(sup, syscall.SIGKILL)
-					}
-					kills++
-					killed++
-					styles[style]++
-					continue // resumed at once: the resume ends what is left
-				}
+				})
 			}
-			code := p.exit(t, 60*time.Second)
-			if code != 0 {
-				t.Fatalf("run %d, attempt %d (resume %v): exit %d; stderr:\n%s", runs, attempt, resume, code, p.stderr)
-			}
-			break
+		})
+		runs += n
+		if t.Failed() {
+			return
 		}
-		if exists(filepath.Join(work, "agent.lock.two")) {
-			t.Fatalf("run %d: two agents ran at once", runs)
-		}
-		if left := leftovers(agentDir); len(left) > 0 {
-			t.Fatalf("run %d: processes left behind: %v", runs, left)
-		}
-		checkConsistent(t, repo, killed)
 	}
 	t.Logf("%d runs, %d kills %v, %d resumes: nothing left behind, no two agents at once", runs, kills, styles, resumes)
+}
+
+// faultRun is one run of TestKillAndResume: started, killed up to three
+// times at random moments (drawn from rng within span) and resumed, until
+// it succeeds. It returns how many kills and resumes there were, and the
+// kills by style.
+func faultRun(t *testing.T, run int, rng *rand.Rand, span time.Duration) (kills, resumes int, styles map[string]int) {
+	styles = map[string]int{}
+	repo, agentDir := faultFixture(t)
+	work := filepath.Dir(agentDir)
+	env := modeEnv(containModes[run%2])
+	for attempt := 0; ; attempt++ {
+		if attempt > 10 {
+			t.Fatalf("run %d: no success after %d attempts", run, attempt)
+		}
+		statePath := filepath.Join(repo, ".architect", "state.json")
+		resume := exists(statePath)
+		if resume && readState(t, repo)["status"] == "succeeded" {
+			break // killed after saving its final state, before exiting
+		}
+		if resume {
+			resumes++
+		}
+		p := startLoopEnv(t, agentDir, env, faultArgs(repo, resume)...)
+		// Up to three kills per run, each at a random moment of what is
+		// left of it.
+		if attempt < 3 && rng.IntN(4) != 0 {
+			delay := time.Duration(rng.Int64N(int64(span)))
+			style := []string{"architect", "group", "with supervisor"}[rng.IntN(3)]
+			select {
+			case <-p.done:
+			case <-time.After(delay):
+				sup := 0
+				if style == "with supervisor" && exists(statePath) {
+					if sup = supervisorOf(t, repo); sup > 0 {
+						_ = syscall.Kill(sup, syscall.SIGSTOP)
+					}
+				}
+				if style == "group" {
+					_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+				} else {
+					_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
+				}
+				<-p.done
+				if sup > 0 {
+					_ = syscall.Kill(sup, syscall.SIGKILL)
+				}
+				kills++
+				styles[style]++
+				continue // resumed at once: the resume ends what is left
+			}
+		}
+		code := p.exit(t, 60*time.Second)
+		if code != 0 {
+			t.Fatalf("run %d, attempt %d (resume %v): exit %d; stderr:\n%s", run, attempt, resume, code, p.stderr)
+		}
+		break
+	}
+	if exists(filepath.Join(work, "agent.lock.two")) {
+		t.Fatalf("run %d: two agents ran at once", run)
+	}
+	if left := leftovers(agentDir); len(left) > 0 {
+		t.Fatalf("run %d: processes left behind: %v", run, left)
+	}
+	checkConsistent(t, repo, kills)
+	return kills, resumes, styles
 }
 
 func faultFixture(t *testing.T) (repo, agentDir string) {
@@ -632,7 +512,9 @@ func checkConsistent(t *testing.T, repo string, kills int) {
 		t.Fatalf("result.json: the last iteration's completion signal is %v, want tag", sig)
 	}
 	// The working tree: the committed file and exactly step-1..4.txt.
-	out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all").Output()
+	status := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all")
+	status.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := status.Output()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/architect-dev/architect/internal/testutil"
 )
 
 // Path returns the executable of the agent CLI name (claude, codex, gemini,
@@ -16,7 +18,8 @@ import (
 // <repo>/.cache/agents/node_modules/.bin/NAME (the npm CLIs
 // .ci/install-agents.sh installs), else <repo>/.cache/aider/bin/NAME
 // (aider's virtual environment, made by .ci/install-aider.sh). When it is
-// missing the test is skipped, or fails under CI=true, where every CLI must
+// missing the test is skipped and counted (testutil.Missing: the package's
+// TestMain says so at the end), or fails under CI=true, where every CLI must
 // be there.
 func Path(t testing.TB, name string) string {
 	t.Helper()
@@ -38,10 +41,7 @@ func Path(t testing.TB, name string) string {
 	if name == "aider" {
 		install = ".ci/install-aider.sh"
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not installed (looked in %s): run %s", name, strings.Join(dirs, ", "), install)
-	}
-	t.Skipf("%s not installed: run %s", name, install)
+	testutil.Missing(t, name, strings.Join(dirs, ", "), "bash "+install)
 	return ""
 }
 
