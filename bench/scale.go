@@ -282,7 +282,7 @@ func worktreesScenario() {
 				for i := range tasks {
 					cmd := exec.Command("git", "-C", ref, "worktree", "add", "-q", "-b", fmt.Sprintf("ref/t%02d", i), filepath.Join(ref, ".wt", fmt.Sprintf("t%02d", i)), "HEAD")
 					if out, err := cmd.CombinedOutput(); err != nil {
-						fatal(fmt.Errorf("git worktree add: %v\n%s", err, out))
+						fatal(fmt.Errorf("git worktree add: %w\n%s", err, out))
 					}
 					cpu += cpuOf(cmd)
 				}
@@ -323,7 +323,7 @@ func cpuOf(cmd *exec.Cmd) float64 {
 func checkWorktree(dir, branch string, files int) {
 	out, err := exec.Command("git", "-C", dir, "rev-parse", "--abbrev-ref", "HEAD").Output()
 	if err != nil || strings.TrimSpace(string(out)) != branch {
-		fatal(fmt.Errorf("worktree %s: on %q, not on %s (%v)", dir, strings.TrimSpace(string(out)), branch, err))
+		fatal(fmt.Errorf("worktree %s: on %q, not on %s (%w)", dir, strings.TrimSpace(string(out)), branch, err))
 	}
 	out, err = exec.Command("git", "-C", dir, "ls-files", "-z").Output()
 	must(err)
@@ -350,6 +350,6 @@ func checkWorktree(dir, branch string, files int) {
 		fatal(fmt.Errorf("worktree %s: %d files on disk, want %d", dir, n, files))
 	}
 	if err := exec.Command("git", "-C", dir, "diff", "--quiet").Run(); err != nil {
-		fatal(fmt.Errorf("worktree %s: files differ from the commit checked out (%v)", dir, err))
+		fatal(fmt.Errorf("worktree %s: files differ from the commit checked out (%w)", dir, err))
 	}
 }

@@ -86,13 +86,13 @@ func TestSplitTree(t *testing.T) {
 			}
 			// Where the private index is still the user's index's file (a
 			// link, as seeded), the user's index is not stamped either.
-			real := filepath.Join(dir, ".git", "index")
+			userIndex := filepath.Join(dir, ".git", "index")
 			past := time.Now().Add(-time.Hour).Truncate(time.Second)
-			is.NoErr(os.Chtimes(real, past, past))
+			is.NoErr(os.Chtimes(userIndex, past, past))
 			is.NoErr(p.seed())
 			_, err = p.splitTree(ctx, dir, oidLen)
 			is.NoErr(err)
-			info, err := os.Stat(real)
+			info, err := os.Stat(userIndex)
 			is.NoErr(err)
 			is.True(info.ModTime().Equal(past))
 
