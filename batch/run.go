@@ -2,7 +2,6 @@ package batch
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,8 @@ import (
 	"github.com/architect-dev/architect/hooks"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -45,7 +46,7 @@ type Options struct {
 	Log io.Writer
 	// Events, when set, receives every task's loop events (live display).
 	// It is called from several goroutines.
-	Events func(id string, ev loop.Event)
+	Events func(id string, ev runlog.Event)
 	// Finished, when set, gets each task's result as soon as it is known
 	// (a skipped task's at once). It is called from several goroutines.
 	Finished func(TaskResult)
@@ -53,19 +54,19 @@ type Options struct {
 
 // TaskResult is how one task ended.
 type TaskResult struct {
-	ID           string       `json:"id"`
-	Outcome      string       `json:"outcome"`
-	Success      bool         `json:"success"` // succeeded now or, for skipped, earlier
-	StopReason   string       `json:"stop_reason,omitempty"`
-	Iterations   int          `json:"iterations"`
-	Cost         *float64     `json:"cost"` // null when some iteration's cost is unknown
-	CostKnown    bool         `json:"cost_known"`
-	KnownCost    float64      `json:"known_cost"` // what is known of it
-	Duration     float64      `json:"duration"`
-	Branch       string       `json:"branch"`
-	WorktreePath string       `json:"worktree_path"`
-	Error        string       `json:"error,omitempty"`
-	Result       *loop.Result `json:"result,omitempty"`
+	ID           string         `json:"id"`
+	Outcome      string         `json:"outcome"`
+	Success      bool           `json:"success"` // succeeded now or, for skipped, earlier
+	StopReason   string         `json:"stop_reason,omitempty"`
+	Iterations   int            `json:"iterations"`
+	Cost         *float64       `json:"cost"` // null when some iteration's cost is unknown
+	CostKnown    bool           `json:"cost_known"`
+	KnownCost    float64        `json:"known_cost"` // what is known of it
+	Duration     float64        `json:"duration"`
+	Branch       string         `json:"branch"`
+	WorktreePath string         `json:"worktree_path"`
+	Error        string         `json:"error,omitempty"`
+	Result       *runlog.Result `json:"result,omitempty"`
 }
 
 // Workspace returns where task id's loop runs, for the repository holding
@@ -82,7 +83,7 @@ func Workspace(ctx context.Context, dir, id string) (string, error) {
 		if dir != "." {
 			name = dir // as given with -C
 		}
-		return "", &loop.UsageError{Msg: name + " is not in a git repository, and every batch task runs in a worktree", Hint: "run `git init` and make a first commit, or pass the repository with -C DIR"}
+		return "", &usererr.Error{Msg: name + " is not in a git repository, and every batch task runs in a worktree", Hint: "run `git init` and make a first commit, or pass the repository with -C DIR"}
 	}
 	if err != nil {
 		return "", err
@@ -118,7 +119,7 @@ func Preflight(ctx context.Context, dir string, tasks []Task) error {
 	if len(taken) == 0 {
 		return nil
 	}
-	return &loop.UsageError{
+	return &usererr.Error{
 		Msg:  fmt.Sprintf("the worktree or branch of task %s already exists (from an earlier run?)", strings.Join(taken, ", ")),
 		Hint: "continue the batch with --resume, or remove them with `architect clean ID` (merge or inspect them first)",
 	}
@@ -172,15 +173,15 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 	}
 	// The task's own hooks, notification and push, as `architect loop` has.
 	hc := hooks.Config{OnIteration: t.Config.OnIteration, OnFinish: t.Config.OnFinish, Notify: t.Config.Notify, Push: t.Config.Push, Log: logw, Bell: logw}
-	var hook func(loop.Event)
+	var hook func(runlog.Event)
 	if hc.Active() {
 		hook = hooks.New(ctx, hc).Observe
 	}
-	deps := loop.Deps{Agent: ag, Log: logw, Redact: opts.Redact[t.ID], Events: func(ev loop.Event) {
+	deps := loop.Deps{Agent: ag, Log: logw, Redact: opts.Redact[t.ID], Events: func(ev runlog.Event) {
 		if opts.Events != nil {
 			opts.Events(t.ID, ev)
 		}
-		if ev.Type == loop.EventLoopFinished {
+		if ev.Type == runlog.EventLoopFinished {
 			// The task's report, before its on_finish hook (which gets its path).
 			if _, err := report.WriteRun(ws, time.Now()); err != nil {
 				fmt.Fprintf(logw, "architect: warning: could not write the report: %v\n", err)
@@ -192,11 +193,11 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 	}}
 	cfg := t.Config
 	cfg.Dir = opts.Dir
-	var res *loop.Result
-	st, stErr := loop.ReadState(ws)
+	var res *runlog.Result
+	st, stErr := runlog.ReadState(ws)
 	switch {
 	case opts.Resume && stErr == nil && !st.Resumable():
-		if prev, err := readResult(ws); err == nil {
+		if prev, err := runlog.ReadResult(ws); err == nil {
 			fill(&r, prev)
 		}
 		r.Outcome, r.Success = Skipped, true
@@ -214,7 +215,7 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 	return r
 }
 
-func fill(r *TaskResult, res *loop.Result) {
+func fill(r *TaskResult, res *runlog.Result) {
 	r.Result = res
 	r.Success = res.Success
 	r.StopReason = res.StopReason
@@ -230,7 +231,7 @@ func fill(r *TaskResult, res *loop.Result) {
 	switch {
 	case res.Success:
 		r.Outcome = Succeeded
-	case res.StopReason == loop.StopCancelled:
+	case res.StopReason == runlog.StopCancelled:
 		r.Outcome = Cancelled
 	default:
 		r.Outcome = Failed
@@ -240,20 +241,11 @@ func fill(r *TaskResult, res *loop.Result) {
 func errored(r TaskResult, err error) TaskResult {
 	r.Outcome = Errored
 	r.Error = err.Error()
-	var ue *loop.UsageError
+	var ue *usererr.Error
 	if errors.As(err, &ue) && ue.Hint != "" {
 		r.Error += " (" + ue.Hint + ")"
 	}
 	return r
-}
-
-func readResult(ws string) (*loop.Result, error) {
-	data, err := os.ReadFile(filepath.Join(ws, loop.StateDir, "result.json"))
-	if err != nil {
-		return nil, err
-	}
-	var res loop.Result
-	return &res, json.Unmarshal(data, &res)
 }
 
 // describe is the one-line account of a task's end.

@@ -3,13 +3,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/architect-dev/architect/runlog"
 )
 
 // history300 runs a real loop of 300 iterations in a fresh repository:
@@ -49,11 +50,7 @@ func tuiIdle(dir string) {
 		defer func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() }() // the session may have ended already
 		pid := 0
 		for deadline := time.Now().Add(30 * time.Second); pid == 0 && time.Now().Before(deadline); {
-			var st struct {
-				PID   int    `json:"pid"`
-				Phase string `json:"phase"`
-			}
-			if data, err := os.ReadFile(filepath.Join(dir, ".architect", "state.json")); err == nil && json.Unmarshal(data, &st) == nil && st.Phase == "agent" {
+			if st, err := runlog.ReadStateNow(dir); err == nil && st.Phase == runlog.PhaseAgent {
 				pid = st.PID
 			}
 			time.Sleep(50 * time.Millisecond)

@@ -11,7 +11,9 @@ import (
 	"github.com/architect-dev/architect/batch"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/tui"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +40,7 @@ or pre-flight error, 130 interrupted.`,
 		GroupID: groupRun,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return &loop.UsageError{Msg: fmt.Sprintf("expected one batch FILE, got %d arguments", len(args)), Hint: "architect batch ralph-batch.yaml (see ralph-batch.yaml.example)"}
+				return &usererr.Error{Msg: fmt.Sprintf("expected one batch FILE, got %d arguments", len(args)), Hint: "architect batch ralph-batch.yaml (see ralph-batch.yaml.example)"}
 			}
 			return nil
 		},
@@ -47,7 +49,7 @@ or pre-flight error, 130 interrupted.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("only") && o.only == "" {
-				return &loop.UsageError{Msg: "--only: empty", Hint: "give the id of a task, or leave --only out to run them all"}
+				return &usererr.Error{Msg: "--only: empty", Hint: "give the id of a task, or leave --only out to run them all"}
 			}
 			return runBatch(cmd.Context(), e, args[0], o)
 		},
@@ -77,7 +79,7 @@ type batchOptions struct {
 func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	o.file = file
 	if o.parallel < 1 {
-		return &loop.UsageError{Msg: fmt.Sprintf("--parallel %d: must be at least 1", o.parallel), Hint: "e.g. --parallel 2"}
+		return &usererr.Error{Msg: fmt.Sprintf("--parallel %d: must be at least 1", o.parallel), Hint: "e.g. --parallel 2"}
 	}
 	tasks, warnings, err := batch.Load(file)
 	if err != nil {
@@ -160,7 +162,7 @@ func batchAgent(t batch.Task) (agent.Agent, error) {
 	c := t.Config
 	ag, err := agent.New(c.AgentConfig())
 	if err != nil {
-		return nil, &loop.UsageError{Msg: "task " + t.ID + ": " + err.Error(), Hint: "fix the task's agent options in the batch file"}
+		return nil, &usererr.Error{Msg: "task " + t.ID + ": " + err.Error(), Hint: "fix the task's agent options in the batch file"}
 	}
 	return ag, nil
 }
@@ -180,14 +182,14 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batc
 	batch.WriteSummary(e.stderr, results)
 	var runs []runDir
 	for _, r := range results {
-		if d := filepath.Join(r.WorktreePath, loop.StateDir); r.WorktreePath != "" {
-			if _, err := os.Stat(filepath.Join(d, loop.StateFile)); err == nil {
+		if d := filepath.Join(r.WorktreePath, runlog.StateDir); r.WorktreePath != "" {
+			if _, err := os.Stat(filepath.Join(d, runlog.StateFile)); err == nil {
 				runs = append(runs, runDir{r.ID, d})
 			}
 		}
 	}
 	if abs, err := filepath.Abs(o.dir); err == nil && len(runs) > 0 {
-		path := filepath.Join(abs, loop.StateDir, "overview.html")
+		path := filepath.Join(abs, runlog.StateDir, "overview.html")
 		if err := writeOverview(e, path, "architect batch "+filepath.Base(o.file), runs); err != nil {
 			fmt.Fprintf(e.stderr, "architect: warning: %v\n", err)
 		} else {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -47,7 +48,7 @@ in and cleans up in one step.`,
 func openRepo(ctx context.Context, dir, cmd string) (*gitwt.Repo, error) {
 	repo, err := gitwt.Open(ctx, dir)
 	if errors.Is(err, gitwt.ErrNotRepo) {
-		return nil, &loop.UsageError{Msg: dir + " is not in a git repository", Hint: "run architect " + cmd + " inside the repository the loop ran in, or pass -C DIR"}
+		return nil, &usererr.Error{Msg: dir + " is not in a git repository", Hint: "run architect " + cmd + " inside the repository the loop ran in, or pass -C DIR"}
 	}
 	return repo, err
 }
@@ -63,7 +64,7 @@ func runClean(ctx context.Context, e *env, dir, name string, force bool) error {
 		return err
 	}
 	if !exists {
-		return &loop.UsageError{Msg: fmt.Sprintf("there is no branch %s to clean", branch), Hint: "list the worktrees with `git worktree list`"}
+		return &usererr.Error{Msg: fmt.Sprintf("there is no branch %s to clean", branch), Hint: "list the worktrees with `git worktree list`"}
 	}
 	current, err := repo.CurrentBranch(ctx)
 	if err != nil {
@@ -72,7 +73,7 @@ func runClean(ctx context.Context, e *env, dir, name string, force bool) error {
 	if n, err := repo.UnmergedCommits(ctx, branch, "HEAD"); err != nil {
 		return err
 	} else if n > 0 && !force {
-		return &loop.UsageError{
+		return &usererr.Error{
 			Msg:  fmt.Sprintf("branch %s has %d commit%s not merged into %s; cleaning would lose them", branch, n, plural(n), current),
 			Hint: fmt.Sprintf("merge it first (architect merge%s, or git merge %s), or pass --force to delete it anyway", cleanName(branch), branch),
 		}
@@ -87,7 +88,7 @@ func removeRun(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, branch
 		return err
 	} else if wt != "" {
 		if err := repo.RemoveWorktree(ctx, wt, force); err != nil {
-			return &loop.UsageError{Msg: "could not remove the worktree " + wt + ": " + err.Error(), Hint: "commit or discard its changes, or pass --force"}
+			return &usererr.Error{Msg: "could not remove the worktree " + wt + ": " + err.Error(), Hint: "commit or discard its changes, or pass --force"}
 		}
 	}
 	if err := repo.DeleteBranch(ctx, branch, true); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/pflag"
 )
 
@@ -74,7 +75,7 @@ const genericHint = "if the message does not say enough, report it with the comm
 // exitCode is the one place where outcomes become exit statuses. Every
 // error is printed as `architect: error: ...` then `architect: hint: ...`.
 func exitCode(e *env, err error) int {
-	var ue *loop.UsageError
+	var ue *usererr.Error
 	var ce config.Errors
 	var pf preflight.Failures
 	var f *failure

@@ -12,6 +12,8 @@ import (
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/gofrs/flock"
 	"github.com/spf13/cobra"
 )
@@ -28,21 +30,21 @@ func findRun(dir, name string) (string, error) {
 		where = dir // as given with -C
 	}
 	if name != "" && !config.ValidWorktreeName(name) {
-		return "", &loop.UsageError{Msg: fmt.Sprintf("--worktree-name %q: not a worktree name", name), Hint: "give the NAME of .architect-worktrees/NAME (`git worktree list` lists them)"}
+		return "", &usererr.Error{Msg: fmt.Sprintf("--worktree-name %q: not a worktree name", name), Hint: "give the NAME of .architect-worktrees/NAME (`git worktree list` lists them)"}
 	}
 	has := func(ws string) bool {
-		_, err := os.Stat(filepath.Join(ws, loop.StateDir, loop.StateFile))
+		_, err := os.Stat(filepath.Join(ws, runlog.StateDir, runlog.StateFile))
 		return err == nil
 	}
 	if name != "" {
 		if !config.ValidWorktreeName(name) {
-			return "", &loop.UsageError{Msg: fmt.Sprintf("--worktree-name: %q is not a worktree name", name), Hint: "use the NAME the run was started with (letters, digits, '.', '_' and '-'); `ls .architect-worktrees` lists them"}
+			return "", &usererr.Error{Msg: fmt.Sprintf("--worktree-name: %q is not a worktree name", name), Hint: "use the NAME the run was started with (letters, digits, '.', '_' and '-'); `ls .architect-worktrees` lists them"}
 		}
 		wtDir, _ := loop.WorktreeFor(name)
 		if ws := filepath.Join(abs, wtDir); has(ws) {
 			return ws, nil
 		}
-		return "", &loop.UsageError{Msg: fmt.Sprintf("no run of --worktree-name %s under %s", name, where), Hint: "check --worktree-name, or pass the repository with -C DIR"}
+		return "", &usererr.Error{Msg: fmt.Sprintf("no run of --worktree-name %s under %s", name, where), Hint: "check --worktree-name, or pass the repository with -C DIR"}
 	}
 	if has(abs) {
 		return abs, nil
@@ -61,14 +63,14 @@ func findRun(dir, name string) (string, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", &loop.UsageError{Msg: "no architect run in " + where, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
+		return "", &usererr.Error{Msg: "no architect run in " + where, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
 	}
-	return "", &loop.UsageError{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
+	return "", &usererr.Error{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
 }
 
 // controlCmd is a command that acts on one run, found with -C DIR and
 // --worktree-name NAME (findRun); run gets its workspace and state.
-func controlCmd(e *env, use, short, long, example string, run func(ctx context.Context, ws string, st *loop.State, jsonOut bool) error) *cobra.Command {
+func controlCmd(e *env, use, short, long, example string, run func(ctx context.Context, ws string, st *runlog.State, jsonOut bool) error) *cobra.Command {
 	var dir, name string
 	var jsonOut bool
 	c := &cobra.Command{
@@ -80,7 +82,7 @@ func controlCmd(e *env, use, short, long, example string, run func(ctx context.C
 			if err != nil {
 				return err
 			}
-			st, err := loop.ReadState(ws)
+			st, err := runlog.ReadStateNow(ws) // with the iteration running and its phase
 			if err != nil {
 				return err
 			}
@@ -103,7 +105,7 @@ func newStatusCmd(e *env) *cobra.Command {
 		`  architect status
   architect status --worktree-name fix-auth
   architect status --json | jq .iteration`,
-		func(_ context.Context, ws string, st *loop.State, jsonOut bool) error {
+		func(_ context.Context, ws string, st *runlog.State, jsonOut bool) error {
 			return runStatus(e, ws, st, jsonOut)
 		})
 }
@@ -113,7 +115,7 @@ func newPauseCmd(e *env) *cobra.Command {
 		"Pauses the running loop: the running agent finishes, then the loop waits\nfor `architect resume`.",
 		`  architect pause
   architect pause -C ../other-repo --worktree-name fix-auth`,
-		func(_ context.Context, ws string, st *loop.State, _ bool) error { return runPause(e, ws, st) })
+		func(_ context.Context, ws string, st *runlog.State, _ bool) error { return runPause(e, ws, st) })
 }
 
 func newResumeCmd(e *env) *cobra.Command {
@@ -121,7 +123,7 @@ func newResumeCmd(e *env) *cobra.Command {
 		"Resumes a paused loop; a loop whose process is gone (stopped, crashed,\nwaiting) is restarted from its state in this terminal.",
 		`  architect resume
   architect resume --worktree-name fix-auth`,
-		func(ctx context.Context, ws string, st *loop.State, _ bool) error { return runResume(ctx, e, ws, st) })
+		func(ctx context.Context, ws string, st *runlog.State, _ bool) error { return runResume(ctx, e, ws, st) })
 }
 
 func newCancelCmd(e *env) *cobra.Command {
@@ -129,7 +131,7 @@ func newCancelCmd(e *env) *cobra.Command {
 		"Stops the running loop now, gracefully: the agent and checks get SIGTERM,\nthe state is saved and the loop exits with status 130.",
 		`  architect cancel
   architect cancel --worktree-name fix-auth`,
-		func(_ context.Context, ws string, st *loop.State, _ bool) error { return runCancel(e, ws, st) })
+		func(_ context.Context, ws string, st *runlog.State, _ bool) error { return runCancel(e, ws, st) })
 }
 
 // completeWorktreeNames completes --worktree-name and clean/merge's NAME
@@ -149,11 +151,11 @@ func completeWorktreeNames(cmd *cobra.Command, _ []string, toComplete string) ([
 	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
-func runStatus(e *env, ws string, st *loop.State, jsonOut bool) error {
-	running := loop.Running(ws)
+func runStatus(e *env, ws string, st *runlog.State, jsonOut bool) error {
+	running := runlog.Running(ws)
 	if jsonOut {
 		out := struct {
-			*loop.State
+			*runlog.State
 			Running bool `json:"running"`
 		}{st, running}
 		data, _ := json.MarshalIndent(out, "", "  ")
@@ -178,16 +180,17 @@ func runStatus(e *env, ws string, st *loop.State, jsonOut bool) error {
 	fmt.Fprintf(w, "Consecutive failures: %d\n", st.ConsecutiveErrors)
 	fmt.Fprintf(w, "Total failures: %d\n", st.ErrorCount)
 	fmt.Fprintf(w, "Timeouts: %d\n", st.Timeouts)
-	if st.Config.InactivityTimeout > 0 {
-		fmt.Fprintf(w, "Inactivity timeout: %s\n", st.Config.InactivityTimeout)
+	cfg, _ := savedConfig(st) // what can be read of it
+	if cfg.InactivityTimeout > 0 {
+		fmt.Fprintf(w, "Inactivity timeout: %s\n", cfg.InactivityTimeout)
 	}
-	if st.Config.DonePattern != "" {
-		fmt.Fprintf(w, "Done pattern: %s\n", st.Config.DonePattern)
+	if cfg.DonePattern != "" {
+		fmt.Fprintf(w, "Done pattern: %s\n", cfg.DonePattern)
 	}
 	fmt.Fprintf(w, "Cost so far: %s\n", st.Cost())
 	if st.UsageLimitWaits > 0 {
 		fmt.Fprintf(w, "Usage-limit waits: %d, %s in all (at most %s)\n", st.UsageLimitWaits,
-			time.Duration(st.UsageLimitWaited*float64(time.Second)).Round(time.Second), config.FormatDuration(st.Config.MaxUsageWait))
+			time.Duration(st.UsageLimitWaited*float64(time.Second)).Round(time.Second), config.FormatDuration(cfg.MaxUsageWait))
 	}
 	if st.WaitUntil != "" && running {
 		fmt.Fprintf(w, "Waiting until: %s\n", localTime(st.WaitUntil))
@@ -214,7 +217,7 @@ func runStatus(e *env, ws string, st *loop.State, jsonOut bool) error {
 	if st.PausedFor != "" && running {
 		fmt.Fprintf(w, "Paused on: %s (go on with `architect say \"…\"` or `architect resume`)\n", st.PausedFor)
 	}
-	if notes, err := loop.PendingNotes(ws); err == nil && len(notes) > 0 {
+	if notes, err := runlog.PendingNotes(ws); err == nil && len(notes) > 0 {
 		fmt.Fprintf(w, "Notes queued: %d (the next iteration's prompt carries them)\n", len(notes))
 	}
 	if st.StopReason != "" {
@@ -234,9 +237,9 @@ func localTime(s string) string {
 	return t.Local().Format("2006-01-02 15:04:05")
 }
 
-func runPause(e *env, ws string, st *loop.State) error {
-	if !loop.Running(ws) {
-		return &loop.UsageError{Msg: "no loop is running in " + ws, Hint: "see `architect status -C " + ws + "`"}
+func runPause(e *env, ws string, st *runlog.State) error {
+	if !runlog.Running(ws) {
+		return &usererr.Error{Msg: "no loop is running in " + ws, Hint: "see `architect status -C " + ws + "`"}
 	}
 	unlock, err := lockControl(ws)
 	if err != nil {
@@ -247,7 +250,7 @@ func runPause(e *env, ws string, st *loop.State) error {
 		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is already paused\n", ws)
 		return nil
 	}
-	if err := loop.WriteControl(ws, "pause"); err != nil {
+	if err := runlog.WriteControl(ws, "pause"); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "paused ralph loop for %s\n", ws)
@@ -256,29 +259,29 @@ func runPause(e *env, ws string, st *loop.State) error {
 
 // paused reports whether the running loop in ws is paused or asked to be,
 // and not already asked to resume.
-func paused(ws string, st *loop.State) bool {
+func paused(ws string, st *runlog.State) bool {
 	switch controlAction(ws) {
 	case "pause":
 		return true
 	case "resume":
 		return false // a resume on its way: the loop has not seen it yet
 	}
-	return st.Status == loop.StatusPaused
+	return st.Status == runlog.StatusPaused
 }
 
 // lockControl serialises the control commands on one workspace, so that
 // two quick `architect resume` (or pause) do not both see the loop paused
 // and both report that they resumed it.
 func lockControl(ws string) (unlock func(), err error) {
-	l := flock.New(filepath.Join(ws, loop.StateDir, "control.lock"))
+	l := flock.New(filepath.Join(ws, runlog.StateDir, "control.lock"))
 	if err := l.Lock(); err != nil {
 		return nil, fmt.Errorf("locking the control file: %w", err)
 	}
 	return func() { _ = l.Unlock() }, nil
 }
 
-func runResume(ctx context.Context, e *env, ws string, st *loop.State) error {
-	if loop.Running(ws) {
+func runResume(ctx context.Context, e *env, ws string, st *runlog.State) error {
+	if runlog.Running(ws) {
 		unlock, err := lockControl(ws)
 		if err != nil {
 			return err
@@ -288,26 +291,26 @@ func runResume(ctx context.Context, e *env, ws string, st *loop.State) error {
 			fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not paused\n", ws)
 			return nil
 		}
-		if err := loop.WriteControl(ws, "resume"); err != nil {
+		if err := runlog.WriteControl(ws, "resume"); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "resumed ralph loop for %s\n", ws)
 		return nil
 	}
 	if !st.Resumable() {
-		return &loop.UsageError{Msg: "the run in " + ws + " already succeeded; there is nothing to resume", Hint: "start a new run with `architect loop`"}
+		return &usererr.Error{Msg: "the run in " + ws + " already succeeded; there is nothing to resume", Hint: "start a new run with `architect loop`"}
 	}
 	fmt.Fprintf(e.stdout, "resumed ralph loop for %s\n", ws)
 	return resumeRun(ctx, e, ws, func(*config.Config) {})
 }
 
-func runCancel(e *env, ws string, st *loop.State) error {
-	if !loop.Running(ws) {
+func runCancel(e *env, ws string, st *runlog.State) error {
+	if !runlog.Running(ws) {
 		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not running\n", ws)
 		return nil
 	}
 	// The request first, so that the loop says who stopped it.
-	if err := loop.WriteControl(ws, "cancel"); err != nil {
+	if err := runlog.WriteControl(ws, "cancel"); err != nil {
 		return err
 	}
 	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
@@ -318,11 +321,5 @@ func runCancel(e *env, ws string, st *loop.State) error {
 }
 
 func controlAction(ws string) string {
-	data, err := os.ReadFile(filepath.Join(ws, loop.StateDir, loop.ControlFile))
-	if err != nil {
-		return ""
-	}
-	var c loop.Control
-	_ = json.Unmarshal(data, &c)
-	return c.Action
+	return runlog.ReadControl(runlog.Path(ws, runlog.ControlFile))
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +12,8 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -95,7 +97,7 @@ func newDemoAgentCmd(e *env) *cobra.Command {
 
 func runDemo(ctx context.Context, e *env, keep, jsonOut bool) error {
 	if _, err := exec.LookPath("go"); err != nil {
-		return &loop.UsageError{Msg: "the demo's check is `go test ./...`, and go is not on PATH", Hint: "install Go from https://go.dev/dl/"}
+		return &usererr.Error{Msg: "the demo's check is `go test ./...`, and go is not on PATH", Hint: "install Go from https://go.dev/dl/"}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -135,11 +137,24 @@ func gitInitDemo(ctx context.Context, dir string) error {
 	env := append(os.Environ(), "GIT_AUTHOR_NAME=architect demo", "GIT_AUTHOR_EMAIL=demo@localhost",
 		"GIT_COMMITTER_NAME=architect demo", "GIT_COMMITTER_EMAIL=demo@localhost")
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "demo: two failing tests"}} {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
+		// Through proc, like every process architect starts (git -q says
+		// little: its whole output is kept for the error).
+		var out bytes.Buffer
+		res := proc.Run(ctx, "git", append([]string{"-C", dir}, args...), proc.Options{Env: env, Stdout: &out, Stderr: &out})
+		var err error
+		switch {
+		case res.ExitCode == 0:
+			continue
+		case res.StartErr != nil:
+			err = res.StartErr
+		case res.Canceled:
+			err = ctx.Err()
+		case res.Signalled != "":
+			err = fmt.Errorf("signal: %s", res.Signalled)
+		default:
+			err = fmt.Errorf("exit status %d", res.ExitCode)
 		}
+		return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(out.String()))
 	}
 	return nil
 }

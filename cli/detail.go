@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/tui"
 )
 
@@ -16,21 +16,21 @@ import (
 type loader struct{ run *runFiles }
 
 // record is iteration n's record.
-func (l loader) record(n int) (loop.Iteration, string, error) {
+func (l loader) record(n int) (runlog.Iteration, string, error) {
 	ws := l.run.workspace()
 	if ws == "" {
-		return loop.Iteration{}, "", errors.New("the loop has not started yet")
+		return runlog.Iteration{}, "", errors.New("the loop has not started yet")
 	}
 	its, err := report.ReadIterations(ws)
 	if err != nil {
-		return loop.Iteration{}, ws, err
+		return runlog.Iteration{}, ws, err
 	}
 	for _, it := range its {
 		if it.Iteration == n {
 			return it, ws, nil
 		}
 	}
-	return loop.Iteration{}, ws, fmt.Errorf("iteration %d is not recorded yet", n)
+	return runlog.Iteration{}, ws, fmt.Errorf("iteration %d is not recorded yet", n)
 }
 
 // CheckOutput is the output the check at index had in iteration n: the
@@ -40,7 +40,7 @@ func (l loader) CheckOutput(n, index int) (string, error) {
 	if ws == "" {
 		return "", errors.New("the loop has not started yet")
 	}
-	if data, err := loop.ReadEnd(filepath.Join(ws, loop.StateDir, loop.TranscriptDir(n), loop.CheckFile(index)), 64<<10); err == nil {
+	if data, err := runlog.ReadEnd(filepath.Join(ws, runlog.StateDir, runlog.TranscriptDir(n), runlog.CheckFile(index)), 64<<10); err == nil {
 		return string(data), nil
 	}
 	it, _, err := l.record(n)
@@ -60,16 +60,16 @@ func (l loader) Detail(n int) (tui.Detail, error) {
 	if err != nil {
 		return tui.Detail{}, err
 	}
-	dir := filepath.Join(ws, loop.StateDir, loop.TranscriptDir(n))
+	dir := filepath.Join(ws, runlog.StateDir, runlog.TranscriptDir(n))
 	d := tui.Detail{Iteration: n}
 	d.Sections = append(d.Sections, tui.Section{Title: "Transcript", Text: summary(n, &it, false) + "\n" + transcriptText(dir)})
-	diff := readOr(filepath.Join(dir, loop.DiffFile), "")
+	diff := readOr(filepath.Join(dir, runlog.DiffFile), "")
 	if diff == "" {
 		diff = "(no diff was kept for this iteration; the changes so far:)\n" + it.DiffStat
 	}
 	d.Sections = append(d.Sections, tui.Section{Title: "Diff", Text: diff, Diff: true})
 	d.Sections = append(d.Sections, tui.Section{Title: "Checks", Text: checksText(dir, &it)})
-	prompt := readOr(filepath.Join(ws, loop.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"), "(the prompt was not found)")
+	prompt := readOr(filepath.Join(ws, runlog.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"), "(the prompt was not found)")
 	d.Sections = append(d.Sections, tui.Section{Title: "Prompt", Text: prompt})
 	return d, nil
 }

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/prompt"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +38,7 @@ func checkDir(cmd *cobra.Command, _ []string) error {
 	if problem == "" {
 		return nil
 	}
-	return &loop.UsageError{Msg: fmt.Sprintf("--dir %s: %s", printable(dir), problem), Hint: "give -C an existing folder (-C . for this one)"}
+	return &usererr.Error{Msg: fmt.Sprintf("--dir %s: %s", printable(dir), problem), Hint: "give -C an existing folder (-C . for this one)"}
 }
 
 // configPath is the configuration file of `architect loop`: -c's, else
@@ -50,13 +50,13 @@ func configPath(cmd *cobra.Command, e *env, flag string) (string, error) {
 		path, _ = e.lookup("ARCHITECT_CONFIG")
 		from = "ARCHITECT_CONFIG"
 	} else if path == "" {
-		return "", &loop.UsageError{Msg: "--config: empty", Hint: "give the YAML file, e.g. -c ralph.yaml, or leave -c out"}
+		return "", &usererr.Error{Msg: "--config: empty", Hint: "give the YAML file, e.g. -c ralph.yaml, or leave -c out"}
 	}
 	if path == "" {
 		return "", nil
 	}
 	if p := config.FileProblem(path); p != "" {
-		return "", &loop.UsageError{Msg: fmt.Sprintf("%s %s: cannot read the configuration file: %s", from, printable(path), p),
+		return "", &usererr.Error{Msg: fmt.Sprintf("%s %s: cannot read the configuration file: %s", from, printable(path), p),
 			Hint: "give the path of a YAML file (see ralph.yaml.example)"}
 	}
 	return path, nil

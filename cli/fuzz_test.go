@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/pflag"
 )
 
@@ -41,7 +41,7 @@ func FuzzLoopFlags(f *testing.F) {
 			if errors.Is(err, pflag.ErrHelp) {
 				return // -h: cobra shows the help
 			}
-			var ue *loop.UsageError
+			var ue *usererr.Error
 			if !errors.As(flagError(loopCmd, err), &ue) {
 				t.Fatalf("%q: a parse error that is not a usage error: %v", args, err)
 			}

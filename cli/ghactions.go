@@ -9,6 +9,7 @@ import (
 	"github.com/architect-dev/architect/ghactions"
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // githubActions is architect's side of a GitHub Actions runner: masks,
@@ -37,7 +38,7 @@ func (g *githubActions) observe(deps *loop.Deps) {
 		return
 	}
 	prev := deps.Events
-	deps.Events = func(ev loop.Event) {
+	deps.Events = func(ev runlog.Event) {
 		if prev != nil {
 			prev(ev)
 		}
@@ -47,7 +48,7 @@ func (g *githubActions) observe(deps *loop.Deps) {
 
 // finish annotates the failing checks and writes the step summary and
 // outputs; resultJSON is the --json document.
-func (g *githubActions) finish(res *loop.Result, resultJSON []byte) {
+func (g *githubActions) finish(res *runlog.Result, resultJSON []byte) {
 	if g == nil || res == nil {
 		return
 	}
@@ -65,7 +66,7 @@ func (g *githubActions) finish(res *loop.Result, resultJSON []byte) {
 }
 
 // diffStat is `git diff --stat` of the whole run, "" when unknown.
-func diffStat(res *loop.Result) string {
+func diffStat(res *runlog.Result) string {
 	if res.Workspace == "" || res.InitialRef == "" {
 		return ""
 	}
@@ -75,7 +76,7 @@ func diffStat(res *loop.Result) string {
 	if err != nil {
 		return ""
 	}
-	d, err := repo.Diff(ctx, res.InitialRef, []string{loop.StateDir, loop.DefaultWorktree, loop.NamedWorktreesDir}, 0)
+	d, err := repo.Diff(ctx, res.InitialRef, []string{runlog.StateDir, loop.DefaultWorktree, loop.NamedWorktreesDir}, 0)
 	if err != nil {
 		return ""
 	}

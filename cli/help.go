@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -141,23 +141,23 @@ func flagError(c *cobra.Command, err error) error {
 	switch {
 	case errors.As(err, &notExist):
 		if s := notExist.GetSpecifiedShortnames(); s != "" {
-			return &loop.UsageError{Msg: fmt.Sprintf("unknown flag: -%s (in -%s)", notExist.GetSpecifiedName()[:1], s), Hint: hint}
+			return &usererr.Error{Msg: fmt.Sprintf("unknown flag: -%s (in -%s)", notExist.GetSpecifiedName()[:1], s), Hint: hint}
 		}
 		name := notExist.GetSpecifiedName()
 		if s := closestFlag(c, name); s != "" {
 			hint = fmt.Sprintf("did you mean --%s? (%s)", s, hint)
 		}
-		return &loop.UsageError{Msg: "unknown flag: --" + name, Hint: hint}
+		return &usererr.Error{Msg: "unknown flag: --" + name, Hint: hint}
 	case errors.As(err, &required):
 		f := required.GetFlag()
-		return &loop.UsageError{Msg: fmt.Sprintf("--%s needs a value", f.Name), Hint: fmt.Sprintf("give it one: --%s %s (%s)", f.Name, valueName(f), hint)}
+		return &usererr.Error{Msg: fmt.Sprintf("--%s needs a value", f.Name), Hint: fmt.Sprintf("give it one: --%s %s (%s)", f.Name, valueName(f), hint)}
 	case errors.As(err, &invalid):
 		f := invalid.GetFlag()
-		return &loop.UsageError{Msg: fmt.Sprintf("--%s: %s", f.Name, valueProblem(invalid.GetValue(), errors.Unwrap(err))), Hint: fmt.Sprintf("give --%s %s (%s)", f.Name, valueName(f), hint)}
+		return &usererr.Error{Msg: fmt.Sprintf("--%s: %s", f.Name, valueProblem(invalid.GetValue(), errors.Unwrap(err))), Hint: fmt.Sprintf("give --%s %s (%s)", f.Name, valueName(f), hint)}
 	case errors.As(err, &syntax):
-		return &loop.UsageError{Msg: "malformed flag " + syntax.GetSpecifiedFlag(), Hint: "flags are -x or --name (" + hint + ")"}
+		return &usererr.Error{Msg: "malformed flag " + syntax.GetSpecifiedFlag(), Hint: "flags are -x or --name (" + hint + ")"}
 	}
-	return &loop.UsageError{Msg: err.Error(), Hint: hint}
+	return &usererr.Error{Msg: err.Error(), Hint: hint}
 }
 
 // valueProblem says what is wrong with value in plain words.

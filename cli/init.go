@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/starter"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -53,7 +53,7 @@ PROMPT.md, for --mode plan and --mode build. Existing files are kept unless
 
 func runInit(e *env, dir string, force, planBuild bool) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return &loop.UsageError{Msg: dir + " is not a directory", Hint: "pass the project's folder with -C DIR"}
+		return &usererr.Error{Msg: dir + " is not a directory", Hint: "pass the project's folder with -C DIR"}
 	}
 	p := starter.Detect(dir)
 	p.Agent, p.AgentsFound = starter.PickAgent(exec.LookPath)

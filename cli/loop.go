@@ -17,7 +17,9 @@ import (
 	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/redact"
 	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/tui"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -60,7 +62,7 @@ pre-flight error, 130 interrupted.`,
 			}
 			if resume {
 				if task != "" || cfgPath != "" || dryRun {
-					return &loop.UsageError{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c and --dry-run, or start a new run without --resume"}
+					return &usererr.Error{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c and --dry-run, or start a new run without --resume"}
 				}
 				ws, err := findRun(flagged.Dir, flagged.WorktreeName)
 				if err != nil {
@@ -119,20 +121,31 @@ func completeLoopFlags(c *cobra.Command) {
 
 // execute runs a validated configuration and reports the result.
 func execute(ctx context.Context, e *env, cfg config.Config) error {
-	return drive(ctx, e, cfg, "", func(deps loop.Deps) (*loop.Result, error) { return loop.Run(ctx, cfg, deps) })
+	return drive(ctx, e, cfg, "", func(deps loop.Deps) (*runlog.Result, error) { return loop.Run(ctx, cfg, deps) })
 }
 
 // resumeRun continues the saved run in workspace.
 func resumeRun(ctx context.Context, e *env, workspace string, override func(*config.Config)) error {
-	st, err := loop.ReadState(workspace)
+	st, err := runlog.ReadState(workspace)
 	if err != nil {
-		return &loop.UsageError{Msg: "no run to resume in " + workspace + ": " + unwrapPath(err), Hint: "start one with `architect loop`"}
+		return &usererr.Error{Msg: "no run to resume in " + workspace + ": " + unwrapPath(err), Hint: "start one with `architect loop`"}
 	}
-	cfg := st.Config
+	cfg, err := savedConfig(st)
+	if err != nil {
+		return fmt.Errorf("%s is damaged: %v", runlog.Path(workspace, runlog.StateFile), err)
+	}
 	override(&cfg)
-	return drive(ctx, e, cfg, workspace, func(deps loop.Deps) (*loop.Result, error) {
+	return drive(ctx, e, cfg, workspace, func(deps loop.Deps) (*runlog.Result, error) {
 		return loop.Resume(ctx, workspace, func(c *config.Config) { *c = cfg }, deps)
 	})
+}
+
+// savedConfig is the configuration a run's state keeps (its secrets
+// masked).
+func savedConfig(st *runlog.State) (config.Config, error) {
+	var cfg config.Config
+	err := st.DecodeConfig(&cfg)
+	return cfg, err
 }
 
 // redactor masks secret environment values and --redact matches in all
@@ -148,7 +161,7 @@ func redactor(cfg config.Config) (func(string) string, error) {
 	}
 	r, err := redact.FromEnv(cfg.Redact, keep...)
 	if err != nil {
-		return nil, &loop.UsageError{Msg: "--redact: " + config.RegexpProblem(err), Hint: "use Go (RE2) syntax that matches some text"}
+		return nil, &usererr.Error{Msg: "--redact: " + config.RegexpProblem(err), Hint: "use Go (RE2) syntax that matches some text"}
 	}
 	if r.Empty() {
 		return nil, nil
@@ -160,7 +173,7 @@ func redactor(cfg config.Config) (func(string) string, error) {
 func newAgent(cfg config.Config) (agent.Agent, error) {
 	ag, err := agent.New(cfg.AgentConfig())
 	if err != nil {
-		return nil, &loop.UsageError{Msg: err.Error(), Hint: "see `architect loop --help` for the agents and their flags"}
+		return nil, &usererr.Error{Msg: err.Error(), Hint: "see `architect loop --help` for the agents and their flags"}
 	}
 	return ag, nil
 }
@@ -168,7 +181,7 @@ func newAgent(cfg config.Config) (agent.Agent, error) {
 // drive builds the agent for cfg, runs the pre-flight (refusing before
 // anything is created when it fails), runs start, and reports the result.
 // resumed is the workspace of the run start resumes, "" for a new run.
-func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start func(loop.Deps) (*loop.Result, error)) error {
+func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start func(loop.Deps) (*runlog.Result, error)) error {
 	ag, err := newAgent(cfg)
 	if err != nil {
 		return err
@@ -192,8 +205,8 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 	}
 	gha.observe(&deps)
 	observed := deps.Events
-	deps.Events = func(ev loop.Event) {
-		if ev.Type == loop.EventLoopStarted {
+	deps.Events = func(ev runlog.Event) {
+		if ev.Type == runlog.EventLoopStarted {
 			ws := ev.Workspace
 			e.workspace.Store(&ws)
 		}
@@ -215,7 +228,7 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 	switch {
 	case res.Success:
 		return nil
-	case res.StopReason == loop.StopCancelled:
+	case res.StopReason == runlog.StopCancelled:
 		return loop.ErrInterrupted
 	}
 	return errNoSuccess
@@ -229,7 +242,7 @@ func viewInfo(cfg config.Config, agentName, resumed string) tui.Info {
 	if resumed == "" {
 		return info
 	}
-	if st, err := loop.ReadState(resumed); err == nil {
+	if st, err := runlog.ReadState(resumed); err == nil {
 		info.Elapsed = time.Duration(st.Elapsed * float64(time.Second))
 		info.Workspace, info.Branch = st.Workspace, st.Branch
 	}
@@ -249,7 +262,7 @@ func printWarnings(w io.Writer, items []preflight.Item) {
 	}
 }
 
-func printSummary(w io.Writer, r *loop.Result) {
+func printSummary(w io.Writer, r *runlog.Result) {
 	tail := fmt.Sprintf("after %d iteration%s (cost %s, %.1fs)", r.TotalIterations, plural(r.TotalIterations), r.Cost(), r.TotalDuration)
 	switch {
 	case r.Success && r.NoChecks:
@@ -293,8 +306,8 @@ func printSummary(w io.Writer, r *loop.Result) {
 		fmt.Fprintf(w, "architect: %d note%s from you reached the agent\n", r.NotesDelivered, plural(r.NotesDelivered))
 	}
 	if r.Workspace != "" {
-		if _, err := os.Stat(filepath.Join(r.Workspace, loop.StateDir, report.File)); err == nil {
-			fmt.Fprintf(w, "architect: report: %s\n", filepath.Join(r.Workspace, loop.StateDir, report.File))
+		if _, err := os.Stat(filepath.Join(r.Workspace, runlog.StateDir, report.File)); err == nil {
+			fmt.Fprintf(w, "architect: report: %s\n", filepath.Join(r.Workspace, runlog.StateDir, report.File))
 		}
 	}
 	if r.WorktreePath == "" {
@@ -309,7 +322,7 @@ func printSummary(w io.Writer, r *loop.Result) {
 
 // branchCommits counts the commits of the run's branch since it began; -1
 // when unknown.
-func branchCommits(r *loop.Result) int {
+func branchCommits(r *runlog.Result) int {
 	if r.InitialRef == "" {
 		return -1
 	}

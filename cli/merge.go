@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -71,7 +72,7 @@ func runMerge(ctx context.Context, e *env, o mergeOptions) error {
 	if ok, err := repo.BranchExists(ctx, branch); err != nil {
 		return err
 	} else if !ok {
-		return &loop.UsageError{Msg: fmt.Sprintf("there is no branch %s to merge", branch), Hint: "name the run: architect merge NAME (its worktree is .architect-worktrees/NAME); `git worktree list` lists them"}
+		return &usererr.Error{Msg: fmt.Sprintf("there is no branch %s to merge", branch), Hint: "name the run: architect merge NAME (its worktree is .architect-worktrees/NAME); `git worktree list` lists them"}
 	}
 	current, err := repo.CurrentBranch(ctx)
 	if err != nil {
@@ -79,17 +80,17 @@ func runMerge(ctx context.Context, e *env, o mergeOptions) error {
 	}
 	switch current {
 	case "":
-		return &loop.UsageError{Msg: "HEAD is detached here: there is no branch to merge into", Hint: "check out the branch to merge into (git switch main), then run architect merge"}
+		return &usererr.Error{Msg: "HEAD is detached here: there is no branch to merge into", Hint: "check out the branch to merge into (git switch main), then run architect merge"}
 	case branch:
-		return &loop.UsageError{Msg: "this is the loop's own worktree (on " + branch + ")", Hint: "run architect merge in the main checkout, or pass it with -C DIR"}
+		return &usererr.Error{Msg: "this is the loop's own worktree (on " + branch + ")", Hint: "run architect merge in the main checkout, or pass it with -C DIR"}
 	}
 	wt, err := repo.WorktreeOf(ctx, branch)
 	if err != nil {
 		return err
 	}
 	ws, st := runOf(repo.Dir(), wtDir)
-	if ws != "" && loop.Running(ws) {
-		return &loop.UsageError{Msg: fmt.Sprintf("the loop on %s is still running", branch), Hint: "wait for it to end, or stop it with `architect cancel" + nameFlag(o.name) + "`"}
+	if ws != "" && runlog.Running(ws) {
+		return &usererr.Error{Msg: fmt.Sprintf("the loop on %s is still running", branch), Hint: "wait for it to end, or stop it with `architect cancel" + nameFlag(o.name) + "`"}
 	}
 	if wt != "" {
 		if err := worktreeClean(ctx, wt); err != nil {
@@ -99,7 +100,7 @@ func runMerge(ctx context.Context, e *env, o mergeOptions) error {
 	mc, err := repo.CheckMerge(ctx, branch)
 	if err != nil {
 		if err == gitwt.ErrMergeTreeUnsupported {
-			return &loop.UsageError{Msg: err.Error(), Hint: "upgrade git, or merge by hand: git merge " + branch}
+			return &usererr.Error{Msg: err.Error(), Hint: "upgrade git, or merge by hand: git merge " + branch}
 		}
 		return err
 	}
@@ -164,7 +165,7 @@ func runMerge(ctx context.Context, e *env, o mergeOptions) error {
 	if o.keep {
 		return nil
 	}
-	if ws != "" && repo.Exclude(ctx, "/"+loop.StateDir+"/") == nil {
+	if ws != "" && repo.Exclude(ctx, "/"+runlog.StateDir+"/") == nil {
 		if to, err := archiveRecords(ws, repo.Dir(), branch); err == nil {
 			fmt.Fprintf(e.stderr, "architect: the run's records are in %s\n", to)
 		}
@@ -186,17 +187,17 @@ func mergeRefusal(mc gitwt.MergeCheck, branch, current string, squash bool) erro
 	}
 	switch {
 	case len(mc.Dirty) > 0:
-		return &loop.UsageError{
+		return &usererr.Error{
 			Msg:  fmt.Sprintf("%s has uncommitted changes (%s): merging now could mix them in", current, listFew(mc.Dirty, 4)),
 			Hint: "commit them, or set them aside with `git stash` and merge again (then `git stash pop`; changes a --include-uncommitted run copied are on the branch already)",
 		}
 	case len(mc.InTheWay) > 0:
-		return &loop.UsageError{
+		return &usererr.Error{
 			Msg:  fmt.Sprintf("the merge would overwrite untracked files here with other content: %s", listFew(mc.InTheWay, 4)),
 			Hint: "move them away (or commit them) and merge again",
 		}
 	case len(mc.Conflicts) > 0:
-		return &loop.UsageError{
+		return &usererr.Error{
 			Msg:  fmt.Sprintf("merging %s into %s would conflict in %s; nothing was changed", branch, current, listFew(mc.Conflicts, 4)),
 			Hint: fmt.Sprintf("merge by hand: %s, resolve the conflicts, commit, then `architect clean%s`", by, cleanName(branch)),
 		}
@@ -211,12 +212,12 @@ func worktreeClean(ctx context.Context, wt string) error {
 	if err != nil {
 		return err
 	}
-	changes, err := r.Uncommitted(ctx, []string{loop.StateDir})
+	changes, err := r.Uncommitted(ctx, []string{runlog.StateDir})
 	if err != nil {
 		return err
 	}
 	if len(changes) > 0 {
-		return &loop.UsageError{
+		return &usererr.Error{
 			Msg:  fmt.Sprintf("the worktree %s has uncommitted changes (%s) that the merge would leave behind", wt, listFew(changes, 4)),
 			Hint: fmt.Sprintf("commit them there (git -C %s add -A && git -C %s commit -m ...) or discard them, then merge again", wt, wt),
 		}
@@ -226,12 +227,12 @@ func worktreeClean(ctx context.Context, wt string) error {
 
 // runOf finds the run recorded in the worktree wtDir of the repository at
 // top: its workspace and state ("" and nil when there is none).
-func runOf(top, wtDir string) (string, *loop.State) {
+func runOf(top, wtDir string) (string, *runlog.State) {
 	ws, err := findRun(filepath.Join(top, wtDir), "")
 	if err != nil {
 		return "", nil
 	}
-	st, err := loop.ReadState(ws)
+	st, err := runlog.ReadState(ws)
 	if err != nil {
 		return ws, nil
 	}
@@ -240,17 +241,19 @@ func runOf(top, wtDir string) (string, *loop.State) {
 
 // mergeMessage is the merge commit's message: a title from the task, then
 // the result, the checks and where the work came from.
-func mergeMessage(branch string, commits int, st *loop.State, ws string) string {
+func mergeMessage(branch string, commits int, st *runlog.State, ws string) string {
 	if st == nil {
 		return fmt.Sprintf("architect: merge %s\n\n%d commit%s from the loop's branch %s.", branch, commits, plural(commits), branch)
 	}
-	var res loop.Result
-	haveResult := false
-	if data, err := os.ReadFile(filepath.Join(ws, loop.StateDir, "result.json")); err == nil {
-		haveResult = json.Unmarshal(data, &res) == nil
+	var res runlog.Result
+	saved, err := runlog.ReadResult(ws)
+	haveResult := err == nil
+	if haveResult {
+		res = *saved
 	}
 	var b strings.Builder
-	b.WriteString("architect: " + taskTitle(st.Config.Task, st.Config.Spec) + "\n\n")
+	cfg, _ := savedConfig(st) // what can be read of it
+	b.WriteString("architect: " + taskTitle(cfg.Task, cfg.Spec) + "\n\n")
 	switch {
 	case haveResult && res.Success:
 		fmt.Fprintf(&b, "Succeeded after %d iteration%s: every check passed and the agent declared completion.\n", res.TotalIterations, plural(res.TotalIterations))
@@ -277,9 +280,9 @@ func mergeMessage(branch string, commits int, st *loop.State, ws string) string 
 		}
 		fmt.Fprintf(&b, "\nCost: %s.\n", res.Cost())
 	}
-	fmt.Fprintf(&b, "\nBranch %s (%d commit%s), agent %s.", branch, commits, plural(commits), st.Config.Agent)
-	if st.Config.Task != "" && strings.Contains(strings.TrimSpace(st.Config.Task), "\n") {
-		b.WriteString("\n\nTask:\n" + clip(strings.TrimSpace(st.Config.Task), 2000))
+	fmt.Fprintf(&b, "\nBranch %s (%d commit%s), agent %s.", branch, commits, plural(commits), cfg.Agent)
+	if cfg.Task != "" && strings.Contains(strings.TrimSpace(cfg.Task), "\n") {
+		b.WriteString("\n\nTask:\n" + clip(strings.TrimSpace(cfg.Task), 2000))
 	}
 	return b.String()
 }
@@ -308,9 +311,9 @@ func clip(s string, n int) string {
 // archiveRecords moves the run's .architect/ records to
 // top/.architect/runs/<branch>-<time>/, so they outlive the worktree.
 func archiveRecords(ws, top, branch string) (string, error) {
-	from := filepath.Join(ws, loop.StateDir)
+	from := filepath.Join(ws, runlog.StateDir)
 	name := strings.ReplaceAll(branch, "/", "-") + "-" + time.Now().UTC().Format("20060102T150405Z")
-	to := filepath.Join(top, loop.StateDir, "runs", name)
+	to := filepath.Join(top, runlog.StateDir, "runs", name)
 	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 		return "", err
 	}

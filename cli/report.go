@@ -9,6 +9,8 @@ import (
 
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -57,7 +59,7 @@ func runReport(e *env, dir, wt, out string, all bool) error {
 		}
 	}
 	if wt != "" && all {
-		return &loop.UsageError{Msg: "--all and --worktree-name select different runs", Hint: "use one of them"}
+		return &usererr.Error{Msg: "--all and --worktree-name select different runs", Hint: "use one of them"}
 	}
 	var runs []runDir
 	if wt != "" {
@@ -65,7 +67,7 @@ func runReport(e *env, dir, wt, out string, all bool) error {
 		if err != nil {
 			return err
 		}
-		runs = []runDir{{wt, filepath.Join(ws, loop.StateDir)}}
+		runs = []runDir{{wt, filepath.Join(ws, runlog.StateDir)}}
 	} else {
 		runs = findRuns(dir, all)
 	}
@@ -97,7 +99,7 @@ func runReport(e *env, dir, wt, out string, all bool) error {
 	}
 	path := out
 	if path == "" {
-		path = filepath.Join(abs, loop.StateDir, "overview.html")
+		path = filepath.Join(abs, runlog.StateDir, "overview.html")
 	}
 	if err := notAFolder(path, out); err != nil {
 		return err
@@ -116,7 +118,7 @@ func notAFolder(path, out string) error {
 		if out != "" {
 			msg = "--output " + msg
 		}
-		return &loop.UsageError{Msg: msg, Hint: "give -o the path of an HTML file"}
+		return &usererr.Error{Msg: msg, Hint: "give -o the path of an HTML file"}
 	}
 	return nil
 }
@@ -161,12 +163,12 @@ func findRuns(dir string, archived bool) []runDir {
 		return nil
 	}
 	has := func(d string) bool {
-		_, err := os.Stat(filepath.Join(d, loop.StateFile))
+		_, err := os.Stat(filepath.Join(d, runlog.StateFile))
 		return err == nil
 	}
 	var out []runDir
 	add := func(name, ws string) {
-		d := filepath.Join(ws, loop.StateDir)
+		d := filepath.Join(ws, runlog.StateDir)
 		if has(d) {
 			out = append(out, runDir{name, d})
 		}

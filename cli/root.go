@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +51,7 @@ limit.`,
 				return printVersion(cmd.OutOrStdout(), versionJSON)
 			}
 			if versionJSON {
-				return &loop.UsageError{Msg: "--json goes with --version here", Hint: "architect --version --json, or a command's own --json"}
+				return &usererr.Error{Msg: "--json goes with --version here", Hint: "architect --version --json, or a command's own --json"}
 			}
 			cmd.SetOut(cmd.ErrOrStderr())
 			_ = cmd.Help()
@@ -117,7 +117,7 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		hint = fmt.Sprintf("did you mean `architect %s`? (%s)", s[0], hint)
 	}
-	return &loop.UsageError{Msg: fmt.Sprintf("unknown command %q", args[0]), Hint: hint}
+	return &usererr.Error{Msg: fmt.Sprintf("unknown command %q", args[0]), Hint: hint}
 }
 
 // helpCommand is `architect help [COMMAND]`: the same text as `COMMAND
@@ -149,7 +149,7 @@ func helpCommand() *cobra.Command {
 				return unknownCommand(c.Root(), []string{name})
 			}
 			if len(rest) > 0 {
-				return &loop.UsageError{Msg: fmt.Sprintf("%q has no command %q", cmd.CommandPath(), rest[0]), Hint: "run `" + cmd.CommandPath() + " --help`"}
+				return &usererr.Error{Msg: fmt.Sprintf("%q has no command %q", cmd.CommandPath(), rest[0]), Hint: "run `" + cmd.CommandPath() + " --help`"}
 			}
 			cmd.InitDefaultHelpFlag()
 			return cmd.Help()
@@ -161,7 +161,7 @@ func helpCommand() *cobra.Command {
 func noArgs(hint string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return &loop.UsageError{Msg: fmt.Sprintf("%s takes no arguments, got %q", cmd.Name(), args), Hint: hint}
+			return &usererr.Error{Msg: fmt.Sprintf("%s takes no arguments, got %q", cmd.Name(), args), Hint: hint}
 		}
 		return nil
 	}
@@ -171,7 +171,7 @@ func noArgs(hint string) cobra.PositionalArgs {
 func maxArgs(n int, msg, hint string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) > n {
-			return &loop.UsageError{Msg: fmt.Sprintf("%s, got %d: %q", msg, len(args), args), Hint: hint}
+			return &usererr.Error{Msg: fmt.Sprintf("%s, got %d: %q", msg, len(args), args), Hint: hint}
 		}
 		return nil
 	}

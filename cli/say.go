@@ -7,9 +7,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/redact"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -38,14 +39,14 @@ secrets masked as everywhere else. TEXT - reads it from standard input.`,
 		GroupID: groupControl,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &loop.UsageError{Msg: "say needs the text of the note", Hint: `architect say "use the fixtures in testdata/" (or - to read it from standard input)`}
+				return &usererr.Error{Msg: "say needs the text of the note", Hint: `architect say "use the fixtures in testdata/" (or - to read it from standard input)`}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text := strings.Join(args, " ")
 			if len(args) == 1 && args[0] == "-" {
-				b, err := io.ReadAll(io.LimitReader(e.stdin, loop.MaxNoteBytes+1))
+				b, err := io.ReadAll(io.LimitReader(e.stdin, runlog.MaxNoteBytes+1))
 				if err != nil {
 					return fmt.Errorf("reading the note from standard input: %w", err)
 				}
@@ -75,13 +76,13 @@ func runSay(e *env, dir, name, text string, now bool) error {
 	if err != nil {
 		return err
 	}
-	st, err := loop.ReadState(ws)
+	st, err := runlog.ReadState(ws)
 	if err != nil {
 		return err
 	}
-	running := loop.Running(ws)
+	running := runlog.Running(ws)
 	if !st.Resumable() {
-		return &loop.UsageError{Msg: "the run in " + ws + " already succeeded: no iteration will read the note", Hint: "start a new run with `architect loop`"}
+		return &usererr.Error{Msg: "the run in " + ws + " already succeeded: no iteration will read the note", Hint: "start a new run with `architect loop`"}
 	}
 	if err := queueNote(ws, st, text, now); err != nil {
 		return err
@@ -92,7 +93,7 @@ func runSay(e *env, dir, name, text string, now bool) error {
 		fmt.Fprintf(e.stderr, "architect: warning: no loop is running in %s: the note waits for the run to go on (`architect resume -C %s`)\n", ws, ws)
 	case st.PausedFor != "":
 		fmt.Fprintf(e.stdout, "note queued for %s: the loop, paused on a stall, goes on with it\n", ws)
-	case st.Status == loop.StatusPaused || controlAction(ws) == "pause":
+	case st.Status == runlog.StatusPaused || controlAction(ws) == "pause":
 		fmt.Fprintf(e.stdout, "note queued for %s: the loop is paused; the next iteration carries the note once it is resumed (`architect resume`)\n", ws)
 	case now:
 		fmt.Fprintf(e.stdout, "note queued for %s: the running agent is being stopped; the next iteration starts with the note at once\n", ws)
@@ -103,30 +104,31 @@ func runSay(e *env, dir, name, text string, now bool) error {
 }
 
 // noteText is a note as it is queued: cleaned of terminal escapes and
-// trimmed; an empty note or one over loop.MaxNoteBytes is refused.
+// trimmed; an empty note or one over runlog.MaxNoteBytes is refused.
 func noteText(text string) (string, error) {
 	text = strings.TrimSpace(proc.Clean([]byte(text)))
 	switch {
 	case text == "":
-		return "", &loop.UsageError{Msg: "the note is empty", Hint: `give its text: architect say "use the fixtures in testdata/"`}
-	case len(text) > loop.MaxNoteBytes:
-		return "", &loop.UsageError{Msg: fmt.Sprintf("the note is over %d bytes", loop.MaxNoteBytes), Hint: "say it in fewer words, or put the details in a file in the workspace and name the file in the note"}
+		return "", &usererr.Error{Msg: "the note is empty", Hint: `give its text: architect say "use the fixtures in testdata/"`}
+	case len(text) > runlog.MaxNoteBytes:
+		return "", &usererr.Error{Msg: fmt.Sprintf("the note is over %d bytes", runlog.MaxNoteBytes), Hint: "say it in fewer words, or put the details in a file in the workspace and name the file in the note"}
 	}
 	return text, nil
 }
 
 // queueNote masks a note with the run's --redact patterns and this
 // environment's secrets and queues it for the loop in ws.
-func queueNote(ws string, st *loop.State, text string, now bool) error {
-	if r, err := redact.FromEnv(st.Config.Redact, st.Config.Task); err == nil && !r.Empty() {
+func queueNote(ws string, st *runlog.State, text string, now bool) error {
+	cfg, _ := savedConfig(st) // what can be read of it
+	if r, err := redact.FromEnv(cfg.Redact, cfg.Task); err == nil && !r.Empty() {
 		text = r.String(text)
 	}
-	if _, err := loop.AddNote(ws, text, now); err != nil {
-		if errors.Is(err, loop.ErrQueueFull) {
-			return &loop.UsageError{Msg: err.Error(), Hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note"}
+	if _, err := runlog.AddNote(ws, text, now); err != nil {
+		if errors.Is(err, runlog.ErrQueueFull) {
+			return &usererr.Error{Msg: err.Error(), Hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note"}
 		}
 		if errors.Is(err, os.ErrPermission) {
-			return &loop.UsageError{Msg: "cannot write the note into " + ws + ": " + unwrapPath(err), Hint: "run architect say as the user who runs the loop"}
+			return &usererr.Error{Msg: "cannot write the note into " + ws + ": " + unwrapPath(err), Hint: "run architect say as the user who runs the loop"}
 		}
 		return err
 	}
@@ -140,7 +142,7 @@ func sayFromView(ws, text string) error {
 	if err != nil {
 		return err
 	}
-	st, err := loop.ReadState(ws)
+	st, err := runlog.ReadState(ws)
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,10 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
-	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -42,7 +43,7 @@ On a terminal the text goes through a pager: $PAGER, else less; --no-pager
 		GroupID: groupControl,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return &loop.UsageError{Msg: fmt.Sprintf("expected at most one iteration number, got %d arguments", len(args)), Hint: "architect show 3"}
+				return &usererr.Error{Msg: fmt.Sprintf("expected at most one iteration number, got %d arguments", len(args)), Hint: "architect show 3"}
 			}
 			return nil
 		},
@@ -51,7 +52,7 @@ On a terminal the text goes through a pager: $PAGER, else less; --no-pager
 			if len(args) == 1 {
 				v, err := strconv.Atoi(args[0])
 				if err != nil || v < 1 {
-					return &loop.UsageError{Msg: fmt.Sprintf("%q is not an iteration number", args[0]), Hint: "give a number from 1, or none for the last iteration: architect show 3"}
+					return &usererr.Error{Msg: fmt.Sprintf("%q is not an iteration number", args[0]), Hint: "give a number from 1, or none for the last iteration: architect show 3"}
 				}
 				n = v
 			}
@@ -76,7 +77,7 @@ func runShow(e *env, n int, o showOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := loop.ReadState(ws)
+	st, err := runlog.ReadState(ws)
 	if err != nil {
 		return err
 	}
@@ -84,27 +85,27 @@ func runShow(e *env, n int, o showOptions) error {
 	if err != nil {
 		return err
 	}
-	running := loop.Running(ws) && st.Iteration > len(its)
+	running := runlog.Running(ws) && st.Iteration > len(its)
 	last := len(its)
 	if running {
 		last = st.Iteration
 	}
 	if last == 0 {
-		return &loop.UsageError{Msg: "the run in " + ws + " has no iteration yet", Hint: "wait for its first iteration, or see `architect status`"}
+		return &usererr.Error{Msg: "the run in " + ws + " has no iteration yet", Hint: "wait for its first iteration, or see `architect status`"}
 	}
 	if n == 0 {
 		n = last
 	}
 	if n > last {
-		return &loop.UsageError{Msg: fmt.Sprintf("the run in %s has no iteration %d: it has %d", ws, n, last), Hint: "architect show " + strconv.Itoa(last)}
+		return &usererr.Error{Msg: fmt.Sprintf("the run in %s has no iteration %d: it has %d", ws, n, last), Hint: "architect show " + strconv.Itoa(last)}
 	}
-	var rec *loop.Iteration
+	var rec *runlog.Iteration
 	for i := range its {
 		if its[i].Iteration == n {
 			rec = &its[i]
 		}
 	}
-	dir := filepath.Join(ws, loop.StateDir, loop.TranscriptDir(n))
+	dir := filepath.Join(ws, runlog.StateDir, runlog.TranscriptDir(n))
 	var b bytes.Buffer
 	parts := 0
 	part := func(title string, text func() string) {
@@ -116,13 +117,13 @@ func runShow(e *env, n int, o showOptions) error {
 	}
 	if o.prompt {
 		part(fmt.Sprintf("iteration %d: prompt", n), func() string {
-			return readOr(filepath.Join(ws, loop.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"), "(the prompt was not found)")
+			return readOr(filepath.Join(ws, runlog.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"), "(the prompt was not found)")
 		})
 	}
 	if o.raw {
 		part(fmt.Sprintf("iteration %d: the agent's output", n), func() string {
-			out := readOr(filepath.Join(dir, loop.AgentStdoutFile), "(the agent printed nothing)")
-			if errText := readOr(filepath.Join(dir, loop.AgentStderrFile), ""); strings.TrimSpace(errText) != "" {
+			out := readOr(filepath.Join(dir, runlog.AgentStdoutFile), "(the agent printed nothing)")
+			if errText := readOr(filepath.Join(dir, runlog.AgentStderrFile), ""); strings.TrimSpace(errText) != "" {
 				out += "\n── standard error ──\n" + errText
 			}
 			return out
@@ -133,7 +134,7 @@ func runShow(e *env, n int, o showOptions) error {
 	}
 	if o.diff {
 		part(fmt.Sprintf("iteration %d: diff", n), func() string {
-			if d := readOr(filepath.Join(dir, loop.DiffFile), ""); d != "" {
+			if d := readOr(filepath.Join(dir, runlog.DiffFile), ""); d != "" {
 				return d
 			}
 			if rec != nil && rec.DiffStat != "" {
@@ -165,19 +166,19 @@ func readOr(path, or string) string {
 // (whose transcript is written when it ends), one made from its output so
 // far.
 func transcriptText(dir string) string {
-	if t, err := os.ReadFile(filepath.Join(dir, loop.TranscriptFile)); err == nil {
+	if t, err := os.ReadFile(filepath.Join(dir, runlog.TranscriptFile)); err == nil {
 		return string(t)
 	}
-	out, err := os.Open(filepath.Join(dir, loop.AgentStdoutFile))
+	out, err := os.Open(filepath.Join(dir, runlog.AgentStdoutFile))
 	if err != nil {
 		return "(no transcript was kept for this iteration)\n"
 	}
 	defer out.Close()
-	errOut, _ := loop.ReadEnd(filepath.Join(dir, loop.AgentStderrFile), 64<<10)
+	errOut, _ := runlog.ReadEnd(filepath.Join(dir, runlog.AgentStderrFile), 64<<10)
 	return agent.Transcript(out, errOut)
 }
 
-func summary(n int, it *loop.Iteration, running bool) string {
+func summary(n int, it *runlog.Iteration, running bool) string {
 	if it == nil {
 		if running {
 			return fmt.Sprintf("iteration %d: running\n", n)
@@ -217,7 +218,7 @@ func summary(n int, it *loop.Iteration, running bool) string {
 }
 
 // checksSummary lists the checks with their status, and the changes.
-func checksSummary(it *loop.Iteration) string {
+func checksSummary(it *runlog.Iteration) string {
 	var b strings.Builder
 	b.WriteString("checks:\n")
 	if len(it.CheckResults) == 0 {
@@ -244,7 +245,7 @@ func checksSummary(it *loop.Iteration) string {
 // has no record.
 const maxChecksLooked = 256
 
-func checksText(dir string, it *loop.Iteration) string {
+func checksText(dir string, it *runlog.Iteration) string {
 	// A check that printed nothing has no file: the record says how many
 	// ran; without one (an iteration not recorded yet), the files say how
 	// many printed.
@@ -253,7 +254,7 @@ func checksText(dir string, it *loop.Iteration) string {
 		n = len(it.CheckResults)
 	} else {
 		for i := range maxChecksLooked {
-			if _, err := os.Stat(filepath.Join(dir, loop.CheckFile(i))); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, runlog.CheckFile(i))); err == nil {
 				n = i + 1
 			}
 		}
@@ -268,7 +269,7 @@ func checksText(dir string, it *loop.Iteration) string {
 				status = c.Status()
 			}
 		}
-		if data, err := os.ReadFile(filepath.Join(dir, loop.CheckFile(i))); err == nil {
+		if data, err := os.ReadFile(filepath.Join(dir, runlog.CheckFile(i))); err == nil {
 			out = string(data) // the whole kept output, not the record's tail
 		}
 		if status != "" {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/starter"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +24,7 @@ func newTemplateCmd(e *env) *cobra.Command {
 			switch mode {
 			case "", config.ModePlan, config.ModeBuild:
 			default:
-				return &loop.UsageError{Msg: fmt.Sprintf("--mode: unknown mode %q: it is plan or build", mode), Hint: "use --mode plan or --mode build (or leave it out)"}
+				return &usererr.Error{Msg: fmt.Sprintf("--mode: unknown mode %q: it is plan or build", mode), Hint: "use --mode plan or --mode build (or leave it out)"}
 			}
 			fmt.Fprint(e.stdout, starter.Template(mode))
 			return nil

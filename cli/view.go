@@ -7,7 +7,7 @@ import (
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/ghactions"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/tui"
 	"golang.org/x/term"
 )
@@ -23,8 +23,8 @@ import (
 //   - --quiet gets nothing: only the final result is printed.
 type view struct {
 	log     io.Writer
-	observe func(loop.Event) // nil when the view needs no events
-	stop    func()           // ends the view; call before printing the result
+	observe func(runlog.Event) // nil when the view needs no events
+	stop    func()             // ends the view; call before printing the result
 }
 
 func newView(e *env, cfg config.Config, info tui.Info, run *runFiles) view {
@@ -38,17 +38,17 @@ func newView(e *env, cfg config.Config, info tui.Info, run *runFiles) view {
 			if ws == "" {
 				return errors.New("the loop has not started yet")
 			}
-			return loop.WriteControl(ws, action)
+			return runlog.WriteControl(ws, action)
 		}
 		c := tui.Controls{
 			Interrupt: e.interrupt.key,
 			Pause: func(pause bool) error {
 				if pause {
-					return control(loop.ControlPause)
+					return control(runlog.ControlPause)
 				}
-				return control(loop.ControlResume)
+				return control(runlog.ControlResume)
 			},
-			StopAfter: func() error { return control(loop.ControlStop) },
+			StopAfter: func() error { return control(runlog.ControlStop) },
 			Say: func(text string) error {
 				ws := run.workspace()
 				if ws == "" {

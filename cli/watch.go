@@ -15,7 +15,9 @@ import (
 	"github.com/architect-dev/architect/hooks"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/report"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/tui"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // watch sets deps.Log and deps.Events for the ways a run is watched: the
@@ -27,7 +29,7 @@ func watch(ctx context.Context, e *env, cfg config.Config, info tui.Info, deps *
 	run := &runFiles{}
 	v := newView(e, cfg, info, run)
 	deps.Log = v.log
-	observers := []func(loop.Event){run.observe}
+	observers := []func(runlog.Event){run.observe}
 	if v.observe != nil {
 		observers = append(observers, v.observe)
 	}
@@ -43,7 +45,7 @@ func watch(ctx context.Context, e *env, cfg config.Config, info tui.Info, deps *
 				if errors.Is(err, syscall.ENXIO) {
 					msg = "it is a FIFO no process reads"
 				}
-				return nil, &loop.UsageError{Msg: "cannot write the events to " + cfg.Events + ": " + msg, Hint: "give --events a writable path, or - for standard output"}
+				return nil, &usererr.Error{Msg: "cannot write the events to " + cfg.Events + ": " + msg, Hint: "give --events a writable path, or - for standard output"}
 			}
 			w, closeEvents = f, func() { f.Close() }
 		}
@@ -56,7 +58,7 @@ func watch(ctx context.Context, e *env, cfg config.Config, info tui.Info, deps *
 	if hc.Active() {
 		observers = append(observers, hooks.New(ctx, hc).Observe)
 	}
-	deps.Events = func(ev loop.Event) {
+	deps.Events = func(ev runlog.Event) {
 		for _, o := range observers {
 			o(ev)
 		}
@@ -66,8 +68,8 @@ func watch(ctx context.Context, e *env, cfg config.Config, info tui.Info, deps *
 
 // streamEvents writes each event as one JSON line, byte for byte as in
 // .architect/events.jsonl (the emitter marshals the same value).
-func streamEvents(w io.Writer) func(loop.Event) {
-	return func(ev loop.Event) {
+func streamEvents(w io.Writer) func(runlog.Event) {
+	return func(ev runlog.Event) {
 		data, err := json.Marshal(ev)
 		if err != nil {
 			return
@@ -83,8 +85,8 @@ type runFiles struct {
 	ws string
 }
 
-func (r *runFiles) observe(ev loop.Event) {
-	if ev.Type == loop.EventLoopStarted && ev.Workspace != "" {
+func (r *runFiles) observe(ev runlog.Event) {
+	if ev.Type == runlog.EventLoopStarted && ev.Workspace != "" {
 		r.mu.Lock()
 		r.ws = ev.Workspace
 		r.mu.Unlock()
@@ -100,9 +102,9 @@ func (r *runFiles) workspace() string {
 
 // writeReportAtEnd writes the run's report (report.WriteRun) when the
 // loop finishes; a failure is a warning on log.
-func writeReportAtEnd(workspace func() string, log io.Writer) func(loop.Event) {
-	return func(ev loop.Event) {
-		if ev.Type != loop.EventLoopFinished || workspace() == "" {
+func writeReportAtEnd(workspace func() string, log io.Writer) func(runlog.Event) {
+	return func(ev runlog.Event) {
+		if ev.Type != runlog.EventLoopFinished || workspace() == "" {
 			return
 		}
 		if _, err := report.WriteRun(workspace(), time.Now()); err != nil {

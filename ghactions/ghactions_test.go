@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/architect-dev/architect/checks"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/matryer/is"
 )
 
@@ -98,12 +97,12 @@ func f64(v float64) *float64 { return &v }
 
 func TestSummaryAndReporter(t *testing.T) {
 	is := is.New(t)
-	res := &loop.Result{
+	res := &runlog.Result{
 		TotalIterations: 2, TotalCost: f64(0.25), TotalCostKnown: true, KnownCost: 0.25, TotalDuration: 3.5,
-		StopReason: loop.StopMaxIterations, Branch: "architect/ralph-loop", Workspace: t.TempDir(),
-		Iterations: []loop.Iteration{
-			{Iteration: 1, Cost: f64(0.1), Duration: 1, CheckResults: []checks.Result{{Name: "go test | x", Passed: false}}},
-			{Iteration: 2, Cost: f64(0.15), Duration: 2.5, CheckResults: []checks.Result{{Name: "go test | x", Output: "x_test.go:3: want 1\n"}}},
+		StopReason: runlog.StopMaxIterations, Branch: "architect/ralph-loop", Workspace: t.TempDir(),
+		Iterations: []runlog.Iteration{
+			{Iteration: 1, Cost: f64(0.1), Duration: 1, CheckResults: []runlog.CheckResult{{Name: "go test | x", Passed: false}}},
+			{Iteration: 2, Cost: f64(0.15), Duration: 2.5, CheckResults: []runlog.CheckResult{{Name: "go test | x", Output: "x_test.go:3: want 1\n"}}},
 		},
 	}
 	md := Summary(res, " a.go | 2 +-\n 1 file changed\n")
@@ -114,9 +113,9 @@ func TestSummaryAndReporter(t *testing.T) {
 
 	var buf bytes.Buffer
 	r := &Reporter{W: &buf}
-	r.Event(loop.Event{Type: loop.EventIterationStarted, Iteration: 1, MaxIterations: 2})
-	r.Event(loop.Event{Type: loop.EventIterationFinished, Iteration: 1})
-	r.Event(loop.Event{Type: loop.EventIterationStarted, Iteration: 2, MaxIterations: 2})
+	r.Event(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 1, MaxIterations: 2})
+	r.Event(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1})
+	r.Event(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 2, MaxIterations: 2})
 	r.Finish(res)
 	is.Equal(buf.String(), "::group::iteration 1/2\n::endgroup::\n::group::iteration 2/2\n::endgroup::\n"+
 		"::error title=check failed%3A go test | x::x_test.go:3: want 1\n")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // Reporter turns the loop's events into workflow commands: each
@@ -20,15 +20,15 @@ type Reporter struct {
 }
 
 // Event is a loop.Deps.Events observer.
-func (r *Reporter) Event(ev loop.Event) {
+func (r *Reporter) Event(ev runlog.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch ev.Type {
-	case loop.EventIterationStarted:
+	case runlog.EventIterationStarted:
 		r.end()
 		fmt.Fprintln(r.W, Command("group", nil, fmt.Sprintf("iteration %d/%d", ev.Iteration, ev.MaxIterations)))
 		r.open = true
-	case loop.EventIterationFinished, loop.EventLoopFinished:
+	case runlog.EventIterationFinished, runlog.EventLoopFinished:
 		r.end()
 	}
 }
@@ -43,7 +43,7 @@ func (r *Reporter) end() {
 // Finish closes an open group and, unless the run succeeded, writes an
 // ::error:: annotation for every file:line location named in the output
 // of the last iteration's failing checks.
-func (r *Reporter) Finish(res *loop.Result) {
+func (r *Reporter) Finish(res *runlog.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.end()

@@ -8,13 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // Summary renders a run's result as the step summary's markdown: the
 // outcome, one table row per iteration (checks passed, completion, cost,
 // duration) and stat, the final `git diff --stat`.
-func Summary(r *loop.Result, stat string) string {
+func Summary(r *runlog.Result, stat string) string {
 	var b strings.Builder
 	switch {
 	case r.Success && r.NoChecks:
@@ -103,7 +103,7 @@ type Output struct{ Name, Value string }
 // Outputs are the step outputs for a run: success, stop-reason,
 // iterations, total-cost, branch, worktree-path and result-json (the
 // --json document).
-func Outputs(r *loop.Result, resultJSON []byte) []Output {
+func Outputs(r *runlog.Result, resultJSON []byte) []Output {
 	return []Output{
 		{"success", strconv.FormatBool(r.Success)},
 		{"stop-reason", r.StopReason},
@@ -117,7 +117,7 @@ func Outputs(r *loop.Result, resultJSON []byte) []Output {
 }
 
 // totalCost is the total cost for an output: empty when unknown.
-func totalCost(r *loop.Result) string {
+func totalCost(r *runlog.Result) string {
 	if r.TotalCost == nil {
 		return ""
 	}

@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // DefaultTimeout bounds each hook, push and notification.
@@ -86,9 +86,9 @@ func New(ctx context.Context, cfg Config) *Observer {
 }
 
 // Observe handles one event.
-func (o *Observer) Observe(ev loop.Event) {
+func (o *Observer) Observe(ev runlog.Event) {
 	switch ev.Type {
-	case loop.EventLoopStarted:
+	case runlog.EventLoopStarted:
 		o.workspace, o.maxIterations = ev.Workspace, ev.MaxIterations
 		o.branch = ev.Branch
 		if o.cfg.Push {
@@ -97,14 +97,14 @@ func (o *Observer) Observe(ev loop.Event) {
 		if o.branch == "" && o.pusher != nil {
 			o.branch = o.pusher.branch
 		}
-	case loop.EventIterationFinished:
+	case runlog.EventIterationFinished:
 		if o.pusher != nil {
 			o.pusher.push(o.ctx, false)
 		}
 		if o.cfg.OnIteration != "" {
 			o.run(o.ctx, "on_iteration", o.cfg.OnIteration, o.iterationEnv(ev))
 		}
-	case loop.EventLoopFinished:
+	case runlog.EventLoopFinished:
 		ctx := context.WithoutCancel(o.ctx)
 		if o.pusher != nil {
 			o.pusher.push(ctx, true) // a push that failed earlier gets a last try
@@ -118,7 +118,7 @@ func (o *Observer) Observe(ev loop.Event) {
 	}
 }
 
-func (o *Observer) iterationEnv(ev loop.Event) []string {
+func (o *Observer) iterationEnv(ev runlog.Event) []string {
 	return []string{
 		"ARCHITECT_EVENT=" + ev.Type,
 		"ARCHITECT_ITERATION=" + strconv.Itoa(ev.Iteration),
@@ -134,7 +134,7 @@ func (o *Observer) iterationEnv(ev loop.Event) []string {
 	}
 }
 
-func (o *Observer) finishEnv(ev loop.Event) []string {
+func (o *Observer) finishEnv(ev runlog.Event) []string {
 	outcome := "failure"
 	if ev.Success != nil && *ev.Success {
 		outcome = "success"

@@ -10,14 +10,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/matryer/is"
 )
 
 func ptr[T any](v T) *T { return &v }
 
-func started(dir, branch string) loop.Event {
-	return loop.Event{Type: loop.EventLoopStarted, MaxIterations: 5, Workspace: dir, Branch: branch}
+func started(dir, branch string) runlog.Event {
+	return runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 5, Workspace: dir, Branch: branch}
 }
 
 func TestHooksGetTheirVariables(t *testing.T) {
@@ -30,8 +30,8 @@ func TestHooksGetTheirVariables(t *testing.T) {
 		Log:         &log,
 	})
 	o.Observe(started(dir, "architect/ralph-loop"))
-	o.Observe(loop.Event{Type: loop.EventIterationFinished, Iteration: 2, AllChecksPassed: ptr(true), Cost: ptr(0.25), Duration: ptr(1.5), Commit: "abc123", CompletionSignal: "tag"})
-	o.Observe(loop.Event{Type: loop.EventLoopFinished, Iteration: 2, Success: ptr(false), StopReason: "max_iterations", TotalIterations: ptr(2), TotalCost: ptr(0.5), Duration: ptr(3.0)})
+	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 2, AllChecksPassed: ptr(true), Cost: ptr(0.25), Duration: ptr(1.5), Commit: "abc123", CompletionSignal: "tag"})
+	o.Observe(runlog.Event{Type: runlog.EventLoopFinished, Iteration: 2, Success: ptr(false), StopReason: "max_iterations", TotalIterations: ptr(2), TotalCost: ptr(0.5), Duration: ptr(3.0)})
 	is.Equal(log.String(), "") // no warnings
 
 	it, err := os.ReadFile(filepath.Join(dir, "it-2.env"))
@@ -53,7 +53,7 @@ func TestFailingHookIsAWarning(t *testing.T) {
 	var log bytes.Buffer
 	o := New(context.Background(), Config{OnIteration: "echo no such thing >&2; exit 3", Log: &log})
 	o.Observe(started(t.TempDir(), ""))
-	o.Observe(loop.Event{Type: loop.EventIterationFinished, Iteration: 1})
+	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1})
 	is.Equal(log.String(), "architect: warning: on_iteration hook failed (exit status 3: no such thing); the loop goes on\n")
 }
 
@@ -64,7 +64,7 @@ func TestFinishHookOutlivesCancellation(t *testing.T) {
 	o := New(ctx, Config{OnFinish: "echo $ARCHITECT_OUTCOME > out"})
 	o.Observe(started(dir, ""))
 	cancel() // interrupted: the result is still reported
-	o.Observe(loop.Event{Type: loop.EventLoopFinished, Success: ptr(true), TotalIterations: ptr(1)})
+	o.Observe(runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(true), TotalIterations: ptr(1)})
 	data, err := os.ReadFile(filepath.Join(dir, "out"))
 	is.NoErr(err)
 	is.Equal(string(data), "success\n")
@@ -72,7 +72,7 @@ func TestFinishHookOutlivesCancellation(t *testing.T) {
 
 func TestNotify(t *testing.T) {
 	is := is.New(t)
-	finished := loop.Event{Type: loop.EventLoopFinished, Success: ptr(true), TotalIterations: ptr(3), TotalCost: ptr(1.234)}
+	finished := runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(true), TotalIterations: ptr(3), TotalCost: ptr(1.234)}
 
 	var bell bytes.Buffer
 	o := New(context.Background(), Config{Notify: true, Bell: &bell, LookPath: func(string) (string, error) { return "", errors.New("not found") }})
@@ -121,16 +121,16 @@ func TestPush(t *testing.T) {
 	var log bytes.Buffer
 	o := New(context.Background(), Config{Push: true, Log: &log})
 	o.Observe(started(repo, "")) // not a worktree run: the checked-out branch
-	o.Observe(loop.Event{Type: loop.EventIterationFinished, Iteration: 1})
+	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1})
 	is.Equal(log.String(), "") // nothing committed, nothing pushed
 
 	git(t, repo, "commit", "-q", "--allow-empty", "-m", "by the agent")
-	o.Observe(loop.Event{Type: loop.EventIterationFinished, Iteration: 2})
+	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 2})
 	is.True(strings.Contains(log.String(), "architect: warning: --push: could not push work to origin (tried again after the next iteration)"))
 
 	git(t, repo, "remote", "set-url", "origin", remote) // fixed: the retry succeeds
 	log.Reset()
-	o.Observe(loop.Event{Type: loop.EventLoopFinished, Success: ptr(true)})
+	o.Observe(runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(true)})
 	is.Equal(log.String(), "architect: pushed work to origin\n")
 	is.Equal(git(t, remote, "rev-parse", "work"), git(t, repo, "rev-parse", "HEAD"))
 }
@@ -140,6 +140,6 @@ func TestPushOutsideGit(t *testing.T) {
 	var log bytes.Buffer
 	o := New(context.Background(), Config{Push: true, Log: &log})
 	o.Observe(started(t.TempDir(), ""))
-	o.Observe(loop.Event{Type: loop.EventIterationFinished, Iteration: 1})
+	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1})
 	is.True(strings.Contains(log.String(), "is not in a git repository; nothing will be pushed"))
 }

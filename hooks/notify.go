@@ -6,13 +6,13 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // notify tells the user the loop ended: a desktop notification through
 // notify-send where it is installed, the terminal bell otherwise.
-func (o *Observer) notify(ctx context.Context, ev loop.Event) {
+func (o *Observer) notify(ctx context.Context, ev runlog.Event) {
 	title, body := notification(ev)
 	look := o.cfg.LookPath
 	if look == nil {
@@ -31,7 +31,7 @@ func (o *Observer) notify(ctx context.Context, ev loop.Event) {
 }
 
 // notification is the title and body shown when the loop ends.
-func notification(ev loop.Event) (title, body string) {
+func notification(ev runlog.Event) (title, body string) {
 	n := ev.Iteration
 	if ev.TotalIterations != nil {
 		n = *ev.TotalIterations

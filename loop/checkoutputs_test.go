@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/matryer/is"
 )
 
@@ -55,6 +56,6 @@ func TestCommitsLeaveOutCheckOutputs(t *testing.T) {
 	is.True(strings.Contains(files, "report.txt"))
 	is.Equal(git("log", "-1", "--format=%s"), "architect: iteration 3 (1/1 checks passing)")
 	is.Equal(git("show", "HEAD:report.txt"), "report") // as the checks left it after the agent's edit
-	_, err := os.Stat(filepath.Join(cfg.Dir, StateDir, CheckOutputsFile))
+	_, err := os.Stat(filepath.Join(cfg.Dir, runlog.StateDir, CheckOutputsFile))
 	is.NoErr(err)
 }

@@ -8,15 +8,16 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // successReason is how a run that succeeds ends: all_checks_passed, or for
 // a run without checks, agent_declared_complete_without_checks.
 func (r *runner) successReason() string {
 	if len(r.cfg.Checks) == 0 {
-		return StopNoChecks
+		return runlog.StopNoChecks
 	}
-	return StopSuccess
+	return runlog.StopSuccess
 }
 
 // succeeded reports whether an iteration allows the run to succeed once
@@ -35,9 +36,23 @@ func (r *runner) succeeded(rec record) bool {
 	return rec.AllChecksPassed && rec.ChecksRun
 }
 
-// decide applies the completion signals and safety nets after a recorded
-// iteration; it reports whether the loop stops.
-func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) bool {
+// verdict is the decision reached before the iteration is recorded, so
+// that the record says it: whether the iteration lets the run succeed,
+// and which completion signal the agent gave. A successful iteration's
+// record names its signal: a run killed before it saves the verdict
+// resumes as the success it was.
+func (r *runner) verdict(x *iteration) {
+	x.ok = r.succeeded(x.rec)
+	x.signal, x.signalErr = r.completionSignal(x.rec)
+	if x.ok && x.signalErr == nil {
+		x.rec.CompletionSignal = x.signal
+	}
+}
+
+// decide applies the verdict and the safety nets after the iteration is
+// recorded; it reports whether the loop stops.
+func (r *runner) decide(runCtx context.Context, x *iteration) bool {
+	rec, o := x.rec, x.o
 	it := rec.Iteration
 	i := it.Iteration
 	if o.ErrKind == agent.ErrFatal {
@@ -46,20 +61,19 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		if o.Hint != "" {
 			msg += " (hint: " + o.Hint + ")"
 		}
-		r.stop(StopAgentError, msg)
+		r.stop(runlog.StopAgentError, msg)
 		r.res.StopHint = o.Hint
 		return true
 	}
 	if o.ExitCode == agent.ExitWaiting {
-		r.stop(StopWaiting, fmt.Sprintf("the agent exited with status %d: waiting without restart; continue with `architect loop --resume`", agent.ExitWaiting))
+		r.stop(runlog.StopWaiting, fmt.Sprintf("the agent exited with status %d: waiting without restart; continue with `architect loop --resume`", agent.ExitWaiting))
 		return true
 	}
-	signal, err := r.completionSignal(rec)
-	if err != nil {
-		r.stop(StopError, err.Error())
+	signal, ok := x.signal, x.ok
+	if x.signalErr != nil {
+		r.stop(runlog.StopError, x.signalErr.Error())
 		return true
 	}
-	ok := r.succeeded(rec)
 	switch {
 	case signal != "" && ok:
 		r.logf("iteration %d/%d: completion signalled (%s)", i, r.cfg.MaxIterations, signal)
@@ -69,22 +83,21 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 		r.logf("iteration %d/%d: no completion signal", i, r.cfg.MaxIterations)
 	}
 	if signal != "" && ok {
-		r.res.Iterations[len(r.res.Iterations)-1].CompletionSignal = signal
 		r.stop(r.successReason(), "")
 		return true
 	}
 	if r.cfg.MaxCost > 0 && it.Cost == nil {
-		r.stop(StopCostUnknown, fmt.Sprintf("the cost of iteration %d is unknown, so the $%.4f budget can no longer be enforced; "+
+		r.stop(runlog.StopCostUnknown, fmt.Sprintf("the cost of iteration %d is unknown, so the $%.4f budget can no longer be enforced; "+
 			"continue with `architect loop --resume --max-cost 0` to go on without a budget", i, r.cfg.MaxCost))
 		return true
 	}
-	if _, err := os.Stat(r.ws.state(WaitFile)); err == nil {
-		r.logEvent("WAIT", "iteration %d: %s present", i, WaitFile)
-		r.stop(StopWaiting, r.ws.state(WaitFile)+" is present: waiting without restart; continue with `architect loop --resume`")
+	if _, err := os.Stat(r.ws.state(runlog.WaitFile)); err == nil {
+		r.logEvent("WAIT", "iteration %d: %s present", i, runlog.WaitFile)
+		r.stop(runlog.StopWaiting, r.ws.state(runlog.WaitFile)+" is present: waiting without restart; continue with `architect loop --resume`")
 		return true
 	}
 	if n := r.cfg.IdleThreshold; n > 0 && r.st.IdleIterations >= n {
-		r.stop(StopIdle, fmt.Sprintf("%d iteration(s) in a row changed nothing and left the checks as they were", r.st.IdleIterations))
+		r.stop(runlog.StopIdle, fmt.Sprintf("%d iteration(s) in a row changed nothing and left the checks as they were", r.st.IdleIterations))
 		return true
 	}
 	if r.checkStall(runCtx) {
@@ -104,7 +117,7 @@ func (r *runner) decide(runCtx context.Context, rec record, o agent.Outcome) boo
 	n := r.st.ConsecutiveErrors
 	if max := r.cfg.MaxConsecutiveErrors; max > 0 && n >= max {
 		r.logf("%d consecutive failures, stopping loop", n)
-		r.stop(StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, firstLine(r.st.LastError)))
+		r.stop(runlog.StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, firstLine(r.st.LastError)))
 		return true
 	}
 	return !r.backoff(runCtx, rec, o, n)
@@ -146,7 +159,7 @@ func (r *runner) completionSignal(rec record) (string, error) {
 
 func (r *runner) donePath() string {
 	if r.cfg.DoneFile == "" {
-		return r.ws.state(DoneFile)
+		return r.ws.state(runlog.DoneFile)
 	}
 	if filepath.IsAbs(r.cfg.DoneFile) {
 		return r.cfg.DoneFile
@@ -175,14 +188,14 @@ func (r *runner) doneFileExists() (bool, error) {
 func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 	done, err := r.doneFileExists()
 	if err != nil {
-		r.stop(StopError, err.Error())
+		r.stop(runlog.StopError, err.Error())
 		return true
 	}
 	if !done {
 		return false
 	}
 	r.logf("%s is present: running the checks before starting an agent", r.donePath())
-	r.save("checks")
+	r.save(runlog.PhaseChecks)
 	rs := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: r.ws.dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace})
 	for _, c := range rs {
 		if !c.Passed {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // FirstPrompt returns the prompt a new run of cfg would give the agent in
@@ -21,7 +22,7 @@ func FirstPrompt(ctx context.Context, cfg config.Config, redact func(string) str
 	r.ws = &workspace{dir: p.Dir, initialRef: p.InitialRef}
 	if repo != nil && !cfg.Worktree {
 		r.ws.repo = repo
-		r.ws.excludes = []string{StateDir}
+		r.ws.excludes = []string{runlog.StateDir}
 		if relDir(p.Repo, p.Dir) == "." {
 			r.ws.excludes = append(r.ws.excludes, DefaultWorktree, NamedWorktreesDir)
 		}

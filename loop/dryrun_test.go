@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/architect-dev/architect/runlog"
 	"github.com/matryer/is"
 )
 
@@ -32,9 +33,9 @@ func TestFirstPrompt(t *testing.T) {
 	git("commit", "-qm", "one")
 	is.NoErr(os.WriteFile(filepath.Join(cfg.Dir, "a.txt"), []byte("one\ntoken-s3cret\n"), 0o644))
 	// an earlier run's progress, which a new run archives before it starts
-	is.NoErr(os.MkdirAll(filepath.Join(cfg.Dir, StateDir), 0o700))
-	is.NoErr(os.WriteFile(filepath.Join(cfg.Dir, StateDir, ProgressFile), []byte("EARLIER RUN"), 0o600))
-	before, err := os.ReadDir(filepath.Join(cfg.Dir, StateDir))
+	is.NoErr(os.MkdirAll(filepath.Join(cfg.Dir, runlog.StateDir), 0o700))
+	is.NoErr(os.WriteFile(filepath.Join(cfg.Dir, runlog.StateDir, runlog.ProgressFile), []byte("EARLIER RUN"), 0o600))
+	before, err := os.ReadDir(filepath.Join(cfg.Dir, runlog.StateDir))
 	is.NoErr(err)
 
 	mask := func(s string) string { return strings.ReplaceAll(s, "s3cret", "***") }
@@ -45,7 +46,7 @@ func TestFirstPrompt(t *testing.T) {
 	is.True(!strings.Contains(text, "s3cret"))        // nothing unmasked
 	is.True(!strings.Contains(text, "EARLIER RUN"))   // a new run starts with no progress
 	is.True(strings.Contains(text, "iteration 1 of")) // the first iteration
-	after, err := os.ReadDir(filepath.Join(cfg.Dir, StateDir))
+	after, err := os.ReadDir(filepath.Join(cfg.Dir, runlog.StateDir))
 	is.NoErr(err)
 	is.Equal(len(after), len(before)) // nothing written
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // The agents a run may use: its own, then the fallbacks (--fallback), in
@@ -21,43 +23,9 @@ import (
 // bounded as every wait is). Every switch is an event, a line of the log,
 // and an entry of the state and the result.
 
-// Why the run switched agents (Switch.Reason, agent_switched events).
-const (
-	SwitchUsageLimit = "usage_limit" // the agent hit its usage limit
-	SwitchOutage     = "outage"      // the agent failed with an outage past --outage-retries
-	SwitchStall      = "stall"       // the loop stalled on the agent (--on-stall fallback)
-	SwitchBack       = "available"   // an earlier agent is free again
-)
-
-// AgentSlot is one agent of the run as the state keeps it: whether it is
-// set aside, until when, and why.
-type AgentSlot struct {
-	Agent string `json:"agent"` // its label: "claude", "codex:gpt-5.5"
-	// Until is when the agent may be used again (RFC 3339); empty: free.
-	Until string `json:"until,omitempty"`
-	// Exact says that Until is the reset time the agent gave (plus a
-	// margin), not a guess.
-	Exact   bool   `json:"exact,omitempty"`
-	Reason  string `json:"reason,omitempty"`  // usage_limit, outage or stall
-	Retired bool   `json:"retired,omitempty"` // stalled: not used again in this run
-	// Guesses counts the usage-limit waits in a row without a reset time,
-	// which double (60 s, 2 min, … up to 30 min).
-	Guesses int `json:"guesses,omitempty"`
-}
-
-// Switch is one change of agent.
-type Switch struct {
-	Iteration int    `json:"iteration"` // the iteration that runs on To
-	From      string `json:"from"`
-	To        string `json:"to"`
-	Reason    string `json:"reason"`
-	Detail    string `json:"detail,omitempty"`
-	At        string `json:"at"`
-}
-
 // slot is an agent of the run, built.
 type slot struct {
-	AgentSlot
+	runlog.AgentSlot
 	agent agent.Agent
 	name  string // the agent's name: claude, codex, command
 	model string
@@ -81,7 +49,7 @@ func newSlots(cfg config.Config, deps Deps) ([]*slot, error) {
 	for _, ac := range cfg.FallbackAgents() {
 		a, err := newAgent(ac)
 		if err != nil {
-			return nil, &UsageError{Msg: "fallback " + config.AgentLabel(ac) + ": " + err.Error(), Hint: "fix --fallback (fallback: in the config file)"}
+			return nil, &usererr.Error{Msg: "fallback " + config.AgentLabel(ac) + ": " + err.Error(), Hint: "fix --fallback (fallback: in the config file)"}
 		}
 		model := ac.Model
 		if ac.Name == "command" {
@@ -99,7 +67,7 @@ func newSlots(cfg config.Config, deps Deps) ([]*slot, error) {
 
 // restoreSlots takes back what a resumed run's state says of its agents,
 // by label: the agents set aside stay so until their time.
-func (r *runner) restoreSlots(saved []AgentSlot, current string) {
+func (r *runner) restoreSlots(saved []runlog.AgentSlot, current string) {
 	for _, s := range r.slots {
 		for _, st := range saved {
 			if st.Agent != s.Agent {
@@ -162,12 +130,12 @@ func (r *runner) switchTo(next *slot, reason, detail string) {
 	from := r.agent()
 	r.cur = slices.Index(r.slots, next)
 	i := len(r.records) + 1
-	sw := Switch{Iteration: i, From: from.Agent, To: next.Agent, Reason: reason, Detail: r.deps.Redact(detail), At: stamp(r.deps.Now())}
+	sw := runlog.Switch{Iteration: i, From: from.Agent, To: next.Agent, Reason: reason, Detail: r.deps.Redact(detail), At: stamp(r.deps.Now())}
 	r.st.Switches = append(r.st.Switches, sw)
 	r.saveSlots()
 	r.logf("switching agents: iteration %d runs on %s instead of %s (%s)", i, next.Agent, from.Agent, sw.Detail)
 	r.logEvent("SWITCH", "iteration %d: %s -> %s (%s)", i, from.Agent, next.Agent, reason)
-	ev := Event{Type: EventAgentSwitched, Iteration: i, Agent: next.name, Model: next.model, From: from.Agent, Reason: reason, Detail: sw.Detail}
+	ev := runlog.Event{Type: runlog.EventAgentSwitched, Iteration: i, Agent: next.name, Model: next.model, From: from.Agent, Reason: reason, Detail: sw.Detail}
 	if !from.until.IsZero() {
 		ev.Until = stamp(from.until)
 	}
@@ -206,8 +174,8 @@ func (r *runner) pickAgent(ctx, runCtx context.Context) pick {
 		if next := r.firstFree(); next != nil {
 			if next != r.agent() {
 				cur := r.agent()
-				reason, detail := SwitchBack, next.Agent+" is free again"
-				if next.Reason == SwitchUsageLimit {
+				reason, detail := runlog.SwitchBack, next.Agent+" is free again"
+				if next.Reason == runlog.SwitchUsageLimit {
 					detail = next.Agent + "'s usage limit has reset"
 				}
 				if !cur.free(r.deps.Now()) {
@@ -221,7 +189,7 @@ func (r *runner) pickAgent(ctx, runCtx context.Context) pick {
 		}
 		wait := r.nextFree()
 		if wait == nil {
-			r.stop(StopStalled, "every agent of the run stalled ("+r.labels()+"): none is left to fall back on")
+			r.stop(runlog.StopStalled, "every agent of the run stalled ("+r.labels()+"): none is left to fall back on")
 			return halt
 		}
 		switch r.waitForAgent(ctx, runCtx, wait) {
@@ -249,11 +217,11 @@ func (r *runner) nextFree() *slot {
 func (r *runner) asideText(s *slot) string {
 	var what string
 	switch s.Reason {
-	case SwitchUsageLimit:
+	case runlog.SwitchUsageLimit:
 		what = s.Agent + " hit its usage limit"
-	case SwitchOutage:
+	case runlog.SwitchOutage:
 		what = s.Agent + " failed with an outage"
-	case SwitchStall:
+	case runlog.SwitchStall:
 		return "the loop stalled on " + s.Agent
 	default:
 		what = s.Agent + " is set aside"
@@ -314,7 +282,7 @@ func (r *runner) outageFallback(o agent.Outcome) bool {
 		cool = 5 * time.Minute
 	}
 	r.logf("%s failed with an outage %d time%s in a row (%s): falling back", cur.Agent, n, plural(n), firstLine(o.Err))
-	r.setAside(r.deps.Now().Add(cool), false, SwitchOutage, false)
+	r.setAside(r.deps.Now().Add(cool), false, runlog.SwitchOutage, false)
 	return true
 }
 
@@ -328,42 +296,4 @@ func agentLabel(name, model string) string {
 		return name
 	}
 	return name + ":" + model
-}
-
-// AgentCost is what one agent (and model) of a run did and cost.
-type AgentCost struct {
-	Agent      string   `json:"agent"`
-	Model      string   `json:"model,omitempty"`
-	Iterations int      `json:"iterations"`
-	Cost       *float64 `json:"cost"` // null: some of its iterations' cost is unknown
-	KnownCost  float64  `json:"known_cost"`
-}
-
-// AgentCosts sums the iterations' costs per agent and model, in the order
-// the agents first ran.
-func AgentCosts(its []Iteration) []AgentCost {
-	var out []AgentCost
-	idx := map[string]int{}
-	unknown := map[string]bool{}
-	for _, it := range its {
-		key := it.Agent + "\x00" + it.Model
-		i, ok := idx[key]
-		if !ok {
-			i = len(out)
-			idx[key] = i
-			out = append(out, AgentCost{Agent: it.Agent, Model: it.Model})
-		}
-		out[i].Iterations++
-		if it.Cost == nil {
-			unknown[key] = true
-			continue
-		}
-		out[i].KnownCost += *it.Cost
-	}
-	for key, i := range idx {
-		if !unknown[key] {
-			out[i].Cost = ptr(out[i].KnownCost)
-		}
-	}
-	return out
 }

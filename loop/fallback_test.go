@@ -11,6 +11,7 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // named is an in-process agent with a name of its own (a fallback), whose
@@ -50,14 +51,14 @@ func fallbacks(agents ...*named) func(agent.Config) (agent.Agent, error) {
 // runFallback runs cfg with own as the run's agent and the others as its
 // fallbacks, on a fake clock; it returns the result, the log, the events
 // and the clock.
-func runFallback(t *testing.T, cfg config.Config, own agent.Agent, others ...*named) (*Result, string, []Event, *fakeClock) {
+func runFallback(t *testing.T, cfg config.Config, own agent.Agent, others ...*named) (*runlog.Result, string, []runlog.Event, *fakeClock) {
 	t.Helper()
 	clock := &fakeClock{now: time.Now()}
 	var log bytes.Buffer
-	var events []Event
+	var events []runlog.Event
 	res, err := Run(context.Background(), cfg, Deps{Agent: own, Log: &log, Now: clock.Now, Sleep: clock.Sleep,
 		Jitter: func(time.Duration) time.Duration { return 0 }, NewAgent: fallbacks(others...),
-		Events: func(ev Event) { events = append(events, ev) }})
+		Events: func(ev runlog.Event) { events = append(events, ev) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +69,8 @@ func limitedUntil(t time.Time) agent.Outcome {
 	return agent.Outcome{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "You've hit your limit", ResetAt: t}
 }
 
-func eventsOf(evs []Event, typ string) []Event {
-	var out []Event
+func eventsOf(evs []runlog.Event, typ string) []runlog.Event {
+	var out []runlog.Event
 	for _, ev := range evs {
 		if ev.Type == typ {
 			out = append(out, ev)
@@ -90,7 +91,7 @@ func TestFallbackOnUsageLimit(t *testing.T) {
 	own := &named{name: "claude", outcomes: []agent.Outcome{limitedUntil(start.Add(time.Hour))}}
 	codex := &named{name: "codex", outcomes: []agent.Outcome{costly(0.5, "<promise>COMPLETE</promise>")}}
 	res, log, events, clock := runFallback(t, cfg, own, codex)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.TotalIterations, 1)
 	is.Equal(res.Iterations[0].Agent, "codex")
 	is.Equal(res.Iterations[0].Model, "gpt-5.5")
@@ -99,21 +100,21 @@ func TestFallbackOnUsageLimit(t *testing.T) {
 	is.Equal(len(res.Switches), 1)
 	is.Equal(res.Switches[0].From, "claude")
 	is.Equal(res.Switches[0].To, "codex:gpt-5.5")
-	is.Equal(res.Switches[0].Reason, SwitchUsageLimit)
+	is.Equal(res.Switches[0].Reason, runlog.SwitchUsageLimit)
 	is.Equal(res.Switches[0].Iteration, 1)
-	sw := eventsOf(events, EventAgentSwitched)
+	sw := eventsOf(events, runlog.EventAgentSwitched)
 	is.Equal(len(sw), 1)
 	is.Equal(sw[0].Agent, "codex")
 	is.Equal(sw[0].From, "claude")
 	is.True(sw[0].Until != "") // when claude may be used again
 	is.True(strings.Contains(log, "switching agents: iteration 1 runs on codex:gpt-5.5 instead of claude"))
 	is.Equal(len(res.Agents), 1)
-	is.Equal(res.Agents[0], AgentCost{Agent: "codex", Model: "gpt-5.5", Iterations: 1, Cost: ptr(0.5), KnownCost: 0.5})
-	st, err := ReadState(cfg.Dir)
+	is.Equal(res.Agents[0], runlog.AgentCost{Agent: "codex", Model: "gpt-5.5", Iterations: 1, Cost: ptr(0.5), KnownCost: 0.5})
+	st, err := runlog.ReadState(cfg.Dir)
 	is.NoErr(err)
 	is.Equal(len(st.Switches), 1)
 	is.Equal(st.Agent, "codex:gpt-5.5")
-	is.Equal(st.Agents[0].Reason, SwitchUsageLimit)
+	is.Equal(st.Agents[0].Reason, runlog.SwitchUsageLimit)
 }
 
 // Once the first agent's reset time has passed, the run goes back to it;
@@ -138,14 +139,14 @@ func TestFallbackReturnsToTheFirstAgent(t *testing.T) {
 	res, err := Run(context.Background(), cfg, Deps{Agent: own, Log: &log, Now: clock.Now, Sleep: clock.Sleep,
 		Jitter: func(time.Duration) time.Duration { return 0 }, NewAgent: fallbacks(gemini)})
 	is.NoErr(err)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.TotalIterations, 2)
 	is.Equal(res.Iterations[0].Agent, "gemini")
 	is.Equal(res.Iterations[1].Agent, "claude") // back to the first once its limit reset
 	is.Equal(len(res.Switches), 2)
-	is.Equal(res.Switches[1].Reason, SwitchBack)
+	is.Equal(res.Switches[1].Reason, runlog.SwitchBack)
 	is.True(strings.Contains(res.Switches[1].Detail, "claude's usage limit has reset"))
-	is.Equal(res.Agents, []AgentCost{{Agent: "gemini", Iterations: 1, Cost: ptr(0.25), KnownCost: 0.25}, {Agent: "claude", Iterations: 1, Cost: ptr(1.0), KnownCost: 1}})
+	is.Equal(res.Agents, []runlog.AgentCost{{Agent: "gemini", Iterations: 1, Cost: ptr(0.25), KnownCost: 0.25}, {Agent: "claude", Iterations: 1, Cost: ptr(1.0), KnownCost: 1}})
 	is.Equal(res.UsageLimitWaits, 0) // nobody waited
 }
 
@@ -159,12 +160,12 @@ func TestAllLimitedWaitsForTheFirstFree(t *testing.T) {
 	own := &named{name: "claude", outcomes: []agent.Outcome{limitedUntil(start.Add(time.Hour))}}
 	codex := &named{name: "codex", outcomes: []agent.Outcome{limitedUntil(start.Add(5 * time.Minute)), done}}
 	res, log, events, clock := runFallback(t, cfg, own, codex)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.Iterations[0].Agent, "codex")
 	is.Equal(res.UsageLimitWaits, 1)
 	waited := clock.Now().Sub(start)
 	is.True(waited >= 5*time.Minute && waited < 5*time.Minute+5*time.Second) // to codex's reset, plus a small margin
-	w := eventsOf(events, EventUsageLimitWait)
+	w := eventsOf(events, runlog.EventUsageLimitWait)
 	is.Equal(len(w), 1)
 	is.Equal(w[0].Agent, "codex")
 	is.True(w[0].Exact)
@@ -184,13 +185,13 @@ func TestOutageFallsBackPastItsRetries(t *testing.T) {
 	own := &named{name: "claude", outcomes: []agent.Outcome{outage}}
 	codex := &named{name: "codex", outcomes: []agent.Outcome{done}}
 	res, log, _, _ := runFallback(t, cfg, own, codex)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.TotalIterations, 3)
 	is.Equal(res.Iterations[0].ErrorKind, "outage")
 	is.Equal(res.Iterations[1].ErrorKind, "outage")
 	is.Equal(res.Iterations[2].Agent, "codex")
 	is.Equal(waits(log), []string{"1s 1/5"}) // one retry with backoff, then no wait before the switch
-	is.Equal(res.Switches[0].Reason, SwitchOutage)
+	is.Equal(res.Switches[0].Reason, runlog.SwitchOutage)
 
 	// Both down: the fallback's own failures trip the breaker.
 	cfg = testConfig(t)
@@ -198,7 +199,7 @@ func TestOutageFallsBackPastItsRetries(t *testing.T) {
 	cfg.OutageRetries = 1
 	cfg.MaxConsecutiveErrors = 3
 	res, _, _, _ = runFallback(t, cfg, &named{name: "claude", outcomes: []agent.Outcome{outage}}, &named{name: "codex", outcomes: []agent.Outcome{outage}})
-	is.Equal(res.StopReason, StopCircuitBreaker)
+	is.Equal(res.StopReason, runlog.StopCircuitBreaker)
 	is.Equal(res.TotalIterations, 5) // 2 on claude, 3 on codex
 }
 
@@ -208,7 +209,7 @@ func TestOutageWithoutFallback(t *testing.T) {
 	is := is.New(t)
 	cfg := testConfig(t)
 	res, _, _, _ := runFallback(t, cfg, &named{name: "claude", outcomes: []agent.Outcome{{ExitCode: 1, ErrKind: agent.ErrOutage, Err: "500"}}})
-	is.Equal(res.StopReason, StopCircuitBreaker)
+	is.Equal(res.StopReason, runlog.StopCircuitBreaker)
 	is.Equal(res.TotalIterations, 5)
 	is.Equal(len(res.Switches), 0)
 }
@@ -222,11 +223,11 @@ func TestFatalStopsEvenWithAFallback(t *testing.T) {
 	fatal := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrFatal, Err: "claude: Credit balance is too low", Hint: "add credit"}
 	codex := &named{name: "codex", outcomes: []agent.Outcome{done}}
 	res, _, events, _ := runFallback(t, cfg, &named{name: "claude", outcomes: []agent.Outcome{fatal}}, codex)
-	is.Equal(res.StopReason, StopAgentError)
+	is.Equal(res.StopReason, runlog.StopAgentError)
 	is.True(strings.Contains(res.StopDetail, "Credit balance is too low"))
 	is.Equal(res.StopHint, "add credit")
 	is.Equal(codex.runs, 0)
-	fin := eventsOf(events, EventLoopFinished)
+	fin := eventsOf(events, runlog.EventLoopFinished)
 	is.Equal(fin[0].Hint, "add credit")
 }
 
@@ -239,7 +240,7 @@ func TestUsageLimitStopWithFallback(t *testing.T) {
 	start := time.Now()
 	res, _, _, _ := runFallback(t, cfg, &named{name: "claude", outcomes: []agent.Outcome{limitedUntil(start.Add(time.Hour))}},
 		&named{name: "codex", outcomes: []agent.Outcome{limitedUntil(start.Add(time.Hour))}})
-	is.Equal(res.StopReason, StopUsageLimit)
+	is.Equal(res.StopReason, runlog.StopUsageLimit)
 	is.True(strings.Contains(res.StopDetail, "every agent (claude, codex)"))
 	is.Equal(len(res.Switches), 1) // it did try codex
 }
@@ -257,7 +258,7 @@ func TestResumeKeepsAgentsSetAside(t *testing.T) {
 	deps := Deps{Agent: own, Now: clock.Now, Sleep: clock.Sleep, NewAgent: fallbacks(codex)}
 	res, err := Run(context.Background(), cfg, deps)
 	is.NoErr(err)
-	is.Equal(res.StopReason, StopMaxIterations)
+	is.Equal(res.StopReason, runlog.StopMaxIterations)
 	res, err = Resume(context.Background(), cfg.Dir, func(c *config.Config) { c.MaxIterations = 2 }, deps)
 	is.NoErr(err)
 	is.Equal(res.Iterations[1].Agent, "codex") // claude's limit has not reset yet
@@ -265,5 +266,5 @@ func TestResumeKeepsAgentsSetAside(t *testing.T) {
 }
 
 func writeFileT(dir, name string) error {
-	return writeJSONQuick(dir+"/"+name, "x")
+	return runlog.WriteJSONQuick(dir+"/"+name, "x")
 }

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // What a new run finds in its workspace from an earlier one: an
@@ -21,7 +24,7 @@ import (
 // silently. It is called with the workspace's lock held, so no other loop
 // is running there.
 func (r *runner) refuseInterrupted() error {
-	st, err := ReadState(r.ws.dir)
+	st, err := runlog.ReadState(r.ws.dir)
 	if err != nil || !st.Interrupted(false) {
 		return nil
 	}
@@ -34,33 +37,33 @@ func (r *runner) refuseInterrupted() error {
 	}
 	if r.cfg.New {
 		r.warn(fmt.Sprintf("the last run in %s was interrupted after iteration %d of %d (%s): starting a new run as --new asks; the interrupted one is kept in %s",
-			r.ws.dir, st.Iteration, st.MaxIterations, how, filepath.Join(StateDir, "runs")))
+			r.ws.dir, st.Iteration, st.MaxIterations, how, filepath.Join(runlog.StateDir, "runs")))
 		return nil
 	}
-	return &UsageError{
+	return &usererr.Error{
 		Msg: fmt.Sprintf("the last run in %s was interrupted after iteration %d of %d (%s)", r.ws.dir, st.Iteration, st.MaxIterations, how),
 		Hint: fmt.Sprintf("continue it with `architect loop --resume -C %s`, or start a new run with --new (the interrupted run is then kept in %s)",
-			r.ws.dir, filepath.Join(r.ws.dir, StateDir, "runs")),
+			r.ws.dir, filepath.Join(r.ws.dir, runlog.StateDir, "runs")),
 	}
 }
 
 // reportArchived tells the user what of an earlier run was moved away, and
 // in particular a DONE or WAIT signal that would otherwise have stopped
 // this run at once.
-func (r *runner) reportArchived(a archived) {
-	if a.dir == "" {
+func (r *runner) reportArchived(a runlog.Archived) {
+	if a.Dir == "" {
 		return
 	}
-	rel := a.dir
-	if x, err := filepath.Rel(r.ws.dir, a.dir); err == nil {
+	rel := a.Dir
+	if x, err := filepath.Rel(r.ws.dir, a.Dir); err == nil {
 		rel = x
 	}
-	for _, name := range []string{DoneFile, WaitFile} {
-		if slices.Contains(a.names, name) {
-			r.warn(fmt.Sprintf("found %s from an earlier run: moved it to %s, so it does not end this run", filepath.Join(StateDir, name), filepath.Join(rel, name)))
+	for _, name := range []string{runlog.DoneFile, runlog.WaitFile} {
+		if slices.Contains(a.Names, name) {
+			r.warn(fmt.Sprintf("found %s from an earlier run: moved it to %s, so it does not end this run", filepath.Join(runlog.StateDir, name), filepath.Join(rel, name)))
 		}
 	}
-	if len(a.names) > 0 {
+	if len(a.Names) > 0 {
 		r.logf("the previous run's records were moved to %s", rel)
 	}
 }
@@ -78,9 +81,9 @@ func (r *runner) existingDoneFile() (string, error) {
 	case os.IsNotExist(err):
 		return "", nil
 	case err != nil:
-		return "", &UsageError{Msg: "the DONE file " + r.donePath() + " cannot be looked at: " + errText(err), Hint: "give --done-file the path of a file the agent creates when it is done"}
+		return "", &usererr.Error{Msg: "the DONE file " + r.donePath() + " cannot be looked at: " + errText(err), Hint: "give --done-file the path of a file the agent creates when it is done"}
 	case fi.IsDir():
-		return "", &UsageError{Msg: "the DONE file " + r.donePath() + " is a directory", Hint: "remove it, or give --done-file the path of a file the agent creates when it is done"}
+		return "", &usererr.Error{Msg: "the DONE file " + r.donePath() + " is a directory", Hint: "remove it, or give --done-file the path of a file the agent creates when it is done"}
 	}
 	r.warn(fmt.Sprintf("the done file %s exists already: it is not taken as a completion signal until the agent creates or changes it", r.donePath()))
 	return doneStamp(fi), nil

@@ -11,6 +11,7 @@ import (
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/protect"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // What comes out of an agent or a check is hostile input: it may hold
@@ -40,14 +41,18 @@ func (r *runner) cleanText(s string) string {
 	return r.deps.Redact(proc.Clean([]byte(s)))
 }
 
-// sanitizeCheck names check idx as the redacted configuration does, and
-// redacts its output (already cleaned by proc.Tail).
-func (r *runner) sanitizeCheck(idx int, c checks.Result) checks.Result {
+// sanitizeCheck is check idx's result as the records keep it: named as
+// the redacted configuration names it, its output (already cleaned by
+// proc.Tail) redacted, and its status in words as the checks runner says
+// it (which knows what a record does not: the configured timeout, a
+// signal, a failure to start).
+func (r *runner) sanitizeCheck(idx int, c checks.Result) runlog.CheckResult {
+	name := c.Name
 	if idx < len(r.shown.Checks) {
-		c.Name = r.shown.Checks[idx]
+		name = r.shown.Checks[idx]
 	}
-	c.Output = r.deps.Redact(c.Output)
-	return c
+	return runlog.CheckResult{Name: name, Passed: c.Passed, ExitCode: c.ExitCode, TimedOut: c.TimedOut, Duration: c.Duration,
+		Output: r.deps.Redact(c.Output), OutputBytes: c.OutputBytes, Said: c.Status()}
 }
 
 // redactConfig returns cfg with its secrets masked, for what architect
@@ -105,7 +110,7 @@ func (rw redactWriter) Write(p []byte) (int, error) {
 var resumeNeeds = []string{"checks", "agent_cmd", "agent_args", "on_iteration", "on_finish", "done_pattern", "fallback"}
 
 // protectSkip are the top-level folders never searched for protected files.
-var protectSkip = []string{".git", StateDir, DefaultWorktree, NamedWorktreesDir}
+var protectSkip = []string{".git", runlog.StateDir, DefaultWorktree, NamedWorktreesDir}
 
 // snapshotProtected records the protected files before the agent runs; nil
 // when nothing is protected or the snapshot failed (then reported).

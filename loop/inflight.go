@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,32 +9,12 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/agent"
-	"github.com/architect-dev/architect/checks"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // errBudget is the cause given to an agent's context when its spending
 // reaches --max-cost.
 var errBudget = errors.New("max-cost reached")
-
-// inflight is the iteration running now, as .architect/current.json keeps
-// it: when it started and what its agent has spent so far. It is written
-// when the agent starts and each time the agent reports more spending, and
-// removed once the iteration is recorded. A run killed in between leaves
-// it behind, and Resume records that iteration from it (interrupted:
-// killed), with the cost it had reached: a SIGKILL loses no money from the
-// account.
-type inflight struct {
-	Iteration int      `json:"iteration"`
-	Agent     string   `json:"agent,omitempty"` // what it runs on, for the cost per agent
-	Model     string   `json:"model,omitempty"`
-	StartedAt string   `json:"started_at"`
-	UpdatedAt string   `json:"updated_at"`
-	Cost      *float64 `json:"cost"` // null: unknown so far
-	Tokens    *Tokens  `json:"tokens,omitempty"`
-	// AgentDuration is set once the agent has finished (seconds): the
-	// checks may still be running.
-	AgentDuration *float64 `json:"agent_duration,omitempty"`
-}
 
 // spendWatch follows one agent run's spending: it saves it in the inflight
 // file, and stops the run (errBudget) once the run's cost and the run's
@@ -46,13 +25,13 @@ type spendWatch struct {
 	before float64 // what the earlier iterations are known to have cost
 
 	mu    sync.Mutex
-	cur   inflight
+	cur   runlog.Inflight
 	spent agent.Spend
 }
 
 func (r *runner) startInflight(i int, began time.Time, cancel context.CancelCauseFunc) *spendWatch {
 	w := &spendWatch{r: r, cancel: cancel, before: r.res.KnownCost,
-		cur: inflight{Iteration: i, Agent: r.agent().name, Model: r.agent().model, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}}
+		cur: runlog.Inflight{Iteration: i, Agent: r.agent().name, Model: r.agent().model, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}}
 	w.save()
 	return w
 }
@@ -68,7 +47,7 @@ func (w *spendWatch) spend(s agent.Spend) {
 		w.cur.Cost = ptr(s.Cost)
 	}
 	if s.Usage != (agent.Usage{}) {
-		w.cur.Tokens = &Tokens{Input: s.Usage.Input, CachedInput: s.Usage.CachedInput, Output: s.Usage.Output}
+		w.cur.Tokens = &runlog.Tokens{Input: s.Usage.Input, CachedInput: s.Usage.CachedInput, Output: s.Usage.Output}
 	}
 	w.save()
 	if max := w.r.cfg.MaxCost; max > 0 && s.CostKnown && w.before+s.Cost >= max {
@@ -87,7 +66,7 @@ func (w *spendWatch) finished(o agent.Outcome) {
 		w.cur.Cost = ptr(o.Cost)
 	}
 	if o.Usage != (agent.Usage{}) {
-		w.cur.Tokens = &Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
+		w.cur.Tokens = &runlog.Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
 	}
 	w.cur.AgentDuration = ptr(o.Duration.Seconds())
 	w.save()
@@ -101,27 +80,13 @@ func (w *spendWatch) lastSpend() agent.Spend {
 }
 
 func (w *spendWatch) save() {
-	if err := writeJSONQuick(w.r.ws.state(InflightFile), w.cur); err != nil {
+	if err := runlog.WriteJSONQuick(w.r.ws.state(runlog.InflightFile), w.cur); err != nil {
 		w.r.warn("could not save the running iteration's progress: " + err.Error())
 	}
 }
 
 // done removes the inflight file once the iteration is recorded.
-func (r *runner) inflightDone() { _ = os.Remove(r.ws.state(InflightFile)) }
-
-// readInflight reads the inflight file a killed run left; nil when there
-// is none or it cannot be read.
-func readInflight(path string) *inflight {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var f inflight
-	if json.Unmarshal(data, &f) != nil || f.Iteration < 1 {
-		return nil
-	}
-	return &f
-}
+func (r *runner) inflightDone() { _ = os.Remove(r.ws.state(runlog.InflightFile)) }
 
 // recordKilled records, for Resume, the iteration a killed run was in the
 // middle of: interrupted (killed), with what its agent had spent (the cost
@@ -130,16 +95,16 @@ func readInflight(path string) *inflight {
 // did not run. Nothing happens when no iteration was running, or when it
 // was recorded before the kill.
 func (r *runner) recordKilled(ctx context.Context) error {
-	path := r.ws.state(InflightFile)
-	f := readInflight(path)
+	path := r.ws.state(runlog.InflightFile)
+	f := runlog.ReadInflight(path)
 	if f == nil || f.Iteration != len(r.records)+1 {
 		_ = os.Remove(path)
 		return nil
 	}
-	it := Iteration{Iteration: f.Iteration, Agent: f.Agent, Model: f.Model, StartedAt: f.StartedAt, CheckResults: []checks.Result{},
-		Interrupted: InterruptKilled, Tokens: f.Tokens}
+	it := runlog.Iteration{Iteration: f.Iteration, Agent: f.Agent, Model: f.Model, StartedAt: f.StartedAt, CheckResults: []runlog.CheckResult{},
+		Interrupted: runlog.InterruptKilled, Tokens: f.Tokens}
 	it.Cost = f.Cost
-	if c, ok, err := agent.ReadCommandResult(r.ws.state(AgentResultFile)); err != nil {
+	if c, ok, err := agent.ReadCommandResult(r.ws.state(runlog.AgentResultFile)); err != nil {
 		r.warn("the killed iteration's result file: " + err.Error())
 	} else if ok {
 		it.Cost = &c
@@ -156,13 +121,13 @@ func (r *runner) recordKilled(ctx context.Context) error {
 	it.StartedAt = stamp(began)
 	e := "architect was killed during this iteration; its checks did not run"
 	it.Error = &e
-	rec := record{Iteration: it}
+	rec := record{Record: runlog.Record{Iteration: it}}
 	if r.ws.repo != nil {
 		if d, err := r.ws.diff(ctx); err == nil {
 			rec.Tree, rec.DiffStat = d.Tree, r.deps.Redact(d.Stat)
 		}
 	}
-	if err := appendRecord(r.ws.state(RecordsFile), rec); err != nil {
+	if err := runlog.AppendRecord(r.ws.state(runlog.RecordsFile), rec.Record); err != nil {
 		return fmt.Errorf("recording iteration %d, interrupted when architect was killed: %w", f.Iteration, err)
 	}
 	r.records = append(r.records, rec)
@@ -172,7 +137,7 @@ func (r *runner) recordKilled(ctx context.Context) error {
 	return nil
 }
 
-func costOfIteration(it Iteration) string {
+func costOfIteration(it runlog.Iteration) string {
 	if it.Cost == nil {
 		return "unknown"
 	}

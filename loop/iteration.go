@@ -14,77 +14,186 @@ import (
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/prompt"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // wrapUp bounds the git work done for an iteration after the run was
 // stopped (the diff stat of what it left): the run must end promptly.
 const wrapUp = 3 * time.Second
 
-// stepKind says what became of an attempt at an iteration.
-type stepKind int
+// iteration is one iteration of the loop as it goes through its steps,
+// top to bottom (iterate): the prompt, the agent, the checks, the verdict,
+// the record, the decision. Each step reads what the steps before it left
+// here and adds its own; the record it builds is written once, complete.
+type iteration struct {
+	n      int
+	began  time.Time
+	slot   *slot  // the agent it runs on
+	prompt string // the prompt as the agent saw it (masked)
+	file   string // where the prompt is
+	tr     *transcript
+	o      agent.Outcome // the agent's run, made safe
+	rec    record        // the record, built step by step
+	// refused: the agent met its usage limit before doing anything, which
+	// is not an iteration (nothing is recorded).
+	refused bool
+	// The verdict (decide.go), reached once before the record is written:
+	// whether the iteration lets the run succeed, and the completion signal
+	// the agent gave (or why it could not be looked for).
+	ok        bool
+	signal    string
+	signalErr error
+}
 
-const (
-	// stepRan: the agent ran; the iteration is recorded, whatever ended it.
-	stepRan stepKind = iota
-	// stepNotStarted: no agent was started (the prompt could not be built,
-	// or the run was stopped first); the stop reason is set.
-	stepNotStarted
-	// stepRefused: the agent met its usage limit before doing anything:
-	// not an iteration.
-	stepRefused
-)
+// iterate runs iteration i through its steps and reports whether the loop
+// stops. An interrupted iteration (Ctrl-C, SIGTERM, --max-time,
+// --max-cost, a note for now) is recorded like any other, then the loop
+// stops for its reason (or, for a note, goes on at once).
+func (r *runner) iterate(ctx, runCtx context.Context, i int) (stop bool) {
+	x := r.attempt(ctx, runCtx, i) // prompt → agent → checks
+	switch {
+	case x == nil:
+		return true // no agent was started; the stop reason is set
+	case x.refused:
+		// The same iteration again, on the next agent or after the wait: a
+		// usage limit is not an iteration.
+		return !r.limitHit(x.o)
+	case x.rec.Interrupted != "":
+		if !r.recordIteration(runCtx, x) {
+			return true
+		}
+		if x.rec.Interrupted == runlog.InterruptNote {
+			return false
+		}
+		r.stopInterrupted(ctx, runCtx, x.rec)
+		return true
+	}
+	if x.o.ErrKind != agent.ErrUsageLimit {
+		r.agent().Guesses = 0
+	}
+	r.verdict(x)
+	if !r.recordIteration(runCtx, x) {
+		return true
+	}
+	return r.decide(runCtx, x)
+}
 
-// iteration runs iteration i: prompt, agent, checks. The record it returns
-// is complete but for the commit; an interrupted iteration (Ctrl-C,
-// SIGTERM, --max-time, --max-cost) comes back as one too, with Interrupted
-// set and no check results.
-func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o agent.Outcome, kind stepKind) {
-	began := r.deps.Now()
-	ag := r.agent()
-	it := Iteration{Iteration: i, Agent: ag.name, Model: ag.model, StartedAt: stamp(began), CheckResults: []checks.Result{}}
+// attempt runs the steps of iteration i that need no decision: the prompt,
+// the agent and the checks. It returns nil when no agent was started (the
+// prompt could not be built, or the run was stopped first: the stop reason
+// is set); an iteration the run stopped comes back with Interrupted set
+// and no check results.
+func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
+	x := &iteration{n: i, began: r.deps.Now(), slot: r.agent()}
+	x.rec.Iteration = runlog.Iteration{Iteration: i, Agent: x.slot.name, Model: x.slot.model, StartedAt: stamp(x.began), CheckResults: []runlog.CheckResult{}}
 	r.st.Iteration = i
-	r.st.LastIterationAt = stamp(began)
-
-	it.Notes = r.takeNotes(i)
-	text, err := r.buildPrompt(runCtx, i, it.Notes)
-	if err != nil {
-		r.stop(StopError, err.Error())
-		return rec, o, stepNotStarted
-	}
-	text = r.deps.Redact(text)
-	promptFile := r.ws.state("prompts", "iteration-"+strconv.Itoa(i)+".md")
-	if err := os.WriteFile(promptFile, []byte(text), 0o600); err != nil {
-		r.stop(StopError, "writing the prompt: "+err.Error())
-		return rec, o, stepNotStarted
-	}
-	if r.stopped(ctx, runCtx) {
-		return rec, o, stepNotStarted // stopped while the prompt was built: no agent started
+	r.st.LastIterationAt = stamp(x.began)
+	// The last record on disk before this agent starts (its start writes
+	// the inflight file again).
+	if !r.writePrompt(ctx, runCtx, x) || !r.synced() {
+		return nil
 	}
 
 	agentCtx, cancelAgent := context.WithCancelCause(runCtx)
 	defer cancelAgent(nil)
-	watch := r.startInflight(i, began, cancelAgent)
-	r.save("agent")
-	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
-	r.ev.emit(Event{Type: EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
-	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
-	snap := r.snapshotProtected()
-	r.tr = r.openTranscript(i)
+	x.tr = r.openTranscript(i)
 	defer func() {
-		if err := r.tr.close(); err != nil {
+		if err := x.tr.close(); err != nil {
 			r.transcriptFailed(err)
 		}
-		r.tr = nil
 	}()
-	copyOut, copyErr := r.tr.agentCopies()
+	r.runAgent(agentCtx, x, cancelAgent)
+	if why := interruption(ctx, runCtx, agentCtx); why != "" {
+		r.interrupted(ctx, x, why)
+		return x
+	}
+	if x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o) {
+		r.inflightDone()
+		x.refused = true
+		return x
+	}
+	if x.o.ErrKind == agent.ErrFatal {
+		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
+		x.rec.Failed = true
+		return x
+	}
+	if x.o.ExitCode != agent.ExitWaiting {
+		// A run stopped by a timeout did not finish: whatever it printed is
+		// not a final message, so it cannot declare completion.
+		if !x.o.TimedOut && !x.o.Inactive {
+			x.rec.CompletionTagFound, x.rec.patternFound = r.searchFinal(x.o, x.prompt)
+		}
+		r.beforeChecks(runCtx)
+		r.runChecks(runCtx, x)
+		gctx, cancel := r.gitContext(ctx, runCtx)
+		r.afterChecks(gctx) // what the checks created stays out of the commit
+		cancel()
+		if why := interruption(ctx, runCtx, nil); why != "" {
+			x.rec.CheckResults, x.rec.AllChecksPassed = []runlog.CheckResult{}, false
+			r.interrupted(ctx, x, why)
+			return x
+		}
+	}
+	x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
+	failed := x.o.Failed() && x.o.ExitCode != agent.ExitWaiting && x.o.ErrKind != agent.ErrUsageLimit
+	x.rec.Failed = failed || len(x.rec.ProtectedRestored) > 0
+	x.rec.ChecksID = checksID(x.rec.CheckResults)
+	if r.ws.repo != nil {
+		// One snapshot serves idle detection, the record and the next prompt.
+		gctx, cancel := r.gitContext(ctx, runCtx)
+		defer cancel()
+		if d, err := r.ws.diff(gctx); err == nil {
+			x.rec.Tree = d.Tree
+			x.rec.DiffStat = r.deps.Redact(d.Stat)
+			r.last.diff = &d
+			r.keepPatch(i, d.Text)
+		}
+	}
+	return x
+}
+
+// writePrompt is the prompt step: the notes the prompt carries, the
+// prompt built and masked, written to prompts/iteration-N.md. It reports
+// whether the iteration goes on (the stop reason is set when not).
+func (r *runner) writePrompt(ctx, runCtx context.Context, x *iteration) bool {
+	x.rec.Notes = r.takeNotes(x.n)
+	text, err := r.buildPrompt(runCtx, x.n, x.rec.Notes)
+	if err != nil {
+		r.stop(runlog.StopError, err.Error())
+		return false
+	}
+	x.prompt = r.deps.Redact(text)
+	x.file = r.ws.state("prompts", "iteration-"+strconv.Itoa(x.n)+".md")
+	if err := os.WriteFile(x.file, []byte(x.prompt), 0o600); err != nil {
+		r.stop(runlog.StopError, "writing the prompt: "+err.Error())
+		return false
+	}
+	// Stopped while the prompt was built: no agent started.
+	return !r.stopped(ctx, runCtx)
+}
+
+// runAgent is the agent step: the agent runs under agentCtx (which its
+// spending past --max-cost, or a note for now, cancels), its output copied
+// to the transcript; then what it did is made safe and put on the record,
+// and the protected files it changed are restored.
+func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent context.CancelCauseFunc) {
+	i, ag, it := x.n, x.slot, &x.rec.Iteration
+	// No save of the state: the inflight file, written as the agent starts
+	// and ends, tells the iteration running and its phase (agent, then
+	// checks) to whoever reads the state (runlog.ReadStateNow).
+	watch := r.startInflight(i, x.began, cancelAgent)
+	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
+	r.ev.emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
+	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
+	snap := r.snapshotProtected()
+	copyOut, copyErr := x.tr.agentCopies()
 	agentBegan := r.deps.Now()
 	stopNotes := r.watchNotes(agentCtx, i, cancelAgent)
-	o = ag.agent.Run(agentCtx, agent.Request{
-		Prompt:            text,
-		PromptFile:        promptFile,
-		ResultFile:        r.ws.state(AgentResultFile),
+	o := ag.agent.Run(agentCtx, agent.Request{
+		Prompt:            x.prompt,
+		PromptFile:        x.file,
+		ResultFile:        r.ws.state(runlog.AgentResultFile),
 		Dir:               r.ws.dir,
 		Iteration:         i,
 		MaxIterations:     r.cfg.MaxIterations,
@@ -99,7 +208,7 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 		CopyStderr:        copyErr,
 	})
 	stopNotes()
-	r.finishAgent(r.tr)
+	r.finishAgent(x.tr)
 	// The agent's time is the real time it took, stopping included (a
 	// group that outlives its leader's exit after a timeout), not what the
 	// adapter saw of it.
@@ -115,57 +224,15 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 	watch.finished(o) // a kill from here on still finds what the agent cost
 	// A command agent's result file holds its words unredacted: removed
 	// once its cost is kept.
-	_ = os.Remove(r.ws.state(AgentResultFile))
+	_ = os.Remove(r.ws.state(runlog.AgentResultFile))
 	it.ProtectedRestored = r.restoreProtected(snap, i)
-	r.protectNote = protectNote(i, it.ProtectedRestored)
-	fillFromOutcome(&it, o)
-	final, _ := prompt.TruncateTail(o.FinalMessage, FinalMessageLimit)
+	r.last.protectNote = protectNote(i, it.ProtectedRestored)
+	fillFromOutcome(it, o)
+	final, _ := prompt.TruncateTail(o.FinalMessage, runlog.FinalMessageLimit)
 	it.FinalMessage = final
 	r.ev.emit(agentFinished(i, o))
 	r.logAgent(i, o)
-	if why := interruption(ctx, runCtx, agentCtx); why != "" {
-		return r.interrupted(ctx, it, began, why), o, stepRan
-	}
-	if o.ErrKind == agent.ErrUsageLimit && !didWork(o) {
-		r.inflightDone()
-		return rec, o, stepRefused
-	}
-	if o.ErrKind == agent.ErrFatal {
-		it.Duration = r.deps.Now().Sub(began).Seconds()
-		return record{Iteration: it, Failed: true}, o, stepRan
-	}
-	var patternFound bool
-	if o.ExitCode != agent.ExitWaiting {
-		// A run stopped by a timeout did not finish: whatever it printed is
-		// not a final message, so it cannot declare completion.
-		if !o.TimedOut && !o.Inactive {
-			it.CompletionTagFound, patternFound = r.searchFinal(o, text)
-		}
-		r.beforeChecks(runCtx)
-		r.runChecks(runCtx, &it)
-		gctx, cancel := r.gitContext(ctx, runCtx)
-		r.afterChecks(gctx) // what the checks created stays out of the commit
-		cancel()
-		if why := interruption(ctx, runCtx, nil); why != "" {
-			it.CheckResults, it.AllChecksPassed = []checks.Result{}, false
-			return r.interrupted(ctx, it, began, why), o, stepRan
-		}
-	}
-	it.Duration = r.deps.Now().Sub(began).Seconds()
-	failed := o.Failed() && o.ExitCode != agent.ExitWaiting && o.ErrKind != agent.ErrUsageLimit
-	rec = record{Iteration: it, Failed: failed || len(it.ProtectedRestored) > 0, ChecksID: checksID(it.CheckResults), patternFound: patternFound}
-	if r.ws.repo != nil {
-		// One snapshot serves idle detection, the record and the next prompt.
-		gctx, cancel := r.gitContext(ctx, runCtx)
-		defer cancel()
-		if d, err := r.ws.diff(gctx); err == nil {
-			rec.Tree = d.Tree
-			rec.DiffStat = r.deps.Redact(d.Stat)
-			r.nextDiff = &d
-			r.keepPatch(i, d.Text)
-		}
-	}
-	return rec, o, stepRan
+	x.o = o
 }
 
 // interruption says why the run stopped the iteration, if it did: a
@@ -173,13 +240,13 @@ func (r *runner) iteration(ctx, runCtx context.Context, i int) (rec record, o ag
 func interruption(ctx, runCtx, agentCtx context.Context) string {
 	switch {
 	case ctx.Err() != nil:
-		return InterruptSignal
+		return runlog.InterruptSignal
 	case runCtx.Err() != nil:
-		return InterruptMaxTime
+		return runlog.InterruptMaxTime
 	case agentCtx != nil && errors.Is(context.Cause(agentCtx), errBudget):
-		return InterruptMaxCost
+		return runlog.InterruptMaxCost
 	case agentCtx != nil && errors.Is(context.Cause(agentCtx), errNoteNow):
-		return InterruptNote
+		return runlog.InterruptNote
 	}
 	return ""
 }
@@ -188,36 +255,37 @@ func interruption(ctx, runCtx, agentCtx context.Context) string {
 // long it ran, what it cost so far (already in it), the changes it left,
 // and that its checks did not run. The diff is taken after the stop, so it
 // gets a short time of its own (wrapUp).
-func (r *runner) interrupted(ctx context.Context, it Iteration, began time.Time, why string) record {
+func (r *runner) interrupted(ctx context.Context, x *iteration, why string) {
+	it := &x.rec.Iteration
 	it.Interrupted = why
 	it.ChecksRun = false
 	it.CompletionTagFound = false
-	it.Duration = r.deps.Now().Sub(began).Seconds()
+	it.Duration = r.deps.Now().Sub(x.began).Seconds()
 	e := "interrupted: " + r.interruptText(why) + "; its checks did not run"
 	it.Error = &e
-	rec := record{Iteration: it}
+	// Only what the record of an interrupted iteration holds.
+	x.rec = record{Record: runlog.Record{Iteration: *it}}
 	if r.ws.repo != nil {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wrapUp)
 		defer cancel()
 		if d, err := r.ws.diff(wctx); err == nil {
-			rec.Tree, rec.DiffStat = d.Tree, r.deps.Redact(d.Stat)
+			x.rec.Tree, x.rec.DiffStat = d.Tree, r.deps.Redact(d.Stat)
 		}
-		r.nextDiff = nil
+		r.last.diff = nil
 	}
 	r.logf("iteration %d/%d: interrupted (%s); its checks did not run", it.Iteration, r.cfg.MaxIterations, r.interruptText(why))
-	return rec
 }
 
 // interruptText says in words why an iteration was interrupted.
 func (r *runner) interruptText(why string) string {
 	switch why {
-	case InterruptMaxTime:
+	case runlog.InterruptMaxTime:
 		return "max-time of " + config.FormatDuration(r.cfg.MaxTime) + " reached"
-	case InterruptMaxCost:
+	case runlog.InterruptMaxCost:
 		return fmt.Sprintf("the agent's spending reached the $%.4f budget", r.cfg.MaxCost)
-	case InterruptKilled:
+	case runlog.InterruptKilled:
 		return "architect was killed"
-	case InterruptNote:
+	case runlog.InterruptNote:
 		return "a note from the person running the loop asked for the next iteration now (architect say --now)"
 	}
 	return "the run was cancelled"
@@ -260,7 +328,7 @@ func (r *runner) searchFinal(o agent.Outcome, promptText string) (tag, pattern b
 	return tag, pattern
 }
 
-func fillFromOutcome(it *Iteration, o agent.Outcome) {
+func fillFromOutcome(it *runlog.Iteration, o agent.Outcome) {
 	it.AgentDuration = o.Duration.Seconds()
 	it.StepsTaken = o.Steps
 	it.ExitCode = o.ExitCode
@@ -270,7 +338,7 @@ func fillFromOutcome(it *Iteration, o agent.Outcome) {
 		it.Cost = &c
 	}
 	if o.Usage != (agent.Usage{}) {
-		it.Tokens = &Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
+		it.Tokens = &runlog.Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
 	}
 	if o.Err != "" {
 		e := o.Err
@@ -279,41 +347,29 @@ func fillFromOutcome(it *Iteration, o agent.Outcome) {
 	}
 }
 
-func (r *runner) logAgent(i int, o agent.Outcome) {
-	r.logf("iteration %d/%d: agent finished in %s (exit %d, %d steps, cost %s)%s",
-		i, r.cfg.MaxIterations, round(o.Duration), o.ExitCode, o.Steps, costText(o), errSuffix(o.Err))
-	switch {
-	case o.TimedOut || o.Inactive:
-		r.logEvent("TIMEOUT", "iteration %d after %s: %s", i, human(o.Duration), firstLine(o.Err))
-	case o.ExitCode == agent.ExitWaiting:
-		r.logEvent("WAIT", "iteration %d: the agent is waiting (exit %d)", i, o.ExitCode)
-	case o.Failed():
-		r.logEvent("FAIL", "iteration %d exit=%d duration=%s error=%s", i, o.ExitCode, human(o.Duration), firstLine(o.Err))
-	default:
-		r.logEvent("END", "iteration %d exit=%d duration=%s", i, o.ExitCode, human(o.Duration))
-	}
-}
-
-func (r *runner) runChecks(ctx context.Context, it *Iteration) {
+// runChecks is the checks step: every check, concurrently, its output
+// copied to the transcript, its result on the record.
+func (r *runner) runChecks(ctx context.Context, x *iteration) {
+	it := &x.rec.Iteration
 	if len(r.cfg.Checks) == 0 {
 		return // --no-checks: nothing ran, nothing passed
 	}
-	r.save("checks")
 	began := r.deps.Now()
 	i := it.Iteration
-	it.CheckResults = checks.Run(ctx, r.cfg.Checks, checks.Options{
+	results := checks.Run(ctx, r.cfg.Checks, checks.Options{
 		Dir:     r.ws.dir,
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
 		OnStart: func(idx int, _ string) {
-			r.ev.emit(Event{Type: EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
+			r.ev.emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
 		},
 		OnFinish: func(idx int, c checks.Result) { r.ev.emit(checkFinished(i, idx, r.sanitizeCheck(idx, c))) },
-		Output:   r.checkOutput(r.tr),
+		Output:   r.checkOutput(x.tr),
 	})
 	it.ChecksDuration = r.deps.Now().Sub(began).Seconds()
-	for idx := range it.CheckResults {
-		it.CheckResults[idx] = r.sanitizeCheck(idx, it.CheckResults[idx])
+	it.CheckResults = make([]runlog.CheckResult, len(results))
+	for idx, c := range results {
+		it.CheckResults[idx] = r.sanitizeCheck(idx, c)
 	}
 	it.ChecksRun = ctx.Err() == nil
 	it.AllChecksPassed = it.ChecksRun
@@ -328,109 +384,12 @@ func (r *runner) runChecks(ctx context.Context, it *Iteration) {
 	r.logf("iteration %d/%d: checks %d/%d passing%s", it.Iteration, r.cfg.MaxIterations, passing, len(it.CheckResults), failedList(it.CheckResults))
 }
 
-func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string, error) {
-	in := prompt.Input{
-		PersonNotes:   notes,
-		Task:          r.cfg.Task,
-		Iteration:     i,
-		MaxIterations: r.cfg.MaxIterations,
-		Checks:        r.shown.Checks,
-		CompletionTag: r.cfg.CompletionTag,
-		ExecError:     r.execErr,
-		Notes:         append(modeNotes(r.cfg.Mode), r.protectNote, r.interruptNote),
-	}
-	if r.cfg.Spec != "" {
-		spec, err := os.ReadFile(r.cfg.Spec)
-		if err != nil {
-			return "", fmt.Errorf("cannot read the specification file %s: %v", r.cfg.Spec, err)
-		}
-		in.Task, in.FromSpec = proc.Clean(spec), true
-	}
-	if d := r.nextDiff; d != nil {
-		in.Diff, in.DiffTruncated = promptDiff(*d)
-		r.nextDiff = nil
-	} else if r.ws.repo != nil {
-		d, err := r.ws.diff(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				r.warn("could not compute the changes so far: " + r.cleanText(err.Error()))
-			}
-		} else {
-			in.Diff, in.DiffTruncated = promptDiff(d)
-			r.keepPatch(0, d.Text)
-		}
-	}
-	prevByName := map[string]checks.Result{}
-	for _, c := range r.prevPrev {
-		prevByName[c.Name] = c
-	}
-	for _, c := range r.prev {
-		if c.Passed {
-			continue
-		}
-		f := prompt.CheckFailure{Command: c.Name, Status: c.Status(), Output: c.Output}
-		if p, ok := prevByName[c.Name]; ok && !p.Passed {
-			out := p.Output
-			f.PrevOutput = &out
-		}
-		in.Failed = append(in.Failed, f)
-	}
-	if len(r.records) > 0 { // a new run's progress file starts empty
-		if b, err := os.ReadFile(r.ws.state(ProgressFile)); err == nil {
-			in.Progress = string(b)
-		}
-	}
-	return prompt.Build(in), nil
-}
-
-// modeNotes are the instructions plan and build modes add to the prompt.
-func modeNotes(mode string) []string {
-	switch mode {
-	case config.ModePlan:
-		return []string{"Plan mode: do not implement anything. Compare the specification with the code, and write or update IMPLEMENTATION_PLAN.md: a prioritised list of the tasks left, each small enough for one iteration."}
-	case config.ModeBuild:
-		return []string{"Build mode: pick the most important unfinished task from IMPLEMENTATION_PLAN.md, implement it with its tests, and mark it done there. One task per iteration: architect commits after each iteration."}
-	}
-	return nil
-}
-
 // checksID summarises check results for idle detection: which checks
 // passed, with which status.
-func checksID(rs []checks.Result) string {
+func checksID(rs []runlog.CheckResult) string {
 	h := sha256.New()
 	for _, c := range rs {
 		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%v\x00", c.Name, c.Passed, c.ExitCode, c.TimedOut)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
-func round(d time.Duration) time.Duration {
-	if d < 10*time.Second {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Second)
-}
-
-func costText(o agent.Outcome) string {
-	if !o.CostKnown {
-		return "unknown"
-	}
-	return fmt.Sprintf("$%.4f", o.Cost)
-}
-
-func errSuffix(e string) string {
-	if e == "" {
-		return ""
-	}
-	return ": " + firstLine(e)
-}
-
-func failedList(rs []checks.Result) string {
-	s := ""
-	for _, c := range rs {
-		if !c.Passed {
-			s += fmt.Sprintf("; failed: %s (%s)", c.Name, c.Status())
-		}
-	}
-	return s
 }

@@ -1,10 +1,12 @@
 package loop
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // endLeftovers is the second line of defence against a run that outlives
@@ -15,17 +17,21 @@ import (
 // them as soon as architect dies; this catches what it could not (it was
 // killed too, or had no cgroup and missed a process).
 func (r *runner) endLeftovers(ws *workspace) {
-	st, err := ReadState(ws.dir)
-	if err != nil || !st.Active || st.Processes == nil {
+	st, err := runlog.ReadState(ws.dir)
+	if err != nil || !st.Active || len(st.Processes) == 0 {
 		return
 	}
-	left := proc.EndLeftovers(*st.Processes)
+	var owner proc.Owner
+	if json.Unmarshal(st.Processes, &owner) != nil {
+		return
+	}
+	left := proc.EndLeftovers(owner)
 	if n := len(left.Ended); n > 0 {
 		shown := left.Ended[:min(n, 8)]
 		if n > len(shown) {
 			shown = append(shown, "…")
 		}
 		r.warn(fmt.Sprintf("the last run in %s (architect pid %d) was killed and left %d process%s running: ended them (%s)",
-			ws.dir, st.Processes.PID, n, map[bool]string{true: "es"}[n != 1], strings.Join(shown, ", ")))
+			ws.dir, owner.PID, n, map[bool]string{true: "es"}[n != 1], strings.Join(shown, ", ")))
 	}
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/matryer/is"
 )
 
@@ -35,12 +37,13 @@ func killedRun(t *testing.T, dir string, active bool) <-chan error {
 	t.Cleanup(func() { _ = left.Process.Kill() })
 	exited := make(chan error, 1)
 	go func() { exited <- left.Wait() }()
-	st := State{Active: active, Status: StatusRunning, Processes: &proc.Owner{PID: dead.Process.Pid, Start: 1, Marker: marker}}
+	owner, _ := json.Marshal(proc.Owner{PID: dead.Process.Pid, Start: 1, Marker: marker})
+	st := runlog.State{Active: active, Status: runlog.StatusRunning, Processes: owner}
 	data, _ := json.Marshal(st)
-	if err := os.MkdirAll(filepath.Join(dir, StateDir), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, runlog.StateDir), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, StateDir, StateFile), data, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runlog.StateDir, runlog.StateFile), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return exited
@@ -56,7 +59,7 @@ func TestRunEndsKilledRunsLeftovers(t *testing.T) {
 	exited := killedRun(t, cfg.Dir, true)
 	var log bytes.Buffer
 	_, err := Run(context.Background(), cfg, Deps{Agent: &scripted{outcomes: []agent.Outcome{done}}, Log: &log})
-	var ue *UsageError
+	var ue *usererr.Error
 	is.True(errors.As(err, &ue)) // refused: the killed run is resumed, or set aside with --new
 	select {
 	case <-exited:
@@ -66,10 +69,12 @@ func TestRunEndsKilledRunsLeftovers(t *testing.T) {
 	is.True(strings.Contains(log.String(), "was killed and left 1 process running: ended them (")) // said so
 	cfg.New = true
 	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{done}})
-	is.Equal(res.StopReason, StopSuccess)
-	st, err := ReadState(cfg.Dir)
+	is.Equal(res.StopReason, runlog.StopSuccess)
+	st, err := runlog.ReadState(cfg.Dir)
 	is.NoErr(err)
-	is.Equal(st.Processes.Marker, proc.Self().Marker) // this run is recorded in its place
+	var owner proc.Owner
+	is.NoErr(json.Unmarshal(st.Processes, &owner))
+	is.Equal(owner.Marker, proc.Self().Marker) // this run is recorded in its place
 }
 
 // A run that ended cleanly left nothing: nobody is looked for.

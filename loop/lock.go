@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 	"github.com/gofrs/flock"
 )
 
@@ -15,7 +17,7 @@ func lockWorkspace(stateDir string) (*flock.Flock, error) {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, err
 	}
-	path := stateDir + string(os.PathSeparator) + LockFile
+	path := stateDir + string(os.PathSeparator) + runlog.LockFile
 	l := flock.New(path)
 	ok, err := l.TryLock()
 	if err != nil {
@@ -26,8 +28,8 @@ func lockWorkspace(stateDir string) (*flock.Flock, error) {
 		if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) != "" {
 			holder = "pid " + strings.TrimSpace(string(b))
 		}
-		ws := strings.TrimSuffix(stateDir, string(os.PathSeparator)+StateDir)
-		return nil, &UsageError{
+		ws := strings.TrimSuffix(stateDir, string(os.PathSeparator)+runlog.StateDir)
+		return nil, &usererr.Error{
 			Msg:  fmt.Sprintf("another architect loop (%s) is running in %s", holder, ws),
 			Hint: fmt.Sprintf("wait for it to finish, watch it with `architect status -C %s`, or stop it with `architect cancel -C %s`", ws, ws),
 		}
@@ -38,18 +40,4 @@ func lockWorkspace(stateDir string) (*flock.Flock, error) {
 		return nil, err
 	}
 	return l, nil
-}
-
-// Running reports whether a loop holds the workspace's lock right now.
-func Running(workspace string) bool {
-	l := flock.New(statePath(workspace, LockFile))
-	ok, err := l.TryLock()
-	if err != nil {
-		return false
-	}
-	if ok {
-		l.Unlock()
-		return false
-	}
-	return true
 }

@@ -10,9 +10,11 @@
 // --max-cost interrupted too, and one that a killed run was in the middle
 // of, by the next Resume (current.json keeps what its agent spent). The
 // progress file, the counters and the result are derived from those
-// records, and state.json is written atomically at each phase change. A
-// run killed at any instant can therefore be resumed without losing or
-// repeating an iteration, or any of its cost.
+// records, and state.json is written atomically between iterations and at
+// every other change of phase (the iteration running is in current.json).
+// A run killed at any instant can therefore be resumed without losing or
+// repeating an iteration, or any of its cost. The files and their formats
+// are the runlog package's; the loop keeps only the runner.
 //
 // The waits after failed agent runs and at usage limits (wait.go) are not
 // github.com/cenkalti/backoff's: each is one line of arithmetic on a count
@@ -27,6 +29,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,10 +38,11 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/agent"
-	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // ErrInterrupted is the cause the command line gives the context it cancels
@@ -60,7 +64,7 @@ type Deps struct {
 	Jitter func(max time.Duration) time.Duration
 	// Events, when set, receives every event as it is written to
 	// .architect/events.jsonl (live display, --events -, hooks).
-	Events func(Event)
+	Events func(runlog.Event)
 	// Redact, when set, removes secrets from text before architect writes
 	// it anywhere (prompts, progress, events, logs, results).
 	Redact func(string) string
@@ -69,43 +73,65 @@ type Deps struct {
 	NewAgent func(agent.Config) (agent.Agent, error)
 }
 
+// runner is one session of a run. What an iteration produces flows
+// through its steps as a value (iteration.go); what stays here is what
+// spans iterations.
 type runner struct {
+	// What the run is, set up once.
 	cfg     config.Config
 	shown   config.Config // cfg with its secrets masked: what architect writes of it
 	masked  []string      // the keys of shown that lost a secret
 	deps    Deps
 	ws      *workspace
-	res     *Result
-	st      *State
-	records []record
 	start   time.Time // this session's start
+	resumed bool
+	ev      *emitter // the event stream
 
-	prev, prevPrev []checks.Result // the last two iterations' check results
-	execErr        string          // the previous agent run's error
-	slots          []*slot         // the run's agent, then its fallbacks (fallback.go)
-	cur            int             // the slot the next iteration runs on
-	lastLimit      agent.Outcome   // the last usage limit met, for the wait's messages
-	notes          notes           // the person's notes (notes.go)
-	nextDiff       *gitwt.Diff     // the snapshot taken after the last iteration, for the next prompt
-	// The iteration's transcript folder while it runs; the changes so far
-	// after the last iteration (to tell an uncommitted iteration's own).
-	tr               *transcript
-	patch            string
-	patchKnown       bool
+	// What the run has done: the records, and what derives from them.
+	res      *runlog.Result
+	st       *runlog.State
+	records  []record
+	recs     *runlog.RecordLog // iterations.jsonl, open for the session
+	unsynced runlog.Record     // the last record, while its fsync runs (see synced)
+	// progressSize is the size the loop left the progress file at (see
+	// progressAdd); ilog is iterations.log, open for the session.
+	progressSize int64
+	ilog         *os.File
+
+	// The agents (fallback.go) and the person's notes (notes.go).
+	slots     []*slot       // the run's agent, then its fallbacks
+	cur       int           // the slot the next iteration runs on
+	lastLimit agent.Outcome // the last usage limit met, for the wait's messages
+	notes     notes
+
+	// What the iterations so far leave to the next one's prompt.
+	last carried
+
 	transcriptWarned bool
-	ev               *emitter // the event stream
-	resumed          bool
-	protectNote      string // why the last iteration failed, when it changed protected files
-	interruptNote    string // that the last iteration was interrupted before its checks
+}
+
+// carried is what the iterations so far leave to the next one: its prompt
+// shows the failures, the error and the notes of the last ones, and its
+// own diff is told from the changes they left.
+type carried struct {
+	prev, prevPrev []runlog.CheckResult // the last two iterations' check results
+	execErr        string               // the last agent run's error
+	protectNote    string               // why the last iteration failed, when it changed protected files
+	interruptNote  string               // that the last iteration was interrupted before its checks
+	diff           *gitwt.Diff          // the snapshot taken after the last iteration, for the next prompt
+	// The changes so far after the last iteration (to tell an uncommitted
+	// iteration's own).
+	patch      string
+	patchKnown bool
 }
 
 // Run starts a new run of the loop. The error is for problems that prevent
-// a run at all (a *UsageError for the user's input); how the loop ended is
+// a run at all (a *usererr.Error for the user's input); how the loop ended is
 // in Result.
 //
 // --max-time counts from here: setting up the workspace (the worktree)
 // runs under the run's deadline too.
-func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
+func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, error) {
 	r := newRunner(cfg, deps)
 	var err error
 	if r.slots, err = newSlots(cfg, r.deps); err != nil {
@@ -116,7 +142,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 	ws, err := setupWorkspace(runCtx, cfg, r.warn)
 	if err != nil {
 		if runCtx.Err() != nil && ctx.Err() == nil {
-			return nil, &UsageError{Msg: "max-time of " + config.FormatDuration(cfg.MaxTime) + " reached while setting up the workspace: " + err.Error(), Hint: "give --max-time more time"}
+			return nil, &usererr.Error{Msg: "max-time of " + config.FormatDuration(cfg.MaxTime) + " reached while setting up the workspace: " + err.Error(), Hint: "give --max-time more time"}
 		}
 		return nil, err
 	}
@@ -132,18 +158,18 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	archived, err := ws.prepareStateDir(r.start, cfg.DoneFile == "")
+	archived, err := runlog.Archive(ws.state(), cfg.DoneFile == "")
 	if err != nil {
 		return nil, fmt.Errorf("preparing %s: %w", ws.state(), err)
 	}
 	r.reportArchived(archived)
-	_ = os.Remove(ws.state(ControlFile))
+	_ = os.Remove(ws.state(runlog.ControlFile))
 	r.notes.delivered = map[string]bool{}
 	mode := cfg.Mode
 	if mode == "" {
 		mode = config.ModeBuild
 	}
-	r.st = &State{
+	r.st = &runlog.State{
 		Mode:          mode,
 		StartedAt:     stamp(r.start),
 		MaxIterations: cfg.MaxIterations,
@@ -151,7 +177,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*Result, error) {
 		Workspace:     ws.dir,
 		WorktreePath:  ws.worktree,
 		Branch:        ws.branch,
-		Config:        r.shown,
+		Config:        r.shownJSON(),
 		Redacted:      r.masked,
 
 		DoneFileAtStart: doneAtStart,
@@ -216,6 +242,9 @@ func (r *runner) attach(ws *workspace) (release func(), err error) {
 	r.ws = ws
 	ws.watch = !r.cfg.NoWatch
 	return func() {
+		if r.ilog != nil {
+			_ = r.ilog.Close()
+		}
 		ws.close()
 		_ = lock.Unlock()
 	}, nil
@@ -223,9 +252,9 @@ func (r *runner) attach(ws *workspace) (release func(), err error) {
 
 // session runs iterations until the loop stops, then finalises the state;
 // the workspace is attached. runCtx is ctx with the run's deadline.
-func (r *runner) session(ctx, runCtx context.Context) (*Result, error) {
-	r.res = &Result{
-		Iterations:   []Iteration{},
+func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
+	r.res = &runlog.Result{
+		Iterations:   []runlog.Iteration{},
 		WorktreePath: r.ws.worktree,
 		Branch:       r.ws.branch,
 		InitialRef:   r.ws.initialRef,
@@ -235,35 +264,44 @@ func (r *runner) session(ctx, runCtx context.Context) (*Result, error) {
 	for _, rec := range r.records {
 		r.res.Iterations = append(r.res.Iterations, rec.Iteration)
 	}
-	r.res.recost()
-	r.st.Active, r.st.Status, r.st.PID = true, StatusRunning, os.Getpid()
-	r.st.Processes = ptr(proc.Self())
+	r.res.Recost()
+	r.st.Active, r.st.Status, r.st.PID = true, runlog.StatusRunning, os.Getpid()
+	r.st.Processes, _ = json.Marshal(proc.Self())
 	r.recount()
-	r.save("starting")
-	r.ev = newEmitter(r.ws.state(EventsFile), r.deps.Events, r.deps.Now, r.warn)
+	r.save(runlog.PhaseStarting)
+	r.ev = newEmitter(r.ws.state(runlog.EventsFile), r.deps.Events, r.deps.Now, r.warn)
 	defer r.ev.close()
 	r.saveSlots()
 	r.ev.emit(r.startedEvent())
 
-	r.run(ctx, runCtx)
+	if recs, err := runlog.OpenRecordLog(r.ws.state(runlog.RecordsFile)); err != nil {
+		r.stop(runlog.StopError, "could not open the iteration records: "+err.Error())
+	} else {
+		r.recs = recs
+		r.run(ctx, runCtx)
+		r.synced() // the last record on disk before the run says it ended
+		if err := recs.Close(); err != nil {
+			r.warn("closing the iteration records: " + err.Error())
+		}
+	}
 
 	r.res.TotalDuration = r.st.Elapsed + r.deps.Now().Sub(r.start).Seconds()
-	r.res.Success = r.res.StopReason == StopSuccess || r.res.StopReason == StopNoChecks
+	r.res.Success = r.res.StopReason == runlog.StopSuccess || r.res.StopReason == runlog.StopNoChecks
 	r.res.UsageLimitWaits, r.res.UsageLimitWaited = r.st.UsageLimitWaits, r.st.UsageLimitWaited
 	r.res.Waits, r.res.Switches, r.res.Stalls = r.st.Waits, r.st.Switches, r.st.Stalls
 	r.res.IdleIterations = r.st.IdleIterations
 	// The result before the state: once the state says the run ended
 	// (succeeded: not resumable), its result must be there.
-	if err := writeJSONAtomic(r.ws.state(resultFileName), r.res); err != nil {
+	if err := runlog.WriteJSON(r.ws.state(runlog.ResultFile), r.res); err != nil {
 		r.warn("could not save the result: " + err.Error())
 	}
 	r.recount()
 	r.st.Active = false
 	r.st.Status = finalStatus(r.res.StopReason)
 	r.st.StopReason, r.st.StopDetail = r.res.StopReason, r.res.StopDetail
-	r.save("finished")
+	r.save(runlog.PhaseFinished)
 	r.logEvent("DONE", "loop finished: %s after %d iteration%s", r.res.StopReason, r.res.TotalIterations, plural(r.res.TotalIterations))
-	r.ev.emit(Event{Type: EventLoopFinished, Iteration: r.res.TotalIterations, Success: ptr(r.res.Success),
+	r.ev.emit(runlog.Event{Type: runlog.EventLoopFinished, Iteration: r.res.TotalIterations, Success: ptr(r.res.Success),
 		StopReason: r.res.StopReason, StopDetail: r.res.StopDetail, TotalIterations: ptr(r.res.TotalIterations),
 		TotalCost: r.res.TotalCost, KnownCost: ptr(r.res.KnownCost), Duration: ptr(r.res.TotalDuration), NoChecks: r.res.NoChecks,
 		Hint: r.res.StopHint})
@@ -279,14 +317,14 @@ func plural(n int) string {
 
 func finalStatus(reason string) string {
 	switch reason {
-	case StopSuccess, StopNoChecks:
-		return StatusSucceeded
-	case StopCancelled, StopRequested:
-		return StatusStopped
-	case StopWaiting:
-		return StatusWaiting
+	case runlog.StopSuccess, runlog.StopNoChecks:
+		return runlog.StatusSucceeded
+	case runlog.StopCancelled, runlog.StopRequested:
+		return runlog.StatusStopped
+	case runlog.StopWaiting:
+		return runlog.StatusWaiting
 	}
-	return StatusFailed
+	return runlog.StatusFailed
 }
 
 // run is the loop proper.
@@ -304,11 +342,11 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			return
 		}
 		if i > r.cfg.MaxIterations {
-			r.stop(StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations))
+			r.stop(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations))
 			return
 		}
 		if r.overBudget() {
-			r.stop(StopBudget, fmt.Sprintf("spent $%.4f of the $%.4f budget", r.res.KnownCost, r.cfg.MaxCost))
+			r.stop(runlog.StopBudget, fmt.Sprintf("spent $%.4f of the $%.4f budget", r.res.KnownCost, r.cfg.MaxCost))
 			return
 		}
 		if r.doneBeforeIteration(runCtx) {
@@ -320,43 +358,7 @@ func (r *runner) run(ctx, runCtx context.Context) {
 		case again:
 			continue // a pause or a note cut a wait short: look again
 		}
-		rec, o, kind := r.iteration(ctx, runCtx, i)
-		switch kind {
-		case stepNotStarted:
-			return
-		case stepRefused:
-			if !r.limitHit(o) {
-				return
-			}
-			continue // the same iteration again, on the next agent or after the wait: a usage limit is not an iteration
-		}
-		if rec.Interrupted != "" {
-			// Recorded like any other, then the loop stops for its reason
-			// (a note for now goes on with the next iteration at once).
-			if !r.commitIteration(runCtx, rec) {
-				return
-			}
-			if rec.Interrupted == InterruptNote {
-				continue
-			}
-			r.stopInterrupted(ctx, runCtx, rec)
-			return
-		}
-		if o.ErrKind != agent.ErrUsageLimit {
-			r.agent().Guesses = 0
-		}
-		if r.succeeded(rec) {
-			// Recorded with the iteration (decide reaches the same verdict),
-			// so that a run killed before it saves the verdict resumes as the
-			// success it was.
-			if signal, err := r.completionSignal(rec); err == nil {
-				rec.CompletionSignal = signal
-			}
-		}
-		if !r.commitIteration(runCtx, rec) {
-			return
-		}
-		if r.decide(runCtx, rec, o) {
+		if r.iterate(ctx, runCtx, i) {
 			return
 		}
 	}
@@ -371,12 +373,12 @@ func (r *runner) overBudget() bool {
 // stopInterrupted ends the loop after an interrupted iteration, for the
 // reason that interrupted it.
 func (r *runner) stopInterrupted(ctx, runCtx context.Context, rec record) {
-	if rec.Interrupted == InterruptMaxCost {
-		r.stop(StopBudget, fmt.Sprintf("spent %s of the $%.4f budget: iteration %d was stopped when it reached it", r.res.Cost(), r.cfg.MaxCost, rec.Iteration.Iteration))
+	if rec.Interrupted == runlog.InterruptMaxCost {
+		r.stop(runlog.StopBudget, fmt.Sprintf("spent %s of the $%.4f budget: iteration %d was stopped when it reached it", r.res.Cost(), r.cfg.MaxCost, rec.Iteration.Iteration))
 		return
 	}
 	if !r.stopped(ctx, runCtx) {
-		r.stop(StopCancelled, "interrupted")
+		r.stop(runlog.StopCancelled, "interrupted")
 	}
 }
 
@@ -384,9 +386,9 @@ func (r *runner) stopInterrupted(ctx, runCtx context.Context, rec record) {
 func (r *runner) stopped(ctx, runCtx context.Context) bool {
 	switch {
 	case ctx.Err() != nil:
-		r.stop(StopCancelled, r.cancelText())
+		r.stop(runlog.StopCancelled, r.cancelText())
 	case runCtx.Err() != nil:
-		r.stop(StopTimeout, fmt.Sprintf("max-time of %s reached", config.FormatDuration(r.cfg.MaxTime)))
+		r.stop(runlog.StopTimeout, fmt.Sprintf("max-time of %s reached", config.FormatDuration(r.cfg.MaxTime)))
 	default:
 		return false
 	}
@@ -407,6 +409,16 @@ func (r *runner) stop(reason, detail string) {
 	}
 }
 
+// shownJSON is the configuration as the state keeps it: with its secrets
+// masked.
+func (r *runner) shownJSON() json.RawMessage {
+	data, err := json.Marshal(r.shown)
+	if err != nil {
+		panic(err) // a configuration is plain data: it always encodes
+	}
+	return data
+}
+
 // save writes state.json for phase; failures are reported, not fatal.
 //
 // Every save is atomic (a whole file renamed into place), so a run killed
@@ -414,21 +426,22 @@ func (r *runner) stop(reason, detail string) {
 // of a run are also synced to disk: the phases in between are informative,
 // and what a resume relies on, the iteration records, is synced as each
 // iteration is recorded. This keeps ~5 ms of fsync per phase off every
-// iteration.
+// iteration. Nothing is saved in the middle of an iteration: the inflight
+// file tells its phase (runlog.ReadStateNow).
 func (r *runner) save(phase string) {
 	r.st.Phase = phase
 	r.st.PID = os.Getpid()
-	write := writeJSONQuick
-	if phase == "starting" || phase == "finished" {
-		write = writeJSONAtomic
+	write := runlog.WriteJSONQuick
+	if phase == runlog.PhaseStarting || phase == runlog.PhaseFinished {
+		write = runlog.WriteJSON
 	}
-	if err := write(r.ws.state(StateFile), r.sessionState()); err != nil {
+	if err := write(r.ws.state(runlog.StateFile), r.sessionState()); err != nil {
 		r.warn("could not save the state: " + err.Error())
 	}
 }
 
 // sessionState is the state with this session's elapsed time added.
-func (r *runner) sessionState() State {
+func (r *runner) sessionState() runlog.State {
 	s := *r.st
 	s.Elapsed += r.deps.Now().Sub(r.start).Seconds()
 	return s

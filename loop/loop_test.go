@@ -14,6 +14,7 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/matryer/is"
 )
 
@@ -72,7 +73,7 @@ func testConfig(t *testing.T) config.Config {
 	return c
 }
 
-func run(t *testing.T, cfg config.Config, a agent.Agent) (*Result, string, *fakeClock) {
+func run(t *testing.T, cfg config.Config, a agent.Agent) (*runlog.Result, string, *fakeClock) {
 	t.Helper()
 	clock := &fakeClock{now: time.Now()}
 	var log bytes.Buffer
@@ -96,7 +97,7 @@ func TestBackoffThenCircuitBreaker(t *testing.T) {
 	cfg := testConfig(t)
 	start := time.Now()
 	res, log, clock := run(t, cfg, &scripted{outcomes: []agent.Outcome{failing(agent.ErrTransient)}})
-	is.Equal(res.StopReason, StopCircuitBreaker)
+	is.Equal(res.StopReason, runlog.StopCircuitBreaker)
 	is.Equal(res.TotalIterations, 5)
 	is.Equal(waits(log), []string{"1s 1/5", "2s 2/5", "4s 3/5", "8s 4/5"}) // min(2^(n-1), cap)
 	is.True(clock.Now().Sub(start) >= 15*time.Second)                      // the waits happened on the clock
@@ -112,7 +113,7 @@ func TestBackoffCapAndReset(t *testing.T) {
 	ok := agent.Outcome{FinalMessage: "not yet"}
 	f := failing(agent.ErrTransient)
 	res, log, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{f, f, f, f, ok, f, f, done}})
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	// capped at 3s; a successful agent run resets the count
 	is.Equal(waits(log), []string{"1s 1", "2s 2", "3s 3", "3s 4", "1s 1", "2s 2"})
 }
@@ -120,7 +121,7 @@ func TestBackoffCapAndReset(t *testing.T) {
 func TestFatalStopsAtOnce(t *testing.T) {
 	is := is.New(t)
 	res, log, _ := run(t, testConfig(t), &scripted{outcomes: []agent.Outcome{{ExitCode: -1, ErrKind: agent.ErrFatal, Err: "claude: not found", Hint: "install it"}}})
-	is.Equal(res.StopReason, StopAgentError)
+	is.Equal(res.StopReason, runlog.StopAgentError)
 	is.Equal(res.TotalIterations, 1)
 	is.True(strings.Contains(res.StopDetail, "install it"))
 	is.Equal(waits(log), []string(nil))
@@ -132,7 +133,7 @@ func TestBackoffNeverRunsPastMaxTime(t *testing.T) {
 	cfg.MaxTime = 10 * time.Second
 	start := time.Now()
 	res, _, clock := run(t, cfg, &scripted{outcomes: []agent.Outcome{failing(agent.ErrTransient)}})
-	is.Equal(res.StopReason, StopTimeout)
+	is.Equal(res.StopReason, runlog.StopTimeout)
 	is.True(clock.Now().Sub(start) <= 11*time.Second) // stopped at the deadline, not after the 8 s wait
 }
 
@@ -150,7 +151,7 @@ func TestCancelInterruptsBackoff(t *testing.T) {
 	}
 	res, err := Run(ctx, cfg, Deps{Agent: &scripted{outcomes: []agent.Outcome{failing(agent.ErrTransient)}}, Now: clock.Now, Sleep: sleep})
 	is.NoErr(err)
-	is.Equal(res.StopReason, StopCancelled)
+	is.Equal(res.StopReason, runlog.StopCancelled)
 	is.Equal(res.TotalIterations, 1) // the first backoff was cut short
 	is.True(strings.Contains(res.StopDetail, "backing off"))
 }
@@ -161,11 +162,11 @@ func TestUsageLimitWaitsForReset(t *testing.T) {
 	clockStart := time.Now()
 	limited := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "You've hit your limit", ResetAt: clockStart.Add(10 * time.Minute)}
 	res, log, clock := run(t, cfg, &scripted{outcomes: []agent.Outcome{limited, done}})
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.TotalIterations, 1) // the limited run is not an iteration
 	is.True(clock.Now().Sub(clockStart) >= 10*time.Minute)
 	is.True(strings.Contains(log, "usage limit reached"))
-	st, err := ReadState(res.Workspace)
+	st, err := runlog.ReadState(res.Workspace)
 	is.NoErr(err)
 	is.Equal(st.ErrorCount, 0) // nor an error
 }
@@ -175,7 +176,7 @@ func TestUsageLimitWithoutResetDoubles(t *testing.T) {
 	cfg := testConfig(t)
 	limited := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "quota exceeded"}
 	res, log, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{limited, limited, limited, limited, limited, limited, limited, done}})
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	var got []string
 	for _, m := range regexp.MustCompile(`waiting (\S+), until`).FindAllStringSubmatch(log, -1) {
 		got = append(got, m[1])
@@ -189,7 +190,7 @@ func TestUsageLimitPastMaxTimeStops(t *testing.T) {
 	cfg.MaxTime = time.Hour
 	limited := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "limit", ResetAt: time.Now().Add(5 * time.Hour)}
 	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{limited}})
-	is.Equal(res.StopReason, StopTimeout)
+	is.Equal(res.StopReason, runlog.StopTimeout)
 	is.Equal(res.TotalIterations, 0)
 }
 
@@ -198,7 +199,7 @@ func TestUsageLimitStop(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.OnUsageLimit = "stop"
 	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "limit"}}})
-	is.Equal(res.StopReason, StopUsageLimit)
+	is.Equal(res.StopReason, runlog.StopUsageLimit)
 }
 
 func TestDonePatternNeedsChecks(t *testing.T) {
@@ -215,7 +216,7 @@ func TestDonePatternNeedsChecks(t *testing.T) {
 		},
 	}
 	res, _, _ := run(t, cfg, a)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.TotalIterations, 2) // the pattern alone did not end iteration 1
 	is.Equal(res.Iterations[1].CompletionSignal, "done_pattern")
 }
@@ -236,25 +237,7 @@ func TestIdleStops(t *testing.T) {
 		}
 	}}
 	res, _, _ := run(t, cfg, changes)
-	is.Equal(res.StopReason, StopIdle)
+	is.Equal(res.StopReason, runlog.StopIdle)
 	// iteration 1 changed the tree; 2 and 3 changed nothing and left the checks as they were
 	is.Equal(res.TotalIterations, 3)
-}
-
-func TestRecordsSurviveTornLine(t *testing.T) {
-	is := is.New(t)
-	path := filepath.Join(t.TempDir(), RecordsFile)
-	is.NoErr(appendRecord(path, record{Iteration: Iteration{Iteration: 1}}))
-	is.NoErr(appendRecord(path, record{Iteration: Iteration{Iteration: 2}}))
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	is.NoErr(err)
-	_, _ = f.WriteString(`{"iteration":3,"steps_ta`) // killed mid-append
-	f.Close()
-	recs, err := readRecords(path)
-	is.NoErr(err)
-	is.Equal(len(recs), 2)
-	is.NoErr(appendRecord(path, record{Iteration: Iteration{Iteration: 3}}))
-	recs, err = readRecords(path)
-	is.NoErr(err)
-	is.Equal(len(recs), 3) // the torn line was cut, not glued to the next one
 }

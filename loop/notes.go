@@ -2,19 +2,14 @@ package loop
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // A person steers a running loop with notes: `architect say "…"` queues
@@ -34,88 +29,9 @@ import (
 // Notes are data: they go into the prompt as text, fenced, never run, and
 // masked for secrets where they enter the loop, like every other input.
 
-// NotesDir is the queue of notes in .architect/.
-const NotesDir = "notes"
-
-// MaxNoteBytes bounds one note, MaxQueuedNotes the queue (the loop reads
-// it twice a second while it waits); notesPerPrompt bounds the notes one
-// prompt carries (the rest wait for the next iteration).
-const (
-	MaxNoteBytes   = 8 << 10
-	MaxQueuedNotes = 100
-	notesPerPrompt = 32 << 10
-)
-
-// ErrQueueFull is AddNote's error when MaxQueuedNotes are waiting.
-var ErrQueueFull = fmt.Errorf("%d notes are already waiting for the loop", MaxQueuedNotes)
-
-// Note is one note of the person running the loop.
-type Note struct {
-	ID   string `json:"-"` // the file's name without .json: sorts in the order written
-	Text string `json:"text"`
-	Now  bool   `json:"now,omitempty"` // architect say --now
-	At   string `json:"at"`
-}
-
-// AddNote queues text for the loop in workspace. The text is taken as it
-// is (the caller cleans and masks it); it must not be empty or longer than
-// MaxNoteBytes.
-func AddNote(workspace, text string, now bool) (Note, error) {
-	if strings.TrimSpace(text) == "" {
-		return Note{}, errors.New("the note is empty")
-	}
-	if len(text) > MaxNoteBytes {
-		return Note{}, fmt.Errorf("the note is %d bytes, over the %d a note may hold", len(text), MaxNoteBytes)
-	}
-	dir := statePath(workspace, NotesDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return Note{}, err
-	}
-	if queued, _ := PendingNotes(workspace); len(queued) >= MaxQueuedNotes {
-		return Note{}, ErrQueueFull
-	}
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	t := time.Now()
-	n := Note{ID: fmt.Sprintf("%020d-%s", t.UnixNano(), hex.EncodeToString(b[:])), Text: text, Now: now, At: t.UTC().Format(time.RFC3339Nano)}
-	data, _ := json.Marshal(n)
-	if err := renameio.WriteFile(filepath.Join(dir, n.ID+".json"), append(data, '\n'), 0o600); err != nil {
-		return Note{}, err
-	}
-	return n, nil
-}
-
-// PendingNotes lists the notes queued in workspace, oldest first. A file
-// that cannot be read as a note is skipped (and left alone).
-func PendingNotes(workspace string) ([]Note, error) {
-	dir := statePath(workspace, NotesDir)
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Note
-	for _, e := range ents {
-		name := e.Name()
-		if !e.Type().IsRegular() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
-			continue // renameio's temporary files start with a dot
-		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			continue // delivered (removed) meanwhile
-		}
-		var n Note
-		if json.Unmarshal(data, &n) != nil || strings.TrimSpace(n.Text) == "" {
-			continue
-		}
-		n.ID = strings.TrimSuffix(name, ".json")
-		out = append(out, n)
-	}
-	slices.SortFunc(out, func(a, b Note) int { return strings.Compare(a.ID, b.ID) })
-	return out, nil
-}
+// notesPerPrompt bounds the notes one prompt carries (the rest wait for
+// the next iteration).
+const notesPerPrompt = 32 << 10
 
 // notes is the loop's side of the queue.
 type notes struct {
@@ -127,15 +43,15 @@ type notes struct {
 }
 
 // pending is the queue less what the records name.
-func (r *runner) pendingNotes() []Note {
-	all, err := PendingNotes(r.ws.dir)
+func (r *runner) pendingNotes() []runlog.Note {
+	all, err := runlog.PendingNotes(r.ws.dir)
 	if err != nil {
 		r.warn("cannot read the notes queue: " + err.Error())
 		return nil
 	}
 	r.notes.mu.Lock()
 	defer r.notes.mu.Unlock()
-	return slices.DeleteFunc(all, func(n Note) bool { return r.notes.delivered[n.ID] })
+	return slices.DeleteFunc(all, func(n runlog.Note) bool { return r.notes.delivered[n.ID] })
 }
 
 // takeNotes returns the notes the prompt of iteration i carries, oldest
@@ -160,7 +76,7 @@ func (r *runner) takeNotes(i int) []string {
 }
 
 // announce says once that a note arrived: a line and an event.
-func (r *runner) announce(n Note, next int) {
+func (r *runner) announce(n runlog.Note, next int) {
 	r.notes.mu.Lock()
 	if r.notes.seen == nil {
 		r.notes.seen = map[string]bool{}
@@ -177,7 +93,7 @@ func (r *runner) announce(n Note, next int) {
 		how += " (asked for now)"
 	}
 	r.logf("note from the person running this loop: %q: %s", clip(firstLine(text), 120), how)
-	r.ev.emit(Event{Type: EventNoteReceived, Iteration: next - 1, Text: text, Now: n.Now})
+	r.ev.emit(runlog.Event{Type: runlog.EventNoteReceived, Iteration: next - 1, Text: text, Now: n.Now})
 }
 
 // notesRecorded ends the delivery of the notes rec names, once it is
@@ -192,11 +108,9 @@ func (r *runner) notesRecorded(rec record) {
 	}
 	r.notes.taking = nil
 	r.notes.mu.Unlock()
-	for _, id := range rec.NoteIDs {
-		_ = os.Remove(r.ws.state(NotesDir, id+".json"))
-	}
+	// The files go once the record is on disk (synced).
 	for _, t := range rec.Notes {
-		r.ev.emit(Event{Type: EventNoteDelivered, Iteration: rec.Iteration.Iteration, Text: t})
+		r.ev.emit(runlog.Event{Type: runlog.EventNoteDelivered, Iteration: rec.Iteration.Iteration, Text: t})
 	}
 }
 
@@ -208,7 +122,7 @@ func (r *runner) restoreNotes() {
 	for _, rec := range r.records {
 		for _, id := range rec.NoteIDs {
 			r.notes.delivered[id] = true
-			_ = os.Remove(r.ws.state(NotesDir, id+".json"))
+			_ = os.Remove(r.ws.state(runlog.NotesDir, id+".json"))
 		}
 	}
 }

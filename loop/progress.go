@@ -6,22 +6,23 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/prompt"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // interruptWords say why an iteration was interrupted, in the progress file.
 var interruptWords = map[string]string{
-	InterruptMaxTime: "the run's time limit (--max-time) was reached",
-	InterruptSignal:  "the run was stopped (SIGINT, SIGTERM or architect cancel)",
-	InterruptMaxCost: "the agent's spending reached the budget (--max-cost)",
-	InterruptKilled:  "architect was killed",
-	InterruptNote:    "the person running the loop asked for a new iteration with their note (architect say --now)",
+	runlog.InterruptMaxTime: "the run's time limit (--max-time) was reached",
+	runlog.InterruptSignal:  "the run was stopped (SIGINT, SIGTERM or architect cancel)",
+	runlog.InterruptMaxCost: "the agent's spending reached the budget (--max-cost)",
+	runlog.InterruptKilled:  "architect was killed",
+	runlog.InterruptNote:    "the person running the loop asked for a new iteration with their note (architect say --now)",
 }
 
 // maxProgressLine bounds each line of a check's error in the progress file.
 const maxProgressLine = 200
 
 // progressEntry renders one iteration in the seed's progress format.
-func progressEntry(it Iteration) string {
+func progressEntry(it runlog.Iteration) string {
 	var b strings.Builder
 	verdict := "FAIL"
 	if it.CompletionSignal != "" { // set on the iteration that ended the run in success
@@ -83,7 +84,7 @@ func progressEntry(it Iteration) string {
 }
 
 // agentText names the agent an iteration ran on: "codex (gpt-5.5)".
-func agentText(it Iteration) string {
+func agentText(it runlog.Iteration) string {
 	if it.Model == "" {
 		return it.Agent
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/architect-dev/architect/checks"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // TestProgressEntryFailedCheck: a failed check is recorded by the first and
@@ -16,7 +16,7 @@ func TestProgressEntryFailedCheck(t *testing.T) {
 	is := is.New(t)
 	tb := "Traceback (most recent call last):\n  File \"test_solution.py\", line 9, in <module>\n    assert candidate([1, 2]) == 3\n" +
 		"AssertionError: " + strings.Repeat("x", 300) + "\n\n"
-	it := Iteration{Iteration: 2, CheckResults: []checks.Result{
+	it := runlog.Iteration{Iteration: 2, CheckResults: []runlog.CheckResult{
 		{Name: "python3 test_solution.py", ExitCode: 1, Output: tb},
 		{Name: "go test ./...", ExitCode: 1, Output: "--- FAIL: TestAdd (0.00s)\n"},
 		{Name: "true", Passed: true},

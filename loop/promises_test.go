@@ -17,6 +17,8 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // The tests here guard the promises of issue 12 and 28 where the logic
@@ -81,7 +83,7 @@ func TestBudgetReachedStops(t *testing.T) {
 	cfg.Checks = []string{"false"}
 	cfg.MaxCost = 1.0
 	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{costly(0.5, "working")}})
-	is.Equal(res.StopReason, StopBudget)
+	is.Equal(res.StopReason, runlog.StopBudget)
 	is.Equal(res.TotalIterations, 2) // $0.50 + $0.50 = the limit: no third run
 	is.Equal(*res.TotalCost, 1.0)
 }
@@ -107,10 +109,10 @@ func TestBudgetStopsARunningAgent(t *testing.T) {
 		return agent.Outcome{ExitCode: -1, Canceled: true, Err: "agent stopped"}
 	}}
 	res, _, _ := run(t, cfg, a)
-	is.Equal(res.StopReason, StopBudget)
+	is.Equal(res.StopReason, runlog.StopBudget)
 	is.Equal(res.TotalIterations, 2)
 	it := res.Iterations[1]
-	is.Equal(it.Interrupted, InterruptMaxCost)
+	is.Equal(it.Interrupted, runlog.InterruptMaxCost)
 	is.Equal(*it.Cost, 0.75) // what it had spent when stopped
 	is.True(!it.ChecksRun)
 	is.Equal(len(it.CheckResults), 0)
@@ -130,19 +132,19 @@ func TestUnknownCost(t *testing.T) {
 	is.Equal(res.TotalCost, (*float64)(nil))
 	is.Equal(res.KnownCost, 0.5)
 	is.Equal(res.Cost().String(), "at least $0.5000 (1 of 2 iterations' cost unknown)")
-	data, err := os.ReadFile(filepath.Join(cfg.Dir, StateDir, resultFileName))
+	data, err := os.ReadFile(filepath.Join(cfg.Dir, runlog.StateDir, runlog.ResultFile))
 	is.NoErr(err)
 	is.True(bytes.Contains(data, []byte(`"total_cost": null`)))
-	st, err := ReadState(cfg.Dir)
+	st, err := runlog.ReadState(cfg.Dir)
 	is.NoErr(err)
 	is.Equal(st.TotalCost, (*float64)(nil))
-	is.Equal(Cost{Unknown: 2, Iterations: 2}.String(), "unknown")
+	is.Equal(runlog.Cost{Unknown: 2, Iterations: 2}.String(), "unknown")
 
 	cfg = testConfig(t)
 	cfg.Checks = []string{"false"}
 	cfg.MaxCost = 5
 	res, _, _ = run(t, cfg, &scripted{outcomes: []agent.Outcome{{FinalMessage: "no cost reported"}}})
-	is.Equal(res.StopReason, StopCostUnknown)
+	is.Equal(res.StopReason, runlog.StopCostUnknown)
 	is.Equal(res.TotalIterations, 1)
 }
 
@@ -160,17 +162,17 @@ func TestProtectedChangeIsAFailureNotASuccess(t *testing.T) {
 		}
 	}}
 	res, log, _ := run(t, cfg, a)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.TotalIterations, 2) // iteration 1 did not succeed
 	is.Equal(res.Iterations[0].ProtectedRestored, []string{"guard.txt"})
 	is.Equal(res.Iterations[0].CompletionSignal, "")
 	is.True(strings.Contains(log, "iteration 1 failed (it changed protected files), retrying in 1s"))
 	is.True(!strings.Contains(log, "exit: 0"))
-	recs, err := readRecords(filepath.Join(cfg.Dir, StateDir, RecordsFile))
+	recs, err := runlog.ReadRecords(filepath.Join(cfg.Dir, runlog.StateDir, runlog.RecordsFile))
 	is.NoErr(err)
 	is.True(recs[0].Failed) // counted as a failed iteration
 	is.True(!recs[1].Failed)
-	st, err := ReadState(cfg.Dir)
+	st, err := runlog.ReadState(cfg.Dir)
 	is.NoErr(err)
 	is.Equal(st.ErrorCount, 1)
 	got, _ := os.ReadFile(filepath.Join(cfg.Dir, "guard.txt"))
@@ -188,7 +190,7 @@ func TestTimedOutAgentCannotDeclareCompletion(t *testing.T) {
 		cfg := testConfig(t)
 		cfg.MaxIterations = 2
 		res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{o, done}})
-		is.Equal(res.StopReason, StopSuccess)
+		is.Equal(res.StopReason, runlog.StopSuccess)
 		is.Equal(res.TotalIterations, 2)
 		is.True(!res.Iterations[0].CompletionTagFound)
 		is.True(res.Iterations[0].AgentTimedOut)
@@ -198,9 +200,11 @@ func TestTimedOutAgentCannotDeclareCompletion(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.MaxIterations = 1
 	timedOut := &scripted{outcomes: []agent.Outcome{{TimedOut: true, ExitCode: -1, ErrKind: agent.ErrTransient, Err: "agent timed out"}},
-		edit: func(dir string, _ int) { _ = os.WriteFile(filepath.Join(dir, StateDir, DoneFile), nil, 0o600) }}
+		edit: func(dir string, _ int) {
+			_ = os.WriteFile(filepath.Join(dir, runlog.StateDir, runlog.DoneFile), nil, 0o600)
+		}}
 	res, _, _ := run(t, cfg, timedOut)
-	is.Equal(res.StopReason, StopMaxIterations)
+	is.Equal(res.StopReason, runlog.StopMaxIterations)
 	is.Equal(res.Iterations[0].CompletionSignal, "")
 }
 
@@ -213,15 +217,15 @@ func TestResumeMaxTimeCountsEarlierSessions(t *testing.T) {
 	cfg.MaxIterations = 1
 	cfg.MaxTime = 10 * time.Second
 	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{{FinalMessage: "x"}}})
-	is.Equal(res.StopReason, StopMaxIterations)
-	st, err := ReadState(cfg.Dir)
+	is.Equal(res.StopReason, runlog.StopMaxIterations)
+	st, err := runlog.ReadState(cfg.Dir)
 	is.NoErr(err)
 	st.Elapsed = 11 // the earlier sessions used it all up
-	is.NoErr(writeJSONAtomic(filepath.Join(cfg.Dir, StateDir, StateFile), st))
+	is.NoErr(runlog.WriteJSON(filepath.Join(cfg.Dir, runlog.StateDir, runlog.StateFile), st))
 	a := &scripted{outcomes: []agent.Outcome{{FinalMessage: "x"}}}
 	res, err = Resume(context.Background(), cfg.Dir, func(c *config.Config) { c.MaxIterations = 5 }, Deps{Agent: a})
 	is.NoErr(err)
-	is.Equal(res.StopReason, StopTimeout)
+	is.Equal(res.StopReason, runlog.StopTimeout)
 	is.Equal(a.runs, 0) // no agent started
 }
 
@@ -236,7 +240,7 @@ func TestPreviousErrorInNextPrompt(t *testing.T) {
 		return done
 	}}
 	res, _, _ := run(t, cfg, a)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.True(strings.Contains(a.reqs[1].Prompt, "## Execution Error"))
 	is.True(strings.Contains(a.reqs[1].Prompt, "boom-4242: the model went away"))
 	is.True(!strings.Contains(a.reqs[0].Prompt, "boom-4242"))
@@ -251,7 +255,7 @@ func TestNoBackoffWhenTheLoopStopsAnyway(t *testing.T) {
 	cfg.MaxIterations = 3
 	start := time.Now()
 	res, log, clock := run(t, cfg, &scripted{outcomes: []agent.Outcome{failing(agent.ErrTransient)}})
-	is.Equal(res.StopReason, StopMaxIterations)
+	is.Equal(res.StopReason, runlog.StopMaxIterations)
 	is.Equal(waits(log), []string{"1s 1/5", "2s 2/5"}) // none after iteration 3
 	is.True(clock.Now().Sub(start) < 4*time.Second)
 
@@ -261,7 +265,7 @@ func TestNoBackoffWhenTheLoopStopsAnyway(t *testing.T) {
 	expensive := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrTransient, Err: "boom", Cost: 1, CostKnown: true}
 	start = time.Now()
 	res, log, clock = run(t, cfg, &scripted{outcomes: []agent.Outcome{expensive}})
-	is.Equal(res.StopReason, StopBudget)
+	is.Equal(res.StopReason, runlog.StopBudget)
 	is.Equal(waits(log), []string(nil))
 	is.True(clock.Now().Sub(start) < time.Second)
 
@@ -269,7 +273,7 @@ func TestNoBackoffWhenTheLoopStopsAnyway(t *testing.T) {
 	cfg.MaxTime = 5 * time.Second
 	start = time.Now()
 	res, log, clock = run(t, cfg, &scripted{outcomes: []agent.Outcome{failing(agent.ErrTransient)}})
-	is.Equal(res.StopReason, StopTimeout)
+	is.Equal(res.StopReason, runlog.StopTimeout)
 	is.Equal(waits(log), []string{"1s 1/5", "2s 2/5"}) // then 4 s would reach the deadline
 	is.True(clock.Now().Sub(start) < 4*time.Second)    // stopped at once, not at the deadline
 	is.True(strings.Contains(res.StopDetail, "would be reached during the 4s wait"))
@@ -284,7 +288,7 @@ func TestUsageLimitPastMaxTimeRefusedAtOnce(t *testing.T) {
 	start := time.Now()
 	limited := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "limit", ResetAt: start.Add(5 * time.Hour)}
 	res, _, clock := run(t, cfg, &scripted{outcomes: []agent.Outcome{limited}})
-	is.Equal(res.StopReason, StopTimeout)
+	is.Equal(res.StopReason, runlog.StopTimeout)
 	is.True(strings.Contains(res.StopDetail, "lifts after the max-time deadline"))
 	is.True(clock.Now().Sub(start) < time.Second) // no waiting
 	is.Equal(res.TotalIterations, 0)
@@ -299,12 +303,12 @@ func TestUsageLimitWaitsCountedAndCapped(t *testing.T) {
 	limited := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "429 too many requests"}
 	res, log, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{limited}})
 	// 1 + 2 + 4 minutes waited; 8 more would pass 10.
-	is.Equal(res.StopReason, StopUsageLimit)
+	is.Equal(res.StopReason, runlog.StopUsageLimit)
 	is.Equal(res.UsageLimitWaits, 3)
 	is.Equal(res.UsageLimitWaited, (7 * time.Minute).Seconds())
 	is.True(strings.Contains(res.StopDetail, "max_usage_wait (10m; 7m waited so far)"))
 	is.True(strings.Contains(log, "usage-limit wait 3 of the run, 3m waited before"))
-	st, err := ReadState(cfg.Dir)
+	st, err := runlog.ReadState(cfg.Dir)
 	is.NoErr(err)
 	is.Equal(st.UsageLimitWaits, 3)
 	is.Equal(res.TotalIterations, 0) // a refusal before any work is no iteration
@@ -318,7 +322,7 @@ func TestUsageLimitAfterWorkIsRecorded(t *testing.T) {
 	worked := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "You've hit your limit", Steps: 7, Cost: 0.8, CostKnown: true,
 		ResetAt: time.Now().Add(time.Minute)}
 	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{worked, done}})
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.TotalIterations, 2)
 	is.Equal(*res.Iterations[0].Cost, 0.8)
 	is.Equal(res.KnownCost, 0.8)
@@ -335,7 +339,7 @@ func TestIdleFromIterationOneAndFailuresAreNotIdle(t *testing.T) {
 	cfg.IdleThreshold = 2
 	gitInit(t, cfg.Dir)
 	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{{FinalMessage: "nothing"}}})
-	is.Equal(res.StopReason, StopIdle)
+	is.Equal(res.StopReason, runlog.StopIdle)
 	is.Equal(res.TotalIterations, 2)
 
 	cfg = testConfig(t)
@@ -345,7 +349,7 @@ func TestIdleFromIterationOneAndFailuresAreNotIdle(t *testing.T) {
 	gitInit(t, cfg.Dir)
 	outage := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrTransient, Err: "claude: API Error: 500 Internal server error"}
 	res, _, _ = run(t, cfg, &scripted{outcomes: []agent.Outcome{outage}})
-	is.Equal(res.StopReason, StopCircuitBreaker)
+	is.Equal(res.StopReason, runlog.StopCircuitBreaker)
 	is.Equal(res.TotalIterations, 3)
 	is.True(strings.Contains(res.StopDetail, "API Error: 500 Internal server error"))
 }
@@ -372,40 +376,40 @@ func TestInterruptedIterationIsRecorded(t *testing.T) {
 	}}
 	res, err := Run(ctx, cfg, Deps{Agent: a})
 	is.NoErr(err)
-	is.Equal(res.StopReason, StopCancelled)
+	is.Equal(res.StopReason, runlog.StopCancelled)
 	is.Equal(res.TotalIterations, 1)
 	it := res.Iterations[0]
-	is.Equal(it.Interrupted, InterruptSignal)
+	is.Equal(it.Interrupted, runlog.InterruptSignal)
 	is.Equal(*it.Cost, 0.5) // streamed before the stop
 	is.Equal(it.AgentDuration, 1.5)
 	is.True(!it.ChecksRun)
 	is.True(strings.Contains(it.DiffStat, "half.txt"))
 	is.Equal(*res.TotalCost, 0.5)
-	progress, _ := os.ReadFile(filepath.Join(cfg.Dir, StateDir, ProgressFile))
+	progress, _ := os.ReadFile(filepath.Join(cfg.Dir, runlog.StateDir, runlog.ProgressFile))
 	is.True(strings.Contains(string(progress), "## Iteration 1 — FAIL"))
 	is.True(strings.Contains(string(progress), "- Interrupted: the run was stopped"))
 	is.True(strings.Contains(string(progress), "- Checks: not run"))
-	evs := readLines(t, filepath.Join(cfg.Dir, StateDir, EventsFile))
+	evs := readLines(t, filepath.Join(cfg.Dir, runlog.StateDir, runlog.EventsFile))
 	var finished map[string]any
 	for _, ev := range evs {
-		if ev["type"] == EventIterationFinished {
+		if ev["type"] == runlog.EventIterationFinished {
 			finished = ev
 		}
 	}
 	is.Equal(finished["interrupted"], "signal")
 	is.Equal(finished["cost"], 0.5)
-	_, err = os.Stat(filepath.Join(cfg.Dir, StateDir, InflightFile))
+	_, err = os.Stat(filepath.Join(cfg.Dir, runlog.StateDir, runlog.InflightFile))
 	is.True(os.IsNotExist(err)) // recorded: nothing in flight
 
 	res, err = Resume(context.Background(), cfg.Dir, nil, Deps{Agent: a})
 	is.NoErr(err)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.TotalIterations, 2)
 	is.Equal(res.Iterations[1].Iteration, 2)
 	is.True(strings.Contains(a.reqs[1].Prompt, "Iteration 1 was interrupted (the run was stopped) before its checks ran"))
 	is.Equal(res.KnownCost, 0.5) // iteration 2 reported no cost: unknown, not 0
 	is.Equal(res.TotalCost, (*float64)(nil))
-	recs, err := readRecords(filepath.Join(cfg.Dir, StateDir, RecordsFile))
+	recs, err := runlog.ReadRecords(filepath.Join(cfg.Dir, runlog.StateDir, runlog.RecordsFile))
 	is.NoErr(err)
 	is.Equal(len(recs), 2) // recorded once
 }
@@ -422,9 +426,9 @@ func TestMaxTimeDuringChecksRecordsTheIteration(t *testing.T) {
 	res, err := Run(context.Background(), cfg, Deps{Agent: a})
 	is.NoErr(err)
 	is.True(time.Since(started) < 20*time.Second)
-	is.Equal(res.StopReason, StopTimeout)
+	is.Equal(res.StopReason, runlog.StopTimeout)
 	is.Equal(res.TotalIterations, 1)
-	is.Equal(res.Iterations[0].Interrupted, InterruptMaxTime)
+	is.Equal(res.Iterations[0].Interrupted, runlog.InterruptMaxTime)
 	is.Equal(len(res.Iterations[0].CheckResults), 0)
 	is.True(!res.Success)
 }
@@ -440,10 +444,10 @@ func TestResumeRecordsTheKilledIteration(t *testing.T) {
 	cfg.MaxIterations = 1
 	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{costly(1, "one")}})
 	is.Equal(res.TotalIterations, 1)
-	state := filepath.Join(cfg.Dir, StateDir)
+	state := filepath.Join(cfg.Dir, runlog.StateDir)
 	// What a SIGKILL during iteration 2 leaves.
 	began := time.Now().Add(-time.Minute)
-	is.NoErr(writeJSONQuick(filepath.Join(state, InflightFile), inflight{Iteration: 2, StartedAt: stampNano(began),
+	is.NoErr(runlog.WriteJSONQuick(filepath.Join(state, runlog.InflightFile), runlog.Inflight{Iteration: 2, StartedAt: stampNano(began),
 		UpdatedAt: stampNano(began.Add(20 * time.Second)), Cost: ptr(0.4)}))
 
 	a := &scripted{outcomes: []agent.Outcome{costly(0.25, "three")}}
@@ -452,7 +456,7 @@ func TestResumeRecordsTheKilledIteration(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(res.TotalIterations, 3)
 	killed := res.Iterations[1]
-	is.Equal(killed.Interrupted, InterruptKilled)
+	is.Equal(killed.Interrupted, runlog.InterruptKilled)
 	is.Equal(*killed.Cost, 0.4)
 	is.Equal(killed.AgentDuration, 20.0)
 	is.Equal(*res.TotalCost, 1.65) // 1 + 0.40 + 0.25: nothing undercounted
@@ -460,61 +464,23 @@ func TestResumeRecordsTheKilledIteration(t *testing.T) {
 	is.Equal(a.runs, 1) // iteration 3 only
 
 	// A command agent's result file wins over the last streamed figure.
-	is.NoErr(writeJSONQuick(filepath.Join(state, InflightFile), inflight{Iteration: 4, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}))
-	is.NoErr(os.WriteFile(filepath.Join(state, AgentResultFile), []byte(`{"cost_usd": 0.6}`), 0o600))
+	is.NoErr(runlog.WriteJSONQuick(filepath.Join(state, runlog.InflightFile), runlog.Inflight{Iteration: 4, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}))
+	is.NoErr(os.WriteFile(filepath.Join(state, runlog.AgentResultFile), []byte(`{"cost_usd": 0.6}`), 0o600))
 	res, err = Resume(context.Background(), cfg.Dir, func(c *config.Config) { c.MaxIterations = 4 }, Deps{Agent: a})
 	is.NoErr(err)
 	is.Equal(res.TotalIterations, 4)
 	is.Equal(*res.Iterations[3].Cost, 0.6)
-	is.Equal(res.StopReason, StopMaxIterations)
-	recs, err := readRecords(filepath.Join(state, RecordsFile))
+	is.Equal(res.StopReason, runlog.StopMaxIterations)
+	recs, err := runlog.ReadRecords(filepath.Join(state, runlog.RecordsFile))
 	is.NoErr(err)
 	is.Equal(len(recs), 4)
 
 	// Nothing in flight, or the in-flight iteration already recorded (a
 	// kill between the record and the removal): nothing more is recorded.
-	is.NoErr(writeJSONQuick(filepath.Join(state, InflightFile), inflight{Iteration: 4, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}))
+	is.NoErr(runlog.WriteJSONQuick(filepath.Join(state, runlog.InflightFile), runlog.Inflight{Iteration: 4, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}))
 	res, err = Resume(context.Background(), cfg.Dir, nil, Deps{Agent: a})
 	is.NoErr(err)
 	is.Equal(res.TotalIterations, 4)
-}
-
-// iterations.jsonl read back for a resume: a repeated record is skipped
-// and what follows it kept; a torn last line is cut; a record out of order
-// is moved aside, not lost.
-func TestReadRecordsRepeatedTornAndOutOfOrder(t *testing.T) {
-	is := is.New(t)
-	path := filepath.Join(t.TempDir(), RecordsFile)
-	for _, n := range []int{1, 2, 2, 3} {
-		is.NoErr(appendRecord(path, record{Iteration: Iteration{Iteration: n}}))
-	}
-	before, _ := os.ReadFile(path)
-	recs, err := readRecords(path)
-	is.NoErr(err)
-	is.Equal(len(recs), 3)
-	is.Equal(recs[2].Iteration.Iteration, 3)
-	after, _ := os.ReadFile(path)
-	is.Equal(after, before) // nothing deleted
-
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	is.NoErr(err)
-	_, _ = f.WriteString(`{"iteration":4,"steps_ta`) // killed mid-append
-	f.Close()
-	recs, err = readRecords(path)
-	is.NoErr(err)
-	is.Equal(len(recs), 3)
-	is.NoErr(appendRecord(path, record{Iteration: Iteration{Iteration: 4}}))
-	recs, err = readRecords(path)
-	is.NoErr(err)
-	is.Equal(len(recs), 4) // the torn line was cut, not glued to the next
-
-	is.NoErr(appendRecord(path, record{Iteration: Iteration{Iteration: 7}}))
-	recs, err = readRecords(path)
-	is.NoErr(err)
-	is.Equal(len(recs), 4)
-	cut, err := os.ReadFile(path + ".cut")
-	is.NoErr(err)
-	is.True(bytes.Contains(cut, []byte(`"iteration":7`))) // moved aside
 }
 
 // A worktree-style run commits each iteration before recording it: the
@@ -530,8 +496,8 @@ func TestCommitHashInTheRecord(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(dir, []string{"one.txt", "two.txt"}[min(run, 1)]), []byte("x"), 0o644)
 	}}
 	res, _, _ := run(t, cfg, a)
-	is.Equal(res.StopReason, StopSuccess)
-	recs := readLines(t, filepath.Join(cfg.Dir, StateDir, RecordsFile))
+	is.Equal(res.StopReason, runlog.StopSuccess)
+	recs := readLines(t, filepath.Join(cfg.Dir, runlog.StateDir, runlog.RecordsFile))
 	is.Equal(len(recs), 2)
 	for i, rec := range recs {
 		c, _ := rec["commit"].(string)
@@ -541,6 +507,22 @@ func TestCommitHashInTheRecord(t *testing.T) {
 	out, err := exec.Command("git", "-C", cfg.Dir, "log", "-1", "--format=%H").Output()
 	is.NoErr(err)
 	is.Equal(strings.TrimSpace(string(out)), res.Iterations[1].Commit)
+
+	// Written once, complete: each record is the iteration the result and
+	// result.json end with, completion signal included; nothing was set on
+	// it after it was written.
+	written, err := runlog.ReadRecords(filepath.Join(cfg.Dir, runlog.StateDir, runlog.RecordsFile))
+	is.NoErr(err)
+	saved, err := runlog.ReadResult(cfg.Dir)
+	is.NoErr(err)
+	is.Equal(res.Iterations[1].CompletionSignal, "tag")
+	for i, rec := range written {
+		want, _ := json.Marshal(rec.Iteration)
+		got, _ := json.Marshal(res.Iterations[i])
+		is.Equal(string(got), string(want))
+		got, _ = json.Marshal(saved.Iterations[i])
+		is.Equal(string(got), string(want))
+	}
 }
 
 // No check, no success by checks: a run without checks (opted in) ends on
@@ -552,13 +534,13 @@ func TestNoChecksStopReason(t *testing.T) {
 	cfg.Checks, cfg.NoChecks = nil, true
 	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{done}})
 	is.True(res.Success)
-	is.Equal(res.StopReason, StopNoChecks)
+	is.Equal(res.StopReason, runlog.StopNoChecks)
 	is.True(res.NoChecks)
 	is.True(!res.Iterations[0].AllChecksPassed)
 	is.True(!res.Iterations[0].ChecksRun)
-	st, err := ReadState(cfg.Dir)
+	st, err := runlog.ReadState(cfg.Dir)
 	is.NoErr(err)
-	is.Equal(st.Status, StatusSucceeded)
+	is.Equal(st.Status, runlog.StatusSucceeded)
 }
 
 // A secret in the configuration (a token written in a check command) is
@@ -576,7 +558,7 @@ func TestSecretInCheckCommand(t *testing.T) {
 	is.NoErr(err)
 	is.True(res.Iterations[0].CheckResults[0].Passed) // it ran with the real value
 	is.Equal(res.Iterations[0].CheckResults[0].Name, "test *** = ***")
-	filepath.WalkDir(filepath.Join(cfg.Dir, StateDir), func(path string, d os.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(cfg.Dir, runlog.StateDir), func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			data, _ := os.ReadFile(path)
 			if bytes.Contains(data, []byte(secret)) {
@@ -585,11 +567,11 @@ func TestSecretInCheckCommand(t *testing.T) {
 		}
 		return nil
 	})
-	st, err := ReadState(cfg.Dir)
+	st, err := runlog.ReadState(cfg.Dir)
 	is.NoErr(err)
 	is.Equal(st.Redacted, []string{"checks"})
 	_, err = Resume(context.Background(), cfg.Dir, nil, Deps{Agent: a, Redact: redact})
-	var ue *UsageError
+	var ue *usererr.Error
 	is.True(errorsAs(err, &ue))
 	is.True(strings.Contains(ue.Msg, "checks held a secret"))
 	res, err = Resume(context.Background(), cfg.Dir, func(c *config.Config) { c.Checks = cfg.Checks; c.MaxIterations = 2 }, Deps{Agent: a, Redact: redact})
@@ -611,11 +593,11 @@ func TestNewRunOverAnInterruptedOne(t *testing.T) {
 	}}
 	res, err := Run(ctx, cfg, Deps{Agent: stop})
 	is.NoErr(err)
-	is.Equal(res.StopReason, StopCancelled)
-	is.NoErr(os.WriteFile(filepath.Join(cfg.Dir, StateDir, DoneFile), nil, 0o600))
+	is.Equal(res.StopReason, runlog.StopCancelled)
+	is.NoErr(os.WriteFile(filepath.Join(cfg.Dir, runlog.StateDir, runlog.DoneFile), nil, 0o600))
 
 	_, err = Run(context.Background(), cfg, Deps{Agent: &scripted{outcomes: []agent.Outcome{done}}})
-	var ue *UsageError
+	var ue *usererr.Error
 	is.True(errorsAs(err, &ue))
 	is.True(strings.Contains(ue.Msg, "was interrupted"))
 	is.True(strings.Contains(ue.Hint, "--resume"))
@@ -626,7 +608,7 @@ func TestNewRunOverAnInterruptedOne(t *testing.T) {
 	a := &scripted{outcomes: []agent.Outcome{done}}
 	res, err = Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
 	is.NoErr(err)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(a.runs, 1) // the stale DONE did not end it before an agent ran
 	is.True(strings.Contains(log.String(), "found .architect/DONE from an earlier run: moved it to .architect/runs/"))
 }

@@ -6,15 +6,19 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/architect-dev/architect/runlog"
 )
 
-// commitIteration records an iteration: its commit first (worktree runs
-// and build mode), so that the record is written once and complete; then
-// the record (from then on the iteration counts as done); then everything
-// derived from it. An interrupted iteration is not committed: its changes
-// stay in the tree for the next one. git runs under gitCtx (the run's
-// deadline).
-func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
+// recordIteration is the record step: the iteration's commit first
+// (worktree runs and build mode), so that the record is written once and
+// complete; then the record (from then on the iteration counts as done);
+// then everything derived from it. An interrupted iteration is not
+// committed: its changes stay in the tree for the next one. git runs under
+// gitCtx (the run's deadline).
+func (r *runner) recordIteration(gitCtx context.Context, x *iteration) bool {
+	rec := &x.rec
 	if rec.Interrupted == "" && r.commits() {
 		// A worktree run commits every iteration on its branch; a build-mode
 		// run commits each iteration on the current branch (seed 000: build
@@ -38,7 +42,7 @@ func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
 			rec.Commit = hash
 		}
 		if err == nil {
-			r.commitDiff(gitCtx, &rec, from)
+			r.commitDiff(gitCtx, rec, from)
 		}
 	}
 	r.notes.mu.Lock()
@@ -49,27 +53,29 @@ func (r *runner) commitIteration(gitCtx context.Context, rec record) bool {
 	if len(rec.NoteIDs) == 0 {
 		rec.Notes = nil // the notes were not this iteration's to deliver
 	}
-	if err := appendRecord(r.ws.state(RecordsFile), rec); err != nil {
-		r.stop(StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
+	if err := r.recs.Append(rec.Record); err != nil {
+		r.stop(runlog.StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
 		return false
 	}
-	r.notesRecorded(rec) // delivered: out of the queue
-	r.inflightDone()
-	r.records = append(r.records, rec)
-	r.res.add(rec.Iteration)
+	// On its way to the disk: what a resume would rebuild it from goes once
+	// it is there (synced).
+	r.unsynced = rec.Record
+	r.notesRecorded(*rec) // delivered: never taken again
+	r.records = append(r.records, *rec)
+	r.res.Add(rec.Iteration)
 	if rec.ChecksRun {
-		r.prevPrev, r.prev = r.prev, rec.CheckResults
+		r.last.prevPrev, r.last.prev = r.last.prev, rec.CheckResults
 	}
-	r.execErr = ""
+	r.last.execErr = ""
 	if rec.Error != nil && rec.Interrupted == "" {
-		r.execErr = *rec.Error
+		r.last.execErr = *rec.Error
 	}
-	r.interruptNote = interruptNote(rec.Iteration)
-	if err := r.writeProgress(); err != nil {
+	r.last.interruptNote = interruptNote(rec.Iteration)
+	if err := r.progressAdd(*rec); err != nil {
 		r.warn("could not update the progress file: " + err.Error())
 	}
 	r.recount()
-	r.save("recorded")
+	r.save(runlog.PhaseRecorded)
 	r.ev.emit(iterationFinished(rec.Iteration))
 	return true
 }
@@ -84,16 +90,16 @@ func (r *runner) branchName() string {
 
 // interruptNote tells the next agent that the previous iteration was
 // stopped before its checks ran.
-func interruptNote(it Iteration) string {
+func interruptNote(it runlog.Iteration) string {
 	if it.Interrupted == "" {
 		return ""
 	}
 	why := map[string]string{
-		InterruptMaxTime: "the run's time limit was reached",
-		InterruptSignal:  "the run was stopped",
-		InterruptMaxCost: "the budget was reached",
-		InterruptKilled:  "architect was killed",
-		InterruptNote:    "the person running the loop asked for a new iteration with their note",
+		runlog.InterruptMaxTime: "the run's time limit was reached",
+		runlog.InterruptSignal:  "the run was stopped",
+		runlog.InterruptMaxCost: "the budget was reached",
+		runlog.InterruptKilled:  "architect was killed",
+		runlog.InterruptNote:    "the person running the loop asked for a new iteration with their note",
 	}[it.Interrupted]
 	return fmt.Sprintf("Iteration %d was interrupted (%s) before its checks ran: whatever it changed is in the workspace, unchecked.", it.Iteration, why)
 }
@@ -105,10 +111,68 @@ func (r *runner) writeProgress() error {
 	for _, rec := range r.records {
 		b.WriteString(progressEntry(rec.Iteration))
 	}
-	path := r.ws.state(ProgressFile)
+	path := r.ws.state(runlog.ProgressFile)
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	r.progressSize = int64(b.Len())
+	return nil
+}
+
+// progressAdd brings the progress file up to date with the last record:
+// its entry is appended when the file is as the loop left it (the same
+// size), and the whole file is written again from the records otherwise
+// (someone changed it, or an append was cut short), so that it stays what
+// the records say.
+func (r *runner) progressAdd(rec record) error {
+	path := r.ws.state(runlog.ProgressFile)
+	if fi, err := os.Stat(path); err != nil || fi.Size() != r.progressSize {
+		return r.writeProgress()
+	}
+	entry, size := progressEntry(rec.Iteration), r.progressSize
+	r.progressSize = -1 // unknown until the append is whole
+	if err := appendFile(path, entry); err != nil {
+		return err
+	}
+	r.progressSize = size + int64(len(entry))
+	return nil
+}
+
+func stamp(t time.Time) string { return runlog.Stamp(t) }
+
+// record is an iteration as the loop keeps it: its record on disk, and
+// what this session knows of it besides.
+type record struct {
+	runlog.Record
+	patternFound bool // the done pattern matched the final message (this session only)
+}
+
+// synced waits for the last record to reach the disk (its fsync runs in
+// the background while the loop goes on: see runlog.RecordLog), then
+// removes what a resume would have rebuilt it from: the inflight file and
+// the notes it delivered. It runs before the next agent starts (which
+// writes the inflight file again) and before the run ends. A record that
+// could not reach the disk stops the run (stop_reason error), whatever
+// else it had decided.
+func (r *runner) synced() bool {
+	err := r.recs.Synced()
+	rec := r.unsynced
+	r.unsynced = runlog.Record{}
+	if rec.Iteration.Iteration == 0 {
+		return err == nil
+	}
+	if err != nil {
+		r.res.StopReason = runlog.StopError
+		r.res.StopDetail = r.deps.Redact("could not record iteration " + strconv.Itoa(rec.Iteration.Iteration) + ": " + err.Error())
+		return false
+	}
+	for _, id := range rec.NoteIDs {
+		_ = os.Remove(r.ws.state(runlog.NotesDir, id+".json"))
+	}
+	r.inflightDone()
+	return true
 }

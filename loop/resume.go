@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // Resume continues the run whose state is in workspace: a stopped, crashed
@@ -16,22 +18,26 @@ import (
 // override, for the flags the user gave), iteration count, cost and
 // progress file. An iteration that a killed run was in the middle of is
 // recorded first, as interrupted, with what its agent had spent.
-func Resume(ctx context.Context, workspace string, override func(*config.Config), deps Deps) (*Result, error) {
-	st, err := ReadState(workspace)
+func Resume(ctx context.Context, workspace string, override func(*config.Config), deps Deps) (*runlog.Result, error) {
+	st, err := runlog.ReadState(workspace)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, &UsageError{Msg: "no run to resume in " + workspace, Hint: "start one with `architect loop`, or pass the workspace with -C DIR"}
+		return nil, &usererr.Error{Msg: "no run to resume in " + workspace, Hint: "start one with `architect loop`, or pass the workspace with -C DIR"}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !st.Resumable() {
-		return nil, &UsageError{Msg: "the run in " + workspace + " already succeeded; there is nothing to resume", Hint: "start a new run with `architect loop`"}
+		return nil, &usererr.Error{Msg: "the run in " + workspace + " already succeeded; there is nothing to resume", Hint: "start a new run with `architect loop`"}
 	}
-	cfg := st.Config
+	var saved config.Config
+	if err := st.DecodeConfig(&saved); err != nil {
+		return nil, fmt.Errorf("%s is damaged: %v", runlog.Path(workspace, runlog.StateFile), err)
+	}
+	cfg := saved
 	if override != nil {
 		override(&cfg)
 	}
-	if err := needsAgain(st, cfg); err != nil {
+	if err := needsAgain(st.Redacted, saved, cfg); err != nil {
 		return nil, err
 	}
 	r := newRunner(cfg, deps)
@@ -42,7 +48,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	defer cancel()
 	gctx, gcancel := r.gitContext(ctx, runCtx) // a run out of time still opens, to say so
 	defer gcancel()
-	ws, err := reopenWorkspace(gctx, st)
+	ws, err := reopenWorkspace(gctx, st, saved.Mode)
 	if err != nil {
 		return nil, err
 	}
@@ -51,16 +57,20 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 		return nil, err
 	}
 	defer release()
-	if r.records, err = readRecords(ws.state(RecordsFile)); err != nil {
+	recs, err := runlog.ReadRecords(ws.state(runlog.RecordsFile))
+	if err != nil {
 		return nil, err
 	}
-	for _, f := range []string{WaitFile, ControlFile} {
-		if os.Remove(ws.state(f)) == nil && f == WaitFile {
-			r.logf("removed %s: the wait is over", ws.state(WaitFile))
+	for _, rec := range recs {
+		r.records = append(r.records, record{Record: rec})
+	}
+	for _, f := range []string{runlog.WaitFile, runlog.ControlFile} {
+		if os.Remove(ws.state(f)) == nil && f == runlog.WaitFile {
+			r.logf("removed %s: the wait is over", ws.state(runlog.WaitFile))
 		}
 	}
 	st.MaxIterations = cfg.MaxIterations
-	st.Config, st.Redacted = r.shown, r.masked
+	st.Config, st.Redacted = r.shownJSON(), r.masked
 	st.StopReason, st.StopDetail, st.WaitUntil, st.PausedFor = "", "", "", ""
 	r.st = st
 	r.resumed = true
@@ -80,13 +90,13 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 // needsAgain refuses to resume a run whose saved configuration lost a
 // secret in a value that runs (a check command, the agent command, a hook)
 // unless that value was given again.
-func needsAgain(st *State, cfg config.Config) error {
-	for _, key := range st.Redacted {
+func needsAgain(redacted []string, saved, cfg config.Config) error {
+	for _, key := range redacted {
 		if !slices.Contains(resumeNeeds, key) {
 			continue
 		}
-		saved, now := configValue(st.Config, key), configValue(cfg, key)
-		if saved == now {
+		was, now := configValue(saved, key), configValue(cfg, key)
+		if was == now {
 			flag := "--" + strings.ReplaceAll(key, "_", "-")
 			switch key {
 			case "checks":
@@ -94,7 +104,7 @@ func needsAgain(st *State, cfg config.Config) error {
 			case "fallback":
 				flag = "--fallback"
 			}
-			return &UsageError{
+			return &usererr.Error{
 				Msg:  fmt.Sprintf("the run's %s held a secret, which architect did not save (state.json has it masked)", key),
 				Hint: fmt.Sprintf("give it again: architect loop --resume %s '…' (every %s of the run)", flag, flag),
 			}
@@ -129,20 +139,20 @@ func (r *runner) restore() {
 	if n > 0 {
 		last := r.records[n-1]
 		if last.Error != nil && last.Interrupted == "" {
-			r.execErr = *last.Error
+			r.last.execErr = *last.Error
 		}
-		r.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
-		r.interruptNote = interruptNote(last.Iteration)
+		r.last.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
+		r.last.interruptNote = interruptNote(last.Iteration)
 	}
 	// The last two iterations whose checks ran give the failures to show.
-	for i := n - 1; i >= 0 && r.prevPrev == nil; i-- {
+	for i := n - 1; i >= 0 && r.last.prevPrev == nil; i-- {
 		if !r.records[i].ChecksRun && len(r.records[i].CheckResults) == 0 {
 			continue
 		}
-		if r.prev == nil {
-			r.prev = r.records[i].CheckResults
+		if r.last.prev == nil {
+			r.last.prev = r.records[i].CheckResults
 		} else {
-			r.prevPrev = r.records[i].CheckResults
+			r.last.prevPrev = r.records[i].CheckResults
 		}
 	}
 	// The progress file is derived from the records: rewrite it, in case

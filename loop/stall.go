@@ -9,8 +9,8 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
-	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // A loop goes round in circles when its iterations make no progress: each
@@ -28,22 +28,6 @@ import (
 // failure, an interrupted iteration and one whose checks passed are no
 // stall either: each ends the count.
 
-// Kinds of stall (Stall.Kind, stall events).
-const (
-	StallSameFailures = "same_failures" // the same checks failed with the same output
-	StallReverted     = "reverted"      // the changes went back to an earlier state
-)
-
-// Stall is one time the loop went round in circles, and what it did.
-type Stall struct {
-	Iteration  int    `json:"iteration"`  // the iteration that made it a stall
-	Kind       string `json:"kind"`       // same_failures or reverted
-	Iterations int    `json:"iterations"` // how many in a row
-	Agent      string `json:"agent"`      // the agent it happened on
-	Action     string `json:"action"`     // stop, fallback or pause
-	Detail     string `json:"detail"`
-}
-
 // circling says whether records[i] made no progress, and how: the same
 // failures as records[i-1], or a tree an earlier iteration (before the
 // one just before) or the run's start left. "" means it made progress (or
@@ -59,11 +43,11 @@ func circling(records []record, i int, initialTree string) string {
 			seen = records[j].Tree == rec.Tree
 		}
 		if seen {
-			return StallReverted
+			return runlog.StallReverted
 		}
 	}
 	if i > 0 && records[i-1].ChecksRun && sameFailures(records[i-1].CheckResults, rec.CheckResults) {
-		return StallSameFailures
+		return runlog.StallSameFailures
 	}
 	return ""
 }
@@ -72,21 +56,21 @@ func circling(records []record, i int, initialTree string) string {
 // after iteration since, that made no progress; kind is reverted when one
 // of them went back to an earlier state, else same_failures.
 func stallRun(records []record, since int, initialTree string) (n int, kind string) {
-	kind = StallSameFailures
+	kind = runlog.StallSameFailures
 	for i := len(records) - 1; i >= 0 && records[i].Iteration.Iteration > since; i-- {
 		k := circling(records, i, initialTree)
 		if k == "" {
 			break
 		}
-		if k == StallReverted {
-			kind = StallReverted
+		if k == runlog.StallReverted {
+			kind = runlog.StallReverted
 		}
 		n++
 	}
 	return n, kind
 }
 
-func failingCount(rs []checks.Result) int {
+func failingCount(rs []runlog.CheckResult) int {
 	n := 0
 	for _, c := range rs {
 		if !c.Passed {
@@ -99,7 +83,7 @@ func failingCount(rs []checks.Result) int {
 // sameFailures reports whether two iterations' checks failed alike: the
 // same checks failed, with the same status and the same output, line by
 // line, once timings and addresses are masked.
-func sameFailures(a, b []checks.Result) bool {
+func sameFailures(a, b []runlog.CheckResult) bool {
 	fa, fb := failedByName(a), failedByName(b)
 	if len(fa) != len(fb) {
 		return false
@@ -113,8 +97,8 @@ func sameFailures(a, b []checks.Result) bool {
 	return true
 }
 
-func failedByName(rs []checks.Result) map[string]checks.Result {
-	m := map[string]checks.Result{}
+func failedByName(rs []runlog.CheckResult) map[string]runlog.CheckResult {
+	m := map[string]runlog.CheckResult{}
 	for _, c := range rs {
 		if !c.Passed {
 			m[c.Name] = c
@@ -165,7 +149,7 @@ func (r *runner) checkStall(ctx context.Context) bool {
 	}
 	i := len(r.records)
 	what := fmt.Sprintf("%d iteration%s in a row left the same checks failing with the same output", n, plural(n))
-	if kind == StallReverted {
+	if kind == runlog.StallReverted {
 		what = fmt.Sprintf("%d iteration%s in a row made no progress, going back to changes an earlier iteration had left (the agent undid its own work)", n, plural(n))
 	}
 	action := r.cfg.OnStall
@@ -176,26 +160,26 @@ func (r *runner) checkStall(ctx context.Context) bool {
 		action = config.StallStop
 		what += ", and no agent is left to fall back on"
 	}
-	st := Stall{Iteration: i, Kind: kind, Iterations: n, Agent: r.agent().Agent, Action: action, Detail: what}
+	st := runlog.Stall{Iteration: i, Kind: kind, Iterations: n, Agent: r.agent().Agent, Action: action, Detail: what}
 	r.st.Stalls = append(r.st.Stalls, st)
 	r.st.StallSince = i // the count starts again after a reaction
 	r.logEvent("STALL", "iteration %d: %s (%s)", i, what, action)
-	r.ev.emit(Event{Type: EventStall, Iteration: i, StallKind: kind, Count: n, Action: action, Detail: what})
+	r.ev.emit(runlog.Event{Type: runlog.EventStall, Iteration: i, StallKind: kind, Count: n, Action: action, Detail: what})
 	switch action {
 	case config.StallFallback:
 		r.logf("stalled on %s: %s; falling back", r.agent().Agent, what)
-		r.setAside(time.Time{}, false, SwitchStall, true)
+		r.setAside(time.Time{}, false, runlog.SwitchStall, true)
 		return false
 	case config.StallPause:
 		r.st.PausedFor = "stall: " + what
 		r.logf("stalled: %s. Paused: tell the agent what to do with `architect say \"…\"` (the loop goes on with your note), or `architect resume` / `architect cancel`", what)
-		if err := WriteControl(r.ws.dir, "pause"); err != nil {
-			r.stop(StopStalled, what+" (and the loop could not pause: "+err.Error()+")")
+		if err := runlog.WriteControl(r.ws.dir, "pause"); err != nil {
+			r.stop(runlog.StopStalled, what+" (and the loop could not pause: "+err.Error()+")")
 			return true
 		}
 		return false
 	}
-	r.stop(StopStalled, what)
+	r.stop(runlog.StopStalled, what)
 	return true
 }
 

@@ -13,8 +13,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/architect-dev/architect/agent"
-	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // sameTestFails is a check that fails the same way every time, but for the
@@ -46,16 +46,16 @@ func TestStallOnTheSameFailures(t *testing.T) {
 	is := is.New(t)
 	cfg := stallConfig(t, 3)
 	res, _, events, _ := runFallback(t, cfg, writes("claude", agent.Outcome{FinalMessage: "fixed it, I think"}))
-	is.Equal(res.StopReason, StopStalled)
+	is.Equal(res.StopReason, runlog.StopStalled)
 	is.Equal(res.TotalIterations, 4) // iterations 2, 3 and 4 repeated iteration 1's failure
 	is.Equal(len(res.Stalls), 1)
-	is.Equal(res.Stalls[0], Stall{Iteration: 4, Kind: StallSameFailures, Iterations: 3, Agent: "claude", Action: "stop",
+	is.Equal(res.Stalls[0], runlog.Stall{Iteration: 4, Kind: runlog.StallSameFailures, Iterations: 3, Agent: "claude", Action: "stop",
 		Detail: "3 iterations in a row left the same checks failing with the same output"})
-	st := eventsOf(events, EventStall)
+	st := eventsOf(events, runlog.EventStall)
 	is.Equal(len(st), 1)
-	is.Equal(st[0].StallKind, StallSameFailures)
+	is.Equal(st[0].StallKind, runlog.StallSameFailures)
 	is.Equal(st[0].Count, 3)
-	data, err := os.ReadFile(filepath.Join(cfg.Dir, StateDir, IterationsLog))
+	data, err := os.ReadFile(filepath.Join(cfg.Dir, runlog.StateDir, runlog.IterationsLog))
 	is.NoErr(err)
 	is.True(strings.Contains(string(data), "[STALL] iteration 4"))
 
@@ -63,7 +63,7 @@ func TestStallOnTheSameFailures(t *testing.T) {
 	cfg = stallConfig(t, 0)
 	cfg.MaxIterations = 6
 	res, _, _, _ = runFallback(t, cfg, writes("claude", agent.Outcome{FinalMessage: "fixed it, I think"}))
-	is.Equal(res.StopReason, StopMaxIterations)
+	is.Equal(res.StopReason, runlog.StopMaxIterations)
 }
 
 // No false alarm: an agent that changes different lines every time while
@@ -79,9 +79,9 @@ func TestNoStallWhenTheFailureChanges(t *testing.T) {
 		f.Close()
 	}}
 	res, _, events, _ := runFallback(t, cfg, agentRun)
-	is.Equal(res.StopReason, StopMaxIterations)
+	is.Equal(res.StopReason, runlog.StopMaxIterations)
 	is.Equal(len(res.Stalls), 0)
-	is.Equal(len(eventsOf(events, EventStall)), 0)
+	is.Equal(len(eventsOf(events, runlog.EventStall)), 0)
 }
 
 // An agent that undoes its own change of two iterations back (the
@@ -100,9 +100,9 @@ func TestStallOnRevert(t *testing.T) {
 		}
 	}}
 	res, _, _, _ := runFallback(t, cfg, flip)
-	is.Equal(res.StopReason, StopStalled)
+	is.Equal(res.StopReason, runlog.StopStalled)
 	is.Equal(res.TotalIterations, 3) // 2 back to the start, 3 back to iteration 1's change
-	is.Equal(res.Stalls[0].Kind, StallReverted)
+	is.Equal(res.Stalls[0].Kind, runlog.StallReverted)
 	is.True(strings.Contains(res.StopDetail, "undid its own work"))
 }
 
@@ -118,11 +118,11 @@ func TestStallFallsBack(t *testing.T) {
 	}}
 	cfg.Checks = []string{`test -f fixed || { echo "--- FAIL: TestAdd (0.01s)"; exit 1; }`}
 	res, _, _, _ := runFallback(t, cfg, writes("claude", agent.Outcome{FinalMessage: "hm"}), codex)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.Stalls[0].Action, "fallback")
-	is.Equal(res.Switches[0].Reason, SwitchStall)
+	is.Equal(res.Switches[0].Reason, runlog.SwitchStall)
 	is.Equal(res.Iterations[len(res.Iterations)-1].Agent, "codex")
-	st, err := ReadState(cfg.Dir)
+	st, err := runlog.ReadState(cfg.Dir)
 	is.NoErr(err)
 	is.True(st.Agents[0].Retired) // claude is not used again in this run
 
@@ -131,7 +131,7 @@ func TestStallFallsBack(t *testing.T) {
 	cfg.Fallback = []string{"codex"}
 	cfg.OnStall = config.StallFallback
 	res, _, _, _ = runFallback(t, cfg, writes("claude", agent.Outcome{FinalMessage: "hm"}), writes("codex", agent.Outcome{FinalMessage: "hm"}))
-	is.Equal(res.StopReason, StopStalled)
+	is.Equal(res.StopReason, runlog.StopStalled)
 	is.Equal(len(res.Stalls), 2)
 	is.True(strings.Contains(res.StopDetail, "no agent is left to fall back on"))
 }
@@ -146,8 +146,8 @@ func TestStallPausesUntilANote(t *testing.T) {
 	clock := &fakeClock{now: time.Now()}
 	var once sync.Once
 	sleep := func(ctx context.Context, d time.Duration) error {
-		if st, err := ReadState(cfg.Dir); err == nil && st.Status == StatusPaused {
-			once.Do(func() { _, _ = AddNote(cfg.Dir, "the bug is in calc.go: Add multiplies", false) })
+		if st, err := runlog.ReadState(cfg.Dir); err == nil && st.Status == runlog.StatusPaused {
+			once.Do(func() { _, _ = runlog.AddNote(cfg.Dir, "the bug is in calc.go: Add multiplies", false) })
 		}
 		return clock.Sleep(ctx, d)
 	}
@@ -158,18 +158,18 @@ func TestStallPausesUntilANote(t *testing.T) {
 		}
 	}}
 	a.outcomes = []agent.Outcome{{FinalMessage: "hm"}, {FinalMessage: "hm"}, {FinalMessage: "hm"}, done}
-	var events []Event
+	var events []runlog.Event
 	res, err := Run(context.Background(), cfg, Deps{Agent: a, Now: clock.Now, Sleep: sleep, NewAgent: fallbacks(),
-		Events: func(ev Event) { events = append(events, ev) }})
+		Events: func(ev runlog.Event) { events = append(events, ev) }})
 	is.NoErr(err)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	is.Equal(res.Stalls[0].Action, "pause")
 	is.Equal(res.TotalIterations, 4)
 	is.Equal(res.Iterations[3].Notes, []string{"the bug is in calc.go: Add multiplies"})
-	p := eventsOf(events, EventPaused)
+	p := eventsOf(events, runlog.EventPaused)
 	is.Equal(len(p), 1)
 	is.Equal(p[0].Reason, "stall")
-	is.Equal(len(eventsOf(events, EventResumed)), 1)
+	is.Equal(len(eventsOf(events, runlog.EventResumed)), 1)
 }
 
 func TestSameOutputMasksTimings(t *testing.T) {
@@ -178,8 +178,8 @@ func TestSameOutputMasksTimings(t *testing.T) {
 	is.True(sameOutput("panic at 0xc000012345\n2026-11-24T06:19:22Z started", "panic at 0xc0000abcde\n2026-11-24T06:20:01.5Z started\n"))
 	is.True(!sameOutput("Add(2, 3) = 6, want 5", "Add(2, 3) = 7, want 5")) // a new reason
 	is.True(!sameOutput("FAIL a\nFAIL b", "FAIL a"))
-	is.True(sameFailures([]checks.Result{{Name: "t", ExitCode: 1, Output: "x 1ms"}, {Name: "ok", Passed: true}},
-		[]checks.Result{{Name: "t", ExitCode: 1, Output: "x 2ms"}}))
-	is.True(!sameFailures([]checks.Result{{Name: "t", ExitCode: 1, Output: "x"}}, []checks.Result{{Name: "t", ExitCode: 2, Output: "x"}}))
-	is.True(!sameFailures([]checks.Result{{Name: "t", ExitCode: 1}}, []checks.Result{{Name: "u", ExitCode: 1}}))
+	is.True(sameFailures([]runlog.CheckResult{{Name: "t", ExitCode: 1, Output: "x 1ms"}, {Name: "ok", Passed: true}},
+		[]runlog.CheckResult{{Name: "t", ExitCode: 1, Output: "x 2ms"}}))
+	is.True(!sameFailures([]runlog.CheckResult{{Name: "t", ExitCode: 1, Output: "x"}}, []runlog.CheckResult{{Name: "t", ExitCode: 2, Output: "x"}}))
+	is.True(!sameFailures([]runlog.CheckResult{{Name: "t", ExitCode: 1}}, []runlog.CheckResult{{Name: "u", ExitCode: 1}}))
 }

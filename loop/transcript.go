@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/prompt"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // Each iteration keeps, in .architect/transcripts/iteration-N/, everything
@@ -23,23 +23,7 @@ import (
 // the iteration's diff. The prompt is in prompts/iteration-N.md. The files
 // are bounded (transcript_limit: the head and the tail of a longer stream
 // are kept, and the cut is said) and made safe like every other file
-// (escapes removed, secrets masked), and they are archived with the run.
-const (
-	TranscriptsDir  = "transcripts"
-	AgentStdoutFile = "agent.out"     // the agent's standard output (its JSON stream)
-	AgentStderrFile = "agent.err"     // its standard error
-	TranscriptFile  = "transcript.md" // what the agent said and did, for people
-	DiffFile        = "diff.patch"    // the iteration's diff
-)
-
-// TranscriptDir is iteration n's folder, relative to .architect/.
-func TranscriptDir(n int) string {
-	return filepath.Join(TranscriptsDir, "iteration-"+strconv.Itoa(n))
-}
-
-// CheckFile is the name of the file of check index i (0-based) in an
-// iteration's folder: check-1.log for the first.
-func CheckFile(i int) string { return "check-" + strconv.Itoa(i+1) + ".log" }
+// (escapes removed, secrets masked), and they are archived with the run (runlog names them).
 
 // diffKeep bounds the diff of the changes so far that the loop keeps:
 // the prompt takes its first prompt.DiffLimit bytes, and an iteration
@@ -64,14 +48,14 @@ type transcript struct {
 
 // openTranscript makes iteration i's folder and its agent streams.
 func (r *runner) openTranscript(i int) *transcript {
-	dir := r.ws.state(TranscriptDir(i))
+	dir := r.ws.state(runlog.TranscriptDir(i))
 	t := &transcript{dir: dir}
 	err := os.MkdirAll(dir, 0o700)
 	if err == nil {
-		t.out, err = newKeepFile(filepath.Join(dir, AgentStdoutFile), r.transcriptLimit(), r.cleanText)
+		t.out, err = newKeepFile(filepath.Join(dir, runlog.AgentStdoutFile), r.transcriptLimit(), r.cleanText)
 	}
 	if err == nil {
-		t.err, err = newKeepFile(filepath.Join(dir, AgentStderrFile), r.transcriptLimit(), r.cleanText)
+		t.err, err = newKeepFile(filepath.Join(dir, runlog.AgentStderrFile), r.transcriptLimit(), r.cleanText)
 	}
 	if err != nil {
 		r.transcriptFailed(err)
@@ -111,7 +95,7 @@ func (r *runner) checkOutput(t *transcript) func(i int) io.Writer {
 		return nil
 	}
 	return func(i int) io.Writer {
-		k, err := newKeepFile(filepath.Join(t.dir, CheckFile(i)), r.transcriptLimit(), r.cleanText)
+		k, err := newKeepFile(filepath.Join(t.dir, runlog.CheckFile(i)), r.transcriptLimit(), r.cleanText)
 		if err != nil {
 			r.transcriptFailed(err)
 			return nil
@@ -155,7 +139,7 @@ func (r *runner) finishAgent(t *transcript) {
 	}
 	var stdout io.Reader = strings.NewReader("")
 	printed := false
-	switch out, err := os.Open(filepath.Join(t.dir, AgentStdoutFile)); {
+	switch out, err := os.Open(filepath.Join(t.dir, runlog.AgentStdoutFile)); {
 	case err == nil:
 		defer out.Close()
 		stdout, printed = out, true
@@ -163,11 +147,11 @@ func (r *runner) finishAgent(t *transcript) {
 		r.transcriptFailed(err)
 		return
 	}
-	errOut, _ := ReadEnd(filepath.Join(t.dir, AgentStderrFile), 64<<10)
+	errOut, _ := runlog.ReadEnd(filepath.Join(t.dir, runlog.AgentStderrFile), 64<<10)
 	if !printed && len(errOut) == 0 {
 		return // the agent printed nothing: there is nothing to read
 	}
-	if err := os.WriteFile(filepath.Join(t.dir, TranscriptFile), []byte(agent.Transcript(stdout, errOut)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(t.dir, runlog.TranscriptFile), []byte(agent.Transcript(stdout, errOut)), 0o600); err != nil {
 		r.transcriptFailed(err)
 	}
 }
@@ -178,15 +162,15 @@ func (r *runner) finishAgent(t *transcript) {
 // its commit's: commitDiff).
 func (r *runner) keepPatch(i int, patch string) {
 	if i > 0 && !r.commits() {
-		if r.patchKnown {
-			own, files := ownChanges(r.patch, patch)
+		if r.last.patchKnown {
+			own, files := ownChanges(r.last.patch, patch)
 			text := fmt.Sprintf("# architect: iteration %d changed %d file(s). It was not committed, so each is shown with all its changes since the run began.\n\n%s", i, files, own)
 			r.writeDiff(i, text)
 		} else {
 			r.writeDiff(i, fmt.Sprintf("# architect: the changes so far after iteration %d (what it changed itself cannot be told apart).\n\n%s", i, patch))
 		}
 	}
-	r.patch, r.patchKnown = patch, true
+	r.last.patch, r.last.patchKnown = patch, true
 }
 
 // commitDiff records a committed iteration's own change: the diff of its
@@ -194,7 +178,7 @@ func (r *runner) keepPatch(i int, patch string) {
 // iteration that changed nothing has a size of nothing.
 func (r *runner) commitDiff(ctx context.Context, rec *record, from string) {
 	if rec.Commit == "" {
-		rec.Diff = &DiffSize{}
+		rec.Diff = &runlog.DiffSize{}
 		return
 	}
 	c, err := r.ws.repo.Between(ctx, from, rec.Commit, diffKeep)
@@ -202,7 +186,7 @@ func (r *runner) commitDiff(ctx context.Context, rec *record, from string) {
 		r.transcriptFailed(err)
 		return
 	}
-	rec.Diff = &DiffSize{Files: c.Files, Added: c.Added, Deleted: c.Deleted}
+	rec.Diff = &runlog.DiffSize{Files: c.Files, Added: c.Added, Deleted: c.Deleted}
 	text := c.Text
 	if c.Truncated > 0 {
 		text += fmt.Sprintf("\n… architect: %d more bytes of this diff are in commit %s\n", c.Truncated, rec.Commit)
@@ -211,12 +195,12 @@ func (r *runner) commitDiff(ctx context.Context, rec *record, from string) {
 }
 
 func (r *runner) writeDiff(i int, text string) {
-	dir := r.ws.state(TranscriptDir(i))
+	dir := r.ws.state(runlog.TranscriptDir(i))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		r.transcriptFailed(err)
 		return
 	}
-	if err := os.WriteFile(filepath.Join(dir, DiffFile), []byte(r.cleanText(text)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runlog.DiffFile), []byte(r.cleanText(text)), 0o600); err != nil {
 		r.transcriptFailed(err)
 	}
 }
@@ -271,20 +255,4 @@ func diffParts(d string) map[string]string {
 		m[p.name] = p.text
 	}
 	return m
-}
-
-// ReadEnd reads the end of the file at path, at most limit bytes (a
-// transcript's file, which may be long).
-func ReadEnd(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
-		if _, err := f.Seek(-limit, io.SeekEnd); err != nil {
-			return nil, err
-		}
-	}
-	return io.ReadAll(f)
 }

@@ -2,48 +2,23 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
-	"github.com/google/renameio/v2"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // pollEvery is how often waits look for pause and resume requests.
 const pollEvery = 500 * time.Millisecond
 
-// Control is a request written by `architect pause`, `architect resume`
-// and `architect cancel` to .architect/control.json.
-type Control struct {
-	Action string `json:"action"` // pause, resume or cancel
-	At     string `json:"at"`
-}
+func (r *runner) pauseRequested() bool { return r.control() == runlog.ControlPause }
 
-// WriteControl asks the loop in workspace to pause or resume.
-func WriteControl(workspace, action string) error {
-	data, _ := json.Marshal(Control{Action: action, At: stamp(time.Now())})
-	return renameio.WriteFile(statePath(workspace, ControlFile), append(data, '\n'), 0o600)
-}
-
-func (r *runner) pauseRequested() bool { return r.control() == ControlPause }
-
-// control is the request in the control file: pause, resume, cancel or "".
-func (r *runner) control() string {
-	data, err := os.ReadFile(r.ws.state(ControlFile))
-	if err != nil {
-		return ""
-	}
-	var c Control
-	if json.Unmarshal(data, &c) != nil {
-		return ""
-	}
-	return c.Action
-}
+// control is the request in the control file: pause, resume, cancel, stop or "".
+func (r *runner) control() string { return runlog.ReadControl(r.ws.state(runlog.ControlFile)) }
 
 // pauseIfAsked holds the loop while a pause is requested: by `architect
 // pause`, or by the loop itself on a stall (--on-stall pause), when a note
@@ -53,8 +28,8 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 	if !r.pauseRequested() {
 		return false
 	}
-	r.st.Status = StatusPaused
-	r.nextDiff = nil // the user may change files while the loop is paused
+	r.st.Status = runlog.StatusPaused
+	r.last.diff = nil // the user may change files while the loop is paused
 	r.save("paused")
 	reason, detail := "asked", "`architect pause`"
 	if r.st.PausedFor != "" {
@@ -65,7 +40,7 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 	for r.pauseRequested() {
 		if r.st.PausedFor != "" && len(r.pendingNotes()) > 0 {
 			r.logf("a note arrived: going on with it")
-			if err := WriteControl(r.ws.dir, "resume"); err != nil {
+			if err := runlog.WriteControl(r.ws.dir, "resume"); err != nil {
 				r.warn("could not clear the pause: " + err.Error())
 			}
 			break
@@ -74,7 +49,7 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 			return r.stopped(ctx, runCtx)
 		}
 	}
-	r.st.Status, r.st.PausedFor = StatusRunning, ""
+	r.st.Status, r.st.PausedFor = runlog.StatusRunning, ""
 	r.save("resumed")
 	r.logf("resumed")
 	r.emitResumed()
@@ -113,7 +88,7 @@ func (r *runner) wait(ctx context.Context, d time.Duration) waitEnd {
 			}
 			return waitDone
 		}
-		if a := r.control(); a == ControlPause || a == ControlStop || r.noteForNow() {
+		if a := r.control(); a == runlog.ControlPause || a == runlog.ControlStop || r.noteForNow() {
 			return waitCut
 		}
 		if err := r.deps.Sleep(ctx, min(left, pollEvery)); err != nil {
@@ -135,7 +110,7 @@ func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int
 	d := time.Duration(1<<min(n-1, 30)) * time.Second
 	d = min(d, r.cfg.BackoffCap) // a cap of 0: retry at once
 	if dl, ok := ctx.Deadline(); ok && !r.deps.Now().Add(d).Before(dl) {
-		r.stop(StopTimeout, fmt.Sprintf("max-time of %s would be reached during the %s wait after failed iteration %d: stopping now",
+		r.stop(runlog.StopTimeout, fmt.Sprintf("max-time of %s would be reached during the %s wait after failed iteration %d: stopping now",
 			config.FormatDuration(r.cfg.MaxTime), human(d), i))
 		return false
 	}
@@ -144,7 +119,7 @@ func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int
 		attempt = fmt.Sprintf("attempt %d/%d", n, r.cfg.MaxConsecutiveErrors)
 	}
 	r.logf("iteration %d failed (%s), retrying in %s (%s)", i, failure(rec, o), human(d), attempt)
-	r.ev.emit(Event{Type: EventBackoff, Iteration: i, Seconds: ptr(d.Seconds()), Until: stamp(r.deps.Now().Add(d)), Attempt: n,
+	r.ev.emit(runlog.Event{Type: runlog.EventBackoff, Iteration: i, Seconds: ptr(d.Seconds()), Until: stamp(r.deps.Now().Add(d)), Attempt: n,
 		Agent: r.agent().name, Model: r.agent().model, ErrorKind: string(o.ErrKind)})
 	r.save("backoff")
 	if r.wait(ctx, d) == waitStopped {
@@ -184,13 +159,13 @@ func (r *runner) limitHit(o agent.Outcome) bool {
 	cur := r.agent()
 	until, exact := r.usageUntil(cur, o)
 	r.lastLimit = o
-	r.setAside(until, exact, SwitchUsageLimit, false)
+	r.setAside(until, exact, runlog.SwitchUsageLimit, false)
 	if r.cfg.OnUsageLimit == "stop" && !r.freeOther() {
 		who := "the agent"
 		if r.hasFallback() {
 			who = "every agent (" + r.labels() + ")"
 		}
-		r.stop(StopUsageLimit, who+" hit its usage limit: "+firstLine(o.Err)+resetText(o.ResetAt))
+		r.stop(runlog.StopUsageLimit, who+" hit its usage limit: "+firstLine(o.Err)+resetText(o.ResetAt))
 		return false
 	}
 	how := "until " + until.Local().Format("15:04:05")
@@ -255,13 +230,13 @@ func (r *runner) waitForAgent(ctx, runCtx context.Context, s *slot) waitEnd {
 	d := max(s.until.Sub(r.deps.Now()), time.Second)
 	if dl, ok := runCtx.Deadline(); ok && r.deps.Now().Add(d).After(dl) {
 		r.logf("usage limit reached; it lifts after the max-time deadline, stopping")
-		r.stop(StopTimeout, "the agent's usage limit lifts after the max-time deadline"+resetText(o.ResetAt))
+		r.stop(runlog.StopTimeout, "the agent's usage limit lifts after the max-time deadline"+resetText(o.ResetAt))
 		return waitStopped
 	}
 	waited := time.Duration(r.st.UsageLimitWaited * float64(time.Second))
 	if limit := r.cfg.MaxUsageWait; limit > 0 && waited+d > limit {
 		r.logf("usage limit reached; waiting %s more would pass the %s allowed for usage-limit waits, stopping", human(d), config.FormatDuration(limit))
-		r.stop(StopUsageLimit, fmt.Sprintf("the agent hit its usage limit (%s)%s; waiting %s more would take the run's usage-limit waits past max_usage_wait (%s; %s waited so far): continue later with `architect loop --resume`",
+		r.stop(runlog.StopUsageLimit, fmt.Sprintf("the agent hit its usage limit (%s)%s; waiting %s more would take the run's usage-limit waits past max_usage_wait (%s; %s waited so far): continue later with `architect loop --resume`",
 			firstLine(o.Err), resetText(o.ResetAt), human(d), config.FormatDuration(limit), human(waited)))
 		return waitStopped
 	}
@@ -279,7 +254,7 @@ func (r *runner) waitForAgent(ctx, runCtx context.Context, s *slot) waitEnd {
 		firstLine(o.Err), human(d), until.Format("15:04:05"), who, how, r.st.UsageLimitWaits+1, human(waited))
 	r.st.WaitUntil = stamp(until)
 	r.save("usage_limit_wait")
-	ev := Event{Type: EventUsageLimitWait, Iteration: len(r.records) + 1, Seconds: ptr(d.Seconds()), Until: stamp(until), Error: o.Err,
+	ev := runlog.Event{Type: runlog.EventUsageLimitWait, Iteration: len(r.records) + 1, Seconds: ptr(d.Seconds()), Until: stamp(until), Error: o.Err,
 		Waited: ptr(waited.Seconds()), Agent: s.name, Model: s.model, Exact: s.Exact}
 	if !o.ResetAt.IsZero() {
 		ev.ResetAt = stamp(o.ResetAt)
@@ -290,7 +265,7 @@ func (r *runner) waitForAgent(ctx, runCtx context.Context, s *slot) waitEnd {
 	took := r.deps.Now().Sub(began)
 	r.st.UsageLimitWaits++
 	r.st.UsageLimitWaited += took.Seconds()
-	r.noteWait(Wait{Iteration: len(r.records) + 1, Agent: s.Agent, Seconds: took.Seconds(), Until: stamp(until), Exact: s.Exact,
+	r.noteWait(runlog.Wait{Iteration: len(r.records) + 1, Agent: s.Agent, Seconds: took.Seconds(), Until: stamp(until), Exact: s.Exact,
 		ResetAt: ev.ResetAt, Cut: end == waitCut})
 	r.save("usage_limit_waited")
 	switch end {
@@ -306,21 +281,10 @@ func (r *runner) waitForAgent(ctx, runCtx context.Context, s *slot) waitEnd {
 	return end
 }
 
-// Wait is one usage-limit wait, as the state and the result list them.
-type Wait struct {
-	Iteration int     `json:"iteration"` // the iteration that waited to start
-	Agent     string  `json:"agent"`     // the agent waited for
-	Seconds   float64 `json:"seconds"`   // how long it lasted
-	Until     string  `json:"until"`     // when it was to end
-	Exact     bool    `json:"exact,omitempty"`
-	ResetAt   string  `json:"reset_at,omitempty"` // the reset time the agent gave
-	Cut       bool    `json:"cut,omitempty"`      // ended early: a pause or a note
-}
-
 // maxWaitsKept bounds the waits the state keeps (the counts cover all).
 const maxWaitsKept = 100
 
-func (r *runner) noteWait(w Wait) {
+func (r *runner) noteWait(w runlog.Wait) {
 	r.st.Waits = append(r.st.Waits, w)
 	if n := len(r.st.Waits); n > maxWaitsKept {
 		r.st.Waits = slices.Delete(r.st.Waits, 0, n-maxWaitsKept)
@@ -330,10 +294,10 @@ func (r *runner) noteWait(w Wait) {
 // waitEnded records why a wait ended early: cancellation, or max-time.
 func (r *runner) waitEnded(ctx context.Context, doing string) {
 	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errTimeUp) {
-		r.stop(StopCancelled, r.cancelText()+" while "+doing)
+		r.stop(runlog.StopCancelled, r.cancelText()+" while "+doing)
 		return
 	}
-	r.stop(StopTimeout, fmt.Sprintf("max-time of %s reached while %s", config.FormatDuration(r.cfg.MaxTime), doing))
+	r.stop(runlog.StopTimeout, fmt.Sprintf("max-time of %s reached while %s", config.FormatDuration(r.cfg.MaxTime), doing))
 }
 
 func resetText(t time.Time) string {

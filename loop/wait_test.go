@@ -7,6 +7,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // A reset time known to the second is waited for exactly: until it, plus
@@ -19,10 +20,10 @@ func TestUsageLimitWaitsExactly(t *testing.T) {
 	start := time.Now()
 	own := &named{name: "claude", outcomes: []agent.Outcome{limitedUntil(start.Add(3 * time.Second)), done}}
 	res, _, events, clock := runFallback(t, cfg, own)
-	is.Equal(res.StopReason, StopSuccess)
+	is.Equal(res.StopReason, runlog.StopSuccess)
 	waited := clock.Now().Sub(start)
 	is.True(waited >= 4*time.Second && waited < 4100*time.Millisecond) // 3 s + 1 s + 30 ms
-	w := eventsOf(events, EventUsageLimitWait)
+	w := eventsOf(events, runlog.EventUsageLimitWait)
 	is.Equal(len(w), 1)
 	is.Equal(w[0].Agent, "claude")
 	is.True(w[0].Exact)
@@ -46,8 +47,8 @@ func TestUsageLimitMinuteWindow(t *testing.T) {
 	inWindow := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "try again at 6:19 AM", ResetAt: shown, ResetWithin: time.Minute}
 	own := &named{name: "codex", outcomes: []agent.Outcome{inWindow, inWindow, done}}
 	res, _, events, clock := runFallback(t, cfg, own)
-	is.Equal(res.StopReason, StopSuccess)
-	w := eventsOf(events, EventUsageLimitWait)
+	is.Equal(res.StopReason, runlog.StopSuccess)
+	w := eventsOf(events, runlog.EventUsageLimitWait)
 	is.Equal(len(w), 2)
 	is.Equal(*w[0].Seconds, 5.0) // a minute's window, looked at every 5 s
 	is.Equal(*w[1].Seconds, 5.0)
@@ -56,8 +57,8 @@ func TestUsageLimitMinuteWindow(t *testing.T) {
 	// The window has passed and the agent still says the same: a guess.
 	passed := agent.Outcome{ExitCode: 1, ErrKind: agent.ErrUsageLimit, Err: "resets 6:19am", ResetAt: start.Add(-5 * time.Minute), ResetWithin: time.Minute}
 	res, _, events, _ = runFallback(t, testConfig(t), &named{name: "claude", outcomes: []agent.Outcome{passed, done}})
-	is.Equal(res.StopReason, StopSuccess)
-	w = eventsOf(events, EventUsageLimitWait)
+	is.Equal(res.StopReason, runlog.StopSuccess)
+	w = eventsOf(events, runlog.EventUsageLimitWait)
 	is.Equal(*w[0].Seconds, 60.0)
 	is.True(!w[0].Exact)
 }

@@ -8,25 +8,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // Names from the seed: the default worktree folder and branch.
 const (
-	StateDir          = ".architect"
 	DefaultWorktree   = ".architect-ralph-worktree"
 	DefaultBranch     = "architect/ralph-loop"
 	NamedWorktreesDir = ".architect-worktrees"
-	ProgressFile      = "ralph-progress.md"
 )
-
-// UsageError is a problem with what the user asked for (exit status 2).
-type UsageError struct{ Msg, Hint string }
-
-func (e *UsageError) Error() string { return e.Msg }
 
 // WorktreeFor returns the worktree folder (relative to the repository's top
 // level) and branch for a worktree name ("" for the seed's default).
@@ -87,7 +81,7 @@ func (w *workspace) commit(ctx context.Context, msg string) (hash string, commit
 func (w *workspace) close() { _ = w.changes.Close() }
 
 func (w *workspace) state(parts ...string) string {
-	return filepath.Join(append([]string{w.dir, StateDir}, parts...)...)
+	return filepath.Join(append([]string{w.dir, runlog.StateDir}, parts...)...)
 }
 
 // WorkspacePlan is where a new run would work, found without changing
@@ -110,7 +104,7 @@ type WorkspacePlan struct {
 }
 
 // PlanWorkspace finds where a new run of cfg would work and refuses, as a
-// *UsageError, what would stop it: a missing folder, --worktree outside git
+// *usererr.Error, what would stop it: a missing folder, --worktree outside git
 // or without a commit, a worktree or branch already there.
 func PlanWorkspace(ctx context.Context, cfg config.Config) (WorkspacePlan, error) {
 	p, _, err := planWorkspace(ctx, cfg, true)
@@ -128,17 +122,17 @@ func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (Wo
 	}
 	p.Dir = dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return p, nil, &UsageError{Msg: fmt.Sprintf("workspace %s is not a directory", dir), Hint: "pass an existing directory with -C DIR"}
+		return p, nil, &usererr.Error{Msg: fmt.Sprintf("workspace %s is not a directory", dir), Hint: "pass an existing directory with -C DIR"}
 	}
 	repo, err := gitwt.Open(ctx, dir)
 	if errors.Is(err, gitwt.ErrNotRepo) {
 		if cfg.Worktree {
-			return p, nil, &UsageError{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
+			return p, nil, &usererr.Error{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
 		}
 		if cfg.Mode == config.ModeBuild {
 			// Build mode promises a commit per iteration; plan mode, and a
 			// run without --mode, commit nothing outside a worktree.
-			return p, nil, &UsageError{Msg: "--mode build commits every iteration, and " + dir + " is not in a git repository", Hint: "run `git init` there (and commit what is there), or use --mode plan, which commits nothing"}
+			return p, nil, &usererr.Error{Msg: "--mode build commits every iteration, and " + dir + " is not in a git repository", Hint: "run `git init` there (and commit what is there), or use --mode plan, which commits nothing"}
 		}
 		return p, nil, nil
 	}
@@ -154,13 +148,13 @@ func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (Wo
 	}
 	if uncommitted && (cfg.Worktree || cfg.Mode == config.ModeBuild) {
 		// What the worktree would leave out, or the first commit take in.
-		if p.Uncommitted, err = repo.Uncommitted(ctx, []string{StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(relDir(p.Repo, dir), StateDir)}); err != nil {
+		if p.Uncommitted, err = repo.Uncommitted(ctx, []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(relDir(p.Repo, dir), runlog.StateDir)}); err != nil {
 			return p, nil, err
 		}
 		if cfg.Mode == config.ModeBuild && !cfg.Worktree && !cfg.CommitCheckOutputs {
 			// Files earlier checks created are not among what will be committed.
 			var co checkOutputs
-			co.load(filepath.Join(dir, StateDir, CheckOutputsFile))
+			co.load(filepath.Join(dir, runlog.StateDir, CheckOutputsFile))
 			p.Uncommitted = slices.DeleteFunc(p.Uncommitted, func(f string) bool { _, ok := co.paths[f]; return ok })
 		}
 	}
@@ -168,7 +162,7 @@ func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (Wo
 		return p, repo, nil
 	}
 	if p.InitialRef == "" {
-		return p, nil, &UsageError{Msg: "--worktree needs a commit to start from, and this repository has none", Hint: "make a first commit (git add -A && git commit -m initial), or drop --worktree"}
+		return p, nil, &usererr.Error{Msg: "--worktree needs a commit to start from, and this repository has none", Hint: "make a first commit (git add -A && git commit -m initial), or drop --worktree"}
 	}
 	wtDir, branch := WorktreeFor(cfg.WorktreeName)
 	p.Worktree, p.WorktreeBranch = filepath.Join(p.Repo, wtDir), branch
@@ -182,7 +176,7 @@ func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (Wo
 		if cfg.WorktreeName != "" {
 			clean += " " + cfg.WorktreeName
 		}
-		return p, nil, &UsageError{
+		return p, nil, &usererr.Error{
 			Msg:  fmt.Sprintf("worktree %s or branch %s already exists (from an earlier run?); architect never replaces them", wtDir, branch),
 			Hint: fmt.Sprintf("bring it in with `architect merge` (or inspect it: git diff ...%s), remove it with `%s`, or use another --worktree-name", branch, clean),
 		}
@@ -219,11 +213,11 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	}
 	rel := relDir(p.Repo, p.Dir)
 	excludeTop := []string{"/" + DefaultWorktree + "/", "/" + NamedWorktreesDir + "/"}
-	if err := repo.Exclude(ctx, append(excludeTop, "/"+filepath.ToSlash(filepath.Join(rel, StateDir))+"/")...); err != nil {
+	if err := repo.Exclude(ctx, append(excludeTop, "/"+filepath.ToSlash(filepath.Join(rel, runlog.StateDir))+"/")...); err != nil {
 		return nil, fmt.Errorf("keeping architect's folders out of git status: %w", err)
 	}
 	w.repo = repo
-	w.excludes = []string{StateDir}
+	w.excludes = []string{runlog.StateDir}
 	if rel == "." {
 		w.excludes = append(w.excludes, DefaultWorktree, NamedWorktreesDir)
 	}
@@ -235,7 +229,7 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 		// The worktree starts from a commit of the checkout as it is (HEAD
 		// when nothing is uncommitted); the agent's diff is then its own
 		// work only.
-		if base, err = repo.SnapshotCommit(ctx, UncommittedCommitMessage, []string{StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(rel, StateDir)}); err != nil {
+		if base, err = repo.SnapshotCommit(ctx, UncommittedCommitMessage, []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(rel, runlog.StateDir)}); err != nil {
 			return nil, fmt.Errorf("copying the uncommitted changes: %w", err)
 		}
 		w.initialRef = base
@@ -243,7 +237,7 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	if err := repo.AddWorktree(ctx, p.Worktree, p.WorktreeBranch, base); err != nil {
 		if errors.Is(err, gitwt.ErrWorktreeExists) || errors.Is(err, gitwt.ErrBranchExists) {
 			// Created between the plan and now.
-			return nil, &UsageError{Msg: err.Error() + "; architect never replaces it", Hint: "remove it with `architect clean`, or use another --worktree-name"}
+			return nil, &usererr.Error{Msg: err.Error() + "; architect never replaces it", Hint: "remove it with `architect clean`, or use another --worktree-name"}
 		}
 		return nil, err
 	}
@@ -256,93 +250,16 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil, err
 	}
-	w.excludes = []string{StateDir}
+	w.excludes = []string{runlog.StateDir}
 	return w, nil
 }
 
-// archived is what prepareStateDir moved away from a previous run.
-type archived struct {
-	dir   string   // .architect/runs/<time>
-	names []string // the files and folders moved there
-}
-
-// prepareStateDir creates .architect/ for a new run. A previous run's
-// files (progress, prompts, records, state, result, and the DONE and WAIT
-// signals when they are architect's own) are moved to
-// .architect/runs/<time>/, so the agent starts without that history and
-// nothing of it is lost; what was moved is returned, to tell the user.
-func (w *workspace) prepareStateDir(now time.Time, ownDone bool) (archived, error) {
-	var a archived
-	if err := os.MkdirAll(w.state("prompts"), 0o700); err != nil {
-		return a, err
-	}
-	_ = os.Chmod(w.state(), 0o700)
-	names := []string{ProgressFile, "prompts", TranscriptsDir, "report.html", resultFileName, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile,
-		AgentResultFile, InflightFile, NotesDir}
-	if ownDone {
-		names = append(names, DoneFile)
-	}
-	var newest time.Time
-	found := false
-	for _, name := range names {
-		if fi, err := os.Stat(w.state(name)); err == nil && (!fi.IsDir() || !emptyDir(w.state(name))) {
-			found = true
-			if fi.ModTime().After(newest) {
-				newest = fi.ModTime()
-			}
-		}
-	}
-	if !found {
-		return a, nil // no previous run
-	}
-	fi, err := os.Stat(w.state())
-	if err != nil {
-		return a, err
-	}
-	if newest.IsZero() {
-		newest = fi.ModTime()
-	}
-	base := w.state("runs", newest.UTC().Format("20060102T150405.000Z"))
-	dir := base
-	for n := 2; ; n++ {
-		err := os.Mkdir(dir, 0o700)
-		if err == nil {
-			break
-		}
-		if os.IsNotExist(err) {
-			if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-				return a, err
-			}
-			continue
-		}
-		if !os.IsExist(err) {
-			return a, err
-		}
-		dir = fmt.Sprintf("%s-%d", base, n)
-	}
-	a.dir = dir
-	for _, name := range names {
-		if _, err := os.Stat(w.state(name)); err == nil {
-			if err := os.Rename(w.state(name), filepath.Join(dir, name)); err != nil {
-				return a, err
-			}
-			a.names = append(a.names, name)
-		}
-	}
-	return a, os.MkdirAll(w.state("prompts"), 0o700)
-}
-
-func emptyDir(path string) bool {
-	ents, err := os.ReadDir(path)
-	return err == nil && len(ents) == 0
-}
-
 // reopenWorkspace finds the workspace of a saved run again, for Resume.
-func reopenWorkspace(ctx context.Context, st *State) (*workspace, error) {
+func reopenWorkspace(ctx context.Context, st *runlog.State, mode string) (*workspace, error) {
 	w := &workspace{dir: st.Workspace, initialRef: st.InitialRef, worktree: st.WorktreePath, branch: st.Branch,
-		commits: st.WorktreePath != "" || st.Config.Mode == config.ModeBuild}
+		commits: st.WorktreePath != "" || mode == config.ModeBuild}
 	if fi, err := os.Stat(w.dir); err != nil || !fi.IsDir() {
-		return nil, &UsageError{Msg: "the run's workspace " + w.dir + " is gone", Hint: "start a new run with `architect loop`"}
+		return nil, &usererr.Error{Msg: "the run's workspace " + w.dir + " is gone", Hint: "start a new run with `architect loop`"}
 	}
 	repo, err := gitwt.Open(ctx, w.dir)
 	if errors.Is(err, gitwt.ErrNotRepo) {
@@ -352,7 +269,7 @@ func reopenWorkspace(ctx context.Context, st *State) (*workspace, error) {
 		return nil, err
 	}
 	w.repo = repo
-	w.excludes = []string{StateDir}
+	w.excludes = []string{runlog.StateDir}
 	if w.worktree == "" && filepath.Clean(repo.Dir()) == filepath.Clean(w.dir) {
 		w.excludes = append(w.excludes, DefaultWorktree, NamedWorktreesDir)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // Status of one check.
@@ -168,7 +169,7 @@ func workspace(ctx context.Context, cfg config.Config) (Item, loop.WorkspacePlan
 	p, err := loop.PlanWorkspace(ctx, cfg)
 	if err != nil {
 		it.Status, it.Detail = Fail, err.Error()
-		var ue *loop.UsageError
+		var ue *usererr.Error
 		if errors.As(err, &ue) {
 			it.Hint = ue.Hint
 		}

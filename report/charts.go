@@ -222,13 +222,13 @@ func charts(v *view, r *Run) {
 			Parts: []barPart{{"added", float64(add)}, {"deleted", float64(del)}}})
 	}
 	v.Timeline = strip(cells, 28, "iterations by outcome")
-	v.Cost = costLine(ns, cum, unknown, r.State.Config.MaxCost, 140)
+	v.Cost = costLine(ns, cum, unknown, r.Config.MaxCost, 140)
 	for _, u := range unknown {
 		v.CostGaps = v.CostGaps || u
 	}
-	v.CostTop = money(math.Max(total, r.State.Config.MaxCost))
-	if r.State.Config.MaxCost > 0 {
-		v.Budget = money(r.State.Config.MaxCost)
+	v.CostTop = money(math.Max(total, r.Config.MaxCost))
+	if r.Config.MaxCost > 0 {
+		v.Budget = money(r.Config.MaxCost)
 	}
 	v.Durations = stackedBars(durs, 140, 0, "duration of each iteration: agent and checks")
 	v.DurTop = dur(longest)

@@ -5,21 +5,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/architect-dev/architect/checks"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 )
 
 func outcome(r *Run) (tone, headline, detail string) {
 	st := r.State
 	detail = st.StopDetail
 	switch {
-	case st.Status == loop.StatusSucceeded && st.StopReason == loop.StopNoChecks:
+	case st.Status == runlog.StatusSucceeded && st.StopReason == runlog.StopNoChecks:
 		return "warn", "done, unchecked", "the agent declared completion; the run had no checks, so no check was run and nothing was verified"
-	case st.Status == loop.StatusSucceeded:
+	case st.Status == runlog.StatusSucceeded:
 		return "good", "success", "every check passed and the agent declared completion"
-	case st.Active && loop.Running(st.Workspace):
+	case st.Active && runlog.Running(st.Workspace):
 		return "info", "running", "the run was still going when this report was written"
-	case st.Status == loop.StatusWaiting || st.Status == loop.StatusPaused:
+	case st.Status == runlog.StatusWaiting || st.Status == runlog.StatusPaused:
 		return "info", st.Status, detail
 	case st.StopReason == "":
 		return "warn", "interrupted", "the run stopped without recording why (killed?); `architect loop --resume` continues it"
@@ -27,7 +26,7 @@ func outcome(r *Run) (tone, headline, detail string) {
 	return "bad", "no success", detail
 }
 
-func iterVerdict(it loop.Iteration) (tone, verdict string) {
+func iterVerdict(it runlog.Iteration) (tone, verdict string) {
 	switch {
 	case it.Interrupted != "":
 		return "warn", "interrupted (" + strings.ReplaceAll(it.Interrupted, "_", " ") + ")"
@@ -44,7 +43,7 @@ func iterVerdict(it loop.Iteration) (tone, verdict string) {
 }
 
 // checksText says how the iteration's checks went, or why none ran.
-func checksText(it loop.Iteration, passing, all int) string {
+func checksText(it runlog.Iteration, passing, all int) string {
 	switch {
 	case it.Interrupted != "":
 		return "not run: the iteration was interrupted"
@@ -54,7 +53,7 @@ func checksText(it loop.Iteration, passing, all int) string {
 	return fmt.Sprintf("%d/%d passing in %s", passing, all, dur(it.ChecksDuration))
 }
 
-func completion(it loop.Iteration) string {
+func completion(it runlog.Iteration) string {
 	switch {
 	case it.CompletionSignal != "":
 		return "declared (" + it.CompletionSignal + ")"
@@ -64,7 +63,7 @@ func completion(it loop.Iteration) string {
 	return "not declared"
 }
 
-func gridCell(name string, it loop.Iteration) cell {
+func gridCell(name string, it runlog.Iteration) cell {
 	for _, c := range it.CheckResults {
 		if c.Name != name {
 			continue
@@ -81,7 +80,7 @@ func gridCell(name string, it loop.Iteration) cell {
 	return cell{N: it.Iteration, Class: "none", Title: fmt.Sprintf("iteration %d: %s did not run", it.Iteration, name)}
 }
 
-func status(c checks.Result) string {
+func status(c runlog.CheckResult) string {
 	if c.Passed {
 		return "passed"
 	}

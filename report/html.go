@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 )
 
 //go:embed report.html.tmpl
@@ -140,7 +140,7 @@ func WriteFile(path string, r *Run, now time.Time) error {
 func writeAtomic(path, text string) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	mode := os.FileMode(0o644)
-	if abs, err := filepath.Abs(path); err == nil && strings.Contains(abs, string(filepath.Separator)+loop.StateDir+string(filepath.Separator)) {
+	if abs, err := filepath.Abs(path); err == nil && strings.Contains(abs, string(filepath.Separator)+runlog.StateDir+string(filepath.Separator)) {
 		mode = 0o600
 	}
 	if err := os.WriteFile(tmp, []byte(text), mode); err != nil {
@@ -177,12 +177,12 @@ func build(r *Run, now time.Time) view {
 	}
 	task := r.Spec
 	if task == "" {
-		task = st.Config.Task
+		task = r.Config.Task
 	}
 	if task != "" {
 		v.Task, v.TaskFrom = markdown(task), "task"
-		if st.Config.Spec != "" {
-			v.TaskFrom = "specification (" + filepath.Base(st.Config.Spec) + ")"
+		if r.Config.Spec != "" {
+			v.TaskFrom = "specification (" + filepath.Base(r.Config.Spec) + ")"
 		}
 	}
 	v.Outcome, v.Headline, v.Detail = outcome(r)
@@ -232,8 +232,8 @@ func build(r *Run, now time.Time) view {
 func summary(r *Run, headline string) []field {
 	st := r.State
 	cost := st.Cost().String()
-	if st.Config.MaxCost > 0 {
-		cost += " of " + money(st.Config.MaxCost)
+	if r.Config.MaxCost > 0 {
+		cost += " of " + money(r.Config.MaxCost)
 	}
 	total := st.Elapsed
 	if r.Result != nil && r.Result.TotalDuration > total {
@@ -243,7 +243,7 @@ func summary(r *Run, headline string) []field {
 	if branch == "" {
 		branch = "(none: ran in the workspace)"
 	}
-	mode := st.Config.Mode
+	mode := r.Config.Mode
 	if mode == "" {
 		mode = "default"
 	}
@@ -252,8 +252,8 @@ func summary(r *Run, headline string) []field {
 		stop = "(still running)"
 	}
 	agent := r.Agent
-	if st.Config.Model != "" {
-		agent += " (" + st.Config.Model + ")"
+	if r.Config.Model != "" {
+		agent += " (" + r.Config.Model + ")"
 	}
 	var in, cached, out int64
 	for _, it := range r.Iterations {
@@ -279,7 +279,7 @@ func summary(r *Run, headline string) []field {
 	return append(f, field{"Workspace", st.Workspace, true})
 }
 
-func iterationView(r *Run, it loop.Iteration, last bool) iterView {
+func iterationView(r *Run, it runlog.Iteration, last bool) iterView {
 	tone, verdict := iterVerdict(it)
 	iv := iterView{N: it.Iteration, Open: last, Tone: tone, Verdict: verdict,
 		FinalMessage: it.FinalMessage, DiffStat: it.DiffStat}

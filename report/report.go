@@ -22,49 +22,51 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/architect-dev/architect/checks"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // Run is everything the page shows about one run.
 type Run struct {
 	Dir        string // the run's records: WORKSPACE/.architect, or an archived run's folder
-	State      *loop.State
-	Iterations []loop.Iteration
+	State      *runlog.State
+	Config     config.Config // the run's configuration (secrets masked), from the state
+	Iterations []runlog.Iteration
 	Prompts    map[int]string // iteration → the prompt the agent saw (its head)
 	Spec       string         // the task or specification as the agent saw it (Markdown)
 	Agent      string         // from the event log's loop_started
 	Checks     []string       // the check commands, in order
 	Commits    map[int]string // iteration → commit, from iteration_finished events
-	Result     *loop.Result   // nil while the run has not finished a session
+	Result     *runlog.Result // nil while the run has not finished a session
 }
 
 // Load reads the run whose workspace is ws.
 func Load(ws string) (*Run, error) {
-	return LoadDir(filepath.Join(ws, loop.StateDir))
+	return LoadDir(filepath.Join(ws, runlog.StateDir))
 }
 
 // LoadDir reads the run whose records are in dir (a workspace's
 // .architect, or an archived run under .architect/runs/).
 func LoadDir(dir string) (*Run, error) {
-	st, err := readState(dir)
+	st, err := runlog.ReadStateIn(dir)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, State: st, Prompts: map[int]string{}, Commits: map[int]string{}, Agent: st.Config.Agent}
+	r := &Run{Dir: dir, State: st, Prompts: map[int]string{}, Commits: map[int]string{}}
+	if err := st.DecodeConfig(&r.Config); err != nil {
+		return nil, fmt.Errorf("%s is damaged: %v", filepath.Join(dir, runlog.StateFile), err)
+	}
+	r.Agent = r.Config.Agent
 	// result.json holds every iteration of the last session that ended;
 	// iterations.jsonl is read too only when it has more (a run going on,
 	// or killed), as reading both costs twice for nothing.
-	if data, err := os.ReadFile(filepath.Join(dir, "result.json")); err == nil {
-		var res loop.Result
-		if json.Unmarshal(data, &res) == nil {
-			r.Result = &res
-			r.Iterations = res.Iterations
-		}
+	if res, err := runlog.ReadResultIn(dir); err == nil {
+		r.Result = res
+		r.Iterations = res.Iterations
 	}
-	records := filepath.Join(dir, loop.RecordsFile)
+	records := filepath.Join(dir, runlog.RecordsFile)
 	if n, err := countLines(records); err != nil || n > len(r.Iterations) {
-		its, err := readIterations(records)
+		its, err := runlog.ReadIterations(records)
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +74,7 @@ func LoadDir(dir string) (*Run, error) {
 			r.Iterations = its
 		}
 	}
-	r.readEvents(filepath.Join(dir, loop.EventsFile))
+	r.readEvents(filepath.Join(dir, runlog.EventsFile))
 	for i := range r.Iterations {
 		it := &r.Iterations[i]
 		if it.Commit == "" {
@@ -91,63 +93,27 @@ func LoadDir(dir string) (*Run, error) {
 	if p, err := readHead(r.promptPath(last), 256<<10); err == nil {
 		r.Spec = specOf(p)
 	}
-	r.Checks = checkNames(st.Config.Checks, r.Checks, r.Iterations)
+	r.Checks = checkNames(r.Config.Checks, r.Checks, r.Iterations)
 	return r, nil
 }
 
 // Title is the run's title: its task.
 func (r *Run) Title() string {
 	fallback := "architect run in " + filepath.Base(r.State.Workspace)
-	if r.State.Config.Spec != "" {
-		fallback = "work from " + filepath.Base(r.State.Config.Spec)
+	if r.Config.Spec != "" {
+		fallback = "work from " + filepath.Base(r.Config.Spec)
 	}
-	return Title(r.State.Config.Task, r.Spec, fallback)
+	return Title(r.Config.Task, r.Spec, fallback)
 }
 
 func (r *Run) promptPath(n int) string {
 	return filepath.Join(r.Dir, "prompts", "iteration-"+strconv.Itoa(n)+".md")
 }
 
-func readState(dir string) (*loop.State, error) {
-	data, err := os.ReadFile(filepath.Join(dir, loop.StateFile))
-	if err != nil {
-		return nil, err
-	}
-	var s loop.State
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %v", filepath.Join(dir, loop.StateFile), err)
-	}
-	return &s, nil
-}
-
 // ReadIterations reads the iteration records of the run in workspace ws
 // (.architect/iterations.jsonl); none when there are none yet.
-func ReadIterations(ws string) ([]loop.Iteration, error) {
-	return readIterations(filepath.Join(ws, loop.StateDir, loop.RecordsFile))
-}
-
-// readIterations reads iterations.jsonl, skipping a torn last line.
-func readIterations(path string) ([]loop.Iteration, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []loop.Iteration
-	seen := map[int]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	for sc.Scan() {
-		var it loop.Iteration
-		if json.Unmarshal(sc.Bytes(), &it) != nil || seen[it.Iteration] {
-			continue
-		}
-		seen[it.Iteration] = true
-		out = append(out, it)
-	}
-	return out, nil
+func ReadIterations(ws string) ([]runlog.Iteration, error) {
+	return runlog.ReadIterations(filepath.Join(ws, runlog.StateDir, runlog.RecordsFile))
 }
 
 // readEvents takes the agent's name, the checks and the commits from the
@@ -167,19 +133,19 @@ func (r *Run) readEvents(path string) {
 		if !bytes.Contains(line, []byte(`"loop_started"`)) && !bytes.Contains(line, []byte(`"iteration_finished"`)) {
 			continue
 		}
-		var ev loop.Event
+		var ev runlog.Event
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
 		switch ev.Type {
-		case loop.EventLoopStarted:
+		case runlog.EventLoopStarted:
 			if ev.Agent != "" {
 				r.Agent = ev.Agent
 			}
 			if len(ev.Checks) > 0 {
 				r.Checks = ev.Checks
 			}
-		case loop.EventIterationFinished:
+		case runlog.EventIterationFinished:
 			if ev.Commit != "" {
 				r.Commits[ev.Iteration] = ev.Commit
 			}
@@ -190,7 +156,7 @@ func (r *Run) readEvents(path string) {
 // checkNames lists every check once: the configured ones first, then
 // those of the event log, then any other that appears in the results (a
 // resumed run whose checks changed).
-func checkNames(configured, logged []string, its []loop.Iteration) []string {
+func checkNames(configured, logged []string, its []runlog.Iteration) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(n string) {
@@ -215,9 +181,9 @@ func checkNames(configured, logged []string, its []loop.Iteration) []string {
 
 // checkOutput is a check's output in iteration n: its end as kept in its
 // file (the whole output, bounded), else the record's tail of it.
-func (r *Run) checkOutput(n, index int, c checks.Result) string {
-	rel := filepath.Join(loop.StateDir, loop.TranscriptDir(n), loop.CheckFile(index))
-	if s, err := readTail(filepath.Join(r.Dir, loop.TranscriptDir(n), loop.CheckFile(index)), outputLimit+1, rel); err == nil {
+func (r *Run) checkOutput(n, index int, c runlog.CheckResult) string {
+	rel := filepath.Join(runlog.StateDir, runlog.TranscriptDir(n), runlog.CheckFile(index))
+	if s, err := readTail(filepath.Join(r.Dir, runlog.TranscriptDir(n), runlog.CheckFile(index)), outputLimit+1, rel); err == nil {
 		return s
 	}
 	return c.Output
@@ -225,19 +191,19 @@ func (r *Run) checkOutput(n, index int, c checks.Result) string {
 
 // diff is iteration n's own diff, "" when it was not kept.
 func (r *Run) diff(n int) string {
-	s, _ := readHead(filepath.Join(r.Dir, loop.TranscriptDir(n), loop.DiffFile), diffLimit+1)
+	s, _ := readHead(filepath.Join(r.Dir, runlog.TranscriptDir(n), runlog.DiffFile), diffLimit+1)
 	return s
 }
 
 // transcript is iteration n's readable transcript, "" when it was not kept.
 func (r *Run) transcript(n int) string {
-	s, _ := readHead(filepath.Join(r.Dir, loop.TranscriptDir(n), loop.TranscriptFile), transcriptLimit+1)
+	s, _ := readHead(filepath.Join(r.Dir, runlog.TranscriptDir(n), runlog.TranscriptFile), transcriptLimit+1)
 	return s
 }
 
 // ownDiff is the size of the changes iteration it made itself, when its
 // record says (a committed iteration).
-func ownDiff(it loop.Iteration) (added, deleted int, ok bool) {
+func ownDiff(it runlog.Iteration) (added, deleted int, ok bool) {
 	if it.Diff == nil {
 		return 0, 0, false
 	}
@@ -270,7 +236,7 @@ func statLines(stat string) (added, deleted int) {
 // readTail reads the last limit bytes of the file at path (from a whole
 // line), saying where the rest is (name) when it cuts.
 func readTail(path string, limit int64, name string) (string, error) {
-	data, err := loop.ReadEnd(path, limit)
+	data, err := runlog.ReadEnd(path, limit)
 	if err != nil {
 		return "", err
 	}

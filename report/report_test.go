@@ -14,6 +14,7 @@ import (
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/matryer/is"
 )
 
@@ -165,8 +166,8 @@ func TestReportOfARealRun(t *testing.T) {
 func TestReportOfARunWithoutIterations(t *testing.T) {
 	is := is.New(t)
 	ws := t.TempDir()
-	is.NoErr(os.MkdirAll(filepath.Join(ws, loop.StateDir), 0o755))
-	is.NoErr(os.WriteFile(filepath.Join(ws, loop.StateDir, loop.StateFile), []byte(`{"status":"failed","stop_reason":"agent_error","stop_detail":"claude is not installed","max_iterations":5,"workspace":"`+ws+`"}`), 0o644))
+	is.NoErr(os.MkdirAll(filepath.Join(ws, runlog.StateDir), 0o755))
+	is.NoErr(os.WriteFile(filepath.Join(ws, runlog.StateDir, runlog.StateFile), []byte(`{"status":"failed","stop_reason":"agent_error","stop_detail":"claude is not installed","max_iterations":5,"workspace":"`+ws+`"}`), 0o644))
 	r, err := Load(ws)
 	is.NoErr(err)
 	var b strings.Builder

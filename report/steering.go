@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // steering is what the summary says about the agents a run used, its
@@ -13,8 +13,8 @@ import (
 func steering(r *Run) []field {
 	st := r.State
 	var out []field
-	costs := loop.AgentCosts(r.Iterations)
-	if len(costs) > 1 || len(st.Config.Fallback) > 0 {
+	costs := runlog.AgentCosts(r.Iterations)
+	if len(costs) > 1 || len(r.Config.Fallback) > 0 {
 		var parts []string
 		for _, a := range costs {
 			label := a.Agent
@@ -23,8 +23,8 @@ func steering(r *Run) []field {
 			}
 			parts = append(parts, fmt.Sprintf("%s: %d iteration%s, %s", label, a.Iterations, plural(a.Iterations), costOf(a.Cost)))
 		}
-		if len(st.Config.Fallback) > 0 {
-			parts = append(parts, "fallback: "+strings.Join(st.Config.Fallback, ", "))
+		if len(r.Config.Fallback) > 0 {
+			parts = append(parts, "fallback: "+strings.Join(r.Config.Fallback, ", "))
 		}
 		out = append(out, field{"Agents", strings.Join(parts, "; "), true})
 	}
@@ -65,7 +65,7 @@ func steering(r *Run) []field {
 
 // iterSteering is what an iteration's details say about its agent and
 // the notes its prompt carried.
-func iterSteering(it loop.Iteration) []field {
+func iterSteering(it runlog.Iteration) []field {
 	var out []field
 	if it.Agent != "" {
 		label := it.Agent

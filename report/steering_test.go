@@ -8,7 +8,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // The report says which agents ran and what each cost, the switches and
@@ -17,14 +17,13 @@ import (
 func TestReportSteering(t *testing.T) {
 	is := is.New(t)
 	one, two := 0.25, 0.5
-	st := &loop.State{Workspace: t.TempDir(), Status: loop.StatusSucceeded, StopReason: loop.StopSuccess, MaxIterations: 5,
-		Config: config.Config{Fallback: []string{"codex:gpt-5.5"}},
-		Switches: []loop.Switch{{Iteration: 2, From: "claude", To: "codex:gpt-5.5", Reason: loop.SwitchUsageLimit,
+	st := &runlog.State{Workspace: t.TempDir(), Status: runlog.StatusSucceeded, StopReason: runlog.StopSuccess, MaxIterations: 5,
+		Switches: []runlog.Switch{{Iteration: 2, From: "claude", To: "codex:gpt-5.5", Reason: runlog.SwitchUsageLimit,
 			Detail: "claude hit its usage limit, until 17:00:01"}},
-		UsageLimitWaits: 1, UsageLimitWaited: 4.1, Waits: []loop.Wait{{Agent: "claude", Seconds: 4.1, Exact: true}},
-		Stalls: []loop.Stall{{Iteration: 4, Kind: loop.StallReverted, Agent: "codex:gpt-5.5", Action: "pause", Detail: "2 iterations in a row made no progress"}},
+		UsageLimitWaits: 1, UsageLimitWaited: 4.1, Waits: []runlog.Wait{{Agent: "claude", Seconds: 4.1, Exact: true}},
+		Stalls: []runlog.Stall{{Iteration: 4, Kind: runlog.StallReverted, Agent: "codex:gpt-5.5", Action: "pause", Detail: "2 iterations in a row made no progress"}},
 	}
-	r := &Run{State: st, Prompts: map[int]string{}, Commits: map[int]string{}, Iterations: []loop.Iteration{
+	r := &Run{State: st, Config: config.Config{Fallback: []string{"codex:gpt-5.5"}}, Prompts: map[int]string{}, Commits: map[int]string{}, Iterations: []runlog.Iteration{
 		{Iteration: 1, Agent: "claude", Cost: &one},
 		{Iteration: 2, Agent: "codex", Model: "gpt-5.5", Cost: &two, Notes: []string{"use the blue widget"}},
 	}}

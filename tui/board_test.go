@@ -9,7 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/matryer/is"
 )
@@ -34,7 +34,7 @@ func TestBoardBoundedWithTotals(t *testing.T) {
 	interrupts := 0
 	b := NewBoardModel(ids, func() { interrupts++ }, func() time.Time { return now })
 	b.Update(tea.WindowSizeMsg{Width: 90, Height: 20})
-	ev := func(id string, e loop.Event) {
+	ev := func(id string, e runlog.Event) {
 		e.Time = now.Format(time.RFC3339Nano)
 		b.Update(boardEvent{id: id, eventMsg: eventMsg{e}})
 	}
@@ -44,10 +44,10 @@ func TestBoardBoundedWithTotals(t *testing.T) {
 	}
 	b.Update(boardDone{ID: ids[40], Outcome: "failed", StopReason: "max_iterations", Iterations: 5, Cost: 1, CostKnown: true, Duration: 300})
 	for _, id := range ids[41:43] {
-		ev(id, loop.Event{Type: loop.EventLoopStarted, Iteration: 0, MaxIterations: 5})
-		ev(id, loop.Event{Type: loop.EventIterationStarted, Iteration: 1, MaxIterations: 5})
-		ev(id, loop.Event{Type: loop.EventAgentActivity, Iteration: 1, Text: "Edit 日本語.go"})
-		ev(id, loop.Event{Type: loop.EventAgentFinished, Iteration: 1, Cost: ptr(0.125)})
+		ev(id, runlog.Event{Type: runlog.EventLoopStarted, Iteration: 0, MaxIterations: 5})
+		ev(id, runlog.Event{Type: runlog.EventIterationStarted, Iteration: 1, MaxIterations: 5})
+		ev(id, runlog.Event{Type: runlog.EventAgentActivity, Iteration: 1, Text: "Edit 日本語.go"})
+		ev(id, runlog.Event{Type: runlog.EventAgentFinished, Iteration: 1, Cost: ptr(0.125)})
 	}
 	now = now.Add(75 * time.Second)
 	s := boardScreen(b)
@@ -74,7 +74,7 @@ func TestBoardBoundedWithTotals(t *testing.T) {
 	is.True(strings.Contains(boardScreen(b), "architect: sigint received: stopping"))
 
 	// A resumed task starts from what its earlier iterations cost.
-	ev(ids[43], loop.Event{Type: loop.EventLoopStarted, Iteration: 3, MaxIterations: 5, Resumed: true, KnownCost: ptr(0.5)})
+	ev(ids[43], runlog.Event{Type: runlog.EventLoopStarted, Iteration: 3, MaxIterations: 5, Resumed: true, KnownCost: ptr(0.5)})
 	b.key("end")
 	is.True(regexp.MustCompile(`architect batch · 41/100 done · 40 passing · 3 running · 56 queued · \$11\.75\+ · `).MatchString(boardScreen(b)))
 	is.True(regexp.MustCompile(`task-044 +. starting +3/5 +\$0\.5000\+ `).MatchString(boardScreen(b)))

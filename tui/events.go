@@ -1,8 +1,8 @@
 package tui
 
 // This file is the one place where the terminal UI depends on the loop's
-// types: the events it is fed (loop.Event) and the iteration records a
-// resumed run starts from (loop.Iteration). Everything else in the package
+// types: the events it is fed (runlog.Event) and the iteration records a
+// resumed run starts from (runlog.Iteration). Everything else in the package
 // works on its own types (run, Row, check).
 
 import (
@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // Rows turns iteration records into history rows.
-func Rows(its []loop.Iteration) []Row {
+func Rows(its []runlog.Iteration) []Row {
 	rows := make([]Row, 0, len(its))
 	for _, it := range its {
 		row := Row{N: it.Iteration, Duration: it.Duration, Agent: it.AgentDuration, Checks: it.ChecksDuration,
@@ -40,12 +40,12 @@ func Rows(its []loop.Iteration) []Row {
 }
 
 // eventMsg carries a loop event into the model.
-type eventMsg struct{ ev loop.Event }
+type eventMsg struct{ ev runlog.Event }
 
 func (r *run) applyMsg(m eventMsg, now time.Time) { r.apply(m.ev, now) }
 
 // eventTime is when ev happened, or now when its time cannot be read.
-func eventTime(ev loop.Event, now time.Time) time.Time {
+func eventTime(ev runlog.Event, now time.Time) time.Time {
 	if t, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
 		return t
 	}
@@ -53,14 +53,14 @@ func eventTime(ev loop.Event, now time.Time) time.Time {
 }
 
 // apply updates the run with one event.
-func (r *run) apply(ev loop.Event, now time.Time) {
+func (r *run) apply(ev runlog.Event, now time.Time) {
 	t := eventTime(ev, now)
 	if r.start.IsZero() {
 		r.start, r.phaseStart = t, t
 	}
 	setPhase := func(p string) { r.phase, r.phaseStart = p, t }
 	switch ev.Type {
-	case loop.EventLoopStarted:
+	case runlog.EventLoopStarted:
 		if ev.MaxIterations > 0 {
 			r.info.MaxIterations = ev.MaxIterations
 		}
@@ -78,7 +78,7 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		for _, c := range ev.Checks {
 			r.checks = append(r.checks, check{name: clean(c)})
 		}
-	case loop.EventIterationStarted:
+	case runlog.EventIterationStarted:
 		r.iteration = ev.Iteration
 		if ev.MaxIterations > 0 {
 			r.info.MaxIterations = ev.MaxIterations
@@ -92,13 +92,13 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		}
 		r.activity.add(divider(ev.Iteration))
 		setPhase(phaseAgent)
-	case loop.EventAgentActivity:
+	case runlog.EventAgentActivity:
 		for _, l := range cleanLines(ev.Text) {
 			if l != "" {
 				r.activity.add(l)
 			}
 		}
-	case loop.EventAgentFinished:
+	case runlog.EventAgentFinished:
 		if ev.Cost != nil {
 			r.iterCost = *ev.Cost
 		}
@@ -109,14 +109,14 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		if len(r.checks) > 0 {
 			setPhase(phaseChecks)
 		}
-	case loop.EventCheckStarted:
+	case runlog.EventCheckStarted:
 		if c := r.check(ev); c != nil {
 			c.state, c.started = checkRunning, t
 		}
 		if r.phase != phaseChecks {
 			setPhase(phaseChecks)
 		}
-	case loop.EventCheckFinished:
+	case runlog.EventCheckFinished:
 		if c := r.check(ev); c != nil {
 			if ev.Passed != nil && *ev.Passed {
 				c.state, c.failing = checkPassed, false
@@ -132,7 +132,7 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 			}
 			c.timedOut = ev.TimedOut
 		}
-	case loop.EventIterationFinished:
+	case runlog.EventIterationFinished:
 		row := Row{N: ev.Iteration, Cost: ev.Cost, Completion: ev.CompletionSignal, Commit: ev.Commit,
 			Passing: r.passing[ev.Iteration], Total: len(r.checks), Interrupted: ev.Interrupted, Ran: r.agent}
 		delete(r.passing, ev.Iteration)
@@ -145,17 +145,17 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		r.addRow(row)
 		r.iterCost = 0
 		setPhase(phaseBetween)
-	case loop.EventAgentSwitched:
+	case runlog.EventAgentSwitched:
 		r.agent = label(ev.Agent, ev.Model)
 		r.switched = fmt.Sprintf("switched from %s (%s)", clean(ev.From), strings.ReplaceAll(ev.Reason, "_", " "))
 		r.switchedFor = ev.Iteration
-	case loop.EventBackoff, loop.EventUsageLimitWait:
+	case runlog.EventBackoff, runlog.EventUsageLimitWait:
 		r.waitFor = ""
 		if ev.Agent != "" {
 			r.waitFor = label(ev.Agent, ev.Model)
 		}
 		setPhase(phaseBackoff)
-		if ev.Type == loop.EventUsageLimitWait {
+		if ev.Type == runlog.EventUsageLimitWait {
 			setPhase(phaseUsage)
 		}
 		r.attempt = ev.Attempt
@@ -163,12 +163,12 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 		if ev.Seconds != nil {
 			r.until = t.Add(time.Duration(*ev.Seconds * float64(time.Second)))
 		}
-	case loop.EventPaused:
+	case runlog.EventPaused:
 		r.paused = true
 		setPhase(phaseBetween)
-	case loop.EventResumed:
+	case runlog.EventResumed:
 		r.paused = false
-	case loop.EventLoopFinished:
+	case runlog.EventLoopFinished:
 		setPhase(phaseFinished)
 		r.finished, r.end = true, t
 		r.success = ev.Success != nil && *ev.Success
@@ -180,7 +180,7 @@ func (r *run) apply(ev loop.Event, now time.Time) {
 }
 
 // check finds the check an event is about, by index then by name.
-func (r *run) check(ev loop.Event) *check {
+func (r *run) check(ev runlog.Event) *check {
 	if ev.Index != nil && *ev.Index >= 0 && *ev.Index < len(r.checks) {
 		return &r.checks[*ev.Index]
 	}
@@ -202,15 +202,17 @@ func value(f *float64) float64 {
 }
 
 // Observe feeds one of the loop's events to the view (loop.Deps.Events).
-func (l *Live) Observe(ev loop.Event) { l.s.send(eventMsg{ev}) }
+func (l *Live) Observe(ev runlog.Event) { l.s.send(eventMsg{ev}) }
 
 // Event feeds one of task id's loop events to the board (batch.Options.Events).
-func (b *Board) Event(id string, ev loop.Event) { b.s.send(boardEvent{id: id, eventMsg: eventMsg{ev}}) }
+func (b *Board) Event(id string, ev runlog.Event) {
+	b.s.send(boardEvent{id: id, eventMsg: eventMsg{ev}})
+}
 
 // apply updates a task's row with one of its loop's events.
-func (t *task) apply(ev loop.Event, now time.Time) {
+func (t *task) apply(ev runlog.Event, now time.Time) {
 	switch ev.Type {
-	case loop.EventLoopStarted:
+	case runlog.EventLoopStarted:
 		if t.started.IsZero() {
 			t.started = eventTime(ev, now)
 		}
@@ -218,41 +220,41 @@ func (t *task) apply(ev loop.Event, now time.Time) {
 		if ev.KnownCost != nil { // a resumed task: what its earlier iterations cost
 			t.cost, t.costGaps = *ev.KnownCost, ev.TotalCost == nil
 		}
-	case loop.EventIterationStarted:
+	case runlog.EventIterationStarted:
 		t.iteration, t.state, t.activity, t.iterCost = ev.Iteration, "agent", "", 0
 		if ev.MaxIterations > 0 {
 			t.max = ev.MaxIterations
 		}
-	case loop.EventAgentActivity:
+	case runlog.EventAgentActivity:
 		t.activity = clean(firstLine(ev.Text))
-	case loop.EventAgentFinished:
+	case runlog.EventAgentFinished:
 		t.state = "checks"
 		if ev.Cost != nil {
 			t.iterCost = *ev.Cost
 		}
-	case loop.EventCheckStarted:
+	case runlog.EventCheckStarted:
 		t.state = "checks"
-	case loop.EventIterationFinished:
+	case runlog.EventIterationFinished:
 		t.state, t.iterCost = "iteration done", 0
 		if ev.Cost != nil {
 			t.cost += *ev.Cost
 		} else {
 			t.costGaps = true
 		}
-	case loop.EventPaused:
+	case runlog.EventPaused:
 		t.state = "paused"
-	case loop.EventResumed:
+	case runlog.EventResumed:
 		t.state = "agent"
-	case loop.EventBackoff:
+	case runlog.EventBackoff:
 		t.state = "backing off"
-	case loop.EventUsageLimitWait:
+	case runlog.EventUsageLimitWait:
 		t.state = "usage limit: waiting"
 		if ev.Agent != "" {
 			t.state = "usage limit of " + ev.Agent + ": waiting"
 		}
-	case loop.EventAgentSwitched:
+	case runlog.EventAgentSwitched:
 		t.state = "switched to " + ev.Agent
-	case loop.EventLoopFinished:
+	case runlog.EventLoopFinished:
 		t.state = ev.StopReason
 		t.ended = eventTime(ev, now)
 	}
@@ -260,4 +262,4 @@ func (t *task) apply(ev loop.Event, now time.Time) {
 
 // recorded reports whether the event says an iteration's record was
 // written (so what could not be loaded before may be there now).
-func (m eventMsg) recorded() bool { return m.ev.Type == loop.EventIterationFinished }
+func (m eventMsg) recorded() bool { return m.ev.Type == runlog.EventIterationFinished }

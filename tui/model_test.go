@@ -8,7 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/matryer/is"
 )
@@ -33,7 +33,7 @@ func newFake(info Info, c Controls, l Loader) *fake {
 func (f *fake) size(w, h int) { f.m.Update(tea.WindowSizeMsg{Width: w, Height: h}) }
 
 // ev applies e at the fake time, running the command it returns (a load).
-func (f *fake) ev(e loop.Event) {
+func (f *fake) ev(e runlog.Event) {
 	e.Time = f.now.Format(time.RFC3339Nano)
 	_, cmd := f.m.Update(eventMsg{e})
 	f.run(cmd)
@@ -62,20 +62,20 @@ func keyText(s string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: []rune(s)[
 // iteration plays a whole iteration: activity, agent, checks (passing[i]
 // for check i), record.
 func (f *fake) iteration(n int, checks []string, passing []bool, cost float64, activity ...string) {
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: n, MaxIterations: 25})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: n, MaxIterations: 25})
 	for _, a := range activity {
-		f.ev(loop.Event{Type: loop.EventAgentActivity, Iteration: n, Text: a})
+		f.ev(runlog.Event{Type: runlog.EventAgentActivity, Iteration: n, Text: a})
 	}
 	f.now = f.now.Add(90 * time.Second)
-	f.ev(loop.Event{Type: loop.EventAgentFinished, Iteration: n, Cost: ptr(cost)})
+	f.ev(runlog.Event{Type: runlog.EventAgentFinished, Iteration: n, Cost: ptr(cost)})
 	all := true
 	for i, c := range checks {
-		f.ev(loop.Event{Type: loop.EventCheckStarted, Iteration: n, Check: c, Index: ptr(i)})
+		f.ev(runlog.Event{Type: runlog.EventCheckStarted, Iteration: n, Check: c, Index: ptr(i)})
 		f.now = f.now.Add(time.Duration(i+1) * time.Second)
-		f.ev(loop.Event{Type: loop.EventCheckFinished, Iteration: n, Check: c, Index: ptr(i), Passed: ptr(passing[i]), Duration: ptr(float64(i + 1)), ExitCode: ptr(map[bool]int{true: 0, false: 1}[passing[i]])})
+		f.ev(runlog.Event{Type: runlog.EventCheckFinished, Iteration: n, Check: c, Index: ptr(i), Passed: ptr(passing[i]), Duration: ptr(float64(i + 1)), ExitCode: ptr(map[bool]int{true: 0, false: 1}[passing[i]])})
 		all = all && passing[i]
 	}
-	f.ev(loop.Event{Type: loop.EventIterationFinished, Iteration: n, AllChecksPassed: ptr(all), Cost: ptr(cost), Duration: ptr(96.0), AgentDuration: ptr(90.0), ChecksDuration: ptr(6.0)})
+	f.ev(runlog.Event{Type: runlog.EventIterationFinished, Iteration: n, AllChecksPassed: ptr(all), Cost: ptr(cost), Duration: ptr(96.0), AgentDuration: ptr(90.0), ChecksDuration: ptr(6.0)})
 }
 
 // screen is the rendered screen without escape sequences, and without the
@@ -93,11 +93,11 @@ var checks3 = []string{"go test ./...", "golangci-lint run", "go vet ./..."}
 func TestHeaderHistoryChecksAndActivity(t *testing.T) {
 	is := is.New(t)
 	f := newFake(Info{Task: "make the auth tests pass\nand more", Agent: "claude", Model: "sonnet", Budget: 5, MaxTime: 2 * time.Hour}, Controls{}, nil)
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 25, Checks: checks3, Branch: "architect/ralph-loop"})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 25, Checks: checks3, Branch: "architect/ralph-loop"})
 	f.iteration(1, checks3, []bool{false, true, false}, 0.41, "Read auth.go", "Edit auth.go")
 	f.iteration(2, checks3, []bool{true, true, true}, 0.52, "Bash go test ./...")
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 3, MaxIterations: 25})
-	f.ev(loop.Event{Type: loop.EventAgentActivity, Iteration: 3, Text: "Grep TODO"})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 3, MaxIterations: 25})
+	f.ev(runlog.Event{Type: runlog.EventAgentActivity, Iteration: 3, Text: "Grep TODO"})
 	f.now = f.now.Add(65 * time.Second)
 	s := f.screen()
 	lines := strings.Split(s, "\n")
@@ -116,16 +116,16 @@ func TestHeaderHistoryChecksAndActivity(t *testing.T) {
 func TestChecksStatusDurationAndSlowest(t *testing.T) {
 	is := is.New(t)
 	f := newFake(Info{}, Controls{}, nil)
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 3, Checks: checks3})
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 1})
-	f.ev(loop.Event{Type: loop.EventAgentFinished, Iteration: 1})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 3, Checks: checks3})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 1})
+	f.ev(runlog.Event{Type: runlog.EventAgentFinished, Iteration: 1})
 	for i := range checks3 {
-		f.ev(loop.Event{Type: loop.EventCheckStarted, Iteration: 1, Index: ptr(i), Check: checks3[i]})
+		f.ev(runlog.Event{Type: runlog.EventCheckStarted, Iteration: 1, Index: ptr(i), Check: checks3[i]})
 	}
 	f.now = f.now.Add(2 * time.Second)
 	is.True(!strings.Contains(f.screen(), "slowest")) // none has finished: none is marked
-	f.ev(loop.Event{Type: loop.EventCheckFinished, Iteration: 1, Index: ptr(2), Check: checks3[2], Passed: ptr(true), Duration: ptr(0.4)})
-	f.ev(loop.Event{Type: loop.EventCheckFinished, Iteration: 1, Index: ptr(0), Check: checks3[0], Passed: ptr(false), Duration: ptr(12.5), TimedOut: true})
+	f.ev(runlog.Event{Type: runlog.EventCheckFinished, Iteration: 1, Index: ptr(2), Check: checks3[2], Passed: ptr(true), Duration: ptr(0.4)})
+	f.ev(runlog.Event{Type: runlog.EventCheckFinished, Iteration: 1, Index: ptr(0), Check: checks3[0], Passed: ptr(false), Duration: ptr(12.5), TimedOut: true})
 	f.now = f.now.Add(3 * time.Second)
 	s := f.screen()
 	is.True(strings.Contains(s, "⏱ go test ./...  12.5s timed out slowest"))
@@ -142,13 +142,13 @@ func TestEveryLineFitsTheTerminal(t *testing.T) {
 	info := Info{Task: "認証テストを直す 🚀 make the auth tests pass with a very long task description that goes on", Agent: "claude", Budget: 5}
 	f := newFake(info, Controls{}, fakeLoader{})
 	wide := []string{"go test ./... # テスト 🧪", "lint\tx", "\x1b[31mred\x1b[0m check"}
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 300, Checks: wide})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 300, Checks: wide})
 	acts := []string{"日本語のメッセージ 🚀 with emoji 👍🏽 and ❤️ and 👨‍👩‍👧", "\x1b[2J\x1b[Hcleared?\x1b]0;title\x07 \x1b[1;32mgreen\x1b[0m", "tab\there\r\nnext line", strings.Repeat("x", 500)}
 	for n := 1; n <= 40; n++ {
 		f.iteration(n, wide, []bool{n%2 == 0, false, true}, 0.01, acts...)
 	}
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 41})
-	f.ev(loop.Event{Type: loop.EventAgentActivity, Iteration: 41, Text: acts[0]})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 41})
+	f.ev(runlog.Event{Type: runlog.EventAgentActivity, Iteration: 41, Text: acts[0]})
 	f.m.logged("architect: warning: ワーニング 🚨 " + strings.Repeat("w", 300))
 	for _, w := range []int{1, 10, 20, 39, 40, 59, 60, 61, 80, 109, 110, 111, 200} {
 		for _, h := range []int{1, 3, 5, 8, 12, 24, 50} {
@@ -180,7 +180,7 @@ func TestEveryLineFitsTheTerminal(t *testing.T) {
 func TestNarrowTerminalKeepsCost(t *testing.T) {
 	is := is.New(t)
 	f := newFake(Info{Task: "t", Budget: 25, MaxTime: time.Hour}, Controls{}, nil)
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 25})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 25})
 	f.iteration(1, nil, nil, 1.5)
 	f.size(60, 20)
 	first := strings.Split(f.screen(), "\n")[0]
@@ -217,7 +217,7 @@ func TestKeysSteerTheRun(t *testing.T) {
 		Interrupt: func() { interrupts++ },
 	}
 	f := newFake(Info{}, c, fakeLoader{})
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 25, Checks: checks3})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 25, Checks: checks3})
 	f.iteration(1, checks3, []bool{true, false, true}, 0.1)
 
 	f.key(keyText("p"))
@@ -229,12 +229,12 @@ func TestKeysSteerTheRun(t *testing.T) {
 	is.True(strings.Contains(f.screen(), "● running"))
 
 	// Paused from another terminal: the view says so; p resumes.
-	f.ev(loop.Event{Type: loop.EventPaused, Iteration: 1})
+	f.ev(runlog.Event{Type: runlog.EventPaused, Iteration: 1})
 	is.True(strings.Contains(f.screen(), "‖ paused"))
 	is.True(strings.Contains(f.screen(), "paused: p or `architect resume` goes on"))
 	f.key(keyText("p"))
 	is.Equal(pauses, []bool{true, false, false})
-	f.ev(loop.Event{Type: loop.EventResumed, Iteration: 1})
+	f.ev(runlog.Event{Type: runlog.EventResumed, Iteration: 1})
 	is.True(strings.Contains(f.screen(), "● running"))
 
 	f.key(keyText("s"))
@@ -255,14 +255,14 @@ func TestKeysSteerTheRun(t *testing.T) {
 func TestOutputOfTheFailingCheck(t *testing.T) {
 	is := is.New(t)
 	f := newFake(Info{}, Controls{}, fakeLoader{})
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 25, Checks: checks3})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 25, Checks: checks3})
 	f.iteration(1, checks3, []bool{true, false, true}, 0.1)
 	s := f.screen()
 	is.True(strings.Contains(s, "── Output: golangci-lint run (failed in iteration 1)"))
 	is.True(strings.Contains(s, "  output of check 1 in iteration 1\n  FAIL: TestX"))
 
 	// The next iteration runs: the last failing output stays.
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 2})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 2})
 	is.True(strings.Contains(f.screen(), "output of check 1 in iteration 1"))
 
 	// Select another check: tab to the checks, up to the first.
@@ -273,15 +273,15 @@ func TestOutputOfTheFailingCheck(t *testing.T) {
 
 	f.key(tea.KeyPressMsg{Code: tea.KeyEscape}) // back to the one that failed last
 	is.True(strings.Contains(f.screen(), "── Output: golangci-lint run (failed in iteration 1)"))
-	f.ev(loop.Event{Type: loop.EventAgentFinished, Iteration: 2})
-	f.ev(loop.Event{Type: loop.EventCheckFinished, Iteration: 2, Index: ptr(1), Passed: ptr(true), Duration: ptr(1.0)})
+	f.ev(runlog.Event{Type: runlog.EventAgentFinished, Iteration: 2})
+	f.ev(runlog.Event{Type: runlog.EventCheckFinished, Iteration: 2, Index: ptr(1), Passed: ptr(true), Duration: ptr(1.0)})
 	is.True(!strings.Contains(f.screen(), "── Output")) // it passes now
 }
 
 func TestHistoryScrollsAndOpensDetail(t *testing.T) {
 	is := is.New(t)
 	f := newFake(Info{}, Controls{}, fakeLoader{})
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 300})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 300})
 	for n := 1; n <= 300; n++ {
 		f.iteration(n, nil, nil, 0.01)
 	}
@@ -320,7 +320,7 @@ func TestDetailThatCannotLoad(t *testing.T) {
 	f := newFake(Info{}, Controls{}, fakeLoader{fail: true})
 	f.key(tea.KeyPressMsg{Code: tea.KeyEnter})
 	is.True(strings.Contains(f.screen(), "no iteration has finished yet"))
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 3})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 3})
 	f.iteration(1, nil, nil, 0)
 	f.key(tea.KeyPressMsg{Code: tea.KeyEnter})
 	is.True(f.m.detail == nil)
@@ -330,19 +330,19 @@ func TestDetailThatCannotLoad(t *testing.T) {
 func TestWaitsAndTheEnd(t *testing.T) {
 	is := is.New(t)
 	f := newFake(Info{}, Controls{}, nil)
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 3})
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 1})
-	f.ev(loop.Event{Type: loop.EventAgentFinished, Iteration: 1}) // cost unknown
-	f.ev(loop.Event{Type: loop.EventUsageLimitWait, Iteration: 1, Seconds: ptr(600.0)})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 3})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 1})
+	f.ev(runlog.Event{Type: runlog.EventAgentFinished, Iteration: 1}) // cost unknown
+	f.ev(runlog.Event{Type: runlog.EventUsageLimitWait, Iteration: 1, Seconds: ptr(600.0)})
 	f.now = f.now.Add(30 * time.Second)
 	s := f.screen()
 	is.True(strings.Contains(s, "‖ waiting"))
 	is.True(strings.Contains(s, "usage limit: waiting 9m30s, until"))
-	f.ev(loop.Event{Type: loop.EventBackoff, Iteration: 1, Seconds: ptr(8.0), Attempt: 2})
+	f.ev(runlog.Event{Type: runlog.EventBackoff, Iteration: 1, Seconds: ptr(8.0), Attempt: 2})
 	is.True(strings.Contains(f.screen(), "backoff: the agent failed 2 times in a row; retrying in 8s"))
-	f.ev(loop.Event{Type: loop.EventIterationFinished, Iteration: 1, AllChecksPassed: ptr(false)})
+	f.ev(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1, AllChecksPassed: ptr(false)})
 	is.True(strings.Contains(f.screen(), "$0.0000+")) // an unknown cost is marked
-	f.ev(loop.Event{Type: loop.EventLoopFinished, Success: ptr(false), StopReason: "max_iterations", StopDetail: "the limit of 3 iterations was reached", TotalIterations: ptr(1)})
+	f.ev(runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(false), StopReason: "max_iterations", StopDetail: "the limit of 3 iterations was reached", TotalIterations: ptr(1)})
 	s = f.screen()
 	is.True(strings.Contains(s, "✗ stopped: max_iterations"))
 	is.True(strings.Contains(s, "finished after 1 iteration: the limit of 3 iterations was reached"))
@@ -356,11 +356,11 @@ func TestRecap(t *testing.T) {
 	is.Equal(f.m.recap(), []string(nil)) // never started: nothing
 	f.m.logged("architect: working in worktree x on branch y")
 	f.m.logged("architect: iteration 1/25: running the claude agent") // the view shows those itself
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 25})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 25})
 	for n := 1; n <= 20; n++ {
 		f.iteration(n, nil, nil, 0.5)
 	}
-	f.ev(loop.Event{Type: loop.EventLoopFinished, Success: ptr(true), StopReason: "all_checks_passed", TotalIterations: ptr(20)})
+	f.ev(runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(true), StopReason: "all_checks_passed", TotalIterations: ptr(20)})
 	r := f.m.recap()
 	is.Equal(len(r), 1+1+1+recapRows)
 	is.Equal(r[0], "architect: working in worktree x on branch y")
@@ -386,11 +386,11 @@ func TestCleanText(t *testing.T) {
 func BenchmarkView300(b *testing.B) {
 	f := newFake(Info{Task: "a long run"}, Controls{}, nil)
 	f.size(120, 40)
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 400, Checks: checks3})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 400, Checks: checks3})
 	for n := 1; n <= 300; n++ {
 		f.iteration(n, checks3, []bool{n%2 == 0, true, n%3 == 0}, 0.01, "Read auth.go", "Edit auth.go")
 	}
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 301})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 301})
 	b.ResetTimer()
 	for b.Loop() {
 		_ = f.m.View()
@@ -403,25 +403,25 @@ func BenchmarkView300(b *testing.B) {
 func TestAgentsWaitsAndSwitches(t *testing.T) {
 	is := is.New(t)
 	f := newFake(Info{Agent: "claude", Model: "sonnet"}, Controls{}, nil)
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 5, Agent: "claude", Model: "sonnet", Checks: checks3[:1]})
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 1, Agent: "claude", Model: "sonnet"})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 5, Agent: "claude", Model: "sonnet", Checks: checks3[:1]})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 1, Agent: "claude", Model: "sonnet"})
 	is.True(strings.Contains(f.screen(), "agent claude (sonnet) 0s"))
-	f.ev(loop.Event{Type: loop.EventAgentFinished, Iteration: 1, Error: "usage limit"})
-	f.ev(loop.Event{Type: loop.EventIterationFinished, Iteration: 1, AllChecksPassed: ptr(false), ChecksRun: ptr(false)})
-	f.ev(loop.Event{Type: loop.EventUsageLimitWait, Iteration: 1, Seconds: ptr(3.0), Agent: "claude", Model: "sonnet"})
+	f.ev(runlog.Event{Type: runlog.EventAgentFinished, Iteration: 1, Error: "usage limit"})
+	f.ev(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1, AllChecksPassed: ptr(false), ChecksRun: ptr(false)})
+	f.ev(runlog.Event{Type: runlog.EventUsageLimitWait, Iteration: 1, Seconds: ptr(3.0), Agent: "claude", Model: "sonnet"})
 	s := f.screen()
 	is.True(strings.Contains(s, "‖ waiting"))
 	is.True(strings.Contains(s, "usage limit of claude (sonnet): waiting 3s, until "+t0.Add(3*time.Second).Local().Format("15:04:05")))
-	f.ev(loop.Event{Type: loop.EventBackoff, Iteration: 1, Seconds: ptr(2.0), Attempt: 1, Agent: "claude", Model: "sonnet"})
+	f.ev(runlog.Event{Type: runlog.EventBackoff, Iteration: 1, Seconds: ptr(2.0), Attempt: 1, Agent: "claude", Model: "sonnet"})
 	is.True(strings.Contains(f.screen(), "backoff: claude (sonnet) failed 1 times in a row; retrying in 2s"))
 
-	f.ev(loop.Event{Type: loop.EventAgentSwitched, Iteration: 2, Agent: "codex", From: "claude:sonnet", Reason: "usage_limit"})
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 2, Agent: "codex"})
+	f.ev(runlog.Event{Type: runlog.EventAgentSwitched, Iteration: 2, Agent: "codex", From: "claude:sonnet", Reason: "usage_limit"})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 2, Agent: "codex"})
 	s = f.screen()
 	is.True(strings.Contains(s, "agent codex 0s · switched from claude:sonnet (usage limit)"))
-	f.ev(loop.Event{Type: loop.EventAgentFinished, Iteration: 2, Cost: ptr(0.5)})
-	f.ev(loop.Event{Type: loop.EventIterationFinished, Iteration: 2, AllChecksPassed: ptr(true), Cost: ptr(0.5)})
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 3, Agent: "codex"})
+	f.ev(runlog.Event{Type: runlog.EventAgentFinished, Iteration: 2, Cost: ptr(0.5)})
+	f.ev(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 2, AllChecksPassed: ptr(true), Cost: ptr(0.5)})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 3, Agent: "codex"})
 	s = f.screen()
 	is.True(!strings.Contains(s, "switched from")) // said while iteration 2 ran only
 	is.True(strings.Contains(s, "on codex"))       // iteration 2's row
@@ -429,15 +429,15 @@ func TestAgentsWaitsAndSwitches(t *testing.T) {
 	is.True(strings.Contains(s, "agent codex 0s"))
 
 	// A resumed run's history comes from the records.
-	rows := Rows([]loop.Iteration{{Iteration: 1, Agent: "claude", Model: "sonnet"}, {Iteration: 2, Agent: "gemini"}})
+	rows := Rows([]runlog.Iteration{{Iteration: 1, Agent: "claude", Model: "sonnet"}, {Iteration: 2, Agent: "gemini"}})
 	is.Equal(rows[0].Ran, "claude (sonnet)")
 	is.Equal(rows[1].Ran, "gemini")
 
 	// The batch board says which agent a task waits for, and a switch.
 	b := &task{}
-	b.apply(loop.Event{Type: loop.EventUsageLimitWait, Agent: "claude"}, t0)
+	b.apply(runlog.Event{Type: runlog.EventUsageLimitWait, Agent: "claude"}, t0)
 	is.Equal(b.state, "usage limit of claude: waiting")
-	b.apply(loop.Event{Type: loop.EventAgentSwitched, Agent: "codex"}, t0)
+	b.apply(runlog.Event{Type: runlog.EventAgentSwitched, Agent: "codex"}, t0)
 	is.Equal(b.state, "switched to codex")
 }
 
@@ -460,8 +460,8 @@ func TestNoteKey(t *testing.T) {
 		Interrupt: func() { interrupts++ },
 	}
 	f := newFake(Info{}, c, fakeLoader{})
-	f.ev(loop.Event{Type: loop.EventLoopStarted, MaxIterations: 25, Checks: checks3})
-	f.ev(loop.Event{Type: loop.EventIterationStarted, Iteration: 1})
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 25, Checks: checks3})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 1})
 	is.True(strings.Contains(f.screen(), "n note"))
 
 	f.key(keyText("n"))

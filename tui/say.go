@@ -13,7 +13,7 @@ import (
 // text, except enter, esc, backspace and ctrl+c.
 
 // maxNoteInput bounds what the line takes; the loop's own limit on a
-// note (loop.MaxNoteBytes) is larger, so a typed note is never refused.
+// note (runlog.MaxNoteBytes) is larger, so a typed note is never refused.
 const maxNoteInput = 2000
 
 // noteInput is the note being typed; open says the line is open.

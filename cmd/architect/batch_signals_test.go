@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/runlog/runlogtest"
 	"github.com/matryer/is"
 )
 
@@ -40,7 +41,7 @@ func TestBatchInterruptStopsAll(t *testing.T) {
 	_, err := os.Stat(filepath.Join(repo, ".architect-worktrees", "c"))
 	is.True(os.IsNotExist(err)) // the queued task never started
 	for _, id := range []string{"a", "b"} {
-		res := readResult(t, filepath.Join(repo, ".architect-worktrees", id))
-		is.Equal(res["stop_reason"], "cancelled")
+		res := runlogtest.Result(t, filepath.Join(repo, ".architect-worktrees", id))
+		is.Equal(res.StopReason, "cancelled")
 	}
 }

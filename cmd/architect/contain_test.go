@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/internal/testutil"
+	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/runlog/runlogtest"
 	"github.com/matryer/is"
 )
 
@@ -40,9 +43,19 @@ func campaign() bool { return os.Getenv("ARCHITECT_FAULT_CAMPAIGN") == "full" }
 // 0 if none is.
 func supervisorOf(t *testing.T, repo string) int {
 	t.Helper()
-	p, _ := readState(t, repo)["processes"].(map[string]any)
-	n, _ := p["supervisor_pid"].(float64)
-	return int(n)
+	return owner(t, repo).Supervisor
+}
+
+// owner is where the run in repo says its processes are (none: zero).
+func owner(t *testing.T, repo string) proc.Owner {
+	t.Helper()
+	var o proc.Owner
+	if st := runlogtest.State(t, repo); len(st.Processes) > 0 {
+		if err := json.Unmarshal(st.Processes, &o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return o
 }
 
 // Killed with SIGKILL in the middle of an agent run whose processes
@@ -58,8 +71,7 @@ func TestKillNineEndsAgent(t *testing.T) {
 			pids := escapedPids(t, p, filepath.Join(work, "pids"))
 			p.waitFile(t, filepath.Join(work, "started"))
 			is.True(len(leftovers(agentDir)) > len(pids)) // architect, the agent and its escapes
-			procs, _ := readState(t, repo)["processes"].(map[string]any)
-			cg, _ := procs["cgroup"].(string)
+			cg := owner(t, repo).Cgroup
 
 			is.NoErr(syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)) // architect alone
 			<-p.done
@@ -121,7 +133,7 @@ func TestResumeEndsLeftovers(t *testing.T) {
 			// The killed iteration is on the record (interrupted: killed),
 			// and the resumed run went on with the next.
 			is.Equal(recordedIterations(t, repo), []int{1, 2})
-			is.Equal(readResult(t, repo)["iterations"].([]any)[0].(map[string]any)["interrupted"], "killed")
+			is.Equal(runlogtest.Result(t, repo).Iterations[0].Interrupted, "killed")
 			is.Equal(leftovers(agentDir), []string(nil)) // nothing of either run runs
 			for _, pid := range pids {
 				is.True(!testutil.Alive(pid))

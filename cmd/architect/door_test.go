@@ -18,6 +18,7 @@ import (
 
 	"github.com/architect-dev/architect/cli"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // TestDoor drives the architect binary over every flag of every command,
@@ -254,7 +255,7 @@ func (f *doorFixture) acceptedDryRun(r row, dir string, o outcome, fail func(out
 	if doc.Workspace.Worktree != "" {
 		ws = doc.Workspace.Worktree
 	}
-	if _, err := loop.ReadState(ws); err != nil {
+	if _, err := runlog.ReadState(ws); err != nil {
 		return fail(o, "real run: the state cannot be read back: %v", err)
 	}
 	// A text could come back changed from the records (JSON); a number

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/runlog/runlogtest"
 	"github.com/matryer/is"
 )
 
@@ -57,9 +58,8 @@ func TestMemoryBoundedByOutput(t *testing.T) {
 	if peakMB >= 50 {
 		t.Fatalf("peak RSS %.1f MB, want < 50 MB", peakMB)
 	}
-	res := readResult(t, repo)
-	checks := res["iterations"].([]any)[0].(map[string]any)["check_results"].([]any)
-	is.Equal(checks[0].(map[string]any)["output_bytes"], float64(1e9)) // all of it was read
+	res := runlogtest.Result(t, repo)
+	is.Equal(res.Iterations[0].CheckResults[0].OutputBytes, int64(1e9)) // all of it was read
 }
 
 // vmHWM returns the peak resident set size of pid in KiB, 0 when unknown.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,29 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/runlog/runlogtest"
 	"github.com/matryer/is"
 )
 
 // The promises of issues 12 and 28 that only the whole binary shows: real
 // processes, signals and git.
-
-// records reads iterations.jsonl as maps.
-func records(t *testing.T, repo string) []map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repo, ".architect", "iterations.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("iterations.jsonl: %v in %q", err, l)
-		}
-		out = append(out, m)
-	}
-	return out
-}
 
 // --max-time holds through git: a pre-commit hook that sleeps 25 s does
 // not keep a run with --max-time 4s going past its deadline (plus the few
@@ -52,9 +34,9 @@ func TestMaxTimeHoldsThroughGit(t *testing.T) {
 		t.Fatalf("--max-time 4s ended after %s; stderr:\n%s", took, p.stderr)
 	}
 	ws := filepath.Join(repo, ".architect-ralph-worktree")
-	is.Equal(readResult(t, ws)["stop_reason"], "timeout")
+	is.Equal(runlogtest.Result(t, ws).StopReason, "timeout")
 	is.True(strings.Contains(p.stderr.String(), "could not commit iteration 1"))
-	is.Equal(len(records(t, ws)), 1) // recorded all the same
+	is.Equal(len(runlogtest.Records(t, ws)), 1) // recorded all the same
 }
 
 // Every way of ending a running agent leaves its iteration on the record:
@@ -89,22 +71,24 @@ func TestEveryStopRecordsTheIteration(t *testing.T) {
 				is.NoErr(p.cmd.Process.Signal(tc.signal))
 			}
 			is.Equal(p.exit(t, 30*time.Second), tc.exit)
-			res := readResult(t, repo)
-			is.Equal(res["stop_reason"], tc.reason)
-			is.Equal(res["total_iterations"], 1.0)
-			is.Equal(res["total_cost"], tc.cost)
-			recs := records(t, repo)
+			res := runlogtest.Result(t, repo)
+			is.Equal(res.StopReason, tc.reason)
+			is.Equal(res.TotalIterations, 1)
+			is.True(res.TotalCost != nil)
+			is.Equal(*res.TotalCost, tc.cost)
+			recs := runlogtest.Records(t, repo)
 			is.Equal(len(recs), 1)
-			it := res["iterations"].([]any)[0].(map[string]any)
-			is.Equal(it["cost"], tc.cost)
+			it := res.Iterations[0]
+			is.True(it.Cost != nil)
+			is.Equal(*it.Cost, tc.cost)
 			if tc.ended != "" {
-				is.Equal(recs[0]["interrupted"], tc.ended)
-				is.Equal(it["interrupted"], tc.ended)
-				is.Equal(it["checks_run"], false)
+				is.Equal(recs[0].Interrupted, tc.ended)
+				is.Equal(it.Interrupted, tc.ended)
+				is.Equal(it.ChecksRun, false)
 			} else {
-				is.Equal(it["agent_timed_out"], tc.timeout)
+				is.Equal(it.AgentTimedOut, tc.timeout)
 			}
-			is.True(strings.Contains(it["diff_stat"].(string), "half.txt"))
+			is.True(strings.Contains(it.DiffStat, "half.txt"))
 			progress, err := os.ReadFile(filepath.Join(repo, ".architect", "ralph-progress.md"))
 			is.NoErr(err)
 			is.True(strings.Contains(string(progress), "## Iteration 1 — FAIL"))
@@ -146,10 +130,13 @@ func TestCostKeptAfterSIGKILLAndResume(t *testing.T) {
 	}
 	is.True(strings.Contains(stderr, "iteration 2 was interrupted when architect was killed: recorded (cost $0.7500)"))
 	is.Equal(recordedIterations(t, repo), []int{1, 2, 3})
-	res := readResult(t, repo)
-	is.Equal(res["total_cost"], 1.5) // 0.25 + 0.75 + 0.50
-	is.Equal(res["iterations"].([]any)[1].(map[string]any)["interrupted"], "killed")
-	is.Equal(readState(t, repo)["total_cost"], 1.5)
+	res := runlogtest.Result(t, repo)
+	is.True(res.TotalCost != nil)
+	is.Equal(*res.TotalCost, 1.5) // 0.25 + 0.75 + 0.50
+	is.Equal(res.Iterations[1].Interrupted, "killed")
+	st := runlogtest.State(t, repo)
+	is.True(st.TotalCost != nil)
+	is.Equal(*st.TotalCost, 1.5)
 
 	// The same without the poll having seen it: the result file the agent
 	// left is read on resume.
@@ -161,9 +148,10 @@ func TestCostKeptAfterSIGKILLAndResume(t *testing.T) {
 	killLeftovers(t, agentDir)
 	_, _, code = architect(t, agentDir, "loop", "--resume", "-C", repo)
 	is.Equal(code, 1) // max_iterations: the killed iteration was the one allowed
-	res = readResult(t, repo)
-	is.Equal(res["total_cost"], 2.0)
-	is.Equal(res["total_iterations"], 1.0)
+	res = runlogtest.Result(t, repo)
+	is.True(res.TotalCost != nil)
+	is.Equal(*res.TotalCost, 2.0)
+	is.Equal(res.TotalIterations, 1)
 }
 
 // The agent's duration after a timeout is the real time its run took: here
@@ -174,11 +162,11 @@ func TestAgentDurationOnTimeoutIsRealTime(t *testing.T) {
 	_, stderr, code := architect(t, agentDir, "loop", "task", "-C", repo, "--check", "true", "--max-iterations", "1",
 		"--agent-cmd", `sh -c "trap '' TERM; exec sleep 30" & wait`, "--iteration-timeout", "1s", "--kill-grace", "2s")
 	is.Equal(code, 1)
-	it := readResult(t, repo)["iterations"].([]any)[0].(map[string]any)
-	if d := it["agent_duration"].(float64); d < 2.5 {
+	it := runlogtest.Result(t, repo).Iterations[0]
+	if d := it.AgentDuration; d < 2.5 {
 		t.Fatalf("agent_duration %.2fs: the group ran for the 1 s timeout plus the 2 s grace; stderr:\n%s", d, stderr)
 	}
-	is.Equal(it["agent_timed_out"], true)
+	is.Equal(it.AgentTimedOut, true)
 }
 
 // Two quick `architect resume` of a paused loop: one resumes it, the other

@@ -1,29 +1,15 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/runlog/runlogtest"
 	"github.com/matryer/is"
 )
-
-func readResult(t *testing.T, repo string) map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repo, ".architect", "result.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // SIGINT during an iteration stops the agent (and what it spawned, even in
 // a new session), prints the result and exits 130.
@@ -38,8 +24,8 @@ func TestInterruptMidIteration(t *testing.T) {
 	is.Equal(p.exit(t, 7*time.Second), 130)                              // it stops within 7 s of SIGINT
 	is.True(strings.Contains(p.stderr.String(), "stopped on cancelled")) // the summary is printed
 	is.Equal(leftovers(agentDir), []string(nil))                         // nothing left behind
-	res := readResult(t, repo)
-	is.Equal(res["stop_reason"], "cancelled")
+	res := runlogtest.Result(t, repo)
+	is.Equal(res.StopReason, "cancelled")
 }
 
 // --max-time stops a hanging agent at once, not at the next iteration.
@@ -54,7 +40,7 @@ func TestMaxTimeStopsHangingAgent(t *testing.T) {
 	if elapsed > 4*time.Second {
 		t.Fatalf("stopped %s after start, more than 2 s past the 2 s limit; stderr:\n%s", elapsed, p.stderr)
 	}
-	res := readResult(t, repo)
-	is.Equal(res["stop_reason"], "timeout")
+	res := runlogtest.Result(t, repo)
+	is.Equal(res.StopReason, "timeout")
 	is.Equal(leftovers(agentDir), []string(nil))
 }

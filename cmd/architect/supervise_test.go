@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/runlog/runlogtest"
 	"github.com/matryer/is"
 )
 
@@ -23,20 +23,6 @@ import (
 // cancel from another process, a second interrupt, and SIGKILL at random
 // moments followed by --resume. The scripts supervise_*.txtar cover the
 // rest (timeouts, waiting, DONE file, done pattern, idle, circuit breaker).
-
-// readState reads the workspace's state.json.
-func readState(t *testing.T, repo string) map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repo, ".architect", "state.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // A second loop on a workspace whose loop is running fails at once with
 // exit status 2, naming the holder's pid, and leaves the first run's state
@@ -140,10 +126,10 @@ func TestPauseResumeCancel(t *testing.T) {
 	is.True(strings.Contains(loop.stderr.String(), "architect: `architect cancel` asked this loop to stop: stopping gracefully"))
 	is.True(!strings.Contains(loop.stderr.String(), "send it again"))
 	is.Equal(leftovers(agentDir), []string(nil))
-	res := readResult(t, repo)
-	is.Equal(res["stop_reason"], "cancelled")
-	is.Equal(res["total_iterations"], 2.0)
-	is.Equal(res["iterations"].([]any)[1].(map[string]any)["interrupted"], "signal")
+	res := runlogtest.Result(t, repo)
+	is.Equal(res.StopReason, "cancelled")
+	is.Equal(res.TotalIterations, 2)
+	is.Equal(res.Iterations[1].Interrupted, "signal")
 
 	// status --json on the finished run.
 	stdout, _, code = run("status", "--json")
@@ -182,7 +168,7 @@ func TestPauseResumeCancel(t *testing.T) {
 	is.True(strings.Contains(stderr, "success: "))
 	is.True(!strings.Contains(stderr, "iteration 2/25: running"))
 	is.Equal(recordedIterations(t, repo), []int{1, 2, 3})
-	is.Equal(readState(t, repo)["status"], "succeeded")
+	is.Equal(runlogtest.State(t, repo).Status, "succeeded")
 	_, stderr, code = run("resume")
 	is.Equal(code, 2)
 	is.True(strings.Contains(stderr, "already succeeded; there is nothing to resume"))
@@ -222,35 +208,19 @@ func TestSecondInterruptKills(t *testing.T) {
 	}
 	is.True(strings.Contains(loop.stderr.String(), "architect: killing the agent and checks now"))
 	is.Equal(leftovers(agentDir), []string(nil))
-	res := readResult(t, repo)
-	is.Equal(res["stop_reason"], "cancelled")
-	is.Equal(res["total_iterations"], 1.0) // the interrupted iteration is on the record
-	is.Equal(res["iterations"].([]any)[0].(map[string]any)["interrupted"], "signal")
+	res := runlogtest.Result(t, repo)
+	is.Equal(res.StopReason, "cancelled")
+	is.Equal(res.TotalIterations, 1) // the interrupted iteration is on the record
+	is.Equal(res.Iterations[0].Interrupted, "signal")
 }
 
 // recordedIterations returns the iteration numbers in iterations.jsonl, in
 // order.
 func recordedIterations(t *testing.T, repo string) []int {
 	t.Helper()
-	f, err := os.Open(filepath.Join(repo, ".architect", "iterations.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []int
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var r struct {
-			Iteration int `json:"iteration"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("iterations.jsonl: %v in %q", err, sc.Text())
-		}
-		out = append(out, r.Iteration)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	for _, r := range runlogtest.Records(t, repo) {
+		out = append(out, r.Iteration.Iteration)
 	}
 	return out
 }
@@ -350,7 +320,7 @@ func faultRun(t *testing.T, run int, rng *rand.Rand, span time.Duration) (kills,
 		}
 		statePath := filepath.Join(repo, ".architect", "state.json")
 		resume := exists(statePath)
-		if resume && readState(t, repo)["status"] == "succeeded" {
+		if resume && runlogtest.State(t, repo).Status == "succeeded" {
 			break // killed after saving its final state, before exiting
 		}
 		if resume {
@@ -434,23 +404,22 @@ func checkConsistent(t *testing.T, repo string, kills int) {
 			t.Fatalf("iterations.jsonl holds iterations %v: not 1..%d, each once", got, n)
 		}
 	}
-	res := readResult(t, repo)
-	its := res["iterations"].([]any)
+	res := runlogtest.Result(t, repo)
+	its := res.Iterations
 	interrupted := 0
-	for i, x := range its {
-		it := x.(map[string]any)
-		if n := it["iteration"]; n != float64(i+1) {
+	for i, it := range its {
+		if n := it.Iteration; n != i+1 {
 			t.Fatalf("result.json iterations[%d] is iteration %v", i, n)
 		}
-		switch it["interrupted"] {
-		case nil:
+		switch it.Interrupted {
+		case "":
 		case "killed":
 			interrupted++
-			if it["checks_run"] != false {
+			if it.ChecksRun {
 				t.Fatalf("iteration %d, interrupted by a kill, says its checks ran", i+1)
 			}
 		default:
-			t.Fatalf("iteration %d interrupted by %v", i+1, it["interrupted"])
+			t.Fatalf("iteration %d interrupted by %v", i+1, it.Interrupted)
 		}
 	}
 	if interrupted > kills || n != faultIterations+interrupted && n != faultIterations+interrupted+1 {
@@ -468,18 +437,18 @@ func checkConsistent(t *testing.T, repo string, kills int) {
 		if k < 1 || k > n {
 			t.Fatalf("the ledger names iteration %d of %d", k, n)
 		}
-		if c := its[k-1].(map[string]any)["cost"]; c != 0.25 {
+		if c := its[k-1].Cost; c == nil || *c != 0.25 {
 			rec, _ := json.Marshal(its[k-1])
-			t.Fatalf("iteration %d reported $0.25 but its record says %v: %s\nledger %q", k, c, rec, ledger)
+			t.Fatalf("iteration %d reported $0.25 but its record says otherwise: %s\nledger %q", k, rec, ledger)
 		}
 	}
 	sum := 0.0
-	for _, x := range its {
-		if c, ok := x.(map[string]any)["cost"].(float64); ok {
-			sum += c
+	for _, it := range its {
+		if it.Cost != nil {
+			sum += *it.Cost
 		}
 	}
-	if k := res["known_cost"].(float64); k < sum-1e-9 || k > sum+1e-9 {
+	if k := res.KnownCost; k < sum-1e-9 || k > sum+1e-9 {
 		t.Fatalf("known_cost %v, the records sum to %v", k, sum)
 	}
 	progress, err := os.ReadFile(filepath.Join(repo, ".architect", "ralph-progress.md"))
@@ -497,18 +466,16 @@ func checkConsistent(t *testing.T, repo string, kills int) {
 	if fmt.Sprint(headings) != fmt.Sprint(want) {
 		t.Fatalf("progress headings %q, want %q; progress:\n%s", headings, want, progress)
 	}
-	st := readState(t, repo)
-	for k, v := range map[string]any{"status": "succeeded", "active": false, "iteration": float64(n), "stop_reason": "all_checks_passed"} {
-		if st[k] != v {
-			t.Fatalf("state.json %s = %v, want %v", k, st[k], v)
-		}
+	st := runlogtest.State(t, repo)
+	if st.Status != "succeeded" || st.Active || st.Iteration != n || st.StopReason != "all_checks_passed" {
+		t.Fatalf("state.json: status %s, active %v, iteration %d, stop_reason %s; want succeeded, false, %d, all_checks_passed",
+			st.Status, st.Active, st.Iteration, st.StopReason, n)
 	}
-	for k, v := range map[string]any{"success": true, "total_iterations": float64(n), "stop_reason": "all_checks_passed"} {
-		if res[k] != v {
-			t.Fatalf("result.json %s = %v, want %v", k, res[k], v)
-		}
+	if !res.Success || res.TotalIterations != n || res.StopReason != "all_checks_passed" {
+		t.Fatalf("result.json: success %v, total_iterations %d, stop_reason %s; want true, %d, all_checks_passed",
+			res.Success, res.TotalIterations, res.StopReason, n)
 	}
-	if sig := its[n-1].(map[string]any)["completion_signal"]; sig != "tag" {
+	if sig := its[n-1].CompletionSignal; sig != "tag" {
 		t.Fatalf("result.json: the last iteration's completion signal is %v, want tag", sig)
 	}
 	// The working tree: the committed file and exactly step-1..4.txt.
@@ -540,9 +507,9 @@ func TestResumeAfterSuccessRecorded(t *testing.T) {
 	is.Equal(p.exit(t, 60*time.Second), 0)
 
 	// What the run had written when it was killed.
-	st := readState(t, repo)
-	st["status"], st["active"], st["phase"] = "running", true, "recorded"
-	delete(st, "stop_reason")
+	st := runlogtest.State(t, repo)
+	st.Status, st.Active, st.Phase = "running", true, "recorded"
+	st.StopReason = ""
 	data, err := json.Marshal(st)
 	is.NoErr(err)
 	is.NoErr(os.WriteFile(filepath.Join(repo, ".architect", "state.json"), data, 0o600))

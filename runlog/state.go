@@ -1,4 +1,4 @@
-package loop
+package runlog
 
 import (
 	"bytes"
@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
-	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/proc"
 	"github.com/google/renameio/v2"
 )
 
@@ -23,21 +22,14 @@ const (
 	StatusStopped   = "stopped"
 )
 
-// Files in .architect/.
+// Phases of a run in state.json (State.Phase); the waits and steering
+// have phases of their own ("paused", "backoff", "usage_limit_wait", …).
 const (
-	StateFile      = "state.json"
-	RecordsFile    = "iterations.jsonl"
-	IterationsLog  = "iterations.log"
-	ControlFile    = "control.json"
-	LockFile       = "lock"
-	DoneFile       = "DONE"
-	WaitFile       = "WAIT"
-	resultFileName = "result.json"
-	// InflightFile describes the iteration running now (see inflight).
-	InflightFile = "current.json"
-	// AgentResultFile is where a command agent reports its cost and final
-	// message (ARCHITECT_RESULT_FILE).
-	AgentResultFile = "agent-result.json"
+	PhaseStarting = "starting"
+	PhaseAgent    = "agent"  // an iteration's agent runs (see ReadStateNow)
+	PhaseChecks   = "checks" // its checks run
+	PhaseRecorded = "recorded"
+	PhaseFinished = "finished"
 )
 
 // State is the run's durable state, written atomically at every phase
@@ -100,15 +92,26 @@ type State struct {
 	Workspace       string `json:"workspace"`
 	WorktreePath    string `json:"worktree_path,omitempty"`
 	Branch          string `json:"branch,omitempty"`
-	// Config is the run's configuration with its secrets masked; Redacted
-	// names the keys whose values lost a secret that way (and must be given
-	// again to resume the run).
-	Config   config.Config `json:"config"`
-	Redacted []string      `json:"redacted,omitempty"`
-	// Processes says where this run's processes are (the architect
-	// process, its supervisor, the run cgroup, the run marker), so that
-	// if it is killed, the next run in the workspace ends what it left.
-	Processes *proc.Owner `json:"processes,omitempty"`
+	// Config is the run's configuration (config.Config) with its secrets
+	// masked, as JSON: read it with DecodeConfig. Redacted names the keys
+	// whose values lost a secret that way (and must be given again to
+	// resume the run).
+	Config   json.RawMessage `json:"config"`
+	Redacted []string        `json:"redacted,omitempty"`
+	// Processes says where this run's processes are (proc.Owner: the
+	// architect process, its supervisor, the run cgroup, the run marker),
+	// so that if it is killed, the next run in the workspace ends what it
+	// left.
+	Processes json.RawMessage `json:"processes,omitempty"`
+}
+
+// DecodeConfig reads the run's configuration into cfg (a *config.Config);
+// a state without one leaves cfg as it is.
+func (s *State) DecodeConfig(cfg any) error {
+	if len(s.Config) == 0 {
+		return nil
+	}
+	return json.Unmarshal(s.Config, cfg)
 }
 
 // Cost is the total cost of the run so far.
@@ -136,22 +139,30 @@ func (s *State) Resumable() bool {
 
 // ReadState reads a workspace's state.json.
 func ReadState(workspace string) (*State, error) {
-	data, err := os.ReadFile(statePath(workspace, StateFile))
+	return readState(Path(workspace, StateFile))
+}
+
+// ReadStateIn reads the state.json in dir: a workspace's .architect, or an
+// archived run's folder.
+func ReadStateIn(dir string) (*State, error) {
+	return readState(filepath.Join(dir, StateFile))
+}
+
+func readState(path string) (*State, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var s State
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %v", statePath(workspace, StateFile), err)
+		return nil, fmt.Errorf("%s is damaged: %v", path, err)
 	}
 	return &s, nil
 }
 
-func statePath(workspace, name string) string {
-	return workspace + string(os.PathSeparator) + StateDir + string(os.PathSeparator) + name
-}
-
-func writeJSONAtomic(path string, v any) error {
+// WriteJSON replaces path with v, indented, atomically and durably (synced
+// to disk before it is renamed into place).
+func WriteJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
@@ -159,10 +170,10 @@ func writeJSONAtomic(path string, v any) error {
 	return renameio.WriteFile(path, append(data, '\n'), 0o600)
 }
 
-// writeJSONQuick replaces path atomically (write a temporary file, rename
+// WriteJSONQuick replaces path atomically (write a temporary file, rename
 // it into place) without waiting for the disk: safe against the process
 // being killed, not against the machine losing power.
-func writeJSONQuick(path string, v any) error {
+func WriteJSONQuick(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
@@ -174,91 +185,61 @@ func writeJSONQuick(path string, v any) error {
 	return os.Rename(tmp, path)
 }
 
-// record is one completed iteration, as appended to iterations.jsonl.
-type record struct {
-	Iteration
-	Tree     string `json:"tree,omitempty"`      // working tree snapshot after the iteration
-	ChecksID string `json:"checks_id,omitempty"` // the check results, for idle detection
-	Failed   bool   `json:"agent_failed"`        // counts toward backoff and the circuit breaker
-	// NoteIDs are the notes the iteration's prompt carried: delivered once
-	// the record is written (see notes.go).
-	NoteIDs []string `json:"note_ids,omitempty"`
-
-	patternFound bool // the done pattern matched the final message (this session only)
+// ReadResult reads a workspace's result.json: the outcome of the run's
+// last session that ended.
+func ReadResult(workspace string) (*Result, error) {
+	return ReadResultIn(filepath.Join(workspace, StateDir))
 }
 
-// appendRecord appends r as one line and syncs it: once this returns, the
-// iteration counts as done.
-func appendRecord(path string, r record) error {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// readRecords reads the recorded iterations. A line that is not a whole
-// record (a run killed while appending: no newline, or not JSON) is cut
-// off with everything after it, so it is neither counted nor left to
-// corrupt the next append. A record of an iteration already read (an
-// append repeated) is skipped, and the file keeps it: what follows it is
-// still read. A record out of order (damage no run of architect makes)
-// stops the reading; it and what follows are moved to iterations.jsonl.cut
-// rather than lost.
-func readRecords(path string) ([]record, error) {
+// ReadResultIn reads the result.json in dir (a workspace's .architect, or
+// an archived run's folder).
+func ReadResultIn(dir string) (*Result, error) {
+	path := filepath.Join(dir, ResultFile)
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
 	if err != nil {
 		return nil, err
 	}
-	var out []record
-	good := 0
-	for good < len(data) {
-		end := bytes.IndexByte(data[good:], '\n')
-		if end < 0 {
-			break // no newline: torn
-		}
-		line := data[good : good+end]
-		var r record
-		if json.Unmarshal(line, &r) != nil {
-			break
-		}
-		switch n := r.Iteration.Iteration; {
-		case n == len(out)+1:
-			out = append(out, r)
-		case n >= 1 && n <= len(out):
-			// The same iteration again: the first record stands.
-		default:
-			if err := appendFile(path+".cut", string(data[good:])); err != nil {
-				return nil, err
-			}
-			return out, truncateAt(path, good, len(data))
-		}
-		good += end + 1
+	var res Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, fmt.Errorf("%s is damaged: %v", path, err)
 	}
-	return out, truncateAt(path, good, len(data))
+	return &res, nil
 }
 
-// truncateAt cuts the file at good when that is before its end.
-func truncateAt(path string, good, size int) error {
-	if good < size {
-		return os.Truncate(path, int64(good))
+// ReadStateNow reads a workspace's state as it is now, for what shows a
+// running loop (architect status). The loop writes state.json between
+// iterations and at every other change of phase, not in the middle of one:
+// the iteration running is in current.json (Inflight), written anyway as
+// its agent starts and ends, and left behind a little after its record
+// (until the record is on disk). ReadStateNow puts an iteration that is
+// not recorded yet in: its number, when it started, and its phase,
+// "agent" until its agent has finished, then "checks" (for a run that has
+// checks).
+func ReadStateNow(workspace string) (*State, error) {
+	st, err := ReadState(workspace)
+	if err != nil || !st.Active {
+		return st, err
 	}
-	return nil
+	f := ReadInflight(Path(workspace, InflightFile))
+	if f == nil || f.Iteration < st.Iteration {
+		return st, nil
+	}
+	if data, err := os.ReadFile(Path(workspace, RecordsFile)); err != nil && !errors.Is(err, os.ErrNotExist) ||
+		f.Iteration <= bytes.Count(data, []byte{'\n'}) {
+		return st, nil // recorded already (or the records cannot be read)
+	}
+	st.Iteration = f.Iteration
+	if t, err := time.Parse(time.RFC3339Nano, f.StartedAt); err == nil {
+		st.LastIterationAt = Stamp(t)
+	}
+	st.Phase = PhaseAgent
+	if f.AgentDuration != nil {
+		var cfg struct {
+			Checks []string `json:"checks"`
+		}
+		if st.DecodeConfig(&cfg) == nil && len(cfg.Checks) > 0 {
+			st.Phase = PhaseChecks
+		}
+	}
+	return st, nil
 }
-
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

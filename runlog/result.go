@@ -1,9 +1,8 @@
-package loop
+package runlog
 
 import (
 	"fmt"
-
-	"github.com/architect-dev/architect/checks"
+	"time"
 )
 
 // Stop reasons, as they appear in the result's stop_reason.
@@ -30,6 +29,9 @@ const (
 	// StopStalled: the loop went round in circles (--stall-threshold) and
 	// --on-stall is stop, or no agent was left to fall back on.
 	StopStalled = "stalled"
+	// StopRequested: the loop stopped between iterations because it was
+	// asked to (ControlStop). The run can be resumed.
+	StopRequested = "stop_requested"
 )
 
 // Why an iteration was interrupted before its checks ran (Iteration.Interrupted).
@@ -48,15 +50,15 @@ type Iteration struct {
 	Iteration int `json:"iteration"`
 	// Agent and Model are what the iteration ran on (a fallback agent may
 	// differ from the run's own).
-	Agent           string          `json:"agent,omitempty"`
-	Model           string          `json:"model,omitempty"`
-	StepsTaken      int             `json:"steps_taken"`
-	Cost            *float64        `json:"cost"` // null when the agent's cost could not be known
-	Duration        float64         `json:"duration"`
-	AgentDuration   float64         `json:"agent_duration"`
-	ChecksDuration  float64         `json:"checks_duration"`
-	CheckResults    []checks.Result `json:"check_results"`
-	AllChecksPassed bool            `json:"all_checks_passed"`
+	Agent           string        `json:"agent,omitempty"`
+	Model           string        `json:"model,omitempty"`
+	StepsTaken      int           `json:"steps_taken"`
+	Cost            *float64      `json:"cost"` // null when the agent's cost could not be known
+	Duration        float64       `json:"duration"`
+	AgentDuration   float64       `json:"agent_duration"`
+	ChecksDuration  float64       `json:"checks_duration"`
+	CheckResults    []CheckResult `json:"check_results"`
+	AllChecksPassed bool          `json:"all_checks_passed"`
 	// ChecksRun is false when the checks did not run to their end: the
 	// iteration was interrupted, the agent could not run or is waiting, or
 	// the run has no checks (--no-checks).
@@ -152,13 +154,14 @@ type Result struct {
 	Workspace    string `json:"workspace"`
 }
 
-func (r *Result) add(it Iteration) {
+// Add appends an iteration and derives the totals again.
+func (r *Result) Add(it Iteration) {
 	r.Iterations = append(r.Iterations, it)
-	r.recost()
+	r.Recost()
 }
 
-// recost derives the totals from the iterations.
-func (r *Result) recost() {
+// Recost derives the totals from the iterations.
+func (r *Result) Recost() {
 	r.TotalIterations = len(r.Iterations)
 	c := costOf(r.Iterations)
 	r.TotalCost, r.TotalCostKnown, r.KnownCost, r.UnknownCostIterations = c.Total(), c.Unknown == 0, c.Known, c.Unknown
@@ -216,3 +219,76 @@ func (c Cost) String() string {
 
 // Timeouts reports whether the agent run hit a timeout.
 func (it Iteration) Timeouts() bool { return it.AgentTimedOut }
+
+// CheckResult is one check's result, as the records keep it.
+type CheckResult struct {
+	Name        string  `json:"name"` // the command
+	Passed      bool    `json:"passed"`
+	ExitCode    int     `json:"exit_code"` // -1 when killed or never started
+	TimedOut    bool    `json:"timed_out"`
+	Duration    float64 `json:"duration"`     // seconds
+	Output      string  `json:"output"`       // cleaned tail of stdout and stderr combined
+	OutputBytes int64   `json:"output_bytes"` // all the output, of which Output is the end
+
+	// Said is how the check ended in words as the checks runner said it
+	// (checks.Result.Status: it knows the configured timeout, a signal, a
+	// failure to start); it is not written, so a result read back has it
+	// empty and Status derives it from the rest.
+	Said string `json:"-"`
+}
+
+// Status says in a few words how the check ended: "exit status 1",
+// "timeout after 120s".
+func (c CheckResult) Status() string {
+	switch {
+	case c.Said != "":
+		return c.Said
+	case c.TimedOut:
+		d := time.Duration(c.Duration * float64(time.Second)).Round(time.Second)
+		if d%time.Second == 0 {
+			return fmt.Sprintf("timeout after %ds", d/time.Second)
+		}
+		return "timeout after " + d.String()
+	}
+	return fmt.Sprintf("exit status %d", c.ExitCode)
+}
+
+// AgentCost is what one agent (and model) of a run did and cost.
+type AgentCost struct {
+	Agent      string   `json:"agent"`
+	Model      string   `json:"model,omitempty"`
+	Iterations int      `json:"iterations"`
+	Cost       *float64 `json:"cost"` // null: some of its iterations' cost is unknown
+	KnownCost  float64  `json:"known_cost"`
+}
+
+// AgentCosts sums the iterations' costs per agent and model, in the order
+// the agents first ran.
+func AgentCosts(its []Iteration) []AgentCost {
+	var out []AgentCost
+	idx := map[string]int{}
+	unknown := map[string]bool{}
+	for _, it := range its {
+		key := it.Agent + "\x00" + it.Model
+		i, ok := idx[key]
+		if !ok {
+			i = len(out)
+			idx[key] = i
+			out = append(out, AgentCost{Agent: it.Agent, Model: it.Model})
+		}
+		out[i].Iterations++
+		if it.Cost == nil {
+			unknown[key] = true
+			continue
+		}
+		out[i].KnownCost += *it.Cost
+	}
+	for key, i := range idx {
+		if !unknown[key] {
+			out[i].Cost = ptr(out[i].KnownCost)
+		}
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,93 @@
+// Package runlog is a run's records on disk: what a loop leaves in
+// .architect/ and what everything that reads a run reads. The state
+// (state.json), the iteration records (iterations.jsonl), the event stream
+// (events.jsonl), the result (result.json), the iteration running now
+// (current.json), the control file and the notes queue that steer a run,
+// the transcripts' names, and the archive of earlier runs.
+//
+// It is a leaf: it knows the formats, not the engine that writes them, so
+// the surfaces (report, ghactions, hooks, the terminal view) and the
+// command line read a run without importing the loop. Where a record holds
+// something another package defines (the configuration, the processes'
+// owner), it keeps it as raw JSON and the writer converts: the format on
+// disk is the one the loop has always written.
+package runlog
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// The run's folder in a workspace, and the files in it.
+const (
+	StateDir      = ".architect"
+	StateFile     = "state.json"
+	RecordsFile   = "iterations.jsonl"
+	IterationsLog = "iterations.log"
+	ControlFile   = "control.json"
+	LockFile      = "lock"
+	DoneFile      = "DONE"
+	WaitFile      = "WAIT"
+	ResultFile    = "result.json"
+	EventsFile    = "events.jsonl"
+	ProgressFile  = "ralph-progress.md"
+	PromptsDir    = "prompts"
+	ReportFile    = "report.html"
+	// InflightFile describes the iteration running now (see Inflight).
+	InflightFile = "current.json"
+	// AgentResultFile is where a command agent reports its cost and final
+	// message (ARCHITECT_RESULT_FILE).
+	AgentResultFile = "agent-result.json"
+	// NotesDir is the queue of notes (see AddNote).
+	NotesDir = "notes"
+	// RunsDir holds the earlier runs' files (see Archive).
+	RunsDir = "runs"
+)
+
+// Each iteration keeps, in .architect/transcripts/iteration-N/, everything
+// it said: the agent's output as it came (its JSON stream, or its text),
+// a transcript derived from it for people, each check's whole output, and
+// the iteration's diff. The prompt is in prompts/iteration-N.md.
+const (
+	TranscriptsDir  = "transcripts"
+	AgentStdoutFile = "agent.out"     // the agent's standard output (its JSON stream)
+	AgentStderrFile = "agent.err"     // its standard error
+	TranscriptFile  = "transcript.md" // what the agent said and did, for people
+	DiffFile        = "diff.patch"    // the iteration's diff
+)
+
+// Path is the file name in workspace's .architect/ folder.
+func Path(workspace, name string) string {
+	return workspace + string(os.PathSeparator) + StateDir + string(os.PathSeparator) + name
+}
+
+// TranscriptDir is iteration n's folder, relative to .architect/.
+func TranscriptDir(n int) string {
+	return filepath.Join(TranscriptsDir, "iteration-"+strconv.Itoa(n))
+}
+
+// CheckFile is the name of the file of check index i (0-based) in an
+// iteration's folder: check-1.log for the first.
+func CheckFile(i int) string { return "check-" + strconv.Itoa(i+1) + ".log" }
+
+// ReadEnd reads the end of the file at path, at most limit bytes (a
+// transcript's file, which may be long).
+func ReadEnd(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		if _, err := f.Seek(-limit, io.SeekEnd); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(f)
+}
+
+// Stamp is how the records write a time: RFC 3339 in UTC, to the second.
+func Stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
