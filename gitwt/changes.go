@@ -68,8 +68,9 @@ type Changes struct {
 		paths []string
 	}
 	cfg     *commitConfig
-	removed pathSet                                     // paths removed from the private index since it was the working tree's
-	counts  struct{ all, paths, fallback, refetch int } // updates of each kind, for tests
+	removed pathSet                                            // paths removed from the private index since it was the working tree's
+	noSplit bool                                               // the private index cannot be given a split view (splitview.go)
+	counts  struct{ all, paths, fallback, refetch, split int } // updates of each kind, trees written through a split view, for tests
 }
 
 // Changes returns a Changes against base with Diff's excludes and limit.
@@ -199,7 +200,7 @@ func (c *Changes) syncAll(ctx context.Context) error {
 	} else if err := c.repo.addAll(ctx, command{env: c.index.env()}, c.excludes, "--intent-to-add"); err != nil {
 		return err
 	}
-	if err := c.writeTree(ctx); err != nil {
+	if err := c.writeTree(ctx, false); err != nil {
 		return err
 	}
 	segs, err := c.diffRun(ctx, nil)
@@ -281,7 +282,7 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 				return err
 			}
 		}
-		if err := c.writeTree(ctx); err != nil {
+		if err := c.writeTree(ctx, true); err != nil {
 			return err
 		}
 	} else if anyNew {
@@ -382,10 +383,26 @@ func (c *Changes) diffRun(ctx context.Context, paths []string) ([]segment, error
 	return seg.segs, nil
 }
 
-// writeTree writes the private index's tree, when staging.
-func (c *Changes) writeTree(ctx context.Context) error {
+// writeTree writes the private index's tree, when staging. view: through
+// a split view of the index (splitview.go), which spares git writing the
+// whole index back; the whole-tree look does without, so that the tree
+// cache of the private index (and of the index a commit installs) is made
+// whole again there.
+func (c *Changes) writeTree(ctx context.Context, view bool) error {
 	if !c.stage {
 		return nil
+	}
+	if view && !c.noSplit {
+		tree, err := c.index.splitTree(ctx, c.repo.dir, c.oidLen())
+		if err == nil {
+			c.tree = tree
+			c.counts.split++
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		c.noSplit = true // not for this index, or not with this git: as before
 	}
 	var out strings.Builder
 	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: &out}, "write-tree"); err != nil {

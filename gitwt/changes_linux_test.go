@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofrs/flock"
 	"github.com/matryer/is"
@@ -242,6 +243,12 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 		}
 	}))
 	is.True(c.counts.paths >= 30) // most updates were path-limited
+	if commits {
+		is.True(!c.noSplit)           // every path-limited tree was written through the split view
+		is.True(c.counts.split >= 20) // (the whole-tree ones and a fresh look's through the index)
+		shared, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*"))
+		is.Equal(len(shared), 0) // nothing of it in the git folder
+	}
 	// Every kind of change ran: deletions, mode changes, renames of files
 	// and folders, new folders full of files, ignore-rule changes.
 	for _, op := range []int{3, 4, 5, 6, 10, 12, 13} {
@@ -406,6 +413,12 @@ func TestChangesAfterSomeoneRunsGit(t *testing.T) {
 			before, err := os.Stat(index)
 			is.NoErr(err)
 			write(t, dir, "a.txt", "edited\n")
+			// A tracked file with other times and the same text: status
+			// refreshes its stat data and so writes the index, whatever
+			// the timing (without one, it writes only when an entry
+			// happens to be racily clean).
+			past := time.Now().Add(-time.Hour)
+			is.NoErr(os.Chtimes(filepath.Join(dir, "src", "b.txt"), past, past))
 			gitT(t, dir, "status", "--porcelain")
 			after, err := os.Stat(index)
 			is.NoErr(err)
@@ -552,4 +565,36 @@ func TestChangesTextAfterShrink(t *testing.T) {
 			is.Equal(c.counts.all, 1) // only the first look was whole
 		})
 	}
+}
+
+// TestChangesWithUsersSplitIndex: where the user splits their index
+// (core.splitIndex), the private index is split too; the tree is then
+// written from it directly, and commits leave the user's index split, as
+// their git would.
+func TestChangesWithUsersSplitIndex(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, repo, w := watched(t)
+	w.Close()
+	gitT(t, dir, "config", "core.splitIndex", "true")
+	gitT(t, dir, "update-index", "--split-index")
+	base, _ := repo.Head(ctx)
+	c := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	for i := range 3 {
+		write(t, dir, "a.txt", fmt.Sprintf("round %d\n", i))
+		d, err := c.Diff(ctx)
+		is.NoErr(err)
+		is.True(d.Text != "")
+		_, ok, err := c.Commit(ctx, fmt.Sprintf("round %d", i), nil)
+		is.NoErr(err)
+		is.True(ok)
+		is.Equal(gitT(t, dir, "rev-parse", "HEAD:a.txt"), gitT(t, dir, "hash-object", "a.txt"))
+	}
+	is.True(c.counts.paths >= 2) // path by path
+	is.True(c.noSplit)           // and not through a view
+	is.Equal(gitT(t, dir, "status", "--porcelain", "--", "a.txt"), "")
+	_, ok, err := indexEntries(filepath.Join(dir, ".git", "index"), 20)
+	is.NoErr(err)
+	is.True(!ok) // still split
 }

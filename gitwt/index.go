@@ -32,6 +32,7 @@ type privateIndex struct {
 	known    string
 	realInfo fs.FileInfo
 	lock     *flock.Flock // held while the folder is in use
+	shared   string       // the shared index of the split view (splitview.go), a link to an earlier state of path; "" for none
 }
 
 // errIndexMoved: the working tree's index changed since it was last seeded

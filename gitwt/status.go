@@ -51,7 +51,8 @@ func (r *Repo) Untracked(ctx context.Context, excludes []string) ([]string, erro
 // excludes), as a new commit whose parent is HEAD, and returns its hash.
 // Nothing else changes: no branch moves, and the user's index and files are
 // untouched (the tree is built in a temporary index). It is how a new
-// worktree starts with the main checkout's uncommitted work.
+// worktree starts with the main checkout's uncommitted work. With nothing
+// uncommitted (the tree is HEAD's) it makes no commit and returns HEAD.
 func (r *Repo) SnapshotCommit(ctx context.Context, message string, excludes []string) (string, error) {
 	head, err := r.Head(ctx)
 	if err != nil {
@@ -77,6 +78,13 @@ func (r *Repo) SnapshotCommit(ctx context.Context, message string, excludes []st
 	c.stdout = &tree
 	if err := run(ctx, r.dir, c, "write-tree"); err != nil {
 		return "", err
+	}
+	headTree, err := output(ctx, r.dir, "rev-parse", "--verify", "--quiet", head+"^{tree}")
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(tree.String()) == headTree {
+		return head, nil
 	}
 	args, err := r.identity(ctx)
 	if err != nil {

@@ -58,4 +58,13 @@ func TestSnapshotCommit(t *testing.T) {
 	after, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
 	is.NoErr(err)
 	is.Equal(after, index) // the user's index is untouched
+
+	// Nothing uncommitted (what git ignores and the excludes aside): no
+	// commit, HEAD itself.
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "commit", "-qm", "all")
+	head := gitT(t, dir, "rev-parse", "HEAD")
+	hash, err = r.SnapshotCommit(ctx, "architect: uncommitted changes", []string{".architect"})
+	is.NoErr(err)
+	is.Equal(hash, head)
 }

@@ -14,7 +14,7 @@ import (
 // with IncludeUncommitted), so its first prompt shows no changes yet.
 // redact, when set, masks secrets as the run would.
 func FirstPrompt(ctx context.Context, cfg config.Config, redact func(string) string) (string, error) {
-	p, repo, err := planWorkspace(ctx, cfg)
+	p, repo, err := planWorkspace(ctx, cfg, false)
 	if err != nil {
 		return "", err
 	}

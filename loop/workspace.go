@@ -107,11 +107,14 @@ type WorkspacePlan struct {
 // *usererr.Error, what would stop it: a missing folder, --worktree outside git
 // or without a commit, a worktree or branch already there.
 func PlanWorkspace(ctx context.Context, cfg config.Config) (WorkspacePlan, error) {
-	p, _, err := planWorkspace(ctx, cfg)
+	p, _, err := planWorkspace(ctx, cfg, true)
 	return p, err
 }
 
-func planWorkspace(ctx context.Context, cfg config.Config) (WorkspacePlan, *gitwt.Repo, error) {
+// planWorkspace is PlanWorkspace; Uncommitted is listed only with
+// uncommitted (a walk of the whole tree, `git status`: 1.2 s on 100,000
+// files), which the pre-flight shows and the run itself does not need.
+func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (WorkspacePlan, *gitwt.Repo, error) {
 	var p WorkspacePlan
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
@@ -143,7 +146,7 @@ func planWorkspace(ctx context.Context, cfg config.Config) (WorkspacePlan, *gitw
 	if p.Branch, err = repo.CurrentBranch(ctx); err != nil {
 		return p, nil, err
 	}
-	if cfg.Worktree || cfg.Mode == config.ModeBuild {
+	if uncommitted && (cfg.Worktree || cfg.Mode == config.ModeBuild) {
 		// What the worktree would leave out, or the first commit take in.
 		if p.Uncommitted, err = repo.Uncommitted(ctx, []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(relDir(p.Repo, dir), runlog.StateDir)}); err != nil {
 			return p, nil, err
@@ -199,7 +202,7 @@ const UncommittedCommitMessage = "architect: uncommitted changes from the main c
 // Everything that can refuse is checked (planWorkspace) before anything is
 // written, so a refusal leaves nothing behind.
 func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (*workspace, error) {
-	p, repo, err := planWorkspace(ctx, cfg)
+	p, repo, err := planWorkspace(ctx, cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -222,9 +225,10 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 		return w, nil
 	}
 	base := p.InitialRef
-	if cfg.IncludeUncommitted && len(p.Uncommitted) > 0 {
-		// The worktree starts from a commit of the checkout as it is; the
-		// agent's diff is then its own work only.
+	if cfg.IncludeUncommitted {
+		// The worktree starts from a commit of the checkout as it is (HEAD
+		// when nothing is uncommitted); the agent's diff is then its own
+		// work only.
 		if base, err = repo.SnapshotCommit(ctx, UncommittedCommitMessage, []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(rel, runlog.StateDir)}); err != nil {
 			return nil, fmt.Errorf("copying the uncommitted changes: %w", err)
 		}
