@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/architect-dev/architect/internal/testutil"
 )
 
 // waiter is an io.Writer that keeps what is written and closes ready once
@@ -80,12 +82,13 @@ func awaitResult(t *testing.T, done <-chan Result) Result {
 	}
 }
 
-// alive reports whether pid is a process that has not died: gone and
-// zombie (dead, waiting for its parent to reap it) both count as dead.
-func alive(pid int) bool {
-	st, ok := readStat(pid)
-	return ok && st.state != 'Z'
-}
+// alive reports whether pid is a process that has not died: gone, zombie
+// (dead, waiting for its parent to reap it) and dead (X: a process its
+// parent does not wait for, for the instant before /proc drops it) all
+// count as dead. Counting X as alive is the likely cause of
+// TestKillMarked's one failure in six full-suite runs (not reproduced
+// alone).
+func alive(pid int) bool { return testutil.Alive(pid) }
 
 // marked lists the living processes that carry run ID id.
 func marked(id string) []int {
