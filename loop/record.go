@@ -111,12 +111,7 @@ func (r *runner) writeProgress() error {
 	for _, rec := range r.records {
 		b.WriteString(progressEntry(rec.Iteration))
 	}
-	path := r.ws.state(runlog.ProgressFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := runlog.WriteFileQuick(r.ws.state(runlog.ProgressFile), []byte(b.String())); err != nil {
 		return err
 	}
 	r.progressSize = int64(b.Len())

@@ -148,16 +148,19 @@ func ReadStateIn(dir string) (*State, error) {
 	return readState(filepath.Join(dir, StateFile))
 }
 
-func readState(path string) (*State, error) {
+func readState(path string) (*State, error) { return readJSON[State](path) }
+
+// readJSON reads one record file; a file that does not parse is Damaged.
+func readJSON[T any](path string) (*T, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var s State
-	if err := json.Unmarshal(data, &s); err != nil {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, Damaged(path, err)
 	}
-	return &s, nil
+	return &v, nil
 }
 
 // WriteJSON replaces path with v, indented, atomically and durably (synced
@@ -178,8 +181,14 @@ func WriteJSONQuick(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	return WriteFileQuick(path, append(data, '\n'))
+}
+
+// WriteFileQuick replaces path with data (mode 0600) atomically, without
+// waiting for the disk: for files derived from others or rewritten often.
+func WriteFileQuick(path string, data []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -194,16 +203,7 @@ func ReadResult(workspace string) (*Result, error) {
 // ReadResultIn reads the result.json in dir (a workspace's .architect, or
 // an archived run's folder).
 func ReadResultIn(dir string) (*Result, error) {
-	path := filepath.Join(dir, ResultFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var res Result
-	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, Damaged(path, err)
-	}
-	return &res, nil
+	return readJSON[Result](filepath.Join(dir, ResultFile))
 }
 
 // ReadStateNow reads a workspace's state as it is now, for what shows a
