@@ -87,3 +87,25 @@ func TestKeepFileCreatedWithTheFirstByte(t *testing.T) {
 	is.NoErr(err)
 	is.True(k.Close() != nil) // the folder is not there: said at Close
 }
+
+// A line in the kept tail longer than the reader's buffer (64 KiB) is kept
+// whole, not cut at the buffer's end with the rest of the tail lost.
+func TestKeepFileLongLineInTail(t *testing.T) {
+	is := is.New(t)
+	path := filepath.Join(t.TempDir(), "out")
+	k, err := newKeepFile(path, 600<<10, func(s string) string { return s })
+	is.NoErr(err)
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(k, "filler line %05d\n", i) // 360 KB: past the limit
+	}
+	long := "LONG" + strings.Repeat("x", 150<<10) + "END-OF-LONG-LINE\n"
+	k.Write([]byte(long))
+	k.Write([]byte("last line\n"))
+	is.NoErr(k.Close())
+	data, err := os.ReadFile(path)
+	is.NoErr(err)
+	got := string(data)
+	is.True(strings.Contains(got, "bytes of this output are not kept here"))
+	is.True(strings.Contains(got, long))                // the long line, whole
+	is.True(strings.HasSuffix(got, long+"last line\n")) // and what came after it
+}
