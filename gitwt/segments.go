@@ -184,6 +184,7 @@ func (s *segmenter) flush() {
 func compose(segs []segment, limit int) (d Diff, need []int) {
 	var text []byte
 	var stat statSummary
+	var changed []string
 	tree := sha256.New()
 	var total int64
 	for i := range segs {
@@ -199,6 +200,9 @@ func compose(segs []segment, limit int) (d Diff, need []int) {
 		total += s.size
 		tree.Write(s.sum[:])
 		stat.add(s.stat)
+		if f := s.stat; len(changed) < statFiles && f.ins+f.del > 0 && !f.binary && f.to != "" && f.to != "/dev/null" {
+			changed = append(changed, f.to)
+		}
 	}
 	if len(need) > 0 {
 		return Diff{}, need
@@ -212,6 +216,7 @@ func compose(segs []segment, limit int) (d Diff, need []int) {
 		Truncated: total - int64(len(text)),
 		Tree:      hex.EncodeToString(tree.Sum(nil)),
 		Stat:      stat.String(),
+		Changed:   changed,
 	}, nil
 }
 
