@@ -94,6 +94,18 @@ func seedOf(tag string) uint64 {
 	return h.Sum64() >> 33 // llama.cpp takes a 32-bit seed
 }
 
+// unlabelled is a tag without its first part, the label: two labels
+// (two builds of architect, say) sample the same problem's same iteration
+// with the same seed, so a first iteration, whose prompt both share,
+// answers the same, and the comparison is paired.
+func unlabelled(tag string) string {
+	_, rest, ok := strings.Cut(tag, "/")
+	if !ok {
+		return tag
+	}
+	return rest
+}
+
 // pickCode returns the code to write from an answer: the last fenced
 // Python block that defines entry, else the last Python block, else "".
 func pickCode(answer, entry string) string {
@@ -135,7 +147,7 @@ func runAgent(args []string) error {
 	t := *tag + "/i" + os.Getenv("ARCHITECT_ITERATION")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	answer, err := complete(ctx, *endpoint, t, s, seedOf(t), string(prompt), "")
+	answer, err := complete(ctx, *endpoint, t, s, seedOf(unlabelled(t)), string(prompt), "")
 	if err != nil {
 		return err
 	}

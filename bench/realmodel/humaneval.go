@@ -88,11 +88,13 @@ func (p problem) testSource() string {
 }
 
 // task is the task architect is given: what to do, and the stub, since a
-// model without tools sees only the prompt.
+// model without tools sees only the prompt. (It said "solution.py now:"
+// until architect's prompt showed changed files as they are now: from the
+// second iteration on, the stub is not what the file holds.)
 func (p problem) task() string {
 	return "Complete the function `" + p.EntryPoint + "` in " + solutionFile + " so that it does what its docstring says. " +
 		"Reply with the whole new content of " + solutionFile + " in one ```python code block.\n\n" +
-		solutionFile + " now:\n\n```python\n" + strings.TrimRight(p.Prompt, "\n") + "\n```\n"
+		solutionFile + " at the start:\n\n```python\n" + strings.TrimRight(p.Prompt, "\n") + "\n```\n"
 }
 
 // directPrompt is the plain prompt used to check the weights against the

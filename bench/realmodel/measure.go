@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,7 @@ func (r record) key() string {
 type measurement struct {
 	endpoint, architect, self, out, usage, label string
 	attempts, iterations                         int
+	declare                                      string // how the agent declares completion: code or tag
 	deadline                                     time.Time
 }
 
@@ -60,13 +63,18 @@ func runMeasure(args []string) error {
 	fs.StringVar(&m.label, "label", "current", "a name for this prompt version")
 	fs.IntVar(&m.attempts, "attempts", 4, "independent single-iteration attempts per problem")
 	fs.IntVar(&m.iterations, "iterations", 4, "the loop's --max-iterations")
+	fs.StringVar(&m.declare, "declare", "code", "how the agent declares completion: code (an answer that defines the function does, by architect's --done-pattern) or tag (the model must print <promise>COMPLETE</promise>)")
 	first := fs.Int("first", 0, "run only the first K problems of the subset (0: all)")
+	only := fs.String("tasks", "", "run only these problems of the subset (comma-separated task IDs, HumanEval/N)")
 	budget := fs.Duration("budget", 0, "start no new run after this long (0: no limit); a rerun resumes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *he == "" || m.architect == "" || m.out == "" || m.usage == "" {
 		return errors.New("measure needs -humaneval, -architect, -out and -usage")
+	}
+	if m.declare != "code" && m.declare != "tag" {
+		return fmt.Errorf("-declare %q: want code or tag", m.declare)
 	}
 	if *budget > 0 {
 		m.deadline = time.Now().Add(*budget)
@@ -86,6 +94,16 @@ func runMeasure(args []string) error {
 	probs := subset(all, *n, *seed)
 	if *first > 0 && *first < len(probs) {
 		probs = probs[:*first]
+	}
+	if *only != "" {
+		want := map[string]bool{}
+		for _, id := range strings.Split(*only, ",") {
+			want[strings.TrimSpace(id)] = true
+		}
+		probs = slices.DeleteFunc(probs, func(p problem) bool { return !want[p.TaskID] })
+		if len(probs) != len(want) {
+			return fmt.Errorf("-tasks: %d of the %d problems named are in the subset", len(probs), len(want))
+		}
 	}
 	results := filepath.Join(m.out, "results.jsonl")
 	done, err := readRecords(results)
@@ -180,6 +198,12 @@ func (m measurement) architectLoop(p problem, dir, tag string, iters int, r *rec
 		"--check", checkCmd, "--protect", testFile, "--max-iterations", strconv.Itoa(iters),
 		"--check-timeout", "60", "--iteration-timeout", "30m", "--inactivity-timeout", "0",
 		"--idle-threshold", "0", "--max-consecutive-errors", "2", "--backoff-cap", "1s", "--json", "--quiet")
+	if m.declare == "code" {
+		// A model without tools delivers its work as its answer: an answer
+		// that defines the function is its declaration that it is done.
+		// Success still needs the check to pass.
+		cmd.Args = append(cmd.Args, "--done-pattern", `def `+regexp.QuoteMeta(p.EntryPoint)+`\s*\(`)
+	}
 	cmd.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
 	out, err := cmd.Output()

@@ -243,3 +243,27 @@ not json
 	is.NoErr(err)
 	is.Equal(u, usage{Requests: 2, PromptTokens: 500, CompletionTokens: 50, Seconds: 16}) // not the earlier run's, not HumanEval-10's
 }
+
+// The loops of two labels are compared on the problems both ran, and the
+// seed does not depend on the label.
+func TestLoopPairs(t *testing.T) {
+	is := is.New(t)
+	recs := []record{
+		{Label: "after", Task: "HumanEval/10", Mode: "loop", Attempt: 1, Solved: true, Success: true, Iterations: 2, PromptTokens: 100, CompletionTokens: 20, Seconds: 3},
+		{Label: "after", Task: "HumanEval/2", Mode: "loop", Attempt: 1, Solved: false, Iterations: 4, PromptTokens: 400, CompletionTokens: 80, Seconds: 9},
+		{Label: "after", Task: "HumanEval/3", Mode: "loop", Attempt: 1, Solved: true, Iterations: 1},
+		{Label: "after", Task: "HumanEval/2", Mode: "single", Attempt: 1, Solved: true},
+		{Label: "before", Task: "HumanEval/10", Mode: "loop", Attempt: 1, Solved: false, Iterations: 4, PromptTokens: 300, CompletionTokens: 60, Seconds: 7},
+		{Label: "before", Task: "HumanEval/2", Mode: "loop", Attempt: 1, Solved: true, Success: true, Iterations: 3, PromptTokens: 200, CompletionTokens: 30, Seconds: 5},
+	}
+	var b strings.Builder
+	writeLoopPairs(&b, recs, []string{"after", "before"})
+	is.True(strings.Contains(b.String(), "on the same 2 problems"))
+	is.True(strings.Contains(b.String(), "| after | 1/2 | 1 | 6 | 12 s | 600 |"))
+	is.True(strings.Contains(b.String(), "| before | 1/2 | 1 | 7 | 12 s | 590 |"))
+	is.True(strings.Contains(b.String(), "Problems: HumanEval/2, HumanEval/10"))
+
+	is.Equal(unlabelled("after/HumanEval-2/loop/1/i1"), "HumanEval-2/loop/1/i1")
+	is.Equal(seedOf(unlabelled("after/HumanEval-2/loop/1/i1")), seedOf(unlabelled("before/HumanEval-2/loop/1/i1")))
+	is.True(seedOf(unlabelled("after/HumanEval-2/loop/1/i1")) != seedOf(unlabelled("after/HumanEval-2/loop/1/i2")))
+}

@@ -154,6 +154,63 @@ func writeReport(w io.Writer, recs []record, attempts int) {
 		}
 		fmt.Fprintf(w, "\nProblems: %s\n\n", strings.Join(tasks, ", "))
 	}
+	if len(labels) > 1 {
+		writeLoopPairs(w, recs, labels)
+	}
+}
+
+// writeLoopPairs compares the loops of the labels problem by problem, on
+// the problems every label ran the loop on: two builds of architect (two
+// prompts) on the same problems with the same seeds.
+func writeLoopPairs(w io.Writer, recs []record, labels []string) {
+	loops := map[string]map[string]record{} // label → task → loop record
+	for _, r := range recs {
+		if r.Mode == "loop" && r.Attempt == 1 {
+			if loops[r.Label] == nil {
+				loops[r.Label] = map[string]record{}
+			}
+			loops[r.Label][r.Task] = r
+		}
+	}
+	var tasks []string
+	for t := range loops[labels[0]] {
+		all := true
+		for _, l := range labels[1:] {
+			_, ok := loops[l][t]
+			all = all && ok
+		}
+		if all {
+			tasks = append(tasks, t)
+		}
+	}
+	if len(tasks) == 0 {
+		return
+	}
+	slices.SortFunc(tasks, func(a, b string) int { return taskNumber(a) - taskNumber(b) })
+	fmt.Fprintf(w, "### The loop, label by label, on the same %d problems\n\n", len(tasks))
+	fmt.Fprintln(w, "| label | solved | architect called a success | iterations | model time | tokens (prompt + completion) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, l := range labels {
+		var solved, declared, iters, tokens int
+		var secs float64
+		for _, t := range tasks {
+			r := loops[l][t]
+			solved += b2i(r.Solved)
+			declared += b2i(r.Success)
+			iters += r.Iterations
+			tokens += r.PromptTokens + r.CompletionTokens
+			secs += r.Seconds
+		}
+		fmt.Fprintf(w, "| %s | %d/%d | %d | %d | %.0f s | %d |\n", l, solved, len(tasks), declared, iters, secs, tokens)
+	}
+	fmt.Fprintf(w, "\nProblems: %s\n\n", strings.Join(tasks, ", "))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func runReport(args []string) error {
