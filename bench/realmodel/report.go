@@ -215,14 +215,18 @@ func b2i(b bool) int {
 
 func runReport(args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	out := fs.String("out", "", "the measurement's folder")
+	out := fs.String("out", "", "the measurement's folder, or several, comma-separated (their labels compared)")
 	attempts := fs.Int("attempts", 0, "independent attempts per problem (0: as many as the results hold)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	recs, err := readRecords(filepath.Join(*out, "results.jsonl"))
-	if err != nil {
-		return err
+	var recs []record
+	for _, dir := range strings.Split(*out, ",") {
+		r, err := readRecords(filepath.Join(dir, "results.jsonl"))
+		if err != nil {
+			return err
+		}
+		recs = append(recs, r...)
 	}
 	if *attempts == 0 {
 		for _, r := range recs {

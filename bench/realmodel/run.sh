@@ -14,7 +14,9 @@
 # all under nice -n 19 and into $REALMODEL_CACHE (default .cache/realmodel,
 # ignored by git). Results go to $REALMODEL_CACHE/runs/$LABEL/; a rerun with
 # the same LABEL resumes where the last one stopped. The report is printed
-# at the end (`realmodel report -out DIR` prints it again).
+# at the end (`realmodel report -out DIR` prints it again; with two folders,
+# `-out runs/A,runs/B`, it also compares the two labels' loops on the
+# problems both ran, with the same seeds).
 #
 # Needs: Go, git, Node.js 20+ with npm, Python 3 with pip. About 1.3 GB of
 # disk for the 0.5B model (1.2 GB of it wheels and weights; 2.6 GB for 1.5B).
