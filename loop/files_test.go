@@ -64,7 +64,7 @@ func TestPromptShowsChangedFilesWhole(t *testing.T) {
 	is.True(!strings.Contains(body, "gone.py"))
 	is.True(!strings.Contains(body, "OUTSIDE-THE-WORKSPACE"))
 	is.True(!strings.Contains(body, "xxxxxxxx"))
-	is.True(!strings.Contains(body, "leak.py")) // a link is not a file to show or to name
+	is.True(!strings.Contains(body, "leak.py"))  // a link is not a file to show or to name
 	is.True(!strings.Contains(body, "data.bin")) // the diff says it is binary
 }
 
