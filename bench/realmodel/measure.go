@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -224,12 +225,22 @@ func (m measurement) architectLoop(p problem, dir, tag string, iters int, r *rec
 	r.Success, r.Iterations, r.StopReason = res.Success, res.TotalIterations, res.StopReason
 }
 
-// checkPasses runs the check in dir, as architect does, with a timeout.
+// checkTimeout is how long checkPasses lets the check run (architect's
+// --check-timeout in the runs is the same).
+var checkTimeout = 60 * time.Second
+
+// checkPasses runs the check in dir, as architect does, with a timeout
+// that ends its whole process group: the shell's python too, which a kill
+// of the shell alone left running (an answer that loops for ever kept a
+// CPU busy for the rest of a measurement).
 func checkPasses(dir string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", checkCmd)
 	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	return cmd.Run() == nil
 }
 

@@ -267,3 +267,35 @@ func TestLoopPairs(t *testing.T) {
 	is.Equal(seedOf(unlabelled("after/HumanEval-2/loop/1/i1")), seedOf(unlabelled("before/HumanEval-2/loop/1/i1")))
 	is.True(seedOf(unlabelled("after/HumanEval-2/loop/1/i1")) != seedOf(unlabelled("after/HumanEval-2/loop/1/i2")))
 }
+
+// A check that never ends is stopped at the timeout with everything it
+// started: the python under the shell too.
+func TestCheckPassesEndsTheCheck(t *testing.T) {
+	is := is.New(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	defer func(d time.Duration) { checkTimeout = d }(checkTimeout)
+	checkTimeout = 500 * time.Millisecond
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, testFile), []byte("while True:\n    pass\n"), 0o644))
+	is.True(!checkPasses(dir))
+	left := func() []string {
+		var pids []string
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+				pids = append(pids, e.Name())
+			}
+		}
+		return pids
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(left()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	is.Equal(left(), []string(nil)) // nothing left running in the problem's folder
+
+	is.NoErr(os.WriteFile(filepath.Join(dir, testFile), []byte("pass\n"), 0o644))
+	is.True(checkPasses(dir))
+}
