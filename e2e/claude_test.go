@@ -179,7 +179,7 @@ func TestClaudeLoopFixesFailingTest(t *testing.T) {
 	for _, r := range script.runStarts(srv) {
 		prompts = append(prompts, string(r.Body))
 	}
-	lr := fixedInTwo(t, res, dir, rightFix, [2]int{3, 3}, prompts)
+	lr := fixedInTwo(t, res, dir, rightFix, 3, prompts)
 	transcriptsKept(t, r, dir, "[tool call Write]", "sk-ant-stub")
 
 	// Costs: each iteration's is Claude Code's own figure, and they add up.

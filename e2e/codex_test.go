@@ -166,7 +166,7 @@ func TestCodexLoopFixesFailingTest(t *testing.T) {
 		tokenRun{Call: codexPatch("-", "*"), Final: "I changed Add; it should work now (key sk-stub)."},
 		tokenRun{Call: codexPatch("*", "+"), Final: "Add adds now. <promise>COMPLETE</promise>"},
 	)
-	lr := fixedInTwo(t, res, dir, calcSource("+"), [2]int{1, 1}, script.runStarts(srv)) // one patch per run
+	lr := fixedInTwo(t, res, dir, calcSource("+"), 1, script.runStarts(srv)) // one patch per run
 	transcriptsKept(t, r, dir, "[file change]", "sk-stub")
 
 	// Costs: tokens × the price ralph.yaml gives gpt-5.5, and they add up.

@@ -85,7 +85,7 @@ func TestGeminiLoopFixesFailingTest(t *testing.T) {
 			{Call: geminiWrite(dir, "+"), Final: "Add adds now. <promise>COMPLETE</promise>"},
 		}
 	})
-	lr := fixedInTwo(t, res, dir, calcSource("+"), [2]int{1, 1}, script.runStarts(srv)) // one write per run
+	lr := fixedInTwo(t, res, dir, calcSource("+"), 1, script.runStarts(srv)) // one write per run
 	transcriptsKept(t, r, dir, "[tool call write_file]", "stub-key")
 
 	// Costs: tokens × the built-in price of gemini-2.5-pro ($1.25 input,

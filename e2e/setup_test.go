@@ -427,10 +427,10 @@ func succeeded(t *testing.T, res Result, iterations int) LoopResult {
 
 // fixedInTwo asserts the loop every CLI's main test runs: iteration 1's
 // wrong fix fails the check and does not declare completion; iteration 2's
-// right fix passes and does; calc.go ends as want; the runs took steps[0]
-// and steps[1] steps; and the model saw iteration 1's failing check output only in
+// right fix passes and does; calc.go ends as want; each run took steps
+// steps; and the model saw iteration 1's failing check output only in
 // iteration 2 (prompts holds each run's first request, in order).
-func fixedInTwo(t *testing.T, res Result, dir, want string, steps [2]int, prompts []string) LoopResult {
+func fixedInTwo(t *testing.T, res Result, dir, want string, steps int, prompts []string) LoopResult {
 	t.Helper()
 	is := is.New(t)
 	lr := succeeded(t, res, 2)
@@ -444,7 +444,8 @@ func fixedInTwo(t *testing.T, res Result, dir, want string, steps [2]int, prompt
 	is.True(it2.Error == nil)
 	is.True(it2.AllChecksPassed)
 	is.True(it2.CompletionTagFound)
-	is.Equal([]int{it1.StepsTaken, it2.StepsTaken}, steps[:])
+	is.Equal(it1.StepsTaken, steps)
+	is.Equal(it2.StepsTaken, steps)
 
 	// Iteration 2 was told how iteration 1's change failed.
 	is.Equal(len(prompts), 2)

@@ -29,11 +29,6 @@ type Diff struct {
 	// Stat is `git diff --stat` for the same change, listing at most 100
 	// files before its summary line.
 	Stat string
-	// Changed lists the files whose new content the diff carries (added
-	// or edited text files, renamed ones with edits), in the diff's order,
-	// at most 100: not a deleted file, a binary one, or a change of name or
-	// mode alone. Paths are relative to the top-level folder.
-	Changed []string
 }
 
 // Diff compares the working tree with base, a commit hash, or "" for the

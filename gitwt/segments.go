@@ -184,7 +184,6 @@ func (s *segmenter) flush() {
 func compose(segs []segment, limit int) (d Diff, need []int) {
 	var text []byte
 	var stat statSummary
-	var changed []string
 	tree := sha256.New()
 	var total int64
 	for i := range segs {
@@ -200,9 +199,6 @@ func compose(segs []segment, limit int) (d Diff, need []int) {
 		total += s.size
 		tree.Write(s.sum[:])
 		stat.add(s.stat)
-		if f := s.stat; len(changed) < statFiles && f.ins+f.del > 0 && !f.binary && f.to != "" && f.to != "/dev/null" {
-			changed = append(changed, f.to)
-		}
 	}
 	if len(need) > 0 {
 		return Diff{}, need
@@ -216,7 +212,6 @@ func compose(segs []segment, limit int) (d Diff, need []int) {
 		Truncated: total - int64(len(text)),
 		Tree:      hex.EncodeToString(tree.Sum(nil)),
 		Stat:      stat.String(),
-		Changed:   changed,
 	}, nil
 }
 

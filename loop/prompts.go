@@ -1,13 +1,9 @@
 package loop
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/proc"
@@ -38,22 +34,19 @@ func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string
 		}
 		in.Task, in.FromSpec = proc.Clean(spec), true
 	}
-	d := r.last.diff
-	r.last.diff = nil
-	if d == nil && r.ws.repo != nil {
-		fresh, err := r.ws.diff(ctx)
+	if d := r.last.diff; d != nil {
+		in.Diff, in.DiffTruncated = promptDiff(*d)
+		r.last.diff = nil
+	} else if r.ws.repo != nil {
+		d, err := r.ws.diff(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.warn("could not compute the changes so far: " + r.cleanText(err.Error()))
 			}
 		} else {
-			d = &fresh
+			in.Diff, in.DiffTruncated = promptDiff(d)
 			r.keepPatch(0, d.Text)
 		}
-	}
-	if d != nil {
-		in.Diff, in.DiffTruncated = promptDiff(*d)
-		in.Files, in.FilesLeftOut = currentFiles(r.ws.repo.Dir(), d.Changed)
 	}
 	prevByName := map[string]runlog.CheckResult{}
 	for _, c := range r.last.prevPrev {
@@ -87,53 +80,4 @@ func modeNotes(mode string) []string {
 		return []string{"Build mode: pick the most important unfinished task from IMPLEMENTATION_PLAN.md, implement it with its tests, and mark it done there. One task per iteration: architect commits after each iteration."}
 	}
 	return nil
-}
-
-// currentFiles reads the changed files under root for the prompt: whole
-// regular text files, in order, while they fit in prompt.FilesLimit bytes
-// together; the others are named in leftOut. Nothing is read through a
-// symbolic link or outside root (os.Root), so a link an agent made cannot
-// bring a file from elsewhere into the prompt.
-func currentFiles(root string, paths []string) (shown []prompt.File, leftOut []string) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	rt, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, nil
-	}
-	defer rt.Close()
-	budget := prompt.FilesLimit
-	for _, p := range paths {
-		name := filepath.FromSlash(p)
-		st, err := rt.Lstat(name)
-		if err != nil || !st.Mode().IsRegular() {
-			continue // gone since, or a link or a submodule: the diff says what it is
-		}
-		if st.Size() > int64(budget) {
-			leftOut = append(leftOut, p)
-			continue
-		}
-		b, err := readAtMost(rt, name, budget)
-		if err != nil || len(b) > budget || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
-			leftOut = append(leftOut, p)
-			continue
-		}
-		shown = append(shown, prompt.File{Path: p, Content: proc.Clean(b)})
-		budget -= len(b)
-	}
-	return shown, leftOut
-}
-
-// readAtMost reads name under rt, at most limit+1 bytes (a file that grew
-// since its Lstat reads as too large).
-func readAtMost(rt *os.Root, name string, limit int) ([]byte, error) {
-	f, err := rt.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var buf bytes.Buffer
-	_, err = buf.ReadFrom(io.LimitReader(f, int64(limit)+1))
-	return buf.Bytes(), err
 }

@@ -23,11 +23,6 @@ const (
 	// TailLimit is how many bytes of the end of a failed check's output
 	// are shown.
 	TailLimit = 2000
-	// FilesLimit is how many bytes of changed files' current content a
-	// prompt shows; only whole files are shown.
-	FilesLimit = 6000
-	// leftOutNames bounds the changed files named but not shown.
-	leftOutNames = 20
 	// changesLimit bounds the new/gone lines shown per failed check.
 	changesLimit = 1000
 )
@@ -42,7 +37,6 @@ const (
 	HeadingNotes     = "## Notes from the Person Running This Loop"
 	HeadingIteration = "## Iteration Instructions"
 	HeadingChanges   = "## Changes from Previous Iterations"
-	HeadingFiles     = "## Current Content of Changed Files"
 	HeadingErrors    = "## Errors from Previous Iteration"
 	HeadingExecError = "## Execution Error"
 	HeadingProgress  = "## Accumulated Progress"
@@ -80,21 +74,10 @@ type Input struct {
 	// bytes left out.
 	Diff          string
 	DiffTruncated int64
-	// Files are the changed files shown whole, as they are now, so that
-	// the agent need not rebuild them from the diff; FilesLeftOut names the
-	// changed files not shown (too large, not text, past FilesLimit).
-	Files        []File
-	FilesLeftOut []string
 
 	Failed    []CheckFailure // the checks that failed in the previous iteration
 	ExecError string         // the previous agent run's error, if any
 	Progress  string         // the contents of the progress file
-}
-
-// File is one changed file as it is now in the workspace.
-type File struct {
-	Path    string // relative to the repository's top level, slash-separated
-	Content string
 }
 
 // CheckFailure is one check that failed in the previous iteration.
@@ -124,7 +107,6 @@ func Build(in Input) string {
 	add(HeadingNotes, personNotes(in.PersonNotes))
 	add(HeadingIteration, instructions(in))
 	add(HeadingChanges, changes(in.Diff, in.DiffTruncated))
-	add(HeadingFiles, files(in.Files, in.FilesLeftOut))
 	add(HeadingErrors, failures(in.Failed))
 	if strings.TrimSpace(in.ExecError) != "" {
 		add(HeadingExecError, "The previous agent run ended with an error:\n\n"+fence("", in.ExecError))
@@ -213,51 +195,6 @@ func changes(diff string, truncated int64) string {
 		s += fmt.Sprintf("\n... (diff truncated, %d more bytes)", truncated)
 	}
 	return s
-}
-
-// files is the body of the Current Content of Changed Files section. A
-// model without tools given only the diff copies the diff's format, "+"
-// signs and all, into the file it writes (measured in bench/RESULTS.md);
-// the whole current file is what it can build on.
-func files(fs []File, leftOut []string) string {
-	var b strings.Builder
-	if len(fs) > 0 {
-		b.WriteString("The files earlier iterations changed, whole, as they are now in the workspace:\n")
-		for _, f := range fs {
-			fmt.Fprintf(&b, "\n### %s\n\n%s\n", inline(oneLine(f.Path)), fence(fenceInfo(f.Path), f.Content))
-		}
-	}
-	if len(leftOut) > 0 {
-		var names []string
-		for _, n := range leftOut[:min(len(leftOut), leftOutNames)] {
-			names = append(names, inline(oneLine(n)))
-		}
-		if more := len(leftOut) - leftOutNames; more > 0 {
-			names = append(names, fmt.Sprintf("and %d more", more))
-		}
-		if len(fs) > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("Changed but not shown here (too large or not text; read them in the workspace): " + strings.Join(names, ", ") + ".\n")
-	}
-	return b.String()
-}
-
-// fenceInfo is the fence's language for a file name: its extension, which
-// Markdown renderers and models read as the language ("py", "go", "ts").
-func fenceInfo(path string) string {
-	name := path[strings.LastIndexByte(path, '/')+1:]
-	i := strings.LastIndexByte(name, '.')
-	if i <= 0 {
-		return ""
-	}
-	ext := name[i+1:]
-	for _, c := range ext {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '_') {
-			return ""
-		}
-	}
-	return ext
 }
 
 // failures is the body of the Errors from Previous Iteration section.

@@ -59,7 +59,6 @@ func full() Input {
 		Checks:        []string{"go test ./...", "go vet ./..."},
 		Notes:         []string{"Protected files were restored."},
 		Diff:          "--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n",
-		Files:         []File{{Path: "x.go", Content: "package x\n\nvar b = 1\n"}},
 		Failed:        []CheckFailure{{Command: "go test ./...", Status: "exit status 1", Output: "FAIL x\n"}},
 		ExecError:     "agent exited with status 2",
 		Progress:      "## Iteration 1 — FAIL\n- Steps: 8\n",
@@ -73,10 +72,10 @@ func TestBuildSections(t *testing.T) {
 		want []string
 	}{
 		{"all sections in order", full, []string{
-			HeadingTask, HeadingIteration, HeadingChanges, HeadingFiles, HeadingErrors, HeadingExecError, HeadingProgress,
+			HeadingTask, HeadingIteration, HeadingChanges, HeadingErrors, HeadingExecError, HeadingProgress,
 		}},
 		{"spec", func() Input { in := full(); in.FromSpec = true; return in }, []string{
-			HeadingSpec, HeadingIteration, HeadingChanges, HeadingFiles, HeadingErrors, HeadingExecError, HeadingProgress,
+			HeadingSpec, HeadingIteration, HeadingChanges, HeadingErrors, HeadingExecError, HeadingProgress,
 		}},
 		{"first iteration: nothing to report", func() Input {
 			return Input{Task: "t", Iteration: 1, MaxIterations: 5, Checks: []string{"true"}}
@@ -86,7 +85,7 @@ func TestBuildSections(t *testing.T) {
 		}, []string{HeadingTask, HeadingIteration}},
 		{"only errors", func() Input {
 			in := full()
-			in.Diff, in.Files, in.ExecError, in.Progress = "", nil, "", ""
+			in.Diff, in.ExecError, in.Progress = "", "", ""
 			return in
 		}, []string{HeadingTask, HeadingIteration, HeadingErrors}},
 	}
@@ -197,54 +196,6 @@ func TestBuildChanges(t *testing.T) {
 	is := is.New(t)
 	is.True(len(head) <= DiffLimit)
 	is.Equal(int64(len(head))+rest, int64(len(big)))
-}
-
-// The changed files are shown whole, each under its name and fenced with
-// its extension as the language (a fence longer than any inside); the
-// ones left out are named, at most leftOutNames of them.
-func TestBuildFiles(t *testing.T) {
-	many := make([]string, leftOutNames+3)
-	for i := range many {
-		many[i] = fmt.Sprintf("f%02d.txt", i)
-	}
-	tests := []struct {
-		name    string
-		files   []File
-		leftOut []string
-		want    []string
-		not     []string
-	}{
-		{"python", []File{{"solution.py", "def f():\n    return 1\n"}}, nil,
-			[]string{"whole, as they are now in the workspace:\n\n### `solution.py`\n\n```py\ndef f():\n    return 1\n```\n"},
-			[]string{"not shown"}},
-		{"no extension, no final newline", []File{{"dir/Makefile", "all:"}, {"a.b/c", "x"}}, nil,
-			[]string{"### `dir/Makefile`\n\n```\nall:\n```\n", "### `a.b/c`\n\n```\nx\n```"}, nil},
-		{"fence safe", []File{{"README.md", "```go\nx\n```\n"}}, nil,
-			[]string{"````md\n```go\nx\n```\n````"}, nil},
-		{"left out only", nil, []string{"big.bin", "odd `name`"},
-			[]string{"Changed but not shown here (too large or not text; read them in the workspace): `big.bin`, `` odd `name` ``."},
-			[]string{"whole, as they are now"}},
-		{"both", []File{{"a.go", "package a\n"}}, []string{"big.json"},
-			[]string{"```go\npackage a\n```\n\nChanged but not shown here", "`big.json`."}, nil},
-		{"many left out", nil, many,
-			[]string{"`f00.txt`, ", fmt.Sprintf("`f%02d.txt`, and 3 more.", leftOutNames-1)},
-			[]string{fmt.Sprintf("f%02d.txt", leftOutNames)}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			body, ok := section(Build(Input{Task: "t", Iteration: 2, Diff: "+x\n", Files: tt.files, FilesLeftOut: tt.leftOut}), HeadingFiles)
-			is.True(ok)
-			for _, w := range tt.want {
-				is.True(strings.Contains(body, w))
-			}
-			for _, n := range tt.not {
-				is.True(!strings.Contains(body, n))
-			}
-		})
-	}
-	_, ok := section(Build(Input{Task: "t", Iteration: 2, Diff: "+x\n"}), HeadingFiles)
-	is.New(t).True(!ok) // nothing to show: no section
 }
 
 func TestBuildErrors(t *testing.T) {
