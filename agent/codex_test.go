@@ -17,6 +17,7 @@ import (
 
 	"github.com/architect-dev/architect/internal/agentbin"
 	"github.com/architect-dev/architect/internal/stubmodel"
+	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/architect-dev/architect/proc"
 )
 
@@ -341,24 +342,12 @@ func runTokenAgent(t *testing.T, c Config, req Request) (Outcome, []string) {
 	}
 	req.Grace = 2 * time.Second
 	o := a.Run(context.Background(), req)
-	if pids := processesIn(req.Dir); len(pids) > 0 {
+	if pids := testutil.ProcessesIn(req.Dir); len(pids) > 0 {
 		t.Errorf("processes left running in %s: %v", req.Dir, pids)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	return o, slices.Clone(acts)
-}
-
-// processesIn lists the processes whose working directory is dir (Linux).
-func processesIn(dir string) []string {
-	var pids []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }
 
 // codexEnv is an environment that points Codex at the stub, with a fresh

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/architect-dev/architect/internal/testutil"
 )
 
 // ggufFile builds a small GGUF v3 file: a name, an alignment and the given
@@ -280,16 +282,7 @@ func TestCheckPassesEndsTheCheck(t *testing.T) {
 	dir := t.TempDir()
 	is.NoErr(os.WriteFile(filepath.Join(dir, testFile), []byte("while True:\n    pass\n"), 0o644))
 	is.True(!checkPasses(dir))
-	left := func() []string {
-		var pids []string
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
-				pids = append(pids, e.Name())
-			}
-		}
-		return pids
-	}
+	left := func() []string { return testutil.ProcessesIn(dir) }
 	deadline := time.Now().Add(5 * time.Second)
 	for len(left()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

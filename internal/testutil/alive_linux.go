@@ -2,9 +2,22 @@ package testutil
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
+
+// ProcessesIn lists the processes whose working directory is dir.
+func ProcessesIn(dir string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
 
 // Alive reports whether pid is a running process: it has a /proc entry
 // and is neither a zombie (Z, ended but not reaped) nor dead (X).
