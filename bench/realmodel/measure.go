@@ -97,13 +97,8 @@ func runMeasure(args []string) error {
 		probs = probs[:*first]
 	}
 	if *only != "" {
-		want := map[string]bool{}
-		for _, id := range strings.Split(*only, ",") {
-			want[strings.TrimSpace(id)] = true
-		}
-		probs = slices.DeleteFunc(probs, func(p problem) bool { return !want[p.TaskID] })
-		if len(probs) != len(want) {
-			return fmt.Errorf("-tasks: %d of the %d problems named are in the subset", len(probs), len(want))
+		if probs, err = onlyTasks(probs, *only); err != nil {
+			return err
 		}
 	}
 	results := filepath.Join(m.out, "results.jsonl")
@@ -203,7 +198,7 @@ func (m measurement) architectLoop(p problem, dir, tag string, iters int, r *rec
 		// A model without tools delivers its work as its answer: an answer
 		// that defines the function is its declaration that it is done.
 		// Success still needs the check to pass.
-		cmd.Args = append(cmd.Args, "--done-pattern", `def `+regexp.QuoteMeta(p.EntryPoint)+`\s*\(`)
+		cmd.Args = append(cmd.Args, "--done-pattern", donePattern(p.EntryPoint))
 	}
 	cmd.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
@@ -223,6 +218,34 @@ func (m measurement) architectLoop(p problem, dir, tag string, iters int, r *rec
 		return
 	}
 	r.Success, r.Iterations, r.StopReason = res.Success, res.TotalIterations, res.StopReason
+}
+
+// donePattern is the --done-pattern of -declare code: an answer that
+// defines entry.
+func donePattern(entry string) string {
+	return `def ` + regexp.QuoteMeta(entry) + `\s*\(`
+}
+
+// onlyTasks keeps the problems of probs named in list (comma-separated
+// task IDs), in the subset's order; naming one the subset lacks is an
+// error.
+func onlyTasks(probs []problem, list string) ([]problem, error) {
+	want := map[string]bool{}
+	for _, id := range strings.Split(list, ",") {
+		want[strings.TrimSpace(id)] = true
+	}
+	kept := slices.DeleteFunc(slices.Clone(probs), func(p problem) bool { return !want[p.TaskID] })
+	if len(kept) != len(want) {
+		var missing []string
+		for id := range want {
+			if !slices.ContainsFunc(kept, func(p problem) bool { return p.TaskID == id }) {
+				missing = append(missing, fmt.Sprintf("%q", id))
+			}
+		}
+		slices.Sort(missing)
+		return nil, fmt.Errorf("-tasks: %s not in the subset (see -n and -seed)", strings.Join(missing, ", "))
+	}
+	return kept, nil
 }
 
 // checkTimeout is how long checkPasses lets the check run (architect's

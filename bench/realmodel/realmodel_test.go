@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -291,4 +292,31 @@ func TestCheckPassesEndsTheCheck(t *testing.T) {
 
 	is.NoErr(os.WriteFile(filepath.Join(dir, testFile), []byte("pass\n"), 0o644))
 	is.True(checkPasses(dir))
+}
+
+// -declare code: an answer that defines the function declares completion,
+// the tag alone or another function does not.
+func TestDonePattern(t *testing.T) {
+	is := is.New(t)
+	re := regexp.MustCompile(donePattern("sum_to_n"))
+	is.True(re.MatchString("```python\ndef sum_to_n(n: int):\n    return n\n```"))
+	is.True(re.MatchString("def sum_to_n (n):"))
+	is.True(!re.MatchString("```python\n<promise>COMPLETE</promise>\n```"))
+	is.True(!re.MatchString("def sum_to_n_fast(n):"))
+	is.True(!re.MatchString("def sum_to_m(n):"))
+	is.True(regexp.MustCompile(donePattern("a.b")).MatchString("def a.b(") && !regexp.MustCompile(donePattern("a.b")).MatchString("def axb("))
+}
+
+// -tasks keeps the named problems in the subset's order and names the ones
+// the subset lacks.
+func TestOnlyTasks(t *testing.T) {
+	is := is.New(t)
+	probs := []problem{{TaskID: "HumanEval/3"}, {TaskID: "HumanEval/1"}, {TaskID: "HumanEval/7"}}
+	got, err := onlyTasks(probs, "HumanEval/7, HumanEval/3")
+	is.NoErr(err)
+	is.Equal([]string{got[0].TaskID, got[1].TaskID}, []string{"HumanEval/3", "HumanEval/7"})
+	is.Equal(len(probs), 3) // the subset itself is left whole
+	_, err = onlyTasks(probs, "HumanEval/3,HumanEval/9,")
+	is.True(err != nil)
+	is.Equal(err.Error(), `-tasks: "", "HumanEval/9" not in the subset (see -n and -seed)`)
 }
