@@ -33,11 +33,11 @@ func (r *Repo) Between(ctx context.Context, from, to string, limit int) (Change,
 		}
 	}
 	head := proc.NewHead(limit)
-	if err := run(ctx, r.dir, command{stdout: head}, "-c", "core.quotePath=false", "diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", from, to); err != nil {
+	if err := run(ctx, r.dir, command{env: r.treesOnly(), stdout: head}, "-c", "core.quotePath=false", "diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", from, to); err != nil {
 		return Change{}, err
 	}
 	var short strings.Builder
-	if err := run(ctx, r.dir, command{stdout: &short}, "diff-tree", "-r", "-M", "--shortstat", from, to); err != nil {
+	if err := run(ctx, r.dir, command{env: r.treesOnly(), stdout: &short}, "diff-tree", "-r", "-M", "--shortstat", from, to); err != nil {
 		return Change{}, err
 	}
 	c := Change{Text: head.Text()}

@@ -67,10 +67,14 @@ type Changes struct {
 		trees [2]string // realTree and tree when paths was listed
 		paths []string
 	}
-	cfg     *commitConfig
-	removed pathSet                                            // paths removed from the private index since it was the working tree's
-	noSplit bool                                               // the private index cannot be given a split view (splitview.go)
-	counts  struct{ all, paths, fallback, refetch, split int } // updates of each kind, trees written through a split view, for tests
+	cfg       *commitConfig
+	removed   pathSet // paths removed from the private index since it was the working tree's
+	noSplit   bool    // the private index cannot be given a split view (splitview.go)
+	noInPlace bool    // git refused a stage in place (inplace.go): not again
+	counts    struct {
+		all, paths, fallback, refetch int // updates of each kind
+		split, inPlace                int // trees written through a split view, stages in place
+	} // for tests
 }
 
 // Changes returns a Changes against base with Diff's excludes and limit.
@@ -263,6 +267,19 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 				}
 			}
 		}
+		if len(gone) == 0 && !anyNew && !c.noInPlace && len(present) > 0 {
+			// Files written in place: staged in the size of the change.
+			err := c.stageInPlace(ctx, present)
+			if err == nil {
+				return c.rediff(ctx, paths)
+			}
+			if !errors.Is(err, errNotInPlace) {
+				if ctx.Err() != nil {
+					return err
+				}
+				c.noInPlace = true // git or this reader disagree: as before from now on
+			}
+		}
 		rm := &removals{set: c.removed}
 		verbose := command{env: env.env, stdout: rm}
 		if len(gone) > 0 {
@@ -375,8 +392,12 @@ func (c *Changes) diffRun(ctx context.Context, paths []string) ([]segment, error
 	}
 	args = append(args, "-M", "--no-color", "--no-ext-diff", "--full-index", "-p", "--src-prefix=a/", "--dst-prefix=b/")
 	args = append(append(append(args, revs...), "--"), specs...)
+	env := c.index.env()
+	if c.stage {
+		env = c.repo.treesOnly() // two trees: no index to read
+	}
 	seg := &segmenter{keep: c.keep, limit: c.limit}
-	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: seg}, append(args, excludeSpecs(c.excludes)...)...); err != nil {
+	if err := run(ctx, c.repo.dir, command{env: env, stdout: seg}, append(args, excludeSpecs(c.excludes)...)...); err != nil {
 		return nil, err
 	}
 	seg.flush()

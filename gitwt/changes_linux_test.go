@@ -40,7 +40,12 @@ func TestChangesMatchAFreshDiff(t *testing.T) {
 		{"diff, short text", false, 300, 9},
 		{"commits, short text", true, 300, 10},
 	} {
-		t.Run(tc.name, func(t *testing.T) { changesProperty(t, tc.commits, tc.limit, tc.seed) })
+		t.Run(tc.name, func(t *testing.T) { changesProperty(t, tc.commits, tc.limit, tc.seed, false) })
+	}
+	// Mostly edits in place, as agents make them: staged in the size of the
+	// change (inplace.go), with every other kind of change among them.
+	for _, seed := range []uint64{12, 13} {
+		t.Run(fmt.Sprintf("commits, edits in place %d", seed), func(t *testing.T) { changesProperty(t, true, 1<<20, seed, true) })
 	}
 }
 
@@ -59,7 +64,7 @@ func lines(g, n, k int) string {
 	return b.String()
 }
 
-func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
+func changesProperty(t *testing.T, commits bool, limit int, seed uint64, inPlace bool) {
 	is := is.New(t)
 	ctx := context.Background()
 	dir, repo, w := watched(t)
@@ -122,7 +127,10 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 	// The operations below, by how often they come: edits most, changes
 	// that make the whole tree be looked at (rules, someone else's git)
 	// least.
-	opWeights := []int{16, 16, 16, 16, 16, 16, 3, 3, 4, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 13, 14, 15, 15}
+	opWeights := []int{0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 3, 3, 4, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 13, 14, 15, 15}
+	if inPlace {
+		opWeights = []int{16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 4, 4, 4, 0, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+	}
 	for round := range 100 {
 		log = append(log, fmt.Sprintf("round %d:", round))
 		for range rng.IntN(4) { // 0 to 3 operations: some rounds change nothing
@@ -195,6 +203,17 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 				text, _ := runGit(dir, "show", base+":"+g)
 				os.RemoveAll(filepath.Join(dir, g))
 				put(g, text+"\n")
+			case 16: // an edit in place, as most agents write: the same file rewritten, with fresh stat data
+				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+					data, _ := os.ReadFile(p)
+					if rng.IntN(4) == 0 {
+						os.WriteFile(p, data, 0) // the same text: only the stat data change
+					} else {
+						os.WriteFile(p, append(data, fmt.Sprintf("line %d edited in place\n", rng.IntN(100))...), 0)
+					}
+				} else {
+					put(f, lines(rng.IntN(10), 4+rng.IntN(10), rng.IntN(12)-1))
+				}
 			case 14: // someone else writes the index
 				runGit(dir, "add", "-f", "-A", "--", f) // even an ignored file
 			}
@@ -235,7 +254,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 			checkCommit(t, c, dir, round, rng)
 		}
 	}
-	t.Logf("%d path-limited updates (%d fell back), %d whole-tree; seen %v", c.counts.paths, c.counts.fallback, c.counts.all, slices.Sorted(func(yield func(string) bool) {
+	t.Logf("%d path-limited updates (%d fell back, %d staged in place), %d whole-tree; seen %v", c.counts.paths, c.counts.fallback, c.counts.inPlace, c.counts.all, slices.Sorted(func(yield func(string) bool) {
 		for k := range seen {
 			if !yield(k) {
 				return
@@ -243,6 +262,9 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 		}
 	}))
 	is.True(c.counts.paths >= 30) // most updates were path-limited
+	if inPlace {
+		is.True(c.counts.inPlace >= 12) // many staged in the size of the change
+	}
 	if commits {
 		is.True(!c.noSplit)           // every path-limited tree was written through the split view
 		is.True(c.counts.split >= 20) // (the whole-tree ones and a fresh look's through the index)
@@ -256,7 +278,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64) {
 			t.Errorf("operation %d never ran", op)
 		}
 	}
-	if limit > 1000 {
+	if limit > 1000 && !inPlace {
 		is.Equal(len(seen), 5) // renames, links, modes, binary files and deletions were all seen
 	}
 }
@@ -305,6 +327,13 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 			tree.String(), git("diff-tree", "-r", "--name-status", "HEAD", strings.TrimSpace(tree.String())))
 	}
 	is.Equal(git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude).architect"), "") // index and tree are HEAD's
+	// The index's tree cache names the trees its entries make: the tree
+	// git writes from the index (trusting the cache), and the one written
+	// from its entries alone, are HEAD's.
+	headTree, index := git("rev-parse", "HEAD^{tree}"), filepath.Join(t.TempDir(), "index")
+	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), index))
+	is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index}, "", "write-tree"), headTree)
+	is.Equal(treeWithoutCache(t, dir, index), headTree)
 	if len(leave) > 0 {
 		untracked := newPathSet(strings.Split(git("ls-files", "-z", "--others", "--exclude-standard"), "\x00"))
 		for _, p := range leave {
@@ -597,4 +626,14 @@ func TestChangesWithUsersSplitIndex(t *testing.T) {
 	_, ok, err := indexEntries(filepath.Join(dir, ".git", "index"), 20)
 	is.NoErr(err)
 	is.True(!ok) // still split
+}
+
+// treeWithoutCache writes the tree of the index file index's entries from
+// a fresh index holding them (no tree cache to trust).
+func treeWithoutCache(t *testing.T, dir, index string) string {
+	t.Helper()
+	entries := gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index}, "", "ls-files", "-s", "-z")
+	fresh := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "fresh-index")}
+	gitEnvT(t, dir, fresh, entries, "update-index", "-z", "--index-info")
+	return gitEnvT(t, dir, fresh, "", "write-tree")
 }

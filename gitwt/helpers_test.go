@@ -94,3 +94,15 @@ func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// gitEnvT runs git in dir with env added and stdin, for a test, and returns
+// its trimmed standard output.
+func gitEnvT(t *testing.T, dir string, env []string, stdin string, args ...string) string {
+	t.Helper()
+	var out strings.Builder
+	err := run(context.Background(), dir, command{env: env, stdin: strings.NewReader(stdin), stdout: &out}, args...)
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(out.String())
+}

@@ -3,6 +3,7 @@ package gitwt
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,6 +34,30 @@ type privateIndex struct {
 	realInfo fs.FileInfo
 	lock     *flock.Flock // held while the folder is in use
 	shared   string       // the shared index of the split view (splitview.go), a link to an earlier state of path; "" for none
+	buf      []byte       // read's buffer, kept: a large index read every iteration need not be garbage every time
+}
+
+// read returns the private index's bytes, in a buffer of its own that the
+// next read reuses.
+func (p *privateIndex) read() ([]byte, error) {
+	f, err := os.Open(p.path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	n := int(info.Size())
+	if cap(p.buf) < n {
+		p.buf = make([]byte, n)
+	}
+	p.buf = p.buf[:n]
+	if _, err := io.ReadFull(f, p.buf); err != nil {
+		return nil, err
+	}
+	return p.buf, nil
 }
 
 // errIndexMoved: the working tree's index changed since it was last seeded

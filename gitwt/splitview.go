@@ -139,6 +139,13 @@ func splitView(data []byte, oidLen int) (view []byte, shared string, err error) 
 // start; ok is false for a file this reader does not know. The format is
 // git's Documentation/gitformat-index.txt, versions 2 to 4.
 func entriesEnd(data []byte, oidLen int) (int, bool) {
+	return eachEntry(data, oidLen, nil)
+}
+
+// eachEntry calls fn (when not nil) with the offset and the name of each
+// entry of an index file, in order, and returns where the entries end, as
+// entriesEnd. name is only valid during the call.
+func eachEntry(data []byte, oidLen int, fn func(off int, name []byte)) (int, bool) {
 	if len(data) < 12+oidLen || string(data[:4]) != "DIRC" {
 		return 0, false
 	}
@@ -150,6 +157,7 @@ func entriesEnd(data []byte, oidLen int) (int, bool) {
 	end := len(data) - oidLen
 	fixed := 40 + oidLen + 2 // stat data, object, flags
 	off := 12
+	var name []byte // version 4: the previous name, which the next one starts from
 	for range count {
 		if off+fixed > end {
 			return 0, false
@@ -163,11 +171,17 @@ func entriesEnd(data []byte, oidLen int) (int, bool) {
 		}
 		start := off
 		off += size
-		if version == 4 { // how much of the previous name to keep, then the rest
-			for off < end && data[off]&0x80 != 0 {
-				off++
+		strip := uint64(0)
+		if version == 4 { // how much of the previous name to drop, then the rest
+			c := data[off]
+			strip = uint64(c & 127)
+			for off++; c&128 != 0; off++ {
+				if off >= end || strip>>50 != 0 {
+					return 0, false
+				}
+				c = data[off]
+				strip = (strip+1)<<7 + uint64(c&127)
 			}
-			off++
 		}
 		if off > end {
 			return 0, false
@@ -177,10 +191,18 @@ func entriesEnd(data []byte, oidLen int) (int, bool) {
 			return 0, false
 		}
 		if version == 4 {
+			if strip > uint64(len(name)) {
+				return 0, false
+			}
+			name = append(name[:len(name)-int(strip)], data[off:off+nul]...)
 			off += nul + 1
 		} else {
+			name = data[off : off+nul]
 			// Padded with NULs to a multiple of 8 bytes, at least one.
 			off = start + (size+nul+8)&^7
+		}
+		if fn != nil {
+			fn(start, name)
 		}
 	}
 	if off > end {

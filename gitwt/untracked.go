@@ -32,7 +32,7 @@ func (c *Changes) Untracked(ctx context.Context) ([]string, error) {
 		return slices.Clone(c.untracked.paths), nil // nothing changed since (the checks created nothing)
 	}
 	var out strings.Builder
-	if err := run(ctx, c.repo.dir, command{stdout: &out}, "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A", c.realTree, c.tree); err != nil {
+	if err := run(ctx, c.repo.dir, command{env: c.repo.treesOnly(), stdout: &out}, "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A", c.realTree, c.tree); err != nil {
 		return nil, err
 	}
 	var paths []string

@@ -1,0 +1,140 @@
+package gitwt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+)
+
+// TestStageInPlace: staging files written in place leaves the private
+// index as `git add -u -- PATHS` and `git write-tree` would, entry by entry
+// (stat data included) and tree cache included, and the staged tree
+// theirs; on every index version, in SHA-1 and SHA-256 repositories, with
+// git's line-ending rules, executable bits and links. What it does not
+// make is left to git, with nothing changed.
+func TestStageInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		format string            // object format
+		setup  func(dir string)  // before the private index is seeded
+		change func(dir string)  // the change staged
+		paths  []string          // what changed
+		refuse bool              // not a change in place
+		after  func(string) bool // optional: a check of the staged blob's text
+	}{
+		{name: "an edit", paths: []string{"src/deep/c.txt"}, change: func(dir string) { appendTo(t, dir, "src/deep/c.txt", "more\n") }},
+		{name: "two edits in different folders", paths: []string{"a.txt", "src/deep/c.txt"}, change: func(dir string) {
+			appendTo(t, dir, "a.txt", "more\n")
+			appendTo(t, dir, "src/deep/c.txt", "more\n")
+		}},
+		{name: "the same text written again", paths: []string{"src/b.txt"}, change: func(dir string) {
+			time.Sleep(10 * time.Millisecond) // a later modification time than the index's
+			write(t, dir, "src/b.txt", "two\n")
+		}},
+		{name: "made executable", paths: []string{"src/b.txt"}, change: func(dir string) { os.Chmod(filepath.Join(dir, "src/b.txt"), 0o755) }},
+		{name: "a link pointed elsewhere", paths: []string{"link"}, change: func(dir string) {
+			os.Remove(filepath.Join(dir, "link"))
+			os.Symlink("src/b.txt", filepath.Join(dir, "link"))
+		}},
+		{name: "index version 4", paths: []string{"src/deep/c.txt"}, setup: func(dir string) { gitT(t, dir, "update-index", "--index-version", "4") },
+			change: func(dir string) { appendTo(t, dir, "src/deep/c.txt", "more\n") }},
+		{name: "index version 3 (another entry to be added)", paths: []string{"src/deep/c.txt"}, setup: func(dir string) {
+			write(t, dir, "new.txt", "new\n")
+			gitT(t, dir, "add", "-N", "new.txt")
+		}, change: func(dir string) { appendTo(t, dir, "src/deep/c.txt", "more\n") }},
+		{name: "sha256", format: "sha256", paths: []string{"src/deep/c.txt"}, change: func(dir string) { appendTo(t, dir, "src/deep/c.txt", "more\n") }},
+		{name: "CRLF kept where the blob had it (core.autocrlf)", paths: []string{"crlf.txt"},
+			setup:  func(dir string) { gitT(t, dir, "config", "core.autocrlf", "true") },
+			change: func(dir string) { appendTo(t, dir, "crlf.txt", "c\r\n") },
+			after:  func(text string) bool { return text == "a\r\nb\r\nc\r\n" }},
+		{name: "refused: a file not tracked", paths: []string{"untracked.txt"}, refuse: true, change: func(dir string) { write(t, dir, "untracked.txt", "x\n") }},
+		{name: "refused: a file become a folder", paths: []string{"a.txt"}, refuse: true, change: func(dir string) {
+			os.Remove(filepath.Join(dir, "a.txt"))
+			write(t, dir, "a.txt/inner.txt", "x\n")
+		}},
+		{name: "refused: an index extension other than the tree cache", paths: []string{"a.txt"}, refuse: true, setup: func(dir string) {
+			gitT(t, dir, "config", "core.untrackedCache", "true")
+			gitT(t, dir, "update-index", "--untracked-cache")
+			gitT(t, dir, "status")
+		}, change: func(dir string) { appendTo(t, dir, "a.txt", "more\n") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			isolate(t, true)
+			dir := t.TempDir()
+			args := []string{"init", "--quiet"}
+			if tc.format != "" {
+				args = append(args, "--object-format="+tc.format)
+			}
+			gitT(t, dir, args...)
+			write(t, dir, "a.txt", "one\n")
+			write(t, dir, "src/b.txt", "two\n")
+			write(t, dir, "src/deep/c.txt", "three\n")
+			write(t, dir, "crlf.txt", "a\r\nb\r\n")
+			is.NoErr(os.Symlink("a.txt", filepath.Join(dir, "link")))
+			base := commit(t, dir, "base")
+			if tc.setup != nil {
+				tc.setup(dir)
+			}
+			c := open(t, dir).Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Commits: true})
+			defer c.Close()
+			_, err := c.Diff(ctx) // seeds the private index and writes its tree
+			is.NoErr(err)
+			before, err := os.ReadFile(c.index.path)
+			is.NoErr(err)
+			oracle := filepath.Join(t.TempDir(), "index")
+			is.NoErr(copyIndex(c.index.path, oracle))
+			tc.change(dir)
+
+			err = c.stageInPlace(ctx, tc.paths)
+			if tc.refuse {
+				is.True(errors.Is(err, errNotInPlace))
+				after, rerr := os.ReadFile(c.index.path)
+				is.NoErr(rerr)
+				is.True(bytes.Equal(after, before)) // left as it was
+				return
+			}
+			is.NoErr(err)
+			is.Equal(c.counts.inPlace, 1)
+
+			env := []string{"GIT_INDEX_FILE=" + oracle}
+			gitEnvT(t, dir, env, "", append([]string{"add", "-u", "--"}, tc.paths...)...)
+			want := gitEnvT(t, dir, env, "", "write-tree")
+			is.Equal(c.tree, want) // the staged tree
+			mine := []string{"GIT_INDEX_FILE=" + c.index.path}
+			// Every entry, its stat data included, as git's.
+			is.Equal(gitEnvT(t, dir, mine, "", "ls-files", "-s", "--debug"), gitEnvT(t, dir, env, "", "ls-files", "-s", "--debug"))
+			// The tree cache: git trusts it to write the tree.
+			copied := filepath.Join(t.TempDir(), "index")
+			is.NoErr(copyIndex(c.index.path, copied))
+			is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + copied}, "", "write-tree"), want)
+			is.Equal(treeWithoutCache(t, dir, c.index.path), want)
+			// Nothing left to stage: git sees the files as the index has them.
+			is.Equal(gitEnvT(t, dir, mine, "", "diff-files", "--name-only"), "")
+			if tc.after != nil {
+				text := gitEnvT(t, dir, nil, "", "cat-file", "-p", want+":"+tc.paths[0])
+				is.True(tc.after(text + "\r\n"))
+			}
+		})
+	}
+}
+
+// appendTo adds text to the end of dir/name, in place.
+func appendTo(t *testing.T, dir, name, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
