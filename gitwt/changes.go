@@ -267,9 +267,9 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 				}
 			}
 		}
-		if len(gone) == 0 && !anyNew && !c.noInPlace && len(present) > 0 {
-			// Files written in place: staged in the size of the change.
-			err := c.stageInPlace(ctx, present)
+		if !c.noInPlace {
+			// Files: staged in the size of the change.
+			err := c.stageInPlace(ctx, present, gone)
 			if err == nil {
 				return c.rediff(ctx, paths)
 			}

@@ -34,7 +34,7 @@ type privateIndex struct {
 	realInfo fs.FileInfo
 	lock     *flock.Flock // held while the folder is in use
 	shared   string       // the shared index of the split view (splitview.go), a link to an earlier state of path; "" for none
-	buf      []byte       // read's buffer, kept: a large index read every iteration need not be garbage every time
+	buf, out []byte       // read's and rewrite's buffers, kept: a large index read every iteration need not be garbage every time
 }
 
 // read returns the private index's bytes, in a buffer of its own that the

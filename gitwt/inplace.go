@@ -2,6 +2,7 @@ package gitwt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -10,45 +11,49 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// When the only change since the last look is files the index already
-// tracks, written in place (the usual edit of an agent), staging them with
-// `git add -u -- PATHS` on the private index costs a read and a whole write
-// of that index, hashed with git's SHA-1: about 45 ms on a repository of
-// 100,000 files, however small the edit; and its tree written through the
-// split view another read (splitview.go). stageInPlace does the same work
-// in the size of the change:
+// When the change since the last look is files (written in place, new or
+// deleted), staging them with `git add -- PATHS` on the private index costs
+// a read and a whole write of that index, hashed with git's SHA-1: about
+// 45 ms on a repository of 100,000 files, however small the change; and
+// its tree written through the split view another read (splitview.go).
+// stageInPlace does the same work in the size of the change:
 //
-//   - git stages the paths in an index of their entries alone (`git add
-//     -u`, everything git does for them: filters, line endings against the
-//     blob the entry had, the executable bit, links, fresh stat data);
+//   - git stages the paths in an index of their entries alone (`git add`,
+//     everything git does for them: ignore rules, filters, line endings
+//     against the blob the entry had, the executable bit, links, fresh
+//     stat data);
 //   - the folders above them get their new trees from the old ones, read
-//     with `git cat-file --batch`, the changed entries replaced, named here
-//     and written with `git mktree --batch`, which must name them the same;
-//   - their entries, and the names of those folders in its tree cache, are
-//     replaced in a copy of the private index, which takes its place.
+//     with `git cat-file --batch`, entries replaced, added or removed
+//     (folders made or emptied), named here and written with `git mktree
+//     --batch`, which must name them the same;
+//   - the private index is written again with those entries replaced,
+//     added or removed and its tree cache brought up to date, without
+//     git's whole-index SHA-1 (Go's, with the processor's instructions).
 //
-// The private index ends as `git add -u -- PATHS` and `git write-tree`
+// The private index ends as `git add -A -- PATHS` and `git write-tree`
 // would leave it (TestStageInPlace compares them field by field). Anything
-// else (a path the index does not track as a file of stage 0, one git
-// would drop or whose entry it would add, flags beyond the plain ones, an
-// index extension other than the tree cache, a post-index-change hook that
-// git would run) is staged by git on the private index, as before.
+// else (a folder among the paths, a file become a folder or the reverse,
+// an index with entries that are not plain (to be added, skipped in the
+// working tree, unmerged) or an extension other than the tree cache, a
+// post-index-change hook that git would run) is staged by git on the
+// private index, as before.
 
 // errNotInPlace: the change is not one stageInPlace makes; the caller
-// stages with git.
+// stages with git. Nothing was changed.
 var errNotInPlace = errors.New("not a change in place")
 
-// stageInPlace stages paths, files the private index tracks that are still
-// files, and writes the staged tree (c.tree). errNotInPlace leaves
-// everything as it was.
-func (c *Changes) stageInPlace(ctx context.Context, paths []string) error {
+// stageInPlace stages paths (files that exist) and gone (paths that do
+// not) and writes the staged tree (c.tree).
+func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) error {
 	if c.cfg == nil {
 		cfg, err := c.repo.readCommitConfig(ctx)
 		if err != nil {
@@ -60,161 +65,142 @@ func (c *Changes) stageInPlace(ctx context.Context, paths []string) error {
 		return errNotInPlace // git would run it for the index it writes
 	}
 	oidLen := c.oidLen()
+	fixed := 40 + oidLen + 2
 	data, err := c.index.read()
 	if err != nil {
 		return err
 	}
-	want := newPathSet(paths)
-	at := map[string]int{} // path → offset of its entry
+	want := map[string]bool{} // path → present
+	for _, p := range present {
+		want[p] = true
+	}
+	for _, p := range gone {
+		if _, dup := want[p]; dup {
+			return errNotInPlace
+		}
+		want[p] = false
+	}
+	at := map[string]int{} // tracked paths among them → offset of the entry
+	plain := true
 	end, ok := eachEntry(data, oidLen, func(off int, name []byte) {
-		if want[string(name)] {
-			if _, dup := at[string(name)]; dup {
-				at[string(name)] = -1 // more than one stage
-				return
-			}
+		// Only plain entries: not assume-valid, extended (to be added,
+		// skipped in the working tree) or unmerged. Then the index's
+		// entries are the staged tree's files, which the checks below
+		// rely on.
+		if binary.BigEndian.Uint16(data[off+fixed-2:])&0xf000 != 0 {
+			plain = false
+		}
+		if _, ok := want[string(name)]; ok {
 			at[string(name)] = off
 		}
 	})
-	if !ok || len(at) != len(want) {
+	if !ok || !plain {
 		return errNotInPlace
 	}
-	fixed := 40 + oidLen + 2
-	for _, off := range at {
-		if off < 0 {
-			return errNotInPlace
-		}
-		flags := binary.BigEndian.Uint16(data[off+fixed-2:])
-		mode := binary.BigEndian.Uint32(data[off+24:])
-		// Assume-valid, extended (skip-worktree, intent-to-add) or a
-		// stage: not plain. Only files and links.
-		if flags&0xf000 != 0 || (mode != 0o100644 && mode != 0o100755 && mode != 0o120000) {
-			return errNotInPlace
-		}
-	}
-	treeExt, ok := treeExtension(data, end, oidLen)
+	cache, ok := readTreeCache(data, end, oidLen)
 	if !ok {
 		return errNotInPlace
 	}
 
 	// git stages the paths in an index of their entries alone.
-	sorted := slices.Sorted(func(yield func(string) bool) {
-		for p := range want {
-			if !yield(p) {
-				return
-			}
+	paths := slices.Sorted(maps.Keys(want))
+	var tracked, specs []string
+	anyNew := false
+	for _, p := range paths {
+		_, known := at[p]
+		if known {
+			tracked = append(tracked, p)
 		}
-	})
-	small := smallIndex(data, oidLen, sorted, at)
-	smallPath := c.index.dir + "/in-place"
-	if err := os.WriteFile(smallPath, small, 0o644); err != nil {
+		if known || want[p] {
+			specs = append(specs, p)
+			anyNew = anyNew || !known
+		}
+	}
+	if len(specs) == 0 {
+		return errNotInPlace // nothing tracked, nothing new: a look at the folder
+	}
+	smallPath := filepath.Join(c.index.dir, "in-place")
+	if err := os.WriteFile(smallPath, smallIndex(data, oidLen, tracked, at), 0o644); err != nil {
 		return err
 	}
 	defer os.Remove(smallPath)
-	if err := c.repo.addPaths(ctx, command{env: []string{"GIT_INDEX_FILE=" + smallPath}}, sorted, nil, "-u"); err != nil {
+	mode := "-u"
+	if anyNew {
+		mode = "-A"
+	}
+	if err := c.repo.addPaths(ctx, command{env: []string{"GIT_INDEX_FILE=" + smallPath}}, specs, nil, mode); err != nil {
 		return err
 	}
 	staged, err := os.ReadFile(smallPath)
 	if err != nil {
 		return err
 	}
-	fresh := map[string][]byte{} // path → its new entry's stat data, mode and object
+	fresh := map[string][]byte{} // path → its new entry's stat data, mode, object and flags
+	fine := true
 	_, ok = eachEntry(staged, oidLen, func(off int, name []byte) {
+		e := staged[off : off+fixed]
 		big, known := at[string(name)]
-		if !known || fresh[string(name)] != nil ||
-			binary.BigEndian.Uint16(staged[off+fixed-2:]) != binary.BigEndian.Uint16(data[big+fixed-2:]) {
-			ok = false // another path, or other flags
-			return
+		_, asked := want[string(name)]
+		m := binary.BigEndian.Uint32(e[24:])
+		switch {
+		case !asked || fresh[string(name)] != nil:
+			fine = false // another path
+		case m != 0o100644 && m != 0o100755 && m != 0o120000:
+			fine = false // a submodule, say
+		case known && !bytes.Equal(e[fixed-2:], data[big+fixed-2:big+fixed]):
+			fine = false // other flags
+		case !known && binary.BigEndian.Uint16(e[fixed-2:])&0xf000 != 0:
+			fine = false
 		}
-		fresh[string(name)] = staged[off : off+40+oidLen]
+		fresh[string(name)] = e
 	})
-	if !ok || len(fresh) != len(want) {
-		return errNotInPlace // git dropped a path (it is a folder now, say)
+	if !ok || !fine {
+		return errNotInPlace
+	}
+	var changes []fileChange
+	for _, p := range paths {
+		e, kept := fresh[p]
+		off, known := at[p]
+		switch {
+		case known && kept:
+			changes = append(changes, fileChange{path: p, old: data[off : off+fixed], new: e})
+		case known:
+			if want[p] {
+				return errNotInPlace // git dropped a file that is there (a folder now, say)
+			}
+			changes = append(changes, fileChange{path: p, old: data[off : off+fixed]})
+		case kept:
+			changes = append(changes, fileChange{path: p, new: e})
+		case !want[p]:
+			// Gone and never tracked: unless a folder by that name is,
+			// nothing to stage (checked against the tree below).
+			changes = append(changes, fileChange{path: p})
+		}
+		// New and not taken (ignored): nothing to stage.
 	}
 
-	// The folders above the paths, deepest first, their trees read as
-	// they are in the staged tree.
-	dirs := map[string]bool{"": true}
-	for _, p := range sorted {
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			dirs[d] = true
-		}
-	}
-	order := slices.SortedFunc(func(yield func(string) bool) {
-		for d := range dirs {
-			if !yield(d) {
-				return
-			}
-		}
-	}, func(a, b string) int {
-		return strings.Count(b, "/") - strings.Count(a, "/") + boolInt(a == "") - boolInt(b == "")
-	})
-	trees, err := c.readTrees(ctx, order)
+	root, mk, err := c.treesAfter(ctx, changes, oidLen)
 	if err != nil {
 		return err
 	}
-	newOID := map[string][]byte{} // folder → its new tree's object name
-	var mktree bytes.Buffer
-	for _, d := range order {
-		t, err := parseTree(trees.body[d], oidLen)
-		if err != nil {
+	if mk.buf.Len() > 0 {
+		var out strings.Builder
+		if err := run(ctx, c.repo.dir, command{stdin: &mk.buf, stdout: &out}, "mktree", "-z", "--batch", "--missing"); err != nil {
 			return err
 		}
-		for i := range t {
-			full := path.Join(d, t[i].name)
-			if e := fresh[full]; e != nil {
-				old := data[at[full]:]
-				if t[i].mode != strconv.FormatUint(uint64(binary.BigEndian.Uint32(old[24:])), 8) || !bytes.Equal(t[i].oid, old[40:40+oidLen]) {
-					return errNotInPlace // the staged tree is not the index's: let git sort it out
-				}
-				t[i].mode, t[i].oid = strconv.FormatUint(uint64(binary.BigEndian.Uint32(e[24:])), 8), e[40:40+oidLen]
-			}
-			if o := newOID[full]; o != nil && t[i].mode == "40000" {
-				t[i].oid = o
-			}
-		}
-		body := serializeTree(t)
-		newOID[d] = objectName("tree", body, oidLen)
-		if !bytes.Equal(newOID[d], trees.oid[d]) {
-			for _, e := range t {
-				fmt.Fprintf(&mktree, "%s %s %x\t%s\x00", e.mode, e.kind(), e.oid, e.name)
-			}
-			mktree.WriteByte(0)
+		if got := strings.Fields(out.String()); !slices.Equal(got, mk.names) {
+			return fmt.Errorf("stage in place: git named the trees %v, not %v", got, mk.names)
 		}
 	}
-	if mktree.Len() > 0 {
-		var out strings.Builder
-		if err := run(ctx, c.repo.dir, command{stdin: &mktree, stdout: &out}, "mktree", "-z", "--batch", "--missing"); err != nil {
-			return err
-		}
-		var named []string
-		for _, d := range order {
-			if !bytes.Equal(newOID[d], trees.oid[d]) {
-				named = append(named, hex.EncodeToString(newOID[d]))
-			}
-		}
-		if got := strings.Fields(out.String()); !slices.Equal(got, named) {
-			return fmt.Errorf("stage in place: git named the trees %v, not %v", got, named)
-		}
+	if !cache.update(changes, mk) {
+		return errNotInPlace // a stale cache: let git write it
 	}
 
-	// The private index, its entries and tree cache replaced (in the
-	// bytes read, which are this reader's own).
-	for d, off := range treeExt {
-		if o := newOID[d]; o != nil && !bytes.Equal(data[off:off+oidLen], trees.oid[d]) {
-			return errNotInPlace // a stale cache: let git write it
-		}
-	}
-	next := data
-	for p, e := range fresh {
-		copy(next[at[p]:], e)
-	}
-	for d, off := range treeExt {
-		if o := newOID[d]; o != nil {
-			copy(next[off:], o)
-		}
-	}
+	next := c.index.rewrite(data, end, oidLen, changes, cache)
 	sum := next[len(next)-oidLen:]
-	if !allZero(sum) { // index.skipHash: none
+	if allZero(data[len(data)-oidLen:]) { // index.skipHash: none
+		clear(sum)
+	} else {
 		h := newHash(oidLen)
 		h.Write(next[:len(next)-oidLen])
 		copy(sum, h.Sum(nil))
@@ -227,16 +213,164 @@ func (c *Changes) stageInPlace(ctx context.Context, paths []string) error {
 		_ = os.Remove(tmp)
 		return err
 	}
-	c.tree = hex.EncodeToString(newOID[""])
+	for _, ch := range changes {
+		if ch.old != nil && ch.new == nil {
+			c.removed[ch.path] = true
+		}
+	}
+	c.tree = root
 	c.counts.inPlace++
 	return nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// fileChange is one path staged: old, its entry's fixed part in the
+// private index (nil: not tracked); new, the entry git staged (nil: none).
+// Neither: a path gone that was never tracked.
+type fileChange struct {
+	path     string
+	old, new []byte
+}
+
+func (f fileChange) mode(e []byte) string {
+	return strconv.FormatUint(uint64(binary.BigEndian.Uint32(e[24:])), 8)
+}
+
+// newTrees are the trees written by a stage in place: the mktree input,
+// the names mktree must give, and each folder's new tree (nil: the folder
+// is gone).
+type newTrees struct {
+	buf   bytes.Buffer
+	names []string
+	trees map[string][]byte
+	old   treeSet // the trees they replace
+}
+
+// treesAfter builds the trees of the folders above changes, deepest first,
+// from the staged tree's, and returns the new root tree's name.
+func (c *Changes) treesAfter(ctx context.Context, changes []fileChange, oidLen int) (string, *newTrees, error) {
+	dirs := map[string]bool{"": true}
+	for _, ch := range changes {
+		for d := parent(ch.path); d != ""; d = parent(d) {
+			dirs[d] = true
+		}
 	}
-	return 0
+	order := slices.SortedFunc(maps.Keys(dirs), func(a, b string) int {
+		return cmp.Compare(depth(b), depth(a))
+	})
+	old, err := c.readTrees(ctx, order)
+	if err != nil {
+		return "", nil, err
+	}
+	mk := &newTrees{trees: map[string][]byte{}, old: old}
+	byDir := map[string][]fileChange{}
+	for _, ch := range changes {
+		byDir[parent(ch.path)] = append(byDir[parent(ch.path)], ch)
+	}
+	children := map[string][]string{}
+	for d := range dirs {
+		if d != "" {
+			children[parent(d)] = append(children[parent(d)], d)
+		}
+	}
+	for _, d := range order {
+		t, err := parseTree(old.body[d], oidLen)
+		if err != nil {
+			return "", nil, err
+		}
+		find := func(name string) int {
+			for i := range t {
+				if t[i].name == name {
+					return i
+				}
+			}
+			return -1
+		}
+		sorted := true
+		for _, ch := range byDir[d] {
+			i := find(path.Base(ch.path))
+			switch {
+			case ch.old == nil && ch.new == nil: // gone, never tracked
+				if i >= 0 {
+					return "", nil, errNotInPlace // a folder by that name is gone
+				}
+			case ch.old != nil && (i < 0 || t[i].mode != ch.mode(ch.old) || !bytes.Equal(t[i].oid, ch.old[40:40+oidLen])):
+				return "", nil, errNotInPlace // the staged tree is not the index's: let git sort it out
+			case ch.old == nil && i >= 0:
+				return "", nil, errNotInPlace // a folder by that name: a file now
+			case ch.new == nil:
+				t = slices.Delete(t, i, i+1)
+			case i >= 0:
+				t[i].mode, t[i].oid = ch.mode(ch.new), ch.new[40:40+oidLen]
+			default:
+				t = append(t, treeEntry{mode: ch.mode(ch.new), name: path.Base(ch.path), oid: ch.new[40 : 40+oidLen]})
+				sorted = false
+			}
+		}
+		for _, sub := range children[d] {
+			i := find(path.Base(sub))
+			o, kept := mk.trees[sub]
+			switch {
+			case i >= 0 && t[i].mode != "40000":
+				return "", nil, errNotInPlace // a file by that name: a folder now
+			case i >= 0 && kept:
+				t[i].oid = o
+			case i >= 0:
+				t = slices.Delete(t, i, i+1) // emptied
+			case kept:
+				t = append(t, treeEntry{mode: "40000", name: path.Base(sub), oid: o})
+				sorted = false
+			}
+		}
+		if !sorted {
+			slices.SortFunc(t, treeOrder)
+		}
+		if len(t) == 0 {
+			if d == "" {
+				return "", nil, errNotInPlace // nothing left: rare enough for git
+			}
+			continue // gone from its parent
+		}
+		body := serializeTree(t)
+		name := objectName("tree", body, oidLen)
+		mk.trees[d] = name
+		if !bytes.Equal(name, old.oid[d]) {
+			for _, e := range t {
+				fmt.Fprintf(&mk.buf, "%s %s %x\t%s\x00", e.mode, e.kind(), e.oid, e.name)
+			}
+			mk.buf.WriteByte(0)
+			mk.names = append(mk.names, hex.EncodeToString(name))
+		}
+	}
+	return hex.EncodeToString(mk.trees[""]), mk, nil
+}
+
+// parent is the folder holding p, "" for the top level.
+func parent(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return ""
+	}
+	return d
+}
+
+func depth(d string) int {
+	if d == "" {
+		return 0
+	}
+	return strings.Count(d, "/") + 1
+}
+
+// treeOrder is git's order of a tree's entries: by name, a folder's as if
+// it ended with "/".
+func treeOrder(a, b treeEntry) int {
+	an, bn := a.name, b.name
+	if a.mode == "40000" {
+		an += "/"
+	}
+	if b.mode == "40000" {
+		bn += "/"
+	}
+	return strings.Compare(an, bn)
 }
 
 func allZero(b []byte) bool {
@@ -283,14 +417,23 @@ func smallIndex(data []byte, oidLen int, paths []string, at map[string]int) []by
 	return h.Sum(b.Bytes())
 }
 
-// treeExtension finds the tree cache of an index whose entries end at end:
-// for each folder it holds as valid, where its object name is. ok is false
-// where the index has any other extension (they would need keeping in
-// step), or where the cache cannot be read.
-func treeExtension(data []byte, end, oidLen int) (map[string]int, bool) {
-	at := map[string]int{}
+// treeCache is an index's tree cache (the TREE extension): for each
+// folder, how many entries it holds (-1: not known, the cache is not
+// valid there) and its tree's name, and its subfolders' caches.
+type treeCache struct {
+	name  string
+	count int
+	oid   []byte
+	subs  []*treeCache
+}
+
+// readTreeCache reads the tree cache of an index whose entries end at end
+// (nil for none). ok is false where the index has any other extension
+// (they would need keeping in step) or where the cache cannot be read.
+func readTreeCache(data []byte, end, oidLen int) (*treeCache, bool) {
+	var root *treeCache
 	for off := end; off < len(data)-oidLen; {
-		if off+8 > len(data)-oidLen {
+		if off+8 > len(data)-oidLen || root != nil {
 			return nil, false
 		}
 		sig := string(data[off : off+4])
@@ -299,52 +442,255 @@ func treeExtension(data []byte, end, oidLen int) (map[string]int, bool) {
 			return nil, false
 		}
 		body := data[off+8 : off+8+n]
-		pos := 0
-		// Each entry: name NUL, entry count (-1: not valid) SP, subtree
-		// count LF, the object name when valid; its subtrees follow it.
-		var walk func(prefix string) bool
-		walk = func(prefix string) bool {
-			nul := bytes.IndexByte(body[pos:], 0)
+		// Each folder: name NUL, entry count SP, subfolder count LF, the
+		// tree's name when the count is not -1; its subfolders follow.
+		var read func() *treeCache
+		read = func() *treeCache {
+			nul := bytes.IndexByte(body, 0)
 			if nul < 0 {
-				return false
+				return nil
 			}
-			name := string(body[pos : pos+nul])
-			pos += nul + 1
-			lf := bytes.IndexByte(body[pos:], '\n')
+			t := &treeCache{name: string(body[:nul])}
+			body = body[nul+1:]
+			lf := bytes.IndexByte(body, '\n')
 			if lf < 0 {
-				return false
+				return nil
 			}
-			count, subs, found := strings.Cut(string(body[pos:pos+lf]), " ")
-			pos += lf + 1
-			entries, err1 := strconv.Atoi(count)
-			subtrees, err2 := strconv.Atoi(subs)
-			if !found || err1 != nil || err2 != nil || subtrees < 0 {
-				return false
+			count, subs, found := strings.Cut(string(body[:lf]), " ")
+			body = body[lf+1:]
+			var err1, err2 error
+			t.count, err1 = strconv.Atoi(count)
+			nsubs, err2 := strconv.Atoi(subs)
+			if !found || err1 != nil || err2 != nil || nsubs < 0 || t.count < -1 {
+				return nil
 			}
-			full := path.Join(prefix, name)
-			if prefix == "" && name == "" {
-				full = ""
-			}
-			if entries >= 0 {
-				if pos+oidLen > len(body) {
-					return false
+			if t.count >= 0 {
+				if len(body) < oidLen {
+					return nil
 				}
-				at[full] = off + 8 + pos
-				pos += oidLen
+				t.oid, body = slices.Clone(body[:oidLen]), body[oidLen:]
 			}
-			for range subtrees {
-				if !walk(full) {
-					return false
+			for range nsubs {
+				sub := read()
+				if sub == nil {
+					return nil
 				}
+				t.subs = append(t.subs, sub)
 			}
-			return true
+			return t
 		}
-		if !walk("") || pos != len(body) {
+		if root = read(); root == nil || len(body) != 0 {
 			return nil, false
 		}
 		off += 8 + n
 	}
-	return at, true
+	return root, true
+}
+
+// update brings the cache up to date with changes, the trees being mk's:
+// each folder above a change that the cache knows gets its new tree and
+// entry count, an emptied folder goes, a new one comes (when its parent is
+// known). false where a folder's cached tree is not the staged tree's.
+func (t *treeCache) update(changes []fileChange, mk *newTrees) bool {
+	old := mk.old
+	if t == nil {
+		return true
+	}
+	delta := map[string]int{} // folder → entries added less removed under it
+	for _, ch := range changes {
+		n := 0
+		switch {
+		case ch.old == nil && ch.new != nil:
+			n = 1
+		case ch.old != nil && ch.new == nil:
+			n = -1
+		}
+		for d := parent(ch.path); ; d = parent(d) {
+			delta[d] += n
+			if d == "" {
+				break
+			}
+		}
+	}
+	var walk func(c *treeCache, dir string) bool
+	walk = func(c *treeCache, dir string) bool {
+		if _, touched := delta[dir]; !touched {
+			return true
+		}
+		if c.count >= 0 {
+			if !bytes.Equal(c.oid, old.oid[dir]) {
+				return false
+			}
+			c.count += delta[dir]
+			c.oid = mk.trees[dir]
+		}
+		kept := c.subs[:0]
+		for _, sub := range c.subs {
+			full := path.Join(dir, sub.name)
+			if _, touched := delta[full]; touched && mk.trees[full] == nil {
+				continue // emptied: gone
+			}
+			if !walk(sub, full) {
+				return false
+			}
+			kept = append(kept, sub)
+		}
+		c.subs = kept
+		if c.count < 0 {
+			return true
+		}
+		// New folders right under this one.
+		for d := range delta {
+			if d == "" || parent(d) != dir {
+				continue
+			}
+			if _, existed := old.oid[d]; existed || mk.trees[d] == nil {
+				continue
+			}
+			sub := &treeCache{name: path.Base(d), count: delta[d], oid: mk.trees[d]}
+			newFolders(sub, d, delta, mk)
+			c.subs = append(c.subs, sub)
+		}
+		slices.SortFunc(c.subs, func(a, b *treeCache) int { // git's order (cache-tree.c)
+			if len(a.name) != len(b.name) {
+				return len(a.name) - len(b.name)
+			}
+			return strings.Compare(a.name, b.name)
+		})
+		return true
+	}
+	return walk(t, "")
+}
+
+// newFolders fills the cache of the new folder t at dir with the new
+// folders under it.
+func newFolders(t *treeCache, dir string, delta map[string]int, mk *newTrees) {
+	for d := range delta {
+		if d != "" && parent(d) == dir && mk.trees[d] != nil {
+			sub := &treeCache{name: path.Base(d), count: delta[d], oid: mk.trees[d]}
+			newFolders(sub, d, delta, mk)
+			t.subs = append(t.subs, sub)
+		}
+	}
+	slices.SortFunc(t.subs, func(a, b *treeCache) int {
+		if len(a.name) != len(b.name) {
+			return len(a.name) - len(b.name)
+		}
+		return strings.Compare(a.name, b.name)
+	})
+}
+
+// write appends the cache in its index form.
+func (t *treeCache) write(b []byte) []byte {
+	b = append(b, t.name...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(t.count), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(t.subs)), 10)
+	b = append(b, '\n')
+	if t.count >= 0 {
+		b = append(b, t.oid...)
+	}
+	for _, sub := range t.subs {
+		b = sub.write(b)
+	}
+	return b
+}
+
+// rewrite returns the private index data (whose entries end at end) with
+// changes made to its entries and cache as its tree cache, its checksum
+// left to the caller, in a buffer the next rewrite reuses.
+func (p *privateIndex) rewrite(data []byte, end, oidLen int, changes []fileChange, cache *treeCache) []byte {
+	fixed := 40 + oidLen + 2
+	version := binary.BigEndian.Uint32(data[4:8])
+	byPath := map[string]fileChange{}
+	var added []fileChange
+	for _, ch := range changes {
+		if ch.old != nil {
+			byPath[ch.path] = ch
+		} else if ch.new != nil {
+			added = append(added, ch) // sorted, as changes are
+		}
+	}
+	out := append(p.out[:0], data[:12]...)
+	count := 0
+	var prev []byte // version 4: the last name written
+	put := func(e []byte, name []byte) {
+		count++
+		if version == 4 {
+			common := 0
+			for common < len(prev) && common < len(name) && prev[common] == name[common] {
+				common++
+			}
+			out = append(out, e...)
+			out = appendVarint(out, uint64(len(prev)-common))
+			out = append(out, name[common:]...)
+			out = append(out, 0)
+			prev = append(prev[:0], name...)
+			return
+		}
+		out = append(out, e...)
+		out = append(out, name...)
+		out = append(out, make([]byte, (len(e)+len(name)+8)&^7-len(e)-len(name))...)
+	}
+	k := 0
+	last := -1
+	var lastName []byte
+	flush := func(next int) { // the entry at last, which ends at next
+		if last < 0 {
+			return
+		}
+		for k < len(added) && added[k].path < string(lastName) {
+			put(added[k].new, []byte(added[k].path))
+			k++
+		}
+		ch, changed := byPath[string(lastName)]
+		switch {
+		case changed && ch.new == nil: // removed
+		case changed:
+			put(ch.new, lastName)
+		case version == 4:
+			size := fixed
+			if binary.BigEndian.Uint16(data[last+fixed-2:])&0x4000 != 0 {
+				size += 2
+			}
+			put(data[last:last+size], lastName)
+		default:
+			count++
+			out = append(out, data[last:next]...)
+		}
+	}
+	eachEntry(data, oidLen, func(off int, name []byte) {
+		flush(off)
+		last, lastName = off, append(lastName[:0], name...)
+	})
+	flush(end)
+	for ; k < len(added); k++ {
+		put(added[k].new, []byte(added[k].path))
+	}
+	binary.BigEndian.PutUint32(out[8:12], uint32(count))
+	if cache != nil {
+		body := cache.write(nil)
+		out = append(out, "TREE"...)
+		out = binary.BigEndian.AppendUint32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	out = append(out, make([]byte, oidLen)...)
+	p.out = out
+	return out
+}
+
+// appendVarint appends git's offset encoding of v (varint.c).
+func appendVarint(b []byte, v uint64) []byte {
+	var buf [16]byte
+	pos := len(buf) - 1
+	buf[pos] = byte(v & 127)
+	for v >>= 7; v != 0; v >>= 7 {
+		v--
+		pos--
+		buf[pos] = 128 | byte(v&127)
+	}
+	return append(b, buf[pos:]...)
 }
 
 // treeEntry is one entry of a tree object.
@@ -414,9 +760,14 @@ func (c *Changes) readTrees(ctx context.Context, dirs []string) (treeSet, error)
 		if lf < 0 {
 			return treeSet{}, errNotInPlace
 		}
-		f := strings.Fields(string(b[:lf]))
+		line := string(b[:lf])
+		if strings.HasPrefix(line, c.tree+":") && strings.HasSuffix(line, " missing") {
+			b = b[lf+1:]
+			continue // a new folder
+		}
+		f := strings.Fields(line)
 		if len(f) != 3 || f[1] != "tree" {
-			return treeSet{}, errNotInPlace // missing, or not a folder there
+			return treeSet{}, errNotInPlace // not a folder there
 		}
 		n, err := strconv.Atoi(f[2])
 		oid, herr := hex.DecodeString(f[0])

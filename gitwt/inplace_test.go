@@ -44,16 +44,40 @@ func TestStageInPlace(t *testing.T) {
 		}},
 		{name: "index version 4", paths: []string{"src/deep/c.txt"}, setup: func(dir string) { gitT(t, dir, "update-index", "--index-version", "4") },
 			change: func(dir string) { appendTo(t, dir, "src/deep/c.txt", "more\n") }},
-		{name: "index version 3 (another entry to be added)", paths: []string{"src/deep/c.txt"}, setup: func(dir string) {
-			write(t, dir, "new.txt", "new\n")
-			gitT(t, dir, "add", "-N", "new.txt")
-		}, change: func(dir string) { appendTo(t, dir, "src/deep/c.txt", "more\n") }},
+		{name: "a new file", paths: []string{"src/new.txt"}, change: func(dir string) { write(t, dir, "src/new.txt", "new\n") }},
+		{name: "new files in new folders", paths: []string{"x/y/z.txt", "x/w.txt", "src/deep/more/m.txt", "0.txt"}, change: func(dir string) {
+			write(t, dir, "x/y/z.txt", "z\n")
+			write(t, dir, "x/w.txt", "w\n")
+			write(t, dir, "src/deep/more/m.txt", "m\n")
+			write(t, dir, "0.txt", "0\n")
+		}},
+		{name: "a new file ignored", paths: []string{"build.log"}, setup: func(dir string) {
+			write(t, dir, ".gitignore", "*.log\n")
+			gitT(t, dir, "add", ".gitignore")
+		}, change: func(dir string) { write(t, dir, "build.log", "noise\n") }},
+		{name: "a file deleted", paths: []string{"src/b.txt"}, change: func(dir string) { os.Remove(filepath.Join(dir, "src/b.txt")) }},
+		{name: "a folder emptied", paths: []string{"src/deep/c.txt"}, change: func(dir string) { os.RemoveAll(filepath.Join(dir, "src/deep")) }},
+		{name: "a file renamed into a new folder", paths: []string{"src/b.txt", "lib/b.txt"}, change: func(dir string) {
+			os.MkdirAll(filepath.Join(dir, "lib"), 0o755)
+			os.Rename(filepath.Join(dir, "src/b.txt"), filepath.Join(dir, "lib/b.txt"))
+		}},
+		{name: "index version 4, files added and deleted", paths: []string{"a.txt", "a0.txt", "src/a.txt", "src/b.txt", "src/deep/c.txt"},
+			setup: func(dir string) { gitT(t, dir, "update-index", "--index-version", "4") },
+			change: func(dir string) {
+				write(t, dir, "a0.txt", "new\n")
+				write(t, dir, "src/a.txt", "new\n")
+				os.Remove(filepath.Join(dir, "src/b.txt"))
+				appendTo(t, dir, "a.txt", "more\n")
+				appendTo(t, dir, "src/deep/c.txt", "more\n")
+			}},
+		{name: "sha256, a file added", format: "sha256", paths: []string{"src/deep/d.txt"}, change: func(dir string) { write(t, dir, "src/deep/d.txt", "d\n") }},
+		{name: "refused: a new folder", paths: []string{"x"}, refuse: true, change: func(dir string) { write(t, dir, "x/y.txt", "y\n") }},
+		{name: "refused: a folder gone", paths: []string{"src/deep"}, refuse: true, change: func(dir string) { os.RemoveAll(filepath.Join(dir, "src/deep")) }},
 		{name: "sha256", format: "sha256", paths: []string{"src/deep/c.txt"}, change: func(dir string) { appendTo(t, dir, "src/deep/c.txt", "more\n") }},
 		{name: "CRLF kept where the blob had it (core.autocrlf)", paths: []string{"crlf.txt"},
 			setup:  func(dir string) { gitT(t, dir, "config", "core.autocrlf", "true") },
 			change: func(dir string) { appendTo(t, dir, "crlf.txt", "c\r\n") },
 			after:  func(text string) bool { return text == "a\r\nb\r\nc\r\n" }},
-		{name: "refused: a file not tracked", paths: []string{"untracked.txt"}, refuse: true, change: func(dir string) { write(t, dir, "untracked.txt", "x\n") }},
 		{name: "refused: a file become a folder", paths: []string{"a.txt"}, refuse: true, change: func(dir string) {
 			os.Remove(filepath.Join(dir, "a.txt"))
 			write(t, dir, "a.txt/inner.txt", "x\n")
@@ -93,9 +117,19 @@ func TestStageInPlace(t *testing.T) {
 			is.NoErr(copyIndex(c.index.path, oracle))
 			tc.change(dir)
 
-			err = c.stageInPlace(ctx, tc.paths)
+			var present, gone []string
+			for _, p := range tc.paths {
+				if exists(filepath.Join(dir, p)) {
+					present = append(present, p)
+				} else {
+					gone = append(gone, p)
+				}
+			}
+			err = c.stageInPlace(ctx, present, gone)
 			if tc.refuse {
-				is.True(errors.Is(err, errNotInPlace))
+				if !errors.Is(err, errNotInPlace) {
+					t.Fatalf("stageInPlace: %v, want errNotInPlace", err)
+				}
 				after, rerr := os.ReadFile(c.index.path)
 				is.NoErr(rerr)
 				is.True(bytes.Equal(after, before)) // left as it was
@@ -105,7 +139,7 @@ func TestStageInPlace(t *testing.T) {
 			is.Equal(c.counts.inPlace, 1)
 
 			env := []string{"GIT_INDEX_FILE=" + oracle}
-			gitEnvT(t, dir, env, "", append([]string{"add", "-u", "--"}, tc.paths...)...)
+			is.NoErr(open(t, dir).addPaths(ctx, command{env: env}, tc.paths, nil, "-A"))
 			want := gitEnvT(t, dir, env, "", "write-tree")
 			is.Equal(c.tree, want) // the staged tree
 			mine := []string{"GIT_INDEX_FILE=" + c.index.path}
@@ -116,6 +150,8 @@ func TestStageInPlace(t *testing.T) {
 			is.NoErr(copyIndex(c.index.path, copied))
 			is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + copied}, "", "write-tree"), want)
 			is.Equal(treeWithoutCache(t, dir, c.index.path), want)
+			// The tree cache, folder by folder, as the one git wrote.
+			is.Equal(cacheOf(t, c.index.path, c.oidLen()), cacheOf(t, oracle, c.oidLen()))
 			// Nothing left to stage: git sees the files as the index has them.
 			is.Equal(gitEnvT(t, dir, mine, "", "diff-files", "--name-only"), "")
 			if tc.after != nil {
@@ -137,4 +173,22 @@ func appendTo(t *testing.T, dir, name, text string) {
 	if _, err := f.WriteString(text); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// cacheOf is the tree cache of the index file index, in its index form.
+func cacheOf(t *testing.T, index string, oidLen int) string {
+	t.Helper()
+	data, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, ok := entriesEnd(data, oidLen)
+	if !ok {
+		t.Fatal("entriesEnd: not an index")
+	}
+	cache, ok := readTreeCache(data, end, oidLen)
+	if !ok || cache == nil {
+		t.Fatalf("no tree cache read from %s", index)
+	}
+	return string(cache.write(nil))
 }
