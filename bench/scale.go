@@ -29,8 +29,17 @@ func bigFixture(name string, n int) string {
 	return layout(name, n, 100, "pkg%04d/file%06d.txt")
 }
 
-// changeOne is the agent of the scale scenario: it changes one file.
-const changeOne = "date +%s%N >> pkg0000/file000007.txt"
+// scaleChange is the agent of the scale scenario: it changes one file
+// (edit, the case) or adds one (new).
+var scaleChange = flag.String("scale-change", "edit", "scale: what the agent does each iteration: edit (one file) or new (a new file)")
+
+// changeOne is the scale scenario's agent command.
+func changeOne() string {
+	if *scaleChange == "new" {
+		return "date +%s%N > pkg0000/new$(date +%s%N).txt"
+	}
+	return "date +%s%N >> pkg0000/file000007.txt"
+}
 
 // scale measures architect's own cost per iteration as the repository
 // grows, one file changed per iteration, committed (--mode build), next to
@@ -66,7 +75,7 @@ func scale() {
 			// committed, and returns its costs.
 			loop := func(dir string) (own, span []float64, start float64) {
 				before := gitCount(dir)
-				res, _, _ := run(dir, "change", "--mode", "build", "--agent-cmd", changeOne, "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
+				res, _, _ := run(dir, "change", "--mode", "build", "--agent-cmd", changeOne(), "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
 				if len(res.Iterations) != scaleIterations {
 					fatal(fmt.Errorf("scale %d: %d iterations (%s)", n, len(res.Iterations), res.StopReason))
 				}
@@ -97,7 +106,7 @@ func scale() {
 			}
 			plainRun := func() {
 				for range scaleIterations {
-					sh(s.plain, changeOne)
+					sh(s.plain, changeOne())
 					t0 := time.Now()
 					git(s.plain, "add", "-A")
 					git(s.plain, "commit", "-q", "-m", "iteration")
@@ -116,6 +125,9 @@ func scale() {
 		s := all[i]
 		o, p := median(s.own), median(s.plainT)
 		name := fmt.Sprintf("per-iteration overhead, %d files, one changed and committed per iteration", n)
+		if *scaleChange == "new" {
+			name = fmt.Sprintf("per-iteration overhead, %d files, one added and committed per iteration", n)
+		}
 		value := fmt.Sprintf("%.1f ms (checks finished → iteration recorded: %.1f ms); plain git add -A && git commit && git diff HEAD~1: %.1f ms; ratio %.2f; from the process's start to the first iteration (watching the tree, the first look at it): %.0f ms",
 			o, median(s.span), p, o/p, median(s.starts))
 		if *base != "" {

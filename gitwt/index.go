@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -35,6 +36,7 @@ type privateIndex struct {
 	lock     *flock.Flock // held while the folder is in use
 	shared   string       // the shared index of the split view (splitview.go), a link to an earlier state of path; "" for none
 	buf, out []byte       // read's and rewrite's buffers, kept: a large index read every iteration need not be garbage every time
+	readTime time.Time    // the modification time of the private index as read last
 }
 
 // read returns the private index's bytes, in a buffer of its own that the
@@ -49,6 +51,7 @@ func (p *privateIndex) read() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.readTime = info.ModTime()
 	n := int(info.Size())
 	if cap(p.buf) < n {
 		p.buf = make([]byte, n)

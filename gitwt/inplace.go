@@ -61,7 +61,7 @@ func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) erro
 		}
 		c.cfg = cfg
 	}
-	if fi, err := os.Stat(path.Join(c.cfg.hooks, "post-index-change")); err == nil && fi.Mode()&0o111 != 0 {
+	if fi, err := os.Stat(filepath.Join(c.cfg.hooks, "post-index-change")); err == nil && fi.Mode()&0o111 != 0 {
 		return errNotInPlace // git would run it for the index it writes
 	}
 	oidLen := c.oidLen()
@@ -124,6 +124,16 @@ func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) erro
 		return err
 	}
 	defer os.Remove(smallPath)
+	// Dated as the private index: git trusts an entry's stat data only for
+	// a file last changed before its index was written, and reads the
+	// others again ("racily clean"), as it would staging in the private
+	// index itself.
+	if c.index.readTime.IsZero() {
+		return errNotInPlace
+	}
+	if err := os.Chtimes(smallPath, c.index.readTime, c.index.readTime); err != nil {
+		return err
+	}
 	mode := "-u"
 	if anyNew {
 		mode = "-A"
@@ -598,8 +608,16 @@ func (t *treeCache) write(b []byte) []byte {
 }
 
 // rewrite returns the private index data (whose entries end at end) with
-// changes made to its entries and cache as its tree cache, its checksum
-// left to the caller, in a buffer the next rewrite reuses.
+// changes made to its entries and cache as its tree cache. The entries it
+// copies keep their stat data: git, writing an index, smudges those it
+// did not refresh whose files changed in the same clock tick as the index
+// it read was written ("racily clean"), so that the later readers of the
+// newer index look at them again. Here such a change is one the watcher
+// reports, whose path is then among changes, and its entry staged anew
+// from an index dated as the one read (stageInPlace).
+//
+// The checksum is left to the caller; the buffer is reused by the next
+// rewrite.
 func (p *privateIndex) rewrite(data []byte, end, oidLen int, changes []fileChange, cache *treeCache) []byte {
 	fixed := 40 + oidLen + 2
 	version := binary.BigEndian.Uint32(data[4:8])

@@ -192,3 +192,33 @@ func cacheOf(t *testing.T, index string, oidLen int) string {
 	}
 	return string(cache.write(nil))
 }
+
+// TestStageInPlaceRacilyClean: a file changed in the same clock tick as
+// the private index was written, keeping its size and modification time,
+// is read again and staged, as git staging in that index would: the index
+// of the paths alone is dated as the private index.
+func TestStageInPlaceRacilyClean(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir := newRepo(t)
+	gitT(t, dir, "config", "core.trustctime", "false") // the change keeps all the stat data git then compares
+	write(t, dir, "a.txt", "one\n")
+	base := commit(t, dir, "base")
+	write(t, dir, "f.txt", "first\n")
+	// Seconds ago: git may compare times to the second only (built
+	// without USE_NSEC, as Debian's is), and an index written now must not
+	// look racy by itself.
+	tick := time.Now().Add(-10 * time.Second)
+	is.NoErr(os.Chtimes(filepath.Join(dir, "f.txt"), tick, tick))
+	c := open(t, dir).Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Commits: true})
+	defer c.Close()
+	_, err := c.Diff(ctx) // stages f.txt with its stat data
+	is.NoErr(err)
+	is.NoErr(os.Chtimes(c.index.path, tick, tick)) // the index written in the file's tick
+	time.Sleep(20 * time.Millisecond)
+	write(t, dir, "f.txt", "later\n") // same size, same inode
+	is.NoErr(os.Chtimes(filepath.Join(dir, "f.txt"), tick, tick))
+
+	is.NoErr(c.stageInPlace(ctx, []string{"f.txt"}, nil))
+	is.Equal(gitEnvT(t, dir, nil, "", "cat-file", "-p", c.tree+":f.txt"), "later")
+}
