@@ -630,13 +630,3 @@ func TestChangesWithUsersSplitIndex(t *testing.T) {
 	is.NoErr(err)
 	is.True(!ok) // still split
 }
-
-// treeWithoutCache writes the tree of the index file index's entries from
-// a fresh index holding them (no tree cache to trust).
-func treeWithoutCache(t *testing.T, dir, index string) string {
-	t.Helper()
-	entries := gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index}, "", "ls-files", "-s", "-z")
-	fresh := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "fresh-index")}
-	gitEnvT(t, dir, fresh, entries, "update-index", "-z", "--index-info")
-	return gitEnvT(t, dir, fresh, "", "write-tree")
-}
