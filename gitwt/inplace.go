@@ -392,6 +392,8 @@ func allZero(b []byte) bool {
 	return true
 }
 
+// newHash is the hash of the repository's object names and index
+// checksums: SHA-256 where names are 32 bytes long, SHA-1 elsewhere.
 func newHash(oidLen int) hash.Hash {
 	if oidLen == sha256.Size {
 		return sha256.New()

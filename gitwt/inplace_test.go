@@ -12,12 +12,12 @@ import (
 	"github.com/matryer/is"
 )
 
-// TestStageInPlace: staging files written in place leaves the private
-// index as `git add -u -- PATHS` and `git write-tree` would, entry by entry
-// (stat data included) and tree cache included, and the staged tree
-// theirs; on every index version, in SHA-1 and SHA-256 repositories, with
-// git's line-ending rules, executable bits and links. What it does not
-// make is left to git, with nothing changed.
+// TestStageInPlace: staging files (edited, new, deleted) leaves the
+// private index as `git add -A -- PATHS` and `git write-tree` would, entry
+// by entry (stat data included) and tree cache included, and the staged
+// tree theirs; on index versions 2 and 4, in SHA-1 and SHA-256
+// repositories, with git's ignore and line-ending rules, executable bits
+// and links. What it does not make is left to git, with nothing changed.
 func TestStageInPlace(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

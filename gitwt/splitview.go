@@ -3,12 +3,9 @@ package gitwt
 import (
 	"bytes"
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,10 +124,7 @@ func splitView(data []byte, oidLen int) (view []byte, shared string, err error) 
 	b.Write(emptyEWAH)
 	b.Write(emptyEWAH)
 	b.Write(tree)
-	var h hash.Hash = sha1.New()
-	if oidLen == sha256.Size {
-		h = sha256.New()
-	}
+	h := newHash(oidLen)
 	h.Write(b.Bytes())
 	return h.Sum(b.Bytes()), hex.EncodeToString(sum), nil
 }
