@@ -120,10 +120,14 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 	if c.w != nil {
 		changed = c.w.Take(ctx)
 	}
-	if changed.Index && !changed.All {
+	if changed.Index {
 		// Someone ran git: look at everything only if the index now
 		// tracks or stages something else (not when `git status` merely
-		// refreshed it). What is tracked decides which folders matter.
+		// refreshed it). What is tracked decides which folders matter,
+		// so the watcher looks again too, even when something else (an
+		// attributes file) already calls for a look at everything: a
+		// file added by force in an ignored folder makes that folder one
+		// to watch.
 		others := true
 		if c.valid {
 			o, err := c.index.changedByOthers(c.oidLen())

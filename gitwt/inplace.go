@@ -181,12 +181,12 @@ func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) erro
 			changes = append(changes, fileChange{path: p, old: data[off : off+fixed]})
 		case kept:
 			changes = append(changes, fileChange{path: p, new: e})
-		case !want[p]:
-			// Gone and never tracked: unless a folder by that name is,
-			// nothing to stage (checked against the tree below).
+		default:
+			// Gone and never tracked, or new and not taken (ignored):
+			// nothing to stage, so long as the staged tree has nothing by
+			// that name (a folder: checked against the tree below).
 			changes = append(changes, fileChange{path: p})
 		}
-		// New and not taken (ignored): nothing to stage.
 	}
 
 	root, mk, err := c.treesAfter(ctx, changes, oidLen)

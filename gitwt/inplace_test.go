@@ -72,6 +72,26 @@ func TestStageInPlace(t *testing.T) {
 			}},
 		{name: "sha256, a file added", format: "sha256", paths: []string{"src/deep/d.txt"}, change: func(dir string) { write(t, dir, "src/deep/d.txt", "d\n") }},
 		{name: "refused: a new folder", paths: []string{"x"}, refuse: true, change: func(dir string) { write(t, dir, "x/y.txt", "y\n") }},
+		{name: "refused: a folder replaced, beside an ignored new file", paths: []string{"src/deep", "build.log"}, refuse: true, setup: func(dir string) {
+			write(t, dir, ".gitignore", "*.log\n")
+			gitT(t, dir, "add", ".gitignore")
+		}, change: func(dir string) {
+			os.RemoveAll(filepath.Join(dir, "src/deep"))
+			write(t, dir, "src/deep/other.txt", "other\n")
+			write(t, dir, "build.log", "noise\n")
+		}},
+		{name: "refused: a tracked folder made again with files git ignores", paths: []string{"src/deep"}, refuse: true,
+			setup: func(dir string) { write(t, dir, ".git/info/exclude", "*.txt\n") },
+			change: func(dir string) {
+				os.RemoveAll(filepath.Join(dir, "src/deep"))
+				write(t, dir, "src/deep/c.txt", "again\n")
+			}},
+		{name: "refused: a tracked folder become a file git ignores", paths: []string{"src/deep"}, refuse: true,
+			setup: func(dir string) { write(t, dir, ".git/info/exclude", "deep\n") },
+			change: func(dir string) {
+				os.RemoveAll(filepath.Join(dir, "src/deep"))
+				write(t, dir, "src/deep", "a file now\n")
+			}},
 		{name: "refused: a folder gone", paths: []string{"src/deep"}, refuse: true, change: func(dir string) { os.RemoveAll(filepath.Join(dir, "src/deep")) }},
 		{name: "sha256", format: "sha256", paths: []string{"src/deep/c.txt"}, change: func(dir string) { appendTo(t, dir, "src/deep/c.txt", "more\n") }},
 		{name: "CRLF kept where the blob had it (core.autocrlf)", paths: []string{"crlf.txt"},
