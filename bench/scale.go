@@ -35,10 +35,14 @@ var scaleChange = flag.String("scale-change", "edit", "scale: what the agent doe
 
 // changeOne is the scale scenario's agent command.
 func changeOne() string {
-	if *scaleChange == "new" {
+	switch *scaleChange {
+	case "new":
 		return "date +%s%N > pkg0000/new$(date +%s%N).txt"
+	case "edit":
+		return "date +%s%N >> pkg0000/file000007.txt"
 	}
-	return "date +%s%N >> pkg0000/file000007.txt"
+	fatal(fmt.Errorf("-scale-change %q: say edit (one file changed) or new (a file added)", *scaleChange))
+	return ""
 }
 
 // scale measures architect's own cost per iteration as the repository

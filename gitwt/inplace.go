@@ -551,38 +551,26 @@ func (t *treeCache) update(changes []fileChange, mk *newTrees) bool {
 		if c.count < 0 {
 			return true
 		}
-		// New folders right under this one.
-		for d := range delta {
-			if d == "" || parent(d) != dir {
-				continue
-			}
-			if _, existed := old.oid[d]; existed || mk.trees[d] == nil {
-				continue
-			}
-			sub := &treeCache{name: path.Base(d), count: delta[d], oid: mk.trees[d]}
-			newFolders(sub, d, delta, mk)
-			c.subs = append(c.subs, sub)
-		}
-		slices.SortFunc(c.subs, func(a, b *treeCache) int { // git's order (cache-tree.c)
-			if len(a.name) != len(b.name) {
-				return len(a.name) - len(b.name)
-			}
-			return strings.Compare(a.name, b.name)
-		})
+		newFolders(c, dir, delta, mk)
 		return true
 	}
 	return walk(t, "")
 }
 
-// newFolders fills the cache of the new folder t at dir with the new
-// folders under it.
+// newFolders adds to t, the cache of the folder dir, one for each folder
+// right under it that the change made (and, in them, theirs), and keeps
+// its subfolders in git's order (cache-tree.c: by length, then by name).
 func newFolders(t *treeCache, dir string, delta map[string]int, mk *newTrees) {
 	for d := range delta {
-		if d != "" && parent(d) == dir && mk.trees[d] != nil {
-			sub := &treeCache{name: path.Base(d), count: delta[d], oid: mk.trees[d]}
-			newFolders(sub, d, delta, mk)
-			t.subs = append(t.subs, sub)
+		if d == "" || parent(d) != dir || mk.trees[d] == nil {
+			continue
 		}
+		if _, existed := mk.old.oid[d]; existed {
+			continue
+		}
+		sub := &treeCache{name: path.Base(d), count: delta[d], oid: mk.trees[d]}
+		newFolders(sub, d, delta, mk)
+		t.subs = append(t.subs, sub)
 	}
 	slices.SortFunc(t.subs, func(a, b *treeCache) int {
 		if len(a.name) != len(b.name) {
