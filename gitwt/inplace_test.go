@@ -2,8 +2,8 @@ package gitwt
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
