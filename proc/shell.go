@@ -164,6 +164,7 @@ func pathShell(ctx context.Context, name string) (ScriptShell, error) {
 // pipeline failed: a shell with pipefail exits 7; one without exits 0, one
 // that refuses -o pipefail with its own status.
 func hasPipefail(ctx context.Context, s ScriptShell) bool {
-	res := s.Run(ctx, "false | true || exit 7; exit 0", Options{Timeout: 10 * time.Second, Grace: time.Second})
+	// Not cut short by the caller's end: a probe cut short would say "no".
+	res := s.Run(context.WithoutCancel(ctx), "false | true || exit 7; exit 0", Options{Timeout: 10 * time.Second, Grace: time.Second})
 	return res.StartErr == nil && res.ExitCode == 7
 }
