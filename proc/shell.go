@@ -40,20 +40,21 @@ type ScriptShell struct {
 	// shell keeps this program's own, so that a program which dispatches
 	// on its name (a test binary serving several commands) stays itself.
 	Arg0 string
-	// Desc says in a few words what runs the command, for the pre-flight:
-	// "bash -o pipefail (/usr/bin/bash)".
-	Desc string
+	// Name says in a few words what runs the command, for the pre-flight:
+	// "bash -o pipefail", "architect's built-in shell ...".
+	Name string
 }
 
-// String is Desc, or the command line for a ScriptShell without one.
+// String is Name with the program's path: "bash -o pipefail
+// (/usr/bin/bash)".
 func (s ScriptShell) String() string {
-	if s.Desc != "" {
-		return s.Desc
-	}
-	if s.Path == "" {
+	switch {
+	case s.Path == "":
 		return "sh -c"
+	case s.Arg0 != "":
+		return s.Name
 	}
-	return strings.Join(append([]string{s.Path}, s.Args...), " ")
+	return s.Name + " (" + s.Path + ")"
 }
 
 // Run runs script with s. See Options.
@@ -128,7 +129,7 @@ func builtinShell() (ScriptShell, error) {
 		return ScriptShell{}, &usererr.Error{Msg: "the built-in shell cannot be started: " + err.Error(), Hint: ShellHint}
 	}
 	return ScriptShell{Path: exe, Args: []string{ShellCommand, "-c"}, Arg0: os.Args[0],
-		Desc: "architect's built-in shell (mvdan.cc/sh) with pipefail"}, nil
+		Name: "architect's built-in shell (mvdan.cc/sh) with pipefail"}, nil
 }
 
 // pathShell is the shell name (on PATH, or a path) with pipefail, once it
@@ -150,7 +151,7 @@ func pathShell(ctx context.Context, name string) (ScriptShell, error) {
 		// As GitHub Actions runs bash steps: no profile or rc file.
 		args = append([]string{"--noprofile", "--norc"}, args...)
 	}
-	s := ScriptShell{Path: path, Args: args, Desc: fmt.Sprintf("%s -o pipefail (%s)", base, path)}
+	s := ScriptShell{Path: path, Args: args, Name: base + " -o pipefail"}
 	if !hasPipefail(ctx, s) {
 		return ScriptShell{}, &usererr.Error{
 			Msg:  fmt.Sprintf("the check shell %s has no pipefail: `false | true` passes in it, so a failing check piped into tail or tee would pass", path),
