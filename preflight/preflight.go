@@ -279,15 +279,6 @@ func agentItem(ctx context.Context, cfg config.Config, ag agent.Agent, opt Optio
 		it.Detail = "`" + cfg.AgentCmd + "` (sh -c, prompt on stdin)"
 		return it
 	}
-	if ag.Name() == "claude" && opt.Geteuid() == 0 && opt.Getenv("IS_SANDBOX") != "1" {
-		it.Status = Fail
-		it.Detail = "architect runs as root, and Claude Code refuses to run as root with --dangerously-skip-permissions (which architect gives it) unless IS_SANDBOX=1 is set"
-		if v := opt.Getenv("IS_SANDBOX"); v != "" {
-			it.Detail += fmt.Sprintf(" (it is %q)", v)
-		}
-		it.Hint = "if this machine is a sandbox (a container or VM with nothing to lose), set IS_SANDBOX=1; otherwise run architect as a normal user"
-		return it
-	}
 	cli, _ := agent.CLIFor(ag.Name())
 	path, err := findProgram(bin, opt.LookPath)
 	if err != nil {
@@ -319,6 +310,14 @@ func agentItem(ctx context.Context, cfg config.Config, ag agent.Agent, opt Optio
 		it.Hint = "check its installation (" + cli.Install + ")"
 	default:
 		it.Detail = fmt.Sprintf("%s (%s)", version, path)
+	}
+	if it.Status == OK && ag.Name() == "claude" && opt.Geteuid() == 0 && opt.Getenv("IS_SANDBOX") != "1" {
+		it.Status = Fail
+		it.Detail = "architect runs as root, and Claude Code refuses to run as root with --dangerously-skip-permissions (which architect gives it) unless IS_SANDBOX=1 is set"
+		if v := opt.Getenv("IS_SANDBOX"); v != "" {
+			it.Detail += fmt.Sprintf(" (it is %q)", v)
+		}
+		it.Hint = "if this machine is a sandbox (a container or VM with nothing to lose), set IS_SANDBOX=1; otherwise run architect as a normal user"
 	}
 	return it
 }

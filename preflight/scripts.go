@@ -100,9 +100,11 @@ var simpleFlags = map[string]bool{
 // installed: an installed program (on PATH) or a common check tool at
 // most 1 edit away (2 for names of 5 letters or more), an edit being a
 // letter added, removed, changed, or two neighbours swapped (`pytets` is
-// 1 from `pytest`); "" when none is that near.
+// 1 from `pytest`); "" when none is that near, or when name is a common
+// tool itself (pytest is not installed, not a misspelt vitest).
 func Suggest(name string) string {
-	if len(name) < 3 {
+	_, known := installHints[name]
+	if len(name) < 3 || known || slices.Contains(commonTools, name) {
 		return ""
 	}
 	limit := 1

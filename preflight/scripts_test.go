@@ -70,8 +70,9 @@ func TestSuggest(t *testing.T) {
 		{"mytol", "mytool"},               // on PATH only
 		{"gti", "git"},                    // short names: one edit at most
 		{"ruff", ""},                      // diff, buff...: two edits are too many for 4 letters
-		{"notexecc", ""},                  // not an executable
-		{"go", ""},                        // too short to guess
+		{"notexecc", ""},
+		{"pytest", ""}, // a known tool that is not installed, not a misspelt vitest                  // not an executable
+		{"go", ""},     // too short to guess
 		{"completely-unknown-program", ""},
 	} {
 		is.New(t).Equal(Suggest(tc.name), tc.want) // tc.name

@@ -130,6 +130,32 @@ func TestResolveShellRefuses(t *testing.T) {
 	}
 }
 
+// TestDefaultShellFallsBack: without bash, and with an sh that has no
+// pipefail, the default is the built-in shell; with bash, bash.
+func TestDefaultShellFallsBack(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	// An sh that takes -o pipefail and ignores it, as dash refuses it.
+	is.NoErr(os.WriteFile(filepath.Join(dir, "sh"), []byte("#!/bin/sh\nshift 2\nexec /bin/sh \"$@\"\n"), 0o755))
+	t.Setenv("PATH", dir)
+	s, err := ResolveShell(t.Context(), "")
+	is.NoErr(err)
+	is.Equal(s.Args[0], ShellCommand) // the built-in shell
+	is.Equal(s.String(), "architect's built-in shell (mvdan.cc/sh) with pipefail")
+
+	bash, err := exec.LookPath("/bin/bash")
+	if err != nil {
+		t.Skip("no /bin/bash")
+	}
+	withBash := t.TempDir() // another PATH: what was found is remembered per PATH
+	is.NoErr(os.Symlink(bash, filepath.Join(withBash, "bash")))
+	t.Setenv("PATH", withBash+string(os.PathListSeparator)+dir)
+	s, err = ResolveShell(t.Context(), "")
+	is.NoErr(err)
+	is.Equal(s.Args, []string{"--noprofile", "--norc", "-o", "pipefail", "-c"})
+	is.Equal(s.String(), "bash -o pipefail ("+filepath.Join(withBash, "bash")+")")
+}
+
 // TestInterpretArguments: the built-in shell's own errors.
 func TestInterpretArguments(t *testing.T) {
 	is := is.New(t)
