@@ -36,9 +36,10 @@ const ShellHint = "leave --check-shell (check_shell:) unset to use bash, else an
 type ScriptShell struct {
 	Path string   // the program started
 	Args []string // its arguments before the script (ending in -c)
-	// Arg0 is the program's argv[0] when it is not Path: the built-in
-	// shell keeps this program's own, so that a program which dispatches
-	// on its name (a test binary serving several commands) stays itself.
+	// Arg0 is the program's argv[0] when it is not Path: a shell's name
+	// (its $0); the built-in shell keeps this program's own, so that a
+	// program which dispatches on its name (a test binary serving several
+	// commands) stays itself.
 	Arg0 string
 	// Name says in a few words what runs the command, for the pre-flight:
 	// "bash -o pipefail", "architect's built-in shell ...".
@@ -51,7 +52,7 @@ func (s ScriptShell) String() string {
 	switch {
 	case s.Path == "":
 		return "sh -c"
-	case s.Arg0 != "":
+	case len(s.Args) > 0 && s.Args[0] == ShellCommand:
 		return s.Name
 	}
 	return s.Name + " (" + s.Path + ")"
@@ -151,7 +152,8 @@ func pathShell(ctx context.Context, name string) (ScriptShell, error) {
 		// As GitHub Actions runs bash steps: no profile or rc file.
 		args = append([]string{"--noprofile", "--norc"}, args...)
 	}
-	s := ScriptShell{Path: path, Args: args, Name: base + " -o pipefail"}
+	// $0 is the shell's name, as under `sh -c` it is "sh".
+	s := ScriptShell{Path: path, Args: args, Arg0: base, Name: base + " -o pipefail"}
 	if !hasPipefail(ctx, s) {
 		return ScriptShell{}, &usererr.Error{
 			Msg:  fmt.Sprintf("the check shell %s has no pipefail: `false | true` passes in it, so a failing check piped into tail or tee would pass", path),

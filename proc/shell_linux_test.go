@@ -69,7 +69,7 @@ func (s ScriptShell) name0() string {
 	if len(s.Args) > 0 && s.Args[0] == ShellCommand {
 		return "sh"
 	}
-	return s.Path
+	return filepath.Base(s.Path)
 }
 
 // TestScriptShellTimeoutKillsTree: a check run by the built-in shell (a
