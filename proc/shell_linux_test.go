@@ -164,3 +164,24 @@ func TestInterpretArguments(t *testing.T) {
 	is.Equal(Interpret([]string{"-c", "if then"}, nil, &out, &out), 2) // cannot be parsed
 	is.Equal(Interpret([]string{"-c", `exit $(($# + 10))`, "name", "a", "b"}, nil, &out, &out), 12)
 }
+
+// BenchmarkScriptShell is the cost of one check of `true | true` by each
+// shell, start to end, against sh -c without pipefail.
+func BenchmarkScriptShell(b *testing.B) {
+	for _, choice := range []string{"sh -c", "", BuiltinShell} {
+		b.Run("shell="+choice, func(b *testing.B) {
+			s := ScriptShell{}
+			if choice != "sh -c" {
+				var err error
+				if s, err = ResolveShell(b.Context(), choice); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				if r := s.Run(b.Context(), "true | true", Options{}); r.ExitCode != 0 {
+					b.Fatal(r.ExitCode)
+				}
+			}
+		})
+	}
+}
