@@ -84,3 +84,50 @@ while :; do sleep 0.05; done
 	is.True(err != nil)
 	is.Equal(cmd.ProcessState.ExitCode(), 130)
 }
+
+// The Action runs architect loop with the checks as given (run.sh above):
+// with the real binary, a check whose failing command is piped into tail
+// fails the step, with the default check shell and a chosen one, while the
+// same pipeline whose stages all pass succeeds.
+func TestRunScriptPipelineCheckFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds architect")
+	}
+	is := is.New(t)
+	home := t.TempDir()
+	bin := filepath.Join(t.TempDir(), "architect")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/architect")
+	out, err := build.CombinedOutput()
+	is.NoErr(err) // go build
+	if err != nil {
+		t.Log(string(out))
+	}
+	env := []string{"HOME=" + home, "GIT_CONFIG_GLOBAL=" + filepath.Join(home, "gitconfig"), "GIT_CONFIG_NOSYSTEM=1", "ARCHITECT_NO_CGROUP=1"}
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "one"}} {
+		git := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		git.Env = append(os.Environ(), env...)
+		out, err := git.CombinedOutput()
+		is.NoErr(err) // git
+		if err != nil {
+			t.Log(string(out))
+		}
+	}
+	for _, tc := range []struct {
+		check, args string
+		code        int
+	}{
+		{"false | tail -1", "", 1},
+		{"(echo FAIL; exit 1) 2>&1 | tail -5", "--check-shell=builtin", 1},
+		{"echo ok | tail -1", "--check-shell=builtin", 0},
+	} {
+		cmd := runScript(bin, append(env,
+			"INPUT_TASK=t", "INPUT_CHECKS="+tc.check, "INPUT_AGENT_CMD=echo '<promise>COMPLETE</promise>'",
+			"INPUT_MAX_ITERATIONS=1", "INPUT_ARGS=--dir="+repo+"\n--plain\n"+tc.args)...)
+		out, _ := cmd.CombinedOutput()
+		is.Equal(cmd.ProcessState.ExitCode(), tc.code) // the step's status
+		if tc.code != 0 {
+			is.True(strings.Contains(string(out), "checks 0/1 passing")) // the check failed
+		}
+	}
+}

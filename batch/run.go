@@ -172,7 +172,7 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 		return errored(r, fmt.Errorf("no agent for task %s", t.ID))
 	}
 	// The task's own hooks, notification and push, as `architect loop` has.
-	hc := hooks.Config{OnIteration: t.Config.OnIteration, OnFinish: t.Config.OnFinish, Notify: t.Config.Notify, Push: t.Config.Push, Log: logw, Bell: logw}
+	hc := hooks.Config{OnIteration: t.Config.OnIteration, OnFinish: t.Config.OnFinish, Shell: t.Config.CheckShell, Notify: t.Config.Notify, Push: t.Config.Push, Log: logw, Bell: logw}
 	var hook func(runlog.Event)
 	if hc.Active() {
 		hook = hooks.New(ctx, hc).Observe

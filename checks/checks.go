@@ -1,8 +1,10 @@
 // Package checks runs the user's checks (tests, linters, builds) after an
 // agent's iteration and reports which passed. Checks run concurrently, each
-// as "sh -c" in its own process group with a timeout that kills its whole
-// process tree (see package proc), and keep only a bounded, cleaned tail
-// of their output, which goes into the next prompt and the run's report.
+// by a shell with pipefail (proc.ResolveShell: a failing stage of a
+// pipeline fails the check) in its own process group with a timeout that
+// kills its whole process tree (see package proc), and keep only a
+// bounded, cleaned tail of their output, which goes into the next prompt
+// and the run's report.
 package checks
 
 import (
@@ -69,6 +71,9 @@ type Options struct {
 	Timeout   time.Duration // per check; 0 means DefaultTimeout
 	Grace     time.Duration // between SIGTERM and SIGKILL; 0 means proc.DefaultGrace
 	TailBytes int           // output kept per check; 0 means DefaultTailBytes
+	// Shell names what runs each check (proc.ResolveShell): "" is the
+	// default, bash, else sh, else the built-in shell, with pipefail.
+	Shell string
 	// OnStart and OnFinish, if set, are called as each check i starts and
 	// ends, for progress displays. They are called from the checks'
 	// goroutines, but never two at once.
@@ -93,6 +98,9 @@ func Run(ctx context.Context, cmds []string, opt Options) []Result {
 		opt.TailBytes = DefaultTailBytes
 	}
 	results := make([]Result, len(cmds))
+	// A shell that cannot be used fails every check: none passes without
+	// having run.
+	sh, shErr := proc.ResolveShell(ctx, opt.Shell)
 	var mu sync.Mutex // serialises the callbacks
 	var wg conc.WaitGroup
 	for i, name := range cmds {
@@ -106,7 +114,11 @@ func Run(ctx context.Context, cmds []string, opt Options) []Result {
 			if opt.Output != nil {
 				copyTo = opt.Output(i)
 			}
-			results[i] = run(ctx, name, opt, copyTo)
+			if shErr != nil {
+				results[i] = Result{Name: name, ExitCode: -1, Output: shErr.Error(), timeout: opt.Timeout, startErr: true}
+			} else {
+				results[i] = run(ctx, sh, name, opt, copyTo)
+			}
 			if c, ok := copyTo.(io.Closer); ok {
 				_ = c.Close()
 			}
@@ -123,13 +135,13 @@ func Run(ctx context.Context, cmds []string, opt Options) []Result {
 
 // run runs one check with stdout and stderr into one bounded tail, and
 // into copyTo when it is not nil.
-func run(ctx context.Context, name string, opt Options, copyTo io.Writer) Result {
+func run(ctx context.Context, sh proc.ScriptShell, name string, opt Options, copyTo io.Writer) Result {
 	out := proc.NewTail(opt.TailBytes)
 	var w io.Writer = out
 	if copyTo != nil {
 		w = io.MultiWriter(out, copyTo)
 	}
-	pr := proc.Shell(ctx, name, proc.Options{
+	pr := sh.Run(ctx, name, proc.Options{
 		Dir:     opt.Dir,
 		Env:     opt.Env,
 		Stdout:  w,

@@ -45,6 +45,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == proc.SupervisorCommand {
 		return proc.Supervise(args[1:], stdin) // see contain below
 	}
+	if len(args) > 0 && args[0] == proc.ShellCommand {
+		return proc.Interpret(args[1:], stdin, stdout, stderr) // the built-in check shell
+	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookup: os.LookupEnv}
 	root := newRoot(e)
 	root.SetArgs(args)

@@ -54,7 +54,7 @@ func watch(ctx context.Context, e *env, cfg config.Config, info tui.Info, deps *
 	// The report is written when the loop ends, before the hooks run: an
 	// on_finish hook gets its path (ARCHITECT_REPORT_PATH).
 	observers = append(observers, writeReportAtEnd(run.workspace, v.log))
-	hc := hooks.Config{OnIteration: cfg.OnIteration, OnFinish: cfg.OnFinish, Notify: cfg.Notify, Push: cfg.Push, Log: v.log, Bell: e.stderr, Redact: deps.Redact}
+	hc := hooks.Config{OnIteration: cfg.OnIteration, OnFinish: cfg.OnFinish, Shell: cfg.CheckShell, Notify: cfg.Notify, Push: cfg.Push, Log: v.log, Bell: e.stderr, Redact: deps.Redact}
 	if hc.Active() {
 		observers = append(observers, hooks.New(ctx, hc).Observe)
 	}

@@ -23,6 +23,7 @@ type Config struct {
 	// The agent's completion alone then ends it, reported as such.
 	NoChecks      bool          `json:"no_checks,omitempty"`
 	CheckTimeout  time.Duration `json:"check_timeout"`
+	CheckShell    string        `json:"check_shell,omitempty"` // what runs checks and hooks (proc.ResolveShell); "": the default
 	MaxIterations int           `json:"max_iterations"`
 	MaxCost       float64       `json:"max_cost,omitempty"`
 	MaxTime       time.Duration `json:"max_time,omitempty"`

@@ -38,6 +38,9 @@ type Config struct {
 	Push        bool   // push the loop's branch after iterations that commit
 
 	Timeout time.Duration // per command; 0 means DefaultTimeout
+	// Shell names what runs the hooks (proc.ResolveShell), as for the
+	// checks: "" is the default, with pipefail.
+	Shell string
 	// Log receives "architect: …" lines: warnings and what was pushed.
 	Log io.Writer
 	// Bell receives the terminal bell when notify-send is missing.
@@ -162,8 +165,13 @@ func (o *Observer) finishEnv(ev runlog.Event) []string {
 
 // run runs one hook in the workspace; a failure becomes a warning.
 func (o *Observer) run(ctx context.Context, name, script string, vars []string) {
+	sh, err := proc.ResolveShell(ctx, o.cfg.Shell)
+	if err != nil {
+		o.warn("%s hook not run: %v", name, err)
+		return
+	}
 	out := proc.NewTail(2 << 10)
-	res := proc.Shell(ctx, script, proc.Options{
+	res := sh.Run(ctx, script, proc.Options{
 		Dir:     o.workspace,
 		Env:     append(os.Environ(), vars...),
 		Stdout:  out,

@@ -57,6 +57,28 @@ func TestFailingHookIsAWarning(t *testing.T) {
 	is.Equal(log.String(), "architect: warning: on_iteration hook failed (exit status 3: no such thing); the loop goes on\n")
 }
 
+// TestHookPipelineFails: a hook whose failing command is piped into tail
+// fails, as a check does (pipefail); a shell that cannot be used is said.
+func TestHookPipelineFails(t *testing.T) {
+	for _, tc := range []struct{ shell, want string }{
+		{"", "architect: warning: on_iteration hook failed (exit status 4: deploy failed); the loop goes on\n"},
+		{"bash", "architect: warning: on_iteration hook failed (exit status 4: deploy failed); the loop goes on\n"},
+		{"architect-no-such-shell", "architect: warning: on_iteration hook not run: the check shell architect-no-such-shell is not installed (not found on PATH)\n"},
+	} {
+		t.Run("shell="+tc.shell, func(t *testing.T) {
+			if _, err := exec.LookPath("bash"); err != nil && tc.shell == "bash" {
+				t.Skip("no bash")
+			}
+			is := is.New(t)
+			var log bytes.Buffer
+			o := New(context.Background(), Config{OnIteration: "(echo deploy failed; exit 4) 2>&1 | tail -1", Shell: tc.shell, Log: &log})
+			o.Observe(started(t.TempDir(), ""))
+			o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1})
+			is.Equal(log.String(), tc.want)
+		})
+	}
+}
+
 func TestFinishHookOutlivesCancellation(t *testing.T) {
 	is := is.New(t)
 	dir := t.TempDir()

@@ -196,7 +196,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 	}
 	r.logf("%s is present: running the checks before starting an agent", r.donePath())
 	r.save(runlog.PhaseChecks)
-	rs := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: r.ws.dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace})
+	rs := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: r.ws.dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell})
 	for _, c := range rs {
 		if !c.Passed {
 			r.logf("the DONE file is present but %s fails (%s): continuing", c.Name, c.Status())

@@ -360,6 +360,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 		Dir:     r.ws.dir,
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
+		Shell:   r.cfg.CheckShell,
 		OnStart: func(idx int, _ string) {
 			r.ev.emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
 		},

@@ -137,6 +137,11 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 	if r.slots, err = newSlots(cfg, r.deps); err != nil {
 		return nil, err
 	}
+	// A check shell that cannot be used (not installed, no pipefail) is
+	// refused before anything starts.
+	if _, err := proc.ResolveShell(ctx, cfg.CheckShell); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := r.deadline(ctx, 0)
 	defer cancel()
 	ws, err := setupWorkspace(runCtx, cfg, r.warn)

@@ -101,6 +101,11 @@ type Options struct {
 	// Agents, when set, remembers each agent's result across runs of the
 	// pre-flight (a batch of 100 tasks asks its CLI for --version once).
 	Agents *AgentCache
+	// Getenv and Geteuid read the environment and the user architect runs
+	// as (Claude Code refuses root without IS_SANDBOX=1); nil means
+	// os.Getenv and os.Geteuid.
+	Getenv  func(string) string
+	Geteuid func() int
 }
 
 // AgentCache holds agent results by agent, executable and command.
@@ -135,6 +140,12 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	if opt.VersionTimeout <= 0 {
 		opt.VersionTimeout = 30 * time.Second
 	}
+	if opt.Getenv == nil {
+		opt.Getenv = os.Getenv
+	}
+	if opt.Geteuid == nil {
+		opt.Geteuid = os.Geteuid
+	}
 	var r Report
 	add := func(it Item) { r.Items = append(r.Items, it) }
 	// The agent's --version can take seconds (a Node.js CLI starting):
@@ -157,8 +168,16 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	for _, ch := range fallbacks {
 		add(<-ch)
 	}
+	var sh proc.ScriptShell
+	if len(cfg.Checks) > 0 || cfg.OnIteration != "" || cfg.OnFinish != "" {
+		var it Item
+		it, sh = shellItem(ctx, cfg)
+		add(it)
+	}
 	for _, c := range cfg.Checks {
-		add(check(c, opt.LookPath))
+		for _, it := range check(c, cfg.Dir, sh, opt.LookPath) {
+			add(it)
+		}
 	}
 	add(limits(cfg))
 	return r
@@ -251,6 +270,10 @@ func agentItem(ctx context.Context, cfg config.Config, ag agent.Agent, opt Optio
 			it.Status = Fail
 			it.Detail = fmt.Sprintf("agent_cmd `%s` runs %s, which %s not installed (not found on PATH)", cfg.AgentCmd, strings.Join(missing, ", "), isAre(len(missing)))
 			it.Hint = "install it, or fix agent_cmd (--agent-cmd)"
+			if m := meant(missing); m != "" {
+				it.Detail += "; " + m
+				it.Hint = "fix agent_cmd (--agent-cmd), or install " + strings.Join(missing, " and ")
+			}
 			return it
 		}
 		it.Detail = "`" + cfg.AgentCmd + "` (sh -c, prompt on stdin)"
@@ -287,6 +310,14 @@ func agentItem(ctx context.Context, cfg config.Config, ag agent.Agent, opt Optio
 		it.Hint = "check its installation (" + cli.Install + ")"
 	default:
 		it.Detail = fmt.Sprintf("%s (%s)", version, path)
+	}
+	if it.Status == OK && ag.Name() == "claude" && opt.Geteuid() == 0 && opt.Getenv("IS_SANDBOX") != "1" {
+		it.Status = Fail
+		it.Detail = "architect runs as root, and Claude Code refuses to run as root with --dangerously-skip-permissions (which architect gives it) unless IS_SANDBOX=1 is set"
+		if v := opt.Getenv("IS_SANDBOX"); v != "" {
+			it.Detail += fmt.Sprintf(" (it is %q)", v)
+		}
+		it.Hint = "if this machine is a sandbox (a container or VM with nothing to lose), set IS_SANDBOX=1; otherwise run architect as a normal user"
 	}
 	return it
 }
@@ -337,23 +368,92 @@ func findProgram(bin string, lookPath func(string) (string, error)) (string, err
 	return path, nil
 }
 
-func check(c string, lookPath func(string) (string, error)) Item {
-	it := Item{Check: "check `" + c + "`", Status: OK, Detail: "programs found"}
-	missing := Programs(c, lookPath)
-	if len(missing) == 0 {
-		return it
+// shellItem says what runs the checks and hooks, or why it cannot.
+func shellItem(ctx context.Context, cfg config.Config) (Item, proc.ScriptShell) {
+	it := Item{Check: "check shell", Status: OK}
+	sh, err := proc.ResolveShell(ctx, cfg.CheckShell)
+	if err != nil {
+		it.Status, it.Detail, it.Hint = Fail, err.Error(), proc.ShellHint
+		return it, sh
 	}
-	it.Status = Fail
-	it.Detail = fmt.Sprintf("%s %s not installed (not found on PATH): the check would fail at every iteration", strings.Join(missing, ", "), isAre(len(missing)))
-	var parts []string
-	for _, m := range missing {
-		if h, ok := installHints[m]; ok {
-			m += " (" + h + ")"
+	what := "checks run"
+	if cfg.OnIteration != "" || cfg.OnFinish != "" {
+		what = "checks and hooks run"
+	}
+	it.Detail = fmt.Sprintf("%s with %s: a failing stage of a pipeline fails the check", what, sh)
+	return it, sh
+}
+
+// check says how the check c runs, and what in it would fail at every
+// iteration: a program that is not installed (refused, with the name it
+// likely meant), a script path that does not exist in the workspace dir
+// (a warning: a build step may make it).
+func check(c, dir string, sh proc.ScriptShell, lookPath func(string) (string, error)) []Item {
+	name := "check `" + c + "`"
+	it := Item{Check: name, Status: OK, Detail: "programs found"}
+	if sh.Name != "" {
+		it.Detail = "runs with " + sh.Name + "; programs found"
+	}
+	out := []Item{it}
+	if missing := Programs(c, lookPath); len(missing) > 0 {
+		it.Status = Fail
+		it.Detail = fmt.Sprintf("%s %s not installed (not found on PATH): the check would fail at every iteration", strings.Join(missing, ", "), isAre(len(missing)))
+		var parts []string
+		for _, m := range missing {
+			if h, ok := installHints[m]; ok {
+				m += " (" + h + ")"
+			}
+			parts = append(parts, m)
 		}
-		parts = append(parts, m)
+		it.Hint = "install " + strings.Join(parts, " and ") + ", or fix the check"
+		if m := meant(missing); m != "" {
+			it.Detail += "; " + m
+			it.Hint = "fix the check, or install " + strings.Join(parts, " and ")
+		}
+		out[0] = it
 	}
-	it.Hint = "install " + strings.Join(parts, " and ") + ", or fix the check"
-	return it
+	if paths := ScriptPaths(c, dir); len(paths) > 0 {
+		where := dir
+		if abs, err := filepath.Abs(dir); err == nil {
+			where = abs
+		}
+		out = append(out, Item{Check: name, Status: Warn,
+			Detail: fmt.Sprintf("%s %s not exist in %s: the check fails unless something makes %s first", strings.Join(paths, ", "), doesDo(len(paths)), where, itThem(len(paths))),
+			Hint:   "fix the path (relative to the workspace), or go on if a build step creates it",
+		})
+	}
+	return out
+}
+
+// meant says which installed or common program each missing one likely
+// meant: "did you mean pytest?"; "" when none is near.
+func meant(missing []string) string {
+	var s []string
+	for _, m := range missing {
+		if near := Suggest(m); near != "" && len(missing) == 1 {
+			return "did you mean `" + near + "`?"
+		} else if near != "" {
+			s = append(s, fmt.Sprintf("`%s` for `%s`", near, m))
+		}
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return "did you mean " + strings.Join(s, ", ") + "?"
+}
+
+func doesDo(n int) string {
+	if n == 1 {
+		return "does"
+	}
+	return "do"
+}
+
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // installHints say how to install the programs checks use most.

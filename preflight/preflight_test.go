@@ -143,6 +143,7 @@ func TestAgentProgram(t *testing.T) {
 }
 
 func TestChecksAndLimits(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no near name to suggest
 	is := is.New(t)
 	cfg := config.Defaults()
 	cfg.Dir = t.TempDir()
@@ -175,7 +176,7 @@ func TestAgentCache(t *testing.T) {
 	cfg := config.Defaults()
 	cache := &AgentCache{}
 	for range 3 {
-		is.NoErr(Run(context.Background(), cfg, ag, Options{NoWorkspace: true, Agents: cache}).Err())
+		is.NoErr(Run(context.Background(), cfg, ag, Options{NoWorkspace: true, Agents: cache, Geteuid: func() int { return 1000 }}).Err())
 	}
 	runs, err := os.ReadFile(count)
 	is.NoErr(err)

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == SupervisorCommand {
 		os.Exit(Supervise(os.Args[2:], os.Stdin))
 	}
+	if len(os.Args) > 1 && os.Args[1] == ShellCommand {
+		os.Exit(Interpret(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	mode := os.Getenv(modeEnv)
 	if mode != "" {
 		release := Contain(ContainOptions{

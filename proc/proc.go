@@ -78,6 +78,8 @@ type Options struct {
 	InactivityTimeout time.Duration
 	// Grace between SIGTERM and SIGKILL; 0 means DefaultGrace.
 	Grace time.Duration
+	// Arg0 is the process's argv[0]; "" means the name it was run by.
+	Arg0 string
 }
 
 // Result is what became of a run.
@@ -96,7 +98,8 @@ func Run(ctx context.Context, name string, args []string, opt Options) Result {
 	return run(ctx, name, args, opt)
 }
 
-// Shell runs script with "sh -c".
+// Shell runs script with "sh -c". The user's checks and hooks run with a
+// ScriptShell instead, which has pipefail.
 func Shell(ctx context.Context, script string, opt Options) Result {
 	return run(ctx, "sh", []string{"-c", script}, opt)
 }

@@ -68,6 +68,9 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	var stopAt time.Time
 	cmd, err := t.start(func() *exec.Cmd {
 		c := exec.CommandContext(runCtx, name, args...)
+		if opt.Arg0 != "" {
+			c.Args[0] = opt.Arg0
+		}
 		c.Dir, c.Env, c.Stdin, c.Stdout, c.Stderr = opt.Dir, env, stdin, stdout, stderr
 		c.SysProcAttr = t.attr()
 		c.WaitDelay = grace // then the leader is killed
