@@ -221,7 +221,7 @@ func build(r *Run, now time.Time) view {
 	}
 	v.RunTarget = "since the run began"
 	if st.Branch != "" {
-		v.RunTarget = "what `architect merge` brings in from " + st.Branch
+		v.RunTarget = "what architect merge brings in from " + st.Branch
 	}
 	v.Outcome, v.Headline, v.Detail = outcome(r)
 	v.Summary = summary(r, v.Headline)
