@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
@@ -21,7 +24,8 @@ func newCleanCmd(e *env) *cobra.Command {
 		Long: `Removes the worktree and branch of a loop run with --worktree (or
 --worktree-name NAME). Refuses when the branch has commits that are not
 merged into the current branch, unless --force; ` + "`architect merge`" + ` brings them
-in and cleans up in one step.`,
+in and cleans up in one step. The run's records (its .architect/: report,
+transcripts, cost) are moved to .architect/runs/ in the main checkout first.`,
 		Example: `  # After git merge architect/ralph-loop
   architect clean
 
@@ -78,7 +82,36 @@ func runClean(ctx context.Context, e *env, dir, name string, force bool) error {
 			Hint: fmt.Sprintf("merge it first (architect merge%s, or git merge %s), or pass --force to delete it anyway", cleanName(branch), branch),
 		}
 	}
+	if ws, _ := runOf(repo.Dir(), wtDir); ws != "" && runlog.Running(ws) {
+		return &usererr.Error{Msg: fmt.Sprintf("the loop on %s is still running", branch), Hint: "wait for it to end, or stop it with `architect cancel" + nameFlag(name) + "`"}
+	}
+	if err := keepRecords(ctx, e.stderr, repo, wtDir, branch); err != nil {
+		return err
+	}
 	return removeRun(ctx, e.stderr, repo, wtDir, branch, force)
+}
+
+// keepRecords moves the records of the run in wtDir (report, transcripts,
+// cost: its .architect/) to the main checkout's .architect/runs/, so
+// removing the worktree loses none of them, and says where they went.
+func keepRecords(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, branch string) error {
+	ws, _ := runOf(repo.Dir(), wtDir)
+	if ws == "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(ws, runlog.StateDir)); err != nil {
+		return nil // no records to keep
+	}
+	err := repo.Exclude(ctx, "/"+runlog.StateDir+"/")
+	to := ""
+	if err == nil {
+		to, err = archiveRecords(ws, repo.Dir(), branch)
+	}
+	if err != nil {
+		return &usererr.Error{Msg: "could not keep the run's records: " + err.Error(), Hint: "copy " + filepath.Join(ws, runlog.StateDir) + " somewhere safe, then run the command again"}
+	}
+	fmt.Fprintf(w, "architect: the run's records are in %s\n", to)
+	return nil
 }
 
 // removeRun removes the worktree that has branch checked out, then the

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/architect-dev/architect/config"
@@ -32,10 +33,7 @@ func findRun(dir, name string) (string, error) {
 	if name != "" && !config.ValidWorktreeName(name) {
 		return "", &usererr.Error{Msg: fmt.Sprintf("--worktree-name %q: not a worktree name", name), Hint: "give the NAME of .architect-worktrees/NAME (`git worktree list` lists them)"}
 	}
-	has := func(ws string) bool {
-		_, err := os.Stat(filepath.Join(ws, runlog.StateDir, runlog.StateFile))
-		return err == nil
-	}
+	has := hasRun
 	if name != "" {
 		if !config.ValidWorktreeName(name) {
 			return "", &usererr.Error{Msg: fmt.Sprintf("--worktree-name: %q is not a worktree name", name), Hint: "use the NAME the run was started with (letters, digits, '.', '_' and '-'); `ls .architect-worktrees` lists them"}
@@ -49,16 +47,7 @@ func findRun(dir, name string) (string, error) {
 	if has(abs) {
 		return abs, nil
 	}
-	var found []string
-	if ws := filepath.Join(abs, loop.DefaultWorktree); has(ws) {
-		found = append(found, ws)
-	}
-	named, _ := filepath.Glob(filepath.Join(abs, loop.NamedWorktreesDir, "*"))
-	for _, ws := range named {
-		if has(ws) {
-			found = append(found, ws)
-		}
-	}
+	found := runsUnder(abs)
 	switch len(found) {
 	case 1:
 		return found[0], nil
@@ -66,6 +55,28 @@ func findRun(dir, name string) (string, error) {
 		return "", &usererr.Error{Msg: "no architect run in " + where, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
 	}
 	return "", &usererr.Error{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
+}
+
+// hasRun reports whether ws holds a run's state.
+func hasRun(ws string) bool {
+	_, err := os.Stat(filepath.Join(ws, runlog.StateDir, runlog.StateFile))
+	return err == nil
+}
+
+// runsUnder lists the runs in the worktrees of the repository at abs: the
+// default worktree's, then the named ones' (a batch's tasks).
+func runsUnder(abs string) []string {
+	var found []string
+	if ws := filepath.Join(abs, loop.DefaultWorktree); hasRun(ws) {
+		found = append(found, ws)
+	}
+	named, _ := filepath.Glob(filepath.Join(abs, loop.NamedWorktreesDir, "*"))
+	for _, ws := range named {
+		if hasRun(ws) {
+			found = append(found, ws)
+		}
+	}
+	return found
 }
 
 // controlCmd is a command that acts on one run, found with -C DIR and
@@ -100,14 +111,130 @@ func controlCmd(use, short, long, example string, run func(ctx context.Context, 
 }
 
 func newStatusCmd(e *env) *cobra.Command {
-	return controlCmd("status [-C DIR] [--worktree-name NAME] [--json]", "show the state of a loop",
-		"Shows the state of the loop run in the workspace (or in the repository's\nworktree): status, phase, iteration, failures, cost so far, branch.",
+	c := controlCmd("status [-C DIR] [--worktree-name NAME] [--json]", "show the state of a loop",
+		"Shows the state of the loop run in the workspace (or in the repository's\nworktree): status, phase, iteration, the last checks, failures, cost so\nfar, branch. In a repository with several runs in its worktrees (a\nbatch's tasks), one row per run.",
 		`  architect status
   architect status --worktree-name fix-auth
   architect status --json | jq .iteration`,
 		func(_ context.Context, ws string, st *runlog.State, jsonOut bool) error {
 			return runStatus(e, ws, st, jsonOut)
 		})
+	one := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		dir, _ := cmd.Flags().GetString("dir")
+		name, _ := cmd.Flags().GetString("worktree-name")
+		jsonOut, _ := cmd.Flags().GetBool("json")
+		if abs, err := filepath.Abs(dir); err == nil && name == "" && !hasRun(abs) {
+			if runs := runsUnder(abs); len(runs) > 1 {
+				return runStatusAll(e, abs, runs, jsonOut)
+			}
+		}
+		return one(cmd, args)
+	}
+	return c
+}
+
+// lastChecks is what a run's records say of its checks: the last
+// iteration whose checks ran, how many passed there and which failed, and
+// how many iterations ended with a failing check.
+type lastChecks struct {
+	Iteration         int      `json:"iteration"` // 0: no checks have run
+	Passing           int      `json:"passing"`
+	Total             int      `json:"total"`
+	Failing           []string `json:"failing"`
+	FailingIterations int      `json:"failing_iterations"`
+}
+
+func checksOf(ws string) lastChecks {
+	c := lastChecks{Failing: []string{}}
+	recs, err := runlog.ReadRecords(runlog.Path(ws, runlog.RecordsFile))
+	if err != nil {
+		return c
+	}
+	for _, r := range recs {
+		if !r.ChecksRun || len(r.CheckResults) == 0 {
+			continue
+		}
+		c.Iteration, c.Passing, c.Total, c.Failing = r.Iteration.Iteration, 0, len(r.CheckResults), []string{}
+		for _, cr := range r.CheckResults {
+			if cr.Passed {
+				c.Passing++
+			} else {
+				c.Failing = append(c.Failing, cr.Name)
+			}
+		}
+		if len(c.Failing) > 0 {
+			c.FailingIterations++
+		}
+	}
+	return c
+}
+
+// String is the checks in a few words: "1/2 passing", "-" before any ran.
+func (c lastChecks) String() string {
+	if c.Iteration == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d passing", c.Passing, c.Total)
+}
+
+// runStatusAll shows the runs in the worktrees of the repository at abs
+// (a batch's tasks), one row each.
+func runStatusAll(e *env, abs string, runs []string, jsonOut bool) error {
+	type row struct {
+		Name      string     `json:"name"`
+		Workspace string     `json:"workspace"`
+		Status    string     `json:"status"`
+		Running   bool       `json:"running"`
+		Iteration int        `json:"iteration"`
+		MaxIter   int        `json:"max_iterations"`
+		Checks    lastChecks `json:"checks"`
+		Cost      *float64   `json:"total_cost"`
+		KnownCost float64    `json:"known_cost"`
+		Stop      string     `json:"stop_reason,omitempty"`
+		Branch    string     `json:"branch,omitempty"`
+		cost      string
+	}
+	var rows []row
+	for _, ws := range runs {
+		st, err := runlog.ReadStateNow(ws)
+		if err != nil {
+			rows = append(rows, row{Name: filepath.Base(ws), Workspace: ws, Status: "unreadable (" + unwrapPath(err) + ")", Checks: lastChecks{Failing: []string{}}, cost: "-"})
+			continue
+		}
+		r := row{Name: filepath.Base(ws), Workspace: ws, Status: st.Status, Running: runlog.Running(ws), Iteration: st.Iteration,
+			MaxIter: st.MaxIterations, Checks: checksOf(ws), Cost: st.TotalCost, KnownCost: st.KnownCost, Stop: st.StopReason,
+			Branch: st.Branch, cost: st.Cost().String()}
+		if !r.Running && st.Active {
+			r.Status += " (process gone)"
+		}
+		rows = append(rows, r)
+	}
+	if jsonOut {
+		data, _ := json.MarshalIndent(struct {
+			Dir  string `json:"dir"`
+			Runs []row  `json:"runs"`
+		}{abs, rows}, "", "  ")
+		fmt.Fprintln(e.stdout, string(data))
+		return nil
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "Runs under %s: %d\n", abs, len(rows))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTATUS\tITERATION\tCHECKS\tCOST\tSTOP REASON")
+	for _, r := range rows {
+		stop := r.Stop
+		if len(r.Checks.Failing) > 0 {
+			stop = strings.TrimSpace(stop + " (failing: " + strings.Join(r.Checks.Failing, ", ") + ")")
+		}
+		if stop == "" {
+			stop = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\n", r.Name, printable(r.Status), r.Iteration, r.MaxIter, r.Checks, r.cost, printable(stop))
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "One run in detail: architect status --worktree-name NAME")
+	return nil
 }
 
 func newPauseCmd(e *env) *cobra.Command {
@@ -153,11 +280,13 @@ func completeWorktreeNames(cmd *cobra.Command, _ []string, toComplete string) ([
 
 func runStatus(e *env, ws string, st *runlog.State, jsonOut bool) error {
 	running := runlog.Running(ws)
+	checks := checksOf(ws)
 	if jsonOut {
 		out := struct {
 			*runlog.State
-			Running bool `json:"running"`
-		}{st, running}
+			Running bool       `json:"running"`
+			Checks  lastChecks `json:"checks"`
+		}{st, running, checks}
 		data, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintln(e.stdout, string(data))
 		return nil
@@ -177,8 +306,17 @@ func runStatus(e *env, ws string, st *runlog.State, jsonOut bool) error {
 	if st.LastIterationAt != "" {
 		fmt.Fprintf(w, "Current iteration started: %s\n", localTime(st.LastIterationAt))
 	}
-	fmt.Fprintf(w, "Consecutive failures: %d\n", st.ConsecutiveErrors)
-	fmt.Fprintf(w, "Total failures: %d\n", st.ErrorCount)
+	if checks.Iteration > 0 {
+		failing := ""
+		if len(checks.Failing) > 0 {
+			failing = " (failing: " + printable(strings.Join(checks.Failing, ", ")) + ")"
+		}
+		fmt.Fprintf(w, "Checks: %s in iteration %d%s\n", checks, checks.Iteration, failing)
+		fmt.Fprintf(w, "Iterations with failing checks: %d of %d\n", checks.FailingIterations, st.Iteration)
+	}
+	// An agent failure is the agent not doing its part (an error, a crash,
+	// a protected file changed), not a check that failed.
+	fmt.Fprintf(w, "Agent failures: %d (%d in a row)\n", st.ErrorCount, st.ConsecutiveErrors)
 	fmt.Fprintf(w, "Timeouts: %d\n", st.Timeouts)
 	cfg, _ := savedConfig(st) // what can be read of it
 	if cfg.InactivityTimeout > 0 {

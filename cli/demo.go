@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/proc"
@@ -63,25 +64,35 @@ var demoFixes = []struct{ test, broken, fixed string }{
 }
 
 func newDemoCmd(e *env) *cobra.Command {
-	var keep, jsonOut bool
+	var keep, noKeep, jsonOut bool
 	c := &cobra.Command{
-		Use:   "demo [--keep] [--json]",
+		Use:   "demo [--no-keep] [--json]",
 		Short: "run a real loop with the built-in demo agent on a temporary repository",
 		Long: `Builds a temporary Go repository with two failing tests and runs a real
 loop on it with the built-in demo agent, which fixes one bug per iteration
-using the check errors in its prompt.`,
+using the check errors in its prompt. On a terminal the agent takes a few
+seconds per iteration, so the view (and its keys, on the last line) can be
+watched. The repository and its records (.architect/, with the report) are
+kept afterwards; --no-keep removes them.`,
 		Example: `  architect demo
-  architect demo --keep     # look at the repository and its .architect/ afterwards`,
+  architect demo --no-keep  # remove the temporary repository afterwards`,
 		GroupID: groupRun,
-		Args:    noArgs("architect demo [--keep] [--json]"),
+		Args:    noArgs("architect demo [--no-keep] [--json]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDemo(cmd.Context(), e, keep, jsonOut)
+			return runDemo(cmd.Context(), e, !noKeep, jsonOut)
 		},
 	}
-	c.Flags().BoolVar(&keep, "keep", false, "keep the temporary repository afterwards")
+	c.Flags().BoolVar(&noKeep, "no-keep", false, "remove the temporary repository and its records afterwards")
+	c.Flags().BoolVar(&keep, "keep", true, "keep the temporary repository afterwards (the default)")
+	_ = c.Flags().MarkHidden("keep")
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the result as JSON on stdout")
 	return c
 }
+
+// demoPace is how long the demo agent dwells on each step when the run is
+// watched on a terminal: an iteration then lasts a few seconds, long
+// enough to read the view. Without a terminal it does not wait.
+const demoPace = 700 * time.Millisecond
 
 // newDemoAgentCmd is the hidden command the demo runs as its agent.
 func newDemoAgentCmd(e *env) *cobra.Command {
@@ -90,7 +101,7 @@ func newDemoAgentCmd(e *env) *cobra.Command {
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDemoAgent(e)
+			return runDemoAgent(e, args)
 		},
 	}
 }
@@ -108,7 +119,7 @@ func runDemo(ctx context.Context, e *env, keep, jsonOut bool) error {
 		return err
 	}
 	if keep {
-		fmt.Fprintf(e.stderr, "architect: demo repository: %s (kept)\n", dir)
+		defer fmt.Fprintf(e.stderr, "architect: demo: the repository and its records are kept in %s (--no-keep removes them)\n", dir)
 	} else {
 		defer os.RemoveAll(dir)
 	}
@@ -125,6 +136,9 @@ func runDemo(ctx context.Context, e *env, keep, jsonOut bool) error {
 	cfg.Checks = []string{"go test ./...", "go vet ./..."}
 	cfg.Agent = "command"
 	cfg.AgentCmd = shellQuote(self) + " " + demoAgentCommand
+	if e.isTerminal() && !jsonOut {
+		cfg.AgentCmd += " --pace " + demoPace.String()
+	}
 	cfg.MaxIterations = 5
 	cfg.MaxTime = 5 * 60e9
 	cfg.Dir = dir
@@ -163,15 +177,31 @@ func gitInitDemo(ctx context.Context, dir string) error {
 // the bug behind the first failing test the prompt reports (or the first
 // bug when no check has run yet), and declares completion when the prompt
 // shows no other failing test.
-func runDemoAgent(e *env) error {
+//
+// With --pace D it says what it does step by step, D apart, as a real
+// agent would, so a person watching the view can follow it.
+func runDemoAgent(e *env, args []string) error {
+	var pace time.Duration
+	if len(args) == 2 && args[0] == "--pace" {
+		pace, _ = time.ParseDuration(args[1])
+	}
+	step := func(format string, a ...any) {
+		if pace <= 0 {
+			return
+		}
+		fmt.Fprintf(e.stdout, format+"\n", a...)
+		time.Sleep(pace)
+	}
 	p, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
 	if err != nil {
 		return err
 	}
+	step("reading the task and the failing checks in the prompt")
 	src, err := os.ReadFile("calc.go")
 	if err != nil {
 		return err
 	}
+	step("reading calc.go")
 	text := string(p)
 	errorsSection := ""
 	if i := strings.Index(text, "## Errors from Previous Iteration"); i >= 0 {
@@ -192,6 +222,7 @@ func runDemoAgent(e *env) error {
 		fixed = f.test
 	}
 	if fixed != "" {
+		step("%s fails: editing calc.go to fix it", fixed)
 		if err := os.WriteFile("calc.go", src, 0o644); err != nil {
 			return err
 		}

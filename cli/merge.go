@@ -110,6 +110,9 @@ func runMerge(ctx context.Context, e *env, o mergeOptions) error {
 		if o.keep {
 			return nil
 		}
+		if err := keepRecords(ctx, e.stderr, repo, wtDir, branch); err != nil {
+			return err
+		}
 		return removeRun(ctx, e.stderr, repo, wtDir, branch, false)
 	}
 	if err := mergeRefusal(mc, branch, current, o.squash); err != nil {

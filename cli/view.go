@@ -97,6 +97,15 @@ func (e *env) terminal() (out, in *os.File, ok bool) {
 	return out, tty, true
 }
 
+// isTerminal reports whether a person watches at a terminal (see terminal).
+func (e *env) isTerminal() bool {
+	_, in, ok := e.terminal()
+	if in != nil && in != e.stdin {
+		in.Close()
+	}
+	return ok
+}
+
 // noColor reports NO_COLOR: set and not empty (https://no-color.org).
 func (e *env) noColor() bool {
 	v, _ := e.lookup("NO_COLOR")

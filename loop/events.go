@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -11,8 +12,17 @@ import (
 	"github.com/architect-dev/architect/runlog"
 )
 
-// activityEvery throttles agent_activity events.
-const activityEvery = 250 * time.Millisecond
+// agent_activity events are bounded by a bucket of activityBurst that
+// refills one every activityEvery: a fast agent's burst of steps (a tool
+// call, its result and the text after it within a few milliseconds) all
+// pass, while an agent printing without end gets at most one line every
+// activityEvery, and a line saying how many were skipped (its transcript
+// keeps them all). The adapters report steps, not deltas, and a command
+// agent's output is sampled at the source, faster than this refills.
+const (
+	activityEvery = 50 * time.Millisecond
+	activityBurst = 64
+)
 
 // emitter writes events to the run's event log and hands them to the
 // caller's observer (live display, --events -). Safe for concurrent use:
@@ -24,6 +34,8 @@ type emitter struct {
 	observe  func(runlog.Event)
 	now      func() time.Time
 	lastAct  time.Time
+	tokens   float64 // the activity lines that may be emitted now
+	skipped  int     // activity lines dropped since the last emitted
 	warnOnce sync.Once
 	warn     func(string)
 }
@@ -65,13 +77,25 @@ func (e *emitter) activity(iteration int, text string, clean func(string) string
 	}
 	e.mu.Lock()
 	now := e.now()
-	if now.Sub(e.lastAct) < activityEvery {
+	if e.lastAct.IsZero() {
+		e.tokens = activityBurst
+	} else {
+		e.tokens = min(activityBurst, e.tokens+float64(now.Sub(e.lastAct))/float64(activityEvery))
+	}
+	e.lastAct = now
+	if e.tokens < 1 {
+		e.skipped++
 		e.mu.Unlock()
 		return
 	}
-	e.lastAct = now
+	e.tokens--
+	skipped := e.skipped
+	e.skipped = 0
 	e.mu.Unlock()
-	// Cleaned here, after the throttle, not for every line the agent prints.
+	if skipped > 0 {
+		e.emit(runlog.Event{Type: runlog.EventAgentActivity, Iteration: iteration, Text: fmt.Sprintf("… %d line%s of activity skipped (the transcript has them)", skipped, map[bool]string{true: "s"}[skipped != 1])})
+	}
+	// Cleaned here, after the bound, not for every line the agent prints.
 	e.emit(runlog.Event{Type: runlog.EventAgentActivity, Iteration: iteration, Text: clip(strings.TrimSpace(clean(text)), maxProgressLine)})
 }
 

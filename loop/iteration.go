@@ -148,6 +148,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 			x.rec.DiffStat = r.deps.Redact(d.Stat)
 			r.last.diff = &d
 			r.keepPatch(i, d.Text)
+			r.keepRunDiff(d)
 		}
 	}
 	return x
@@ -270,6 +271,7 @@ func (r *runner) interrupted(ctx context.Context, x *iteration, why string) {
 		defer cancel()
 		if d, err := r.ws.diff(wctx); err == nil {
 			x.rec.Tree, x.rec.DiffStat = d.Tree, r.deps.Redact(d.Stat)
+			r.keepRunDiff(d)
 		}
 		r.last.diff = nil
 	}

@@ -173,6 +173,19 @@ func (r *runner) keepPatch(i int, patch string) {
 	r.last.patch, r.last.patchKnown = patch, true
 }
 
+// keepRunDiff writes the whole run's diff so far (d: the changes since
+// the run began, what merge brings in) to .architect/run.patch, for the
+// report, which reads records and runs no git.
+func (r *runner) keepRunDiff(d gitwt.Diff) {
+	text := d.Text
+	if d.Truncated > 0 {
+		text += fmt.Sprintf("\n… architect: %d more bytes of the run's diff are not kept here; git diff shows them all\n", d.Truncated)
+	}
+	if err := os.WriteFile(r.ws.state(runlog.RunDiffFile), []byte(r.cleanText(text)), 0o600); err != nil {
+		r.transcriptFailed(err)
+	}
+}
+
 // commitDiff records a committed iteration's own change: the diff of its
 // commit against the one before (from), exactly, with its size. An
 // iteration that changed nothing has a size of nothing.

@@ -9,24 +9,44 @@ import (
 )
 
 // The charts are inline SVG built here, one mark per iteration, so that
-// they read the same at 1, 30 or 300 iterations: the drawing is 1000 units
-// wide whatever the count, each iteration getting 1000/N of it (with a gap
-// while there is room for one), and the browser scales it to the page.
-// Hovering a mark shows its figures (<title>); clicking it opens the
-// iteration below. Colours come from the page's CSS classes, so they follow
-// dark mode. Text never goes inside a stretched drawing: the axis labels
-// are HTML around it.
+// they read the same at 2, 30 or 300 iterations: the drawing is 1000 units
+// wide whatever the count, each iteration getting a slot of 1000/N of it
+// across the whole width (with a gap while there is room for one), and
+// the browser scales it to the page. With fewer than minSlots iterations
+// a bar is no wider than a tenth of the drawing, in the middle of its
+// slot, and each iteration is named under it. Hovering a mark shows its
+// figures (<title>); clicking it opens the iteration below. Colours come
+// from the page's CSS classes, so they follow dark mode. Text never goes
+// inside a stretched drawing: the axis labels are HTML around it.
 
 const chartW = 1000
 
-// minSlots: a chart of fewer iterations draws them as wide as a tenth of
-// it each, from the left, rather than one bar filling it.
+// minSlots: with fewer iterations, a bar is as wide as with this many.
 const minSlots = 10
 
-// slot is where iteration i of n goes: its x and its width.
+// span is iteration i of n's whole slot: its x and its width.
+func span(i, n int) (x, w float64) {
+	w = float64(chartW) / float64(max(n, 1))
+	return float64(i) * w, w
+}
+
+// cellSlot is where iteration i of n's cell of a strip goes: its whole
+// slot, less a gap.
+func cellSlot(i, n int) (x, w float64) {
+	x, w = span(i, n)
+	return gapped(x, w)
+}
+
+// slot is where iteration i of n's bar goes: its x and its width.
 func slot(i, n int) (x, w float64) {
-	w = float64(chartW) / float64(max(n, minSlots))
-	x = float64(i) * w
+	x, w = span(i, n)
+	if most := float64(chartW) / minSlots; w > most {
+		x, w = x+(w-most)/2, most
+	}
+	return gapped(x, w)
+}
+
+func gapped(x, w float64) (float64, float64) {
 	if w >= 4 {
 		gap := math.Min(w*0.18, 6)
 		x, w = x+gap/2, w-gap
@@ -140,12 +160,12 @@ func costLine(n []int, cum []float64, unknown []bool, budget float64, h int) tem
 	var pts strings.Builder
 	fmt.Fprintf(&pts, "0,%d ", h)
 	for i := range cum {
-		x, w := slot(i, len(cum))
+		x, w := span(i, len(cum))
 		fmt.Fprintf(&pts, "%.2f,%.2f ", x+w, y(cum[i]))
 	}
 	fmt.Fprintf(&b, `<polyline class="cost" points="%s" vector-effect="non-scaling-stroke"/>`, strings.TrimSpace(pts.String()))
 	for i := range cum {
-		x, w := slot(i, len(cum))
+		x, w := cellSlot(i, len(cum))
 		class := "hit"
 		if unknown[i] {
 			class = "hit unknown"
@@ -162,7 +182,7 @@ func strip(cells []cell, h int, label string) template.HTML {
 	var b strings.Builder
 	svg(&b, h, label)
 	for i, c := range cells {
-		x, w := slot(i, len(cells))
+		x, w := cellSlot(i, len(cells))
 		mark(&b, c.N, c.Class, x, 0, w, float64(h), c.Title)
 	}
 	b.WriteString(`</svg>`)
@@ -225,6 +245,10 @@ func charts(v *view, r *Run) {
 	v.Cost = costLine(ns, cum, unknown, r.Config.MaxCost, 140)
 	for _, u := range unknown {
 		v.CostGaps = v.CostGaps || u
+	}
+	v.CostUnknown = true
+	for _, u := range unknown {
+		v.CostUnknown = v.CostUnknown && u
 	}
 	v.CostTop = money(math.Max(total, r.Config.MaxCost))
 	if r.Config.MaxCost > 0 {

@@ -35,6 +35,7 @@ const (
 	outputLimit     = 8 << 10
 	diffLimit       = 24 << 10
 	transcriptLimit = 24 << 10
+	runDiffLimit    = 256 << 10
 )
 
 // groupSize: past this many iterations, the list is cut into groups of
@@ -70,6 +71,26 @@ type view struct {
 	OneGroup   bool
 	FirstLabel string
 	LastLabel  string
+	// Notes are the notes of the person running the loop, with the
+	// iteration whose prompt carried each.
+	Notes []note
+	// CostUnknown: no iteration's cost is known, so there is no chart.
+	CostUnknown bool
+	// XLabels name each iteration under its mark when there are few
+	// (XEach); else the first and the last, at the edges.
+	XLabels []string
+	XEach   bool
+	// The whole run's change: its diff stat and diff (what merge brings in).
+	RunStat     string
+	RunDiff     []diffFile
+	RunDiffNote string
+	RunDiffCut  string
+	RunTarget   string // what the whole run's change is
+}
+
+type note struct {
+	Iteration int
+	Text      string
 }
 
 type field struct {
@@ -185,14 +206,38 @@ func build(r *Run, now time.Time) view {
 			v.TaskFrom = "specification (" + filepath.Base(r.Config.Spec) + ")"
 		}
 	}
+	for _, it := range r.Iterations {
+		for _, t := range it.Notes {
+			v.Notes = append(v.Notes, note{it.Iteration, t})
+		}
+	}
+	if n > 0 {
+		v.RunStat = r.Iterations[n-1].DiffStat
+	}
+	if r.RunDiff != "" {
+		text, cut := head(r.RunDiff, runDiffLimit)
+		v.RunDiff, v.RunDiffNote = diffFiles(text)
+		v.RunDiffCut = cut
+	}
+	v.RunTarget = "since the run began"
+	if st.Branch != "" {
+		v.RunTarget = "what architect merge brings in from " + st.Branch
+	}
 	v.Outcome, v.Headline, v.Detail = outcome(r)
 	v.Summary = summary(r, v.Headline)
 	if n == 0 {
 		return v
 	}
 	v.FirstLabel = fmt.Sprintf("#%d", r.Iterations[0].Iteration)
-	if n >= minSlots { // with fewer, the last mark is not at the right edge
-		v.LastLabel = fmt.Sprintf("#%d", r.Iterations[n-1].Iteration)
+	v.LastLabel = fmt.Sprintf("#%d", r.Iterations[n-1].Iteration)
+	// Few iterations: each named under its mark, in the middle of its
+	// slot; many: the first and the last, at the edges.
+	v.XLabels, v.XEach = []string{v.FirstLabel, v.LastLabel}, n < minSlots
+	if v.XEach {
+		v.XLabels = nil
+		for _, it := range r.Iterations {
+			v.XLabels = append(v.XLabels, fmt.Sprintf("#%d", it.Iteration))
+		}
 	}
 	charts(&v, r)
 	for ci, name := range r.Checks {
@@ -243,7 +288,12 @@ func summary(r *Run, headline string) []field {
 	if branch == "" {
 		branch = "(none: ran in the workspace)"
 	}
-	mode := r.Config.Mode
+	// The mode the state records, as `architect status --json` says it
+	// (build when no --mode was given).
+	mode := st.Mode
+	if mode == "" {
+		mode = r.Config.Mode
+	}
 	if mode == "" {
 		mode = "default"
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/architect-dev/architect/prompt"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -69,15 +70,19 @@ func markdown(text string) template.HTML {
 // specOf is the task as the agent saw it in a prompt: the text under
 // "## Task" or "## Task Specification", up to the instructions that
 // follow it. It is "" when the prompt does not have that shape.
-func specOf(prompt string) string {
+func specOf(text string) string {
 	for _, head := range []string{"## Task Specification\n", "## Task\n"} {
-		i := strings.Index(prompt, head)
+		i := strings.Index(text, head)
 		if i < 0 {
 			continue
 		}
-		rest := prompt[i+len(head):]
-		if j := strings.Index(rest, "\n## Iteration Instructions"); j >= 0 {
-			rest = rest[:j]
+		rest := text[i+len(head):]
+		// The task ends where the prompt's next section begins: the
+		// person's notes (shown as notes) or the instructions.
+		for _, next := range []string{prompt.HeadingNotes, prompt.HeadingIteration} {
+			if j := strings.Index(rest, "\n"+next+"\n"); j >= 0 {
+				rest = rest[:j]
+			}
 		}
 		return strings.TrimSpace(rest)
 	}

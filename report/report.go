@@ -38,6 +38,9 @@ type Run struct {
 	Checks     []string       // the check commands, in order
 	Commits    map[int]string // iteration → commit, from iteration_finished events
 	Result     *runlog.Result // nil while the run has not finished a session
+	// RunDiff is the head of the whole run's diff (what merge brings in),
+	// from .architect/run.patch; "" when it was not kept.
+	RunDiff string
 }
 
 // Load reads the run whose workspace is ws.
@@ -94,6 +97,7 @@ func LoadDir(dir string) (*Run, error) {
 		r.Spec = specOf(p)
 	}
 	r.Checks = checkNames(r.Config.Checks, r.Checks, r.Iterations)
+	r.RunDiff, _ = readHead(filepath.Join(dir, runlog.RunDiffFile), runDiffLimit+1)
 	return r, nil
 }
 

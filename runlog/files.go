@@ -36,6 +36,10 @@ const (
 	ProgressFile  = "ralph-progress.md"
 	PromptsDir    = "prompts"
 	ReportFile    = "report.html"
+	// RunDiffFile is the whole run's diff so far (what merge brings in),
+	// rewritten after every iteration: its head, at most the loop's bound,
+	// with a line saying what is cut.
+	RunDiffFile = "run.patch"
 	// InflightFile describes the iteration running now (see Inflight).
 	InflightFile = "current.json"
 	// AgentResultFile is where a command agent reports its cost and final
