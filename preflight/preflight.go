@@ -311,7 +311,7 @@ func agentItem(ctx context.Context, cfg config.Config, ag agent.Agent, opt Optio
 	default:
 		it.Detail = fmt.Sprintf("%s (%s)", version, path)
 	}
-	if it.Status == OK && ag.Name() == "claude" && opt.Geteuid() == 0 && opt.Getenv("IS_SANDBOX") != "1" {
+	if it.Status == OK && ag.Name() == "claude" && opt.Geteuid() == 0 && opt.Getenv("IS_SANDBOX") != "1" && !claudeBubblewrap(opt.Getenv("CLAUDE_CODE_BUBBLEWRAP")) {
 		it.Status = Fail
 		it.Detail = "architect runs as root, and Claude Code refuses to run as root with --dangerously-skip-permissions (which architect gives it) unless IS_SANDBOX=1 is set"
 		if v := opt.Getenv("IS_SANDBOX"); v != "" {
@@ -320,6 +320,17 @@ func agentItem(ctx context.Context, cfg config.Config, ag agent.Agent, opt Optio
 		it.Hint = "if this machine is a sandbox (a container or VM with nothing to lose), set IS_SANDBOX=1; otherwise run architect as a normal user"
 	}
 	return it
+}
+
+// claudeBubblewrap reports whether CLAUDE_CODE_BUBBLEWRAP holds a value
+// Claude Code reads as true: it then runs as root as it does under
+// IS_SANDBOX=1 (it takes the bubblewrap sandbox as the safety).
+func claudeBubblewrap(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }
 
 // fallbackItems checks each fallback agent as the run's own is checked

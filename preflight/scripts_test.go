@@ -139,21 +139,27 @@ func TestClaudeAsRoot(t *testing.T) {
 	}
 	cfg := config.Defaults()
 	for _, tc := range []struct {
-		euid    int
-		sandbox string
-		status  Status
+		euid       int
+		sandbox    string
+		bubblewrap string
+		status     Status
 	}{
-		{0, "", Fail},
-		{0, "yes", Fail},
-		{0, "1", OK},
-		{1000, "", OK},
+		{0, "", "", Fail},
+		{0, "yes", "", Fail},
+		{0, "1", "", OK},
+		{0, "", "1", OK}, // Claude Code takes its bubblewrap sandbox as IS_SANDBOX=1
+		{0, "", "0", Fail},
+		{1000, "", "", OK},
 	} {
 		is := is.New(t)
 		r := Run(context.Background(), cfg, ag, Options{NoWorkspace: true,
 			Geteuid: func() int { return tc.euid },
 			Getenv: func(k string) string {
-				if k == "IS_SANDBOX" {
+				switch k {
+				case "IS_SANDBOX":
 					return tc.sandbox
+				case "CLAUDE_CODE_BUBBLEWRAP":
+					return tc.bubblewrap
 				}
 				return ""
 			}})
