@@ -19,6 +19,9 @@ func TestPreflightRealCLIs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			bin := agentbin.Path(t, name)
 			t.Setenv("HOME", t.TempDir())
+			// Claude Code refuses root without IS_SANDBOX=1, and the
+			// pre-flight says so first; CI runs as root in a sandbox.
+			t.Setenv("IS_SANDBOX", "1")
 			ag, err := agent.New(agent.Config{Name: name, Bin: bin})
 			if err != nil {
 				t.Fatal(err)
