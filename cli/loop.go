@@ -27,7 +27,7 @@ import (
 func newLoopCmd(e *env) *cobra.Command {
 	var flagged config.Config
 	var cfgPath string
-	var resume, dryRun bool
+	var resume, dryRun, noConfig bool
 	c := &cobra.Command{
 		Use:   "loop [TASK] [flags]",
 		Short: "run an agent in a check-driven loop until the checks pass",
@@ -36,8 +36,10 @@ failing checks and the progress file, then runs the checks. Stops when every
 check passes and the agent printed <promise>TAG</promise>, or at a limit.
 
 Options come from the built-in defaults, then the file given with -c (its
-ralph_loop: section; every key is in ralph.yaml.example), then ARCHITECT_*
-variables (ARCHITECT_MAX_COST=5), then the flags. Before anything is created
+ralph_loop: section; every key is in ralph.yaml.example), or without -c the
+project's ralph.yaml (the one in -C DIR, as architect init writes it;
+--no-config reads none), then ARCHITECT_* variables (ARCHITECT_MAX_COST=5),
+then the flags. Before anything is created
 or started, a pre-flight checks that the agent and each check's programs are
 installed, the specification exists and the limits fit together; --dry-run
 shows it all and runs nothing.
@@ -62,8 +64,8 @@ pre-flight error, 130 interrupted.`,
 				task = args[0]
 			}
 			if resume {
-				if task != "" || cfgPath != "" || dryRun {
-					return &usererr.Error{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c and --dry-run, or start a new run without --resume"}
+				if task != "" || cfgPath != "" || dryRun || noConfig {
+					return &usererr.Error{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c, --no-config and --dry-run, or start a new run without --resume"}
 				}
 				ws, err := findRun(flagged.Dir, flagged.WorktreeName)
 				if err != nil {
@@ -74,11 +76,24 @@ pre-flight error, 130 interrupted.`,
 					c.Quiet, c.Plain, c.JSON = flagged.Quiet, flagged.Plain, flagged.JSON
 				})
 			}
+			if noConfig && fs.Changed("config") {
+				return &usererr.Error{Msg: "--no-config and -c both given", Hint: "-c FILE reads FILE; --no-config reads no file at all: give one of them"}
+			}
 			path, err := configPath(cmd, e, cfgPath)
 			if err != nil {
 				return err
 			}
+			found := false
+			if path == "" && !noConfig {
+				if path, err = projectConfig(flagged.Dir); err != nil {
+					return err
+				}
+				found = path != ""
+			}
 			cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &flagged)
+			if found && (err != nil || !cfg.Quiet) {
+				fmt.Fprintf(e.stderr, "architect: reading %s (the project's configuration; -c FILE reads another, --no-config none)\n", printable(path))
+			}
 			if err != nil {
 				return err
 			}
@@ -95,11 +110,12 @@ pre-flight error, 130 interrupted.`,
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
-	fs.StringVarP(&cfgPath, "config", "c", "", "YAML configuration `file` (its ralph_loop: section); also ARCHITECT_CONFIG")
+	fs.StringVarP(&cfgPath, "config", "c", "", "YAML configuration `file` (its ralph_loop: section); also ARCHITECT_CONFIG; without either, the project's ralph.yaml if there is one")
+	fs.BoolVar(&noConfig, "no-config", false, "read no configuration file, not even the project's ralph.yaml")
 	config.RegisterFlags(fs, &flagged)
 	fs.BoolVar(&resume, "resume", false, "continue the run saved in the workspace's .architect/state.json (flags given adjust its configuration)")
 	fs.BoolVar(&dryRun, "dry-run", false, "print the resolved configuration (and where each value came from), the pre-flight results and the first prompt; run nothing")
-	group(c, config.GroupTask, "config")
+	group(c, config.GroupTask, "config", "no-config")
 	group(c, config.GroupWorkspace, "resume")
 	group(c, config.GroupOutput, "dry-run")
 	completeLoopFlags(c)
@@ -370,4 +386,13 @@ func agentLabel(name, model string) string {
 		return name
 	}
 	return name + ":" + model
+}
+
+// shellArg is s as one word of a command line to copy: as it is when sh
+// would read it so, else quoted.
+func shellArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./~@%+=:,-") == "" && s[0] != '~' {
+		return s
+	}
+	return shellQuote(s)
 }

@@ -45,6 +45,13 @@ func LoadSources(path, task string, lookup func(string) (string, bool), fs *pfla
 	if task != "" {
 		c.Task = task
 		src["task"] = "TASK argument"
+		if from := src["spec"]; path != "" && strings.HasPrefix(from, path+":") {
+			// The TASK argument beats the file's spec as it beats the
+			// file's task: the file is the project's standing setup, the
+			// argument what the user asks for now.
+			c.Spec = ""
+			delete(src, "spec")
+		}
 	}
 	if len(errs) > 0 {
 		return c, src, nil, errs
