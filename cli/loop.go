@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -241,7 +242,7 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 		fmt.Fprintln(e.stdout, string(data))
 	}
 	gha.finish(res, data)
-	printSummary(e.stderr, res)
+	printSummary(e.stderr, res, cfg)
 	switch {
 	case res.Success:
 		return nil
@@ -279,7 +280,10 @@ func printWarnings(w io.Writer, items []preflight.Item) {
 	}
 }
 
-func printSummary(w io.Writer, r *runlog.Result) {
+// printSummary prints how the run cfg ended: the outcome, the checks
+// still failing, what happened on the way, where the report and the work
+// are, and for a run that did not succeed the command that goes on.
+func printSummary(w io.Writer, r *runlog.Result, cfg config.Config) {
 	tail := fmt.Sprintf("after %d iteration%s (cost %s, %.1fs)", r.TotalIterations, plural(r.TotalIterations), r.Cost(), r.TotalDuration)
 	switch {
 	case r.Success && r.NoChecks:
@@ -291,11 +295,20 @@ func printSummary(w io.Writer, r *runlog.Result) {
 		if r.StopDetail != "" {
 			detail = ": " + strings.TrimSuffix(r.StopDetail, " (hint: "+r.StopHint+")") // the hint has a line of its own
 		}
-		fmt.Fprintf(w, "architect: no success: stopped on %s%s %s\n", r.StopReason, detail, tail)
+		fmt.Fprintf(w, "architect: no success: stopped on %s%s; %d iteration%s, cost %s, %.1fs\n", r.StopReason, detail,
+			r.TotalIterations, plural(r.TotalIterations), r.Cost(), r.TotalDuration)
+		if line := failingLine(r); line != "" {
+			fmt.Fprintf(w, "architect: %s\n", line)
+		}
 	}
 	if r.StopHint != "" {
 		fmt.Fprintf(w, "architect: hint: %s\n", r.StopHint)
 	}
+	defer func() {
+		if next := nextStep(r, cfg); next != "" {
+			fmt.Fprintf(w, "architect: next: %s\n", next)
+		}
+	}()
 	if r.UsageLimitWaits > 0 {
 		fmt.Fprintf(w, "architect: waited %s in all for the agent's usage limit (%d wait%s)\n",
 			time.Duration(r.UsageLimitWaited*float64(time.Second)).Round(time.Second), r.UsageLimitWaits, plural(r.UsageLimitWaits))
@@ -395,4 +408,81 @@ func shellArg(s string) string {
 		return s
 	}
 	return shellQuote(s)
+}
+
+// maxFailing bounds the failing checks the summary names.
+const maxFailing = 5
+
+// failingLine names the checks that failed in the last iteration that ran
+// them: "failing after iteration 5: go test ./... (exit status 1)"; "" when
+// none failed or none ran.
+func failingLine(r *runlog.Result) string {
+	for i := len(r.Iterations) - 1; i >= 0; i-- {
+		it := r.Iterations[i]
+		if len(it.CheckResults) == 0 {
+			continue
+		}
+		var names []string
+		for _, c := range it.CheckResults {
+			if !c.Passed {
+				names = append(names, fmt.Sprintf("%s (%s)", printable(c.Name), c.Status()))
+			}
+		}
+		if len(names) == 0 {
+			return ""
+		}
+		if len(names) > maxFailing {
+			names = append(names[:maxFailing], fmt.Sprintf("and %d more", len(names)-maxFailing))
+		}
+		return fmt.Sprintf("failing after iteration %d: %s", it.Iteration, strings.Join(names, "; "))
+	}
+	return ""
+}
+
+// nextStep is the command that goes on with a run that did not succeed,
+// as the user types it from here (with -C naming the workspace when it is
+// not the current folder): more of the limit it met, or a look at what
+// failed first when it went round in circles. "" for a run that succeeded.
+func nextStep(r *runlog.Result, cfg config.Config) string {
+	if r.Success || r.Workspace == "" {
+		return ""
+	}
+	at := workspaceArg(r.Workspace)
+	resume := "`architect loop --resume" + at
+	switch r.StopReason {
+	case runlog.StopMaxIterations:
+		return fmt.Sprintf("allow more iterations with %s --max-iterations %d`", resume, min(max(cfg.MaxIterations, r.TotalIterations)*2, 1000))
+	case runlog.StopBudget:
+		return fmt.Sprintf("raise the budget with %s --max-cost %s`", resume, strconv.FormatFloat(cfg.MaxCost*2, 'f', -1, 64))
+	case runlog.StopTimeout:
+		return fmt.Sprintf("give it more time with %s --max-time %s`", resume, config.FormatDuration(cfg.MaxTime*2))
+	case runlog.StopCostUnknown:
+		return "go on without a budget with " + resume + " --max-cost 0`"
+	case runlog.StopIdle, runlog.StopStalled, runlog.StopCircuitBreaker, runlog.StopAgentError, runlog.StopError:
+		return fmt.Sprintf("see what failed with `architect show%s --checks`, then go on with %s`", at, resume)
+	}
+	return "go on with " + resume + "`" // stopped, interrupted, cancelled, waiting
+}
+
+// workspaceArg is " -C DIR" naming workspace from the current folder
+// (relative when it is under it), "" when it is the current folder.
+func workspaceArg(workspace string) string {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return " -C " + shellArg(workspace)
+	}
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	rel, err := filepath.Rel(real(cwd), real(workspace))
+	switch {
+	case err == nil && rel == ".":
+		return ""
+	case err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)):
+		return " -C " + shellArg(rel)
+	}
+	return " -C " + shellArg(workspace)
 }
