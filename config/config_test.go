@@ -199,6 +199,13 @@ func TestSpecRelativeToConfigFile(t *testing.T) {
 	c, _, err := Load(filepath.Join(dir, "ralph.yaml"), "", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.Spec, filepath.Join(dir, "spec.md"))
+
+	// named from the folder it is in (the project's ralph.yaml): the spec
+	// is still a whole path, for a run resumed from elsewhere
+	t.Chdir(dir)
+	c, _, err = Load("ralph.yaml", "", noEnv, fs, fl)
+	is.NoErr(err)
+	is.Equal(c.Spec, filepath.Join(dir, "spec.md"))
 }
 
 func TestPrices(t *testing.T) {

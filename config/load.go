@@ -227,7 +227,7 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			src["no_checks"] = at(path, k)
 		}
 		if o.key == "spec" && c.Spec != "" && !filepath.IsAbs(c.Spec) {
-			c.Spec = filepath.Join(dir, c.Spec) // relative to the file that names it
+			c.Spec = absPath(filepath.Join(dir, c.Spec)) // relative to the file that names it; whole, for a run resumed from elsewhere
 		}
 		src[o.key] = at(path, k)
 	}
