@@ -471,13 +471,13 @@ func workspaceArg(workspace string) string {
 	if err != nil {
 		return " -C " + shellArg(workspace)
 	}
-	real := func(p string) string {
+	resolved := func(p string) string {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			return r
 		}
 		return p
 	}
-	rel, err := filepath.Rel(real(cwd), real(workspace))
+	rel, err := filepath.Rel(resolved(cwd), resolved(workspace))
 	switch {
 	case err == nil && rel == ".":
 		return ""
