@@ -80,16 +80,19 @@ pre-flight error, 130 interrupted.`,
 			if noConfig && fs.Changed("config") {
 				return &usererr.Error{Msg: "--no-config and -c both given", Hint: "-c FILE reads FILE; --no-config reads no file at all: give one of them"}
 			}
-			path, err := configPath(cmd, e, cfgPath)
-			if err != nil {
-				return err
-			}
+			var path string
 			found := false
-			if path == "" && !noConfig {
-				if path, err = projectConfig(flagged.Dir); err != nil {
+			if !noConfig {
+				var err error
+				if path, err = configPath(cmd, e, cfgPath); err != nil {
 					return err
 				}
-				found = path != ""
+				if path == "" {
+					if path, err = projectConfig(flagged.Dir); err != nil {
+						return err
+					}
+					found = path != ""
+				}
 			}
 			cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &flagged)
 			if found && (err != nil || !cfg.Quiet) {
