@@ -74,6 +74,7 @@ func TestLoadErrorsNameTaskAndKey(t *testing.T) {
 		{"defaults", "defaults:\n  max_cost: -1\ntasks:\n  - id: a\n    task: t\n", `b.yaml:2: tasks.a.max_cost: must not be negative`},
 		{"not a list", "tasks: {a: 1}\n", `b.yaml:1: tasks: no tasks`},
 		{"worktree", "defaults:\n  worktree: true\ntasks:\n  - id: a\n    task: t\n", `b.yaml:2: defaults.worktree: a batch runs every task`},
+		{"yaml indentation", "tasks:\n  - id: a\n    task: t\n   max_cost: 1\n", `b.yaml:4: not valid YAML: did not find expected '-' indicator`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

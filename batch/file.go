@@ -37,7 +37,7 @@ func Load(path string) ([]Task, []string, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, nil, config.Errors{{Source: path, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "), Hint: "fix the YAML syntax (indent with spaces, quote values containing ': ')"}}
+		return nil, nil, config.Errors{config.YAMLError(path, data, err)}
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, nil, config.Errors{{Source: path, Msg: "a batch file is a mapping with a tasks: list (and optionally defaults:)", Hint: "see ralph-batch.yaml.example"}}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -58,6 +60,25 @@ func configPath(cmd *cobra.Command, e *env, flag string) (string, error) {
 	if p := config.FileProblem(path); p != "" {
 		return "", &usererr.Error{Msg: fmt.Sprintf("%s %s: cannot read the configuration file: %s", from, printable(path), p),
 			Hint: "give the path of a YAML file (see ralph.yaml.example)"}
+	}
+	return path, nil
+}
+
+// projectConfigFile is the file `architect loop` reads without -c or
+// ARCHITECT_CONFIG: the one architect init writes.
+const projectConfigFile = "ralph.yaml"
+
+// projectConfig is the project's ralph.yaml in dir when there is one, ""
+// when there is none; one that is there but cannot be read as a file is
+// refused, naming it.
+func projectConfig(dir string) (string, error) {
+	path := filepath.Join(dir, projectConfigFile)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if p := config.FileProblem(path); p != "" {
+		return "", &usererr.Error{Msg: fmt.Sprintf("%s: cannot read the project's configuration file: %s", printable(path), p),
+			Hint: "make it a YAML file (see ralph.yaml.example), or pass --no-config to read none"}
 	}
 	return path, nil
 }

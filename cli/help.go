@@ -187,18 +187,24 @@ func valueProblem(value string, cause error) string {
 // valueName is what a flag's value is, for hints: its help's NAME, or a
 // word for its type.
 func valueName(f *pflag.Flag) string {
+	if f.Value.Type() == "duration" {
+		return "a number of seconds or a duration like " + config.FormatDuration(90*time.Second)
+	}
 	name, _ := pflag.UnquoteUsage(f)
 	switch name {
+	case "USD":
+		return "an amount in USD"
 	case "":
 		return "true or false"
 	case "int":
 		return "a whole number"
 	case "float":
 		return "a number"
-	case "duration":
-		return "seconds or a duration like " + config.FormatDuration(90*time.Second)
 	case "string", "stringArray":
 		return "a value"
+	}
+	if strings.ContainsRune("aeiouAEIOU", rune(name[0])) {
+		return "an " + name
 	}
 	return "a " + name
 }

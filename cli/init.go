@@ -34,7 +34,7 @@ With --plan-build it writes PROMPT_plan.md and PROMPT_build.md instead of
 PROMPT.md, for --mode plan and --mode build. Existing files are kept unless
 --force is given.`,
 		Example: `  architect init
-  architect loop -c ralph.yaml --dry-run
+  architect loop --dry-run     # reads the ralph.yaml init wrote
 
   # Plan, then build, in another folder
   architect init --plan-build -C ~/src/api`,
@@ -111,9 +111,18 @@ func runInit(e *env, dir string, force, planBuild bool) error {
 		fmt.Fprintf(e.stderr, "architect: agent: %s (found on PATH)\n", p.Agent)
 	}
 	if planBuild {
-		fmt.Fprintln(e.stderr, "architect: next: edit the prompts, plan with `architect loop -c ralph.yaml`, then build with `architect loop -c ralph.yaml --mode build`")
+		fmt.Fprintf(e.stderr, "architect: next: edit the prompts, plan with `architect loop%s`, then build with `architect loop%s --mode build` (loop reads ralph.yaml)\n", dirArg(dir), dirArg(dir))
 	} else {
-		fmt.Fprintln(e.stderr, "architect: next: edit PROMPT.md, check with `architect loop -c ralph.yaml --dry-run`, then run `architect loop -c ralph.yaml`")
+		fmt.Fprintf(e.stderr, "architect: next: write the task in PROMPT.md (its first line, %s, is the title), check with `architect loop%s --dry-run`, then run `architect loop%s` (loop reads ralph.yaml)\n", starter.Placeholder, dirArg(dir), dirArg(dir))
 	}
 	return nil
+}
+
+// dirArg is the -C argument that names dir in a command to run next, ""
+// for the current folder.
+func dirArg(dir string) string {
+	if filepath.Clean(dir) == "." {
+		return ""
+	}
+	return " -C " + shellArg(dir)
 }

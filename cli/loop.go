@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ import (
 func newLoopCmd(e *env) *cobra.Command {
 	var flagged config.Config
 	var cfgPath string
-	var resume, dryRun bool
+	var resume, dryRun, noConfig bool
 	c := &cobra.Command{
 		Use:   "loop [TASK] [flags]",
 		Short: "run an agent in a check-driven loop until the checks pass",
@@ -36,8 +37,10 @@ failing checks and the progress file, then runs the checks. Stops when every
 check passes and the agent printed <promise>TAG</promise>, or at a limit.
 
 Options come from the built-in defaults, then the file given with -c (its
-ralph_loop: section; every key is in ralph.yaml.example), then ARCHITECT_*
-variables (ARCHITECT_MAX_COST=5), then the flags. Before anything is created
+ralph_loop: section; every key is in ralph.yaml.example), or without -c the
+project's ralph.yaml (the one in -C DIR, as architect init writes it;
+--no-config reads none), then ARCHITECT_* variables (ARCHITECT_MAX_COST=5),
+then the flags. Before anything is created
 or started, a pre-flight checks that the agent and each check's programs are
 installed, the specification exists and the limits fit together; --dry-run
 shows it all and runs nothing.
@@ -62,8 +65,8 @@ pre-flight error, 130 interrupted.`,
 				task = args[0]
 			}
 			if resume {
-				if task != "" || cfgPath != "" || dryRun {
-					return &usererr.Error{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c and --dry-run, or start a new run without --resume"}
+				if task != "" || cfgPath != "" || dryRun || noConfig {
+					return &usererr.Error{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c, --no-config and --dry-run, or start a new run without --resume"}
 				}
 				ws, err := findRun(flagged.Dir, flagged.WorktreeName)
 				if err != nil {
@@ -74,11 +77,27 @@ pre-flight error, 130 interrupted.`,
 					c.Quiet, c.Plain, c.JSON = flagged.Quiet, flagged.Plain, flagged.JSON
 				})
 			}
-			path, err := configPath(cmd, e, cfgPath)
-			if err != nil {
-				return err
+			if noConfig && fs.Changed("config") {
+				return &usererr.Error{Msg: "--no-config and -c both given", Hint: "-c FILE reads FILE; --no-config reads no file at all: give one of them"}
+			}
+			var path string
+			found := false
+			if !noConfig {
+				var err error
+				if path, err = configPath(cmd, e, cfgPath); err != nil {
+					return err
+				}
+				if path == "" {
+					if path, err = projectConfig(flagged.Dir); err != nil {
+						return err
+					}
+					found = path != ""
+				}
 			}
 			cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &flagged)
+			if found && (err != nil || !cfg.Quiet) {
+				fmt.Fprintf(e.stderr, "architect: reading %s (the project's configuration; -c FILE reads another, --no-config none)\n", printable(path))
+			}
 			if err != nil {
 				return err
 			}
@@ -95,11 +114,12 @@ pre-flight error, 130 interrupted.`,
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
-	fs.StringVarP(&cfgPath, "config", "c", "", "YAML configuration `file` (its ralph_loop: section); also ARCHITECT_CONFIG")
+	fs.StringVarP(&cfgPath, "config", "c", "", "YAML configuration `file` (its ralph_loop: section); also ARCHITECT_CONFIG; without either, the project's ralph.yaml if there is one")
+	fs.BoolVar(&noConfig, "no-config", false, "read no configuration file, not even the project's ralph.yaml")
 	config.RegisterFlags(fs, &flagged)
 	fs.BoolVar(&resume, "resume", false, "continue the run saved in the workspace's .architect/state.json (flags given adjust its configuration)")
 	fs.BoolVar(&dryRun, "dry-run", false, "print the resolved configuration (and where each value came from), the pre-flight results and the first prompt; run nothing")
-	group(c, config.GroupTask, "config")
+	group(c, config.GroupTask, "config", "no-config")
 	group(c, config.GroupWorkspace, "resume")
 	group(c, config.GroupOutput, "dry-run")
 	completeLoopFlags(c)
@@ -225,7 +245,7 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 		fmt.Fprintln(e.stdout, string(data))
 	}
 	gha.finish(res, data)
-	printSummary(e.stderr, res)
+	printSummary(e.stderr, res, cfg)
 	switch {
 	case res.Success:
 		return nil
@@ -263,7 +283,10 @@ func printWarnings(w io.Writer, items []preflight.Item) {
 	}
 }
 
-func printSummary(w io.Writer, r *runlog.Result) {
+// printSummary prints how the run cfg ended: the outcome, the checks
+// still failing, what happened on the way, where the report and the work
+// are, and for a run that did not succeed the command that goes on.
+func printSummary(w io.Writer, r *runlog.Result, cfg config.Config) {
 	tail := fmt.Sprintf("after %d iteration%s (cost %s, %.1fs)", r.TotalIterations, plural(r.TotalIterations), r.Cost(), r.TotalDuration)
 	switch {
 	case r.Success && r.NoChecks:
@@ -275,11 +298,20 @@ func printSummary(w io.Writer, r *runlog.Result) {
 		if r.StopDetail != "" {
 			detail = ": " + strings.TrimSuffix(r.StopDetail, " (hint: "+r.StopHint+")") // the hint has a line of its own
 		}
-		fmt.Fprintf(w, "architect: no success: stopped on %s%s %s\n", r.StopReason, detail, tail)
+		fmt.Fprintf(w, "architect: no success: stopped on %s%s; %d iteration%s, cost %s, %.1fs\n", r.StopReason, detail,
+			r.TotalIterations, plural(r.TotalIterations), r.Cost(), r.TotalDuration)
+		if line := failingLine(r); line != "" {
+			fmt.Fprintf(w, "architect: %s\n", line)
+		}
 	}
 	if r.StopHint != "" {
 		fmt.Fprintf(w, "architect: hint: %s\n", r.StopHint)
 	}
+	defer func() {
+		if next := nextStep(r, cfg); next != "" {
+			fmt.Fprintf(w, "architect: next: %s\n", next)
+		}
+	}()
 	if r.UsageLimitWaits > 0 {
 		fmt.Fprintf(w, "architect: waited %s in all for the agent's usage limit (%d wait%s)\n",
 			time.Duration(r.UsageLimitWaited*float64(time.Second)).Round(time.Second), r.UsageLimitWaits, plural(r.UsageLimitWaits))
@@ -370,4 +402,90 @@ func agentLabel(name, model string) string {
 		return name
 	}
 	return name + ":" + model
+}
+
+// shellArg is s as one word of a command line to copy: as it is when sh
+// would read it so, else quoted.
+func shellArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./~@%+=:,-") == "" && s[0] != '~' {
+		return s
+	}
+	return shellQuote(s)
+}
+
+// maxFailing bounds the failing checks the summary names.
+const maxFailing = 5
+
+// failingLine names the checks that failed in the last iteration that ran
+// them: "failing after iteration 5: go test ./... (exit status 1)"; "" when
+// none failed or none ran.
+func failingLine(r *runlog.Result) string {
+	for i := len(r.Iterations) - 1; i >= 0; i-- {
+		it := r.Iterations[i]
+		if len(it.CheckResults) == 0 {
+			continue
+		}
+		var names []string
+		for _, c := range it.CheckResults {
+			if !c.Passed {
+				names = append(names, fmt.Sprintf("%s (%s)", printable(c.Name), c.Status()))
+			}
+		}
+		if len(names) == 0 {
+			return ""
+		}
+		if len(names) > maxFailing {
+			names = append(names[:maxFailing], fmt.Sprintf("and %d more", len(names)-maxFailing))
+		}
+		return fmt.Sprintf("failing after iteration %d: %s", it.Iteration, strings.Join(names, "; "))
+	}
+	return ""
+}
+
+// nextStep is the command that goes on with a run that did not succeed,
+// as the user types it from here (with -C naming the workspace when it is
+// not the current folder): more of the limit it met, or a look at what
+// failed first when it went round in circles. "" for a run that succeeded.
+func nextStep(r *runlog.Result, cfg config.Config) string {
+	if r.Success || r.Workspace == "" {
+		return ""
+	}
+	at := workspaceArg(r.Workspace)
+	resume := "`architect loop --resume" + at
+	switch r.StopReason {
+	case runlog.StopMaxIterations:
+		return fmt.Sprintf("allow more iterations with %s --max-iterations %d`", resume, min(max(cfg.MaxIterations, r.TotalIterations)*2, 1000))
+	case runlog.StopBudget:
+		return fmt.Sprintf("raise the budget with %s --max-cost %s`", resume, strconv.FormatFloat(cfg.MaxCost*2, 'f', -1, 64))
+	case runlog.StopTimeout:
+		return fmt.Sprintf("give it more time with %s --max-time %s`", resume, config.FormatDuration(cfg.MaxTime*2))
+	case runlog.StopCostUnknown:
+		return "go on without a budget with " + resume + " --max-cost 0`"
+	case runlog.StopIdle, runlog.StopStalled, runlog.StopCircuitBreaker, runlog.StopAgentError, runlog.StopError:
+		return fmt.Sprintf("see what failed with `architect show%s --checks`, then go on with %s`", at, resume)
+	}
+	return "go on with " + resume + "`" // stopped, interrupted, cancelled, waiting
+}
+
+// workspaceArg is " -C DIR" naming workspace from the current folder
+// (relative when it is under it), "" when it is the current folder.
+func workspaceArg(workspace string) string {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return " -C " + shellArg(workspace)
+	}
+	resolved := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	rel, err := filepath.Rel(resolved(cwd), resolved(workspace))
+	switch {
+	case err == nil && rel == ".":
+		return ""
+	case err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)):
+		return " -C " + shellArg(rel)
+	}
+	return " -C " + shellArg(workspace)
 }

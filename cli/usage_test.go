@@ -70,12 +70,14 @@ func TestBadValuesInPlainWords(t *testing.T) {
 		want, lack []string
 	}{
 		{args: []string{"loop", "task", "-C", "repo", "--max-cost", "lots", "--agent-cmd", "true"},
-			want: []string{`^architect: error: --max-cost: "lots" is not a number$`, `^architect: hint: give --max-cost a USD `},
+			want: []string{`^architect: error: --max-cost: "lots" is not a number$`, `^architect: hint: give --max-cost an amount in USD \(`},
 			lack: []string{`strconv|parsing|invalid syntax|max_cost`}},
 		{args: []string{"loop", "task", "-C", "repo", "--max-iterations", "ten", "--agent-cmd", "true"},
 			want: []string{`^architect: error: --max-iterations: "ten" is not a whole number$`}},
 		{args: []string{"loop", "task", "-C", "repo", "--check-timeout", "soon", "--agent-cmd", "true"},
-			want: []string{`^architect: error: --check-timeout: "soon" is not a duration`}},
+			want: []string{`^architect: error: --check-timeout: "soon" is not a duration`, `^architect: hint: give --check-timeout a number of seconds or a duration like 1m30s \(`}},
+		{args: []string{"loop", "task", "-C", "repo", "--max-time", "soon", "--agent-cmd", "true"},
+			want: []string{`^architect: hint: give --max-time a number of seconds or a duration like 1m30s \(`}},
 		{args: []string{"loop", "task", "-C", "repo", "--worktree=maybe", "--agent-cmd", "true"},
 			want: []string{`^architect: error: --worktree: "maybe" is not true or false$`}},
 		{args: []string{"batch", "x.yaml", "--parallel", "two"},

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -198,6 +199,13 @@ func TestSpecRelativeToConfigFile(t *testing.T) {
 	c, _, err := Load(filepath.Join(dir, "ralph.yaml"), "", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.Spec, filepath.Join(dir, "spec.md"))
+
+	// named from the folder it is in (the project's ralph.yaml): the spec
+	// is still a whole path, for a run resumed from elsewhere
+	t.Chdir(dir)
+	c, _, err = Load("ralph.yaml", "", noEnv, fs, fl)
+	is.NoErr(err)
+	is.Equal(c.Spec, filepath.Join(dir, "spec.md"))
 }
 
 func TestPrices(t *testing.T) {
@@ -269,4 +277,34 @@ func TestValidationOrder(t *testing.T) {
 	}
 	is.Equal(keys, []string{"agent_cmd", "worktree_name", "task", "max_iterations", "completion_tag",
 		"on_usage_limit", "kill_grace", "checks"})
+}
+
+// A YAML syntax error names the line where the text goes wrong, not the
+// line where the mapping around it began (go-yaml's context line).
+func TestYAMLErrorOnItsLine(t *testing.T) {
+	is := is.New(t)
+	for _, tc := range []struct {
+		text string
+		line int
+		msg  string
+	}{
+		{"ralph_loop:\n  task: x\n  checks:\n    - true\n   max_iterations: 3\n", 5, "did not find expected key"},
+		{"ralph_loop:\n  task: x\n  checks:\n  - a\n - b\n", 5, "did not find expected key"},
+		{"ralph_loop:\n  task: x\n    checks: [a]\n", 3, "mapping values are not allowed in this context"},
+		{"ralph_loop:\n\ttask: x\n", 2, "found character that cannot start any token"},
+		// a flow list over several lines before the mistake: its lines
+		// are not blamed
+		{"ralph_loop:\n  task: \"a\n    b\"\n  checks:\n    - true\n   max_iterations: 3\n", 6, "did not find expected key"},
+		{"ralph_loop:\n  checks: [\n    a,\n    b]\n  task: x\n   max_cost: 1\n", 6, "mapping values are not allowed in this context"},
+	} {
+		file := writeFile(t, "ralph.yaml", tc.text)
+		fs, fl := parse(t)
+		_, _, err := Load(file, "", noEnv, fs, fl)
+		es, ok := err.(Errors)
+		is.True(ok)                                                 // Errors
+		is.Equal(len(es), 1)                                        // one syntax error
+		is.Equal(es[0].Source, fmt.Sprintf("%s:%d", file, tc.line)) // its real line
+		is.Equal(es[0].Msg, "not valid YAML: "+tc.msg)              // without go-yaml's line
+		is.True(strings.Contains(es[0].Hint, "indent with spaces")) // the hint kept
+	}
 }

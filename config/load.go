@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -45,6 +47,13 @@ func LoadSources(path, task string, lookup func(string) (string, bool), fs *pfla
 	if task != "" {
 		c.Task = task
 		src["task"] = "TASK argument"
+		if from := src["spec"]; path != "" && strings.HasPrefix(from, path+":") {
+			// The TASK argument beats the file's spec as it beats the
+			// file's task: the file is the project's standing setup, the
+			// argument what the user asks for now.
+			c.Spec = ""
+			delete(src, "spec")
+		}
 	}
 	if len(errs) > 0 {
 		return c, src, nil, errs
@@ -74,7 +83,7 @@ func loadFile(path string, c *Config, src Sources) Errors {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return Errors{{Source: path, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "), Hint: "fix the YAML syntax (indent with spaces, quote values containing ': ')"}}
+		return Errors{YAMLError(path, data, err)}
 	}
 	if len(doc.Content) == 0 {
 		return nil // empty file
@@ -97,6 +106,60 @@ func loadFile(path string, c *Config, src Sources) Errors {
 		}
 	}
 	return errs
+}
+
+// YAMLError is the error for data, the YAML file at path that go-yaml
+// could not parse (err): "path:LINE: not valid YAML: what". go-yaml names
+// the line where the mapping or list around the mistake began ("line 1:
+// did not find expected key" for a key misindented on line 5), so the line
+// is found again: the first line whose text up to it fails the same way.
+func YAMLError(path string, data []byte, err error) *Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = strings.TrimPrefix(msg, m[0])
+		if l := failingLine(data, msg, line); l > 0 {
+			line = l
+		}
+	}
+	src := path
+	if line > 0 {
+		src = fmt.Sprintf("%s:%d", path, line)
+	}
+	return &Error{Source: src, Msg: "not valid YAML: " + msg, Hint: "fix the YAML syntax (indent with spaces, quote values containing ': ')"}
+}
+
+var yamlLine = regexp.MustCompile(`^line (\d+): `)
+
+// maxLocate bounds the lines failingLine parses again (each parse reads
+// the text up to the line): configuration files are far shorter.
+const maxLocate = 2000
+
+// failingLine is the first line, from the one go-yaml named (from), such
+// that the text up to and including it fails to parse with msg; 0 when
+// none does. A prefix cut inside a quoted or flow value that spans lines
+// fails with another message, so such lines are not blamed.
+func failingLine(data []byte, msg string, from int) int {
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) > maxLocate {
+		return 0
+	}
+	for n := max(from, 1); n <= len(lines); n++ {
+		var doc yaml.Node
+		err := yaml.Unmarshal([]byte(strings.Join(lines[:n], "")), &doc)
+		if err == nil {
+			continue
+		}
+		got := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(got); m != nil {
+			got = strings.TrimPrefix(got, m[0])
+		}
+		if got == msg {
+			return n
+		}
+	}
+	return 0
 }
 
 // ReadText reads a configuration file (what names it in messages): a
@@ -164,7 +227,7 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			src["no_checks"] = at(path, k)
 		}
 		if o.key == "spec" && c.Spec != "" && !filepath.IsAbs(c.Spec) {
-			c.Spec = filepath.Join(dir, c.Spec) // relative to the file that names it
+			c.Spec = absPath(filepath.Join(dir, c.Spec)) // relative to the file that names it; whole, for a run resumed from elsewhere
 		}
 		src[o.key] = at(path, k)
 	}

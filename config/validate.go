@@ -96,7 +96,7 @@ func (c *Config) validateTask(bad func(key, msg, hint string)) {
 		}
 	}
 	if strings.TrimSpace(c.Task) == "" && c.Spec == "" {
-		bad("task", "no task given", `give the task as an argument, architect loop "fix the failing test" --check "go test ./...", or a specification file with --spec PATH`)
+		bad("task", "no task given", `give the task as an argument, architect loop "fix the failing test" --check "go test ./...", or a specification file with --spec PATH, or write a ralph.yaml with the task and checks (architect init writes one; architect loop reads it)`)
 	}
 	if c.Spec == "" || modeSpecMissing {
 		return

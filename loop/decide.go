@@ -97,7 +97,11 @@ func (r *runner) decide(runCtx context.Context, x *iteration) bool {
 		return true
 	}
 	if n := r.cfg.IdleThreshold; n > 0 && r.st.IdleIterations >= n {
-		r.stop(runlog.StopIdle, fmt.Sprintf("%d iteration(s) in a row changed nothing and left the checks as they were", r.st.IdleIterations))
+		what := fmt.Sprintf("%d iterations in a row", r.st.IdleIterations)
+		if r.st.IdleIterations == 1 {
+			what = "the last iteration"
+		}
+		r.stop(runlog.StopIdle, what+" changed nothing and left the checks as they were")
 		return true
 	}
 	if r.checkStall() {

@@ -11,7 +11,9 @@ import (
 // its first iteration, for `architect loop --dry-run`. Nothing is created
 // or changed: no .architect/, no worktree, no commit. In a --worktree run
 // the worktree would start from HEAD (or from the uncommitted changes,
-// with IncludeUncommitted), so its first prompt shows no changes yet.
+// with IncludeUncommitted), and a run in place from the checkout as it is
+// (setupWorkspace), so their first prompt shows no changes yet; a
+// build-mode run in place measures from HEAD.
 // redact, when set, masks secrets as the run would.
 func FirstPrompt(ctx context.Context, cfg config.Config, redact func(string) string) (string, error) {
 	p, repo, err := planWorkspace(ctx, cfg, false)
@@ -20,7 +22,7 @@ func FirstPrompt(ctx context.Context, cfg config.Config, redact func(string) str
 	}
 	r := newRunner(cfg, Deps{Redact: redact})
 	r.ws = &workspace{dir: p.Dir, initialRef: p.InitialRef}
-	if repo != nil && !cfg.Worktree {
+	if repo != nil && !cfg.Worktree && cfg.Mode == config.ModeBuild {
 		r.ws.repo = repo
 		r.ws.excludes = []string{runlog.StateDir}
 		if relDir(p.Repo, p.Dir) == "." {

@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/matryer/is"
 )
 
-// The first prompt of a new run, built without creating anything: the
-// checkout's changes, no progress from an earlier run, secrets masked; and
+// The first prompt of a new run, built without creating anything: no
+// changes in place (the checkout as it is is the base), the checkout's
+// changes in build mode, no progress from an earlier run, secrets masked; and
 // for a worktree run, no changes (the worktree starts from HEAD).
 func TestFirstPrompt(t *testing.T) {
 	is := is.New(t)
@@ -42,13 +44,19 @@ func TestFirstPrompt(t *testing.T) {
 	text, err := FirstPrompt(context.Background(), cfg, mask)
 	is.NoErr(err)
 	is.True(strings.Contains(text, "fix the bug"))
-	is.True(strings.Contains(text, "+token-***"))     // the checkout's change, masked
-	is.True(!strings.Contains(text, "s3cret"))        // nothing unmasked
+	is.True(!strings.Contains(text, "token"))         // the checkout as it is is the run's base: no change yet
 	is.True(!strings.Contains(text, "EARLIER RUN"))   // a new run starts with no progress
 	is.True(strings.Contains(text, "iteration 1 of")) // the first iteration
 	after, err := os.ReadDir(filepath.Join(cfg.Dir, runlog.StateDir))
 	is.NoErr(err)
 	is.Equal(len(after), len(before)) // nothing written
+
+	cfg.Mode = config.ModeBuild // commits on the branch: measured from HEAD
+	text, err = FirstPrompt(context.Background(), cfg, mask)
+	is.NoErr(err)
+	is.True(strings.Contains(text, "+token-***")) // the checkout's change, masked
+	is.True(!strings.Contains(text, "s3cret"))    // nothing unmasked
+	cfg.Mode = ""
 
 	cfg.Worktree = true
 	text, err = FirstPrompt(context.Background(), cfg, nil)

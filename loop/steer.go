@@ -18,7 +18,7 @@ func (r *runner) stopIfAsked() bool {
 		return false
 	}
 	r.logf("stopping after iteration %d, as asked", len(r.records))
-	r.stop(runlog.StopRequested, fmt.Sprintf("stopped after iteration %d, as asked", len(r.records)))
+	r.stop(runlog.StopRequested, fmt.Sprintf("you asked for a stop after iteration %d", len(r.records)))
 	return true
 }
 

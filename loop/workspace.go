@@ -35,7 +35,7 @@ func WorktreeFor(name string) (dir, branch string) {
 type workspace struct {
 	dir        string      // absolute: where the agent and the checks run
 	repo       *gitwt.Repo // nil outside a git repository
-	initialRef string      // HEAD when the run began ("" for a repo with no commit)
+	initialRef string      // the run's base: HEAD when it began, or for a run in place with uncommitted changes a commit of them on HEAD ("" for a repo with no commit)
 	excludes   []string    // pathspecs kept out of diffs and commits, relative to dir
 	worktree   string      // absolute worktree path, when --worktree
 	branch     string      // the worktree's branch
@@ -197,6 +197,11 @@ func relDir(top, dir string) string {
 // when --include-uncommitted copies the main checkout's changes into it.
 const UncommittedCommitMessage = "architect: uncommitted changes from the main checkout"
 
+// BaseCommitMessage is the message of the commit that holds, for a run in
+// place, the checkout as the run found it when it had uncommitted changes:
+// the base the run's changes are measured from. It is on no branch.
+const BaseCommitMessage = "architect: the checkout as the run found it"
+
 // setupWorkspace finds the repository, records the initial ref, creates the
 // worktree when asked, and keeps architect's own folders out of git.
 // Everything that can refuse is checked (planWorkspace) before anything is
@@ -222,6 +227,19 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 		w.excludes = append(w.excludes, DefaultWorktree, NamedWorktreesDir)
 	}
 	if !cfg.Worktree {
+		if !w.commits && p.InitialRef != "" {
+			// What the checkout held when the run began, committed or not
+			// (a PROMPT.md and ralph.yaml just written by architect init,
+			// the user's own edits), is the run's base: the changes the
+			// prompt, the records and the report show are the agent's
+			// alone. The base is a commit of its own, made from a copy of
+			// the index: the user's index and branch are left alone.
+			base, err := repo.SnapshotCommit(ctx, BaseCommitMessage, []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(rel, runlog.StateDir)})
+			if err != nil {
+				return nil, fmt.Errorf("noting the checkout as the run found it: %w", err)
+			}
+			w.initialRef = base
+		}
 		return w, nil
 	}
 	base := p.InitialRef

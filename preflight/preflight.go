@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/starter"
 	"github.com/architect-dev/architect/usererr"
 )
 
@@ -248,10 +250,26 @@ func spec(path string) Item {
 		it.Status, it.Detail, it.Hint = Fail, "specification file not found: "+path, "check the --spec path"
 	case fi.Size() == 0:
 		it.Status, it.Detail, it.Hint = Warn, path+" is empty", "write the task in it: it is the agent's prompt"
+	case isTemplate(path):
+		it.Status, it.Detail = Warn, path+" is still the template `architect init` wrote: the agent would get no task"
+		it.Hint = "replace its first line, " + starter.Placeholder + ", with the task, and the paragraph under it with what to do"
 	default:
 		it.Detail = fmt.Sprintf("%s (%d bytes)", path, fi.Size())
 	}
 	return it
+}
+
+// isTemplate reports whether the specification at path still begins with
+// the PROMPT.md template's placeholder title.
+func isTemplate(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	return starter.IsTemplate(string(head[:n]))
 }
 
 // agentItem checks that the agent's program is installed and runs.

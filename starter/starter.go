@@ -81,12 +81,14 @@ func testGlobs(dir string) []string {
 func RalphYAML(p Project, planBuild bool) string {
 	var b strings.Builder
 	b.WriteString(config.SchemaComment + "\n")
-	b.WriteString("# ralph.yaml, written by `architect init`. Run the loop with:\n")
+	b.WriteString("# ralph.yaml, written by `architect init`. `architect loop` in this folder\n")
+	b.WriteString("# reads it (as -c ralph.yaml does); flags given to it beat its values.\n")
 	if planBuild {
-		b.WriteString("#   architect loop -c ralph.yaml                # plan: writes IMPLEMENTATION_PLAN.md\n")
-		b.WriteString("#   architect loop -c ralph.yaml --mode build   # build: one task per iteration, one commit each\n")
+		b.WriteString("#   architect loop                # plan: writes IMPLEMENTATION_PLAN.md\n")
+		b.WriteString("#   architect loop --mode build   # build: one task per iteration, one commit each\n")
 	} else {
-		b.WriteString("#   architect loop -c ralph.yaml\n")
+		b.WriteString("#   architect loop --dry-run      # what would run\n")
+		b.WriteString("#   architect loop\n")
 	}
 	b.WriteString("# Every key is described in architect's ralph.yaml.example.\n\nralph_loop:\n")
 	if planBuild {

@@ -114,3 +114,24 @@ func TestTemplatesAskForTheCompletionTag(t *testing.T) {
 	is.True(strings.Contains(Template("plan"), "IMPLEMENTATION_PLAN.md"))
 	is.True(Template("plan") != Template("build"))
 }
+
+func TestIsTemplate(t *testing.T) {
+	is := is.New(t)
+	is.True(IsTemplate(Template(""))) // the file init writes
+	cases := []struct {
+		spec string
+		want bool
+	}{
+		{"\ufeff# <your task>\r\n\nwords", true},
+		{"\n\n  # <your task>  \n", true},
+		{"# Fix the login form\n\n" + strings.TrimPrefix(Template(""), Placeholder), false},
+		{"intro\n# <your task>\n", false},
+		{"", false},
+	}
+	for _, c := range cases {
+		is.Equal(IsTemplate(c.spec), c.want) // c.spec
+	}
+	for _, mode := range []string{"plan", "build"} {
+		is.True(!IsTemplate(Template(mode))) // the plan and build prompts are used as they are
+	}
+}

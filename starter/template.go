@@ -1,5 +1,7 @@
 package starter
 
+import "strings"
+
 // Template returns the starter prompt: PROMPT.md for mode "", or the plan
 // or build prompt. Like seed 003's, they are minimal and direct: less
 // prompt leaves more context for the work. Edit them for the project (where
@@ -14,18 +16,33 @@ func Template(mode string) string {
 	return promptTemplate
 }
 
-const promptTemplate = `study specs/README.md
-study CLAUDE.md and IMPLEMENTATION_PLAN.md (if they exist) and pick the most important incomplete task
+// Placeholder is the title of the PROMPT.md template: the line the user
+// replaces with the task. While it is there the file is still the
+// template, which the pre-flight warns about (IsTemplate).
+const Placeholder = "# <your task>"
+
+const promptTemplate = Placeholder + `
+
+Replace the title above with the task in one line (it names the run in the
+view, the report and the merge commit) and this paragraph with what to do:
+what to build or fix, where the code is, how to tell that it works, what not
+to touch.
 
 IMPORTANT:
 
 - do not assume anything is implemented - verify by reading code
-- update IMPLEMENTATION_PLAN.md when the task is done
 - if tests are missing, add them (choose unit/integration/property as appropriate, follow existing patterns)
 - run tests after changes; architect also runs the checks in ralph.yaml after every iteration and shows you what failed in the next one
 - each iteration is a fresh agent: leave the code working and write down what the next one needs to know
 - when everything is done and the checks pass, end your final message with <promise>COMPLETE</promise>
 `
+
+// IsTemplate reports whether a specification is still the PROMPT.md
+// template: its first line is the placeholder title.
+func IsTemplate(spec string) bool {
+	first, _, _ := strings.Cut(strings.TrimLeft(spec, "\ufeff \t\r\n"), "\n")
+	return strings.TrimSpace(first) == Placeholder
+}
 
 const planTemplate = `study specs/* (the specifications) and the code
 

@@ -11,7 +11,8 @@ import (
 // Live is a run's full-screen view on a terminal. The loop's events go to
 // Observe and its log lines to Write; Stop ends the view when the run is
 // over, then prints what should stay in the terminal's scrollback: the
-// messages of the run and a recap of its iterations.
+// messages of the run and a recap of its iterations under their column
+// heads.
 type Live struct {
 	s     *screen
 	model *Model
@@ -87,6 +88,7 @@ func (m *Model) recap() []string {
 	for _, r := range rows {
 		diff = diff || r.DiffKnown
 	}
+	out = append(out, strings.TrimRight(cut(historyHead(nw, diff), w), " "))
 	for _, r := range rows {
 		out = append(out, strings.TrimRight(cut(m.historyRow(r, nw, diff), w), " "))
 	}

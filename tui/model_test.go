@@ -362,11 +362,50 @@ func TestRecap(t *testing.T) {
 	}
 	f.ev(runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(true), StopReason: "all_checks_passed", TotalIterations: ptr(20)})
 	r := f.m.recap()
-	is.Equal(len(r), 1+1+1+recapRows)
+	is.Equal(len(r), 1+1+1+1+recapRows)
 	is.Equal(r[0], "architect: working in worktree x on branch y")
 	is.True(strings.Contains(ansi.Strip(r[1]), "✓ success · iteration 20/25 · $10.00"))
 	is.Equal(ansi.Strip(r[2]), "  … 8 earlier iterations (architect report shows them all)")
+	is.Equal(ansi.Strip(r[3]), "    #  checks      time    agent       cost  done") // the columns named, as in the view
 	is.True(strings.HasPrefix(ansi.Strip(r[len(r)-1]), "  #20 "))
+}
+
+// A completion the agent declared while the checks failed shows in the
+// done column, marked as not accepted; an accepted one as accepted; from
+// events as from the records a resumed run starts with.
+func TestDoneColumnShowsDeclaredCompletion(t *testing.T) {
+	is := is.New(t)
+	f := newFake(Info{}, Controls{}, nil)
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 25, Checks: []string{"go test ./..."}})
+	f.iteration(1, []string{"go test ./..."}, []bool{false}, 0.5)
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 2, MaxIterations: 25})
+	f.ev(runlog.Event{Type: runlog.EventCheckFinished, Iteration: 2, Check: "go test ./...", Index: ptr(0), Passed: ptr(false), ExitCode: ptr(1)})
+	f.ev(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 2, AllChecksPassed: ptr(false), CompletionTagFound: ptr(true)})
+	f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: 3, MaxIterations: 25})
+	f.ev(runlog.Event{Type: runlog.EventCheckFinished, Iteration: 3, Check: "go test ./...", Index: ptr(0), Passed: ptr(true), ExitCode: ptr(0)})
+	f.ev(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 3, AllChecksPassed: ptr(true), CompletionTagFound: ptr(true), CompletionSignal: "tag"})
+	f.ev(runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(true), StopReason: "all_checks_passed", TotalIterations: ptr(3)})
+	r := f.m.recap()
+	row := func(n int) string {
+		for _, l := range r {
+			if l := ansi.Strip(l); strings.HasPrefix(l, fmt.Sprintf("  #%d ", n)) {
+				return l
+			}
+		}
+		return ""
+	}
+	is.True(!strings.Contains(row(1), "tag"))                 // declared nothing
+	is.True(strings.HasSuffix(row(2), "tag (checks failed)")) // declared, refused
+	is.True(strings.HasSuffix(row(3), "tag"))                 // declared, accepted
+	is.True(strings.Contains(row(3), "✓"))
+
+	rows := Rows([]runlog.Iteration{
+		{Iteration: 1, CompletionTagFound: true, CheckResults: []runlog.CheckResult{{Name: "t", Passed: false}}},
+		{Iteration: 2, CompletionTagFound: true, AllChecksPassed: true, CompletionSignal: "tag", CheckResults: []runlog.CheckResult{{Name: "t", Passed: true}}},
+	})
+	is.Equal(rows[0].Declared, "tag")
+	is.Equal(rows[0].Completion, "")
+	is.Equal(rows[1].Completion, "tag")
 }
 
 func TestCleanText(t *testing.T) {

@@ -26,11 +26,7 @@ func (m *Model) historyPane(h int) []string {
 	for _, r := range rows {
 		diff = diff || r.DiffKnown
 	}
-	head := "  " + right("#", nw) + "  " + fit("checks", 7) + "  " + right("time", 7) + "  " + right("agent", 7) + "  " + right("cost", 9)
-	if diff {
-		head += "  " + fit("diff", 13)
-	}
-	out = append(out, paint(styleDim, head+"  done"))
+	out = append(out, historyHead(nw, diff))
 	show := h - 2
 	sel := m.sel
 	if sel < 0 || sel >= len(rows) {
@@ -53,6 +49,17 @@ func (m *Model) historyPane(h int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// historyHead names the history's columns (nw wide for the iteration
+// numbers, with the diff column when diff): the view's pane and the recap
+// left in the scrollback share it.
+func historyHead(nw int, diff bool) string {
+	head := "  " + right("#", nw) + "  " + fit("checks", 7) + "  " + right("time", 7) + "  " + right("agent", 7) + "  " + right("cost", 9)
+	if diff {
+		head += "  " + fit("diff", 13)
+	}
+	return paint(styleDim, head+"  done")
 }
 
 // historyRow is one iteration: checks passing, time, agent time, cost,
@@ -86,11 +93,17 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 		}
 		line += "  " + fit(d, 13)
 	}
-	done := ""
-	if r.Completion != "" {
-		done = r.Completion
+	switch {
+	case r.Completion != "":
+		line += "  " + fit(r.Completion, 4)
+	case r.Declared != "" && !r.AllPassed:
+		// Declared while the checks failed: shown, and why it did not count.
+		line += "  " + paint(styleWarn, r.Declared+" (checks failed)")
+	case r.Declared != "":
+		line += "  " + paint(styleWarn, r.Declared+" (not accepted)")
+	default:
+		line += "  " + fit("", 4)
 	}
-	line += "  " + fit(done, 4)
 	if r.Ran != "" && r.Ran != label(m.run.info.Agent, m.run.info.Model) {
 		line += "  " + paint(styleWarn, "on "+clean(r.Ran))
 	}

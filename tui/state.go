@@ -29,7 +29,8 @@ type Row struct {
 	Passing, Total     int // checks
 	ChecksRun          bool
 	AllPassed          bool
-	Completion         string // the completion signal; "" when none
+	Completion         string // the completion signal that ended the run; "" when none
+	Declared           string // a completion the agent declared that did not count ("tag"); "" when none
 	Ran                string // the agent it ran on, "agent (model)"; "" when unknown
 	Error, Interrupted string
 	Added, Deleted     int // lines changed by the iteration

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/matryer/is"
+)
+
+// The last line of a run that did not succeed is the command that goes
+// on, for each way a run ends; a run that succeeded has none.
+func TestNextStep(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	cfg := config.Config{MaxIterations: 25, MaxCost: 5, MaxTime: 2 * time.Hour}
+	for _, tc := range []struct {
+		reason, ws, want string
+	}{
+		{runlog.StopSuccess, dir, ""},
+		{runlog.StopCancelled, dir, "go on with `architect loop --resume`"},
+		{runlog.StopRequested, filepath.Join(dir, "my repo"), "go on with `architect loop --resume -C 'my repo'`"},
+		{runlog.StopMaxIterations, dir, "allow more iterations with `architect loop --resume --max-iterations 50`"},
+		{runlog.StopBudget, dir, "raise the budget with `architect loop --resume --max-cost 10`"},
+		{runlog.StopTimeout, dir, "give it more time with `architect loop --resume --max-time 4h`"},
+		{runlog.StopCostUnknown, dir, "go on without a budget with `architect loop --resume --max-cost 0`"},
+		{runlog.StopIdle, filepath.Join(dir, "r"), "see what failed with `architect show -C r --checks`, then go on with `architect loop --resume -C r`"},
+		{runlog.StopIdle, "/elsewhere/r", "see what failed with `architect show -C /elsewhere/r --checks`, then go on with `architect loop --resume -C /elsewhere/r`"},
+	} {
+		r := &runlog.Result{StopReason: tc.reason, Success: tc.reason == runlog.StopSuccess, Workspace: tc.ws, TotalIterations: 25}
+		is.Equal(nextStep(r, cfg), tc.want) // tc.reason
+	}
+}
+
+// The checks still failing are named, from the last iteration that ran
+// them, a long list cut.
+func TestFailingLine(t *testing.T) {
+	is := is.New(t)
+	fail := func(name string) runlog.CheckResult { return runlog.CheckResult{Name: name, ExitCode: 1} }
+	r := &runlog.Result{Iterations: []runlog.Iteration{
+		{Iteration: 1, CheckResults: []runlog.CheckResult{fail("go test ./..."), {Name: "go vet ./...", Passed: true}}},
+		{Iteration: 2}, // interrupted: its checks did not run
+	}}
+	is.Equal(failingLine(r), "failing after iteration 1: go test ./... (exit status 1)")
+	var many []runlog.CheckResult
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		many = append(many, fail(n))
+	}
+	r.Iterations = append(r.Iterations, runlog.Iteration{Iteration: 3, CheckResults: many})
+	line := failingLine(r)
+	is.True(strings.HasPrefix(line, "failing after iteration 3: a (exit status 1); b")) // the last iteration's
+	is.True(strings.HasSuffix(line, "e (exit status 1); and 2 more"))
+	r.Iterations = append(r.Iterations, runlog.Iteration{Iteration: 4, CheckResults: []runlog.CheckResult{{Name: "a", Passed: true}}})
+	is.Equal(failingLine(r), "") // all pass now
+}
