@@ -110,6 +110,7 @@ var mutants = []mutant{
 		file:      "proc/tree_linux.go",
 		find:      "\t\t\ts.kill()\n\t\t\tdeadline = time.Now().Add(time.Second)",
 		replace:   "\t\t\tdeadline = time.Now().Add(time.Second)",
+		run:       "TestModes/cgroup",
 	},
 	{
 		name:      "proc/no-final-sweep",
@@ -117,5 +118,6 @@ var mutants = []mutant{
 		file:      "proc/tree_linux.go",
 		find:      "\tuntrack(pgid)\n\tSweep()\n}",
 		replace:   "\tuntrack(pgid)\n}",
+		run:       "TestLeftoverIgnoringTerm",
 	},
 }
