@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // The tests here guard promises whose breaking no other test of the
@@ -76,6 +79,13 @@ func TestResumeAfterRecordedSuccess(t *testing.T) {
 	is.True(res.Success)
 	is.Equal(again.runs, 0) // nothing spent again
 	is.Equal(res.TotalIterations, 1)
+
+	// Now saved as the success it is: there is nothing to resume.
+	_, err = Resume(context.Background(), cfg.Dir, nil, Deps{Agent: again})
+	var ue *usererr.Error
+	is.True(errorsAs(err, &ue))
+	is.True(strings.Contains(ue.Msg, "already succeeded; there is nothing to resume"))
+	is.Equal(again.runs, 0)
 }
 
 // An iteration is idle when it leaves both the tree and what the checks
@@ -268,4 +278,47 @@ func TestPauseEndsAWait(t *testing.T) {
 			is.True(strings.Contains(log.String(), "paused: the loop waits for `architect resume`"))
 		})
 	}
+}
+
+// One loop per workspace: while a run holds the workspace's lock, a second
+// run there fails at once, naming the holder, and changes nothing.
+func TestSecondRunInAWorkspaceRefused(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	held, err := lockWorkspace(filepath.Join(cfg.Dir, runlog.StateDir))
+	is.NoErr(err)
+	defer held.Unlock()
+	a := &scripted{outcomes: []agent.Outcome{done}}
+	_, err = Run(context.Background(), cfg, Deps{Agent: a})
+	var ue *usererr.Error
+	is.True(errorsAs(err, &ue))
+	is.True(strings.Contains(ue.Msg, fmt.Sprintf("another architect loop (pid %d) is running in %s", os.Getpid(), cfg.Dir)))
+	is.Equal(a.runs, 0)
+	_, err = os.Stat(filepath.Join(cfg.Dir, runlog.StateDir, runlog.StateFile))
+	is.True(os.IsNotExist(err)) // nothing written
+}
+
+// A secret in what the agent says last and in what a check prints is
+// masked where it enters: no file of the run holds it.
+func TestSecretsInAgentAndCheckOutputMasked(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	const secret = "tok-9f8e7d6c5b4a"
+	cfg.Checks = []string{`printf '%s-%s\n' tok 9f8e7d6c5b4a; exit 1`} // the command does not hold it
+	cfg.MaxIterations = 1
+	redact := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
+	a := &scripted{outcomes: []agent.Outcome{{FinalMessage: "I used " + secret + " to log in"}}}
+	res, err := Run(context.Background(), cfg, Deps{Agent: a, Redact: redact})
+	is.NoErr(err)
+	is.Equal(res.Iterations[0].FinalMessage, "I used *** to log in")
+	is.Equal(res.Iterations[0].CheckResults[0].Output, "***\n")
+	filepath.WalkDir(filepath.Join(cfg.Dir, runlog.StateDir), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(path)
+			if bytes.Contains(data, []byte(secret)) {
+				t.Errorf("%s holds the secret", path)
+			}
+		}
+		return nil
+	})
 }

@@ -1,6 +1,8 @@
 package runlog
 
 import (
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,4 +59,35 @@ func TestReadIterationsSkipsRepeatsAndTornLine(t *testing.T) {
 	is.Equal(got, []string{"a", "b", "c"})
 	after, _ := os.ReadFile(path)
 	is.Equal(after, before) // read only
+}
+
+// state.json and the other JSON files are replaced whole (a new file
+// renamed into place), never rewritten in place: a reader, or a run killed
+// in the middle of a write, sees the old version or the new one, never a
+// part. A reader holding the old file still reads all of it.
+func TestJSONWritesReplaceTheFileWhole(t *testing.T) {
+	for name, write := range map[string]func(string, any) error{"WriteJSON": WriteJSON, "WriteJSONQuick": WriteJSONQuick} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			path := filepath.Join(t.TempDir(), StateFile)
+			is.NoErr(write(path, State{Status: StatusRunning}))
+			old, err := os.Open(path)
+			is.NoErr(err)
+			defer old.Close()
+			before, err := old.Stat()
+			is.NoErr(err)
+			is.NoErr(write(path, State{Status: StatusSucceeded, StopDetail: "a longer text than the first version had"}))
+			after, err := os.Stat(path)
+			is.NoErr(err)
+			is.True(!os.SameFile(before, after)) // a new file, not the old one rewritten
+			data, err := io.ReadAll(old)
+			is.NoErr(err)
+			var st State
+			is.NoErr(json.Unmarshal(data, &st)) // the old version, whole
+			is.Equal(st.Status, StatusRunning)
+			entries, err := os.ReadDir(filepath.Dir(path))
+			is.NoErr(err)
+			is.Equal(len(entries), 1) // no temporary file left behind
+		})
+	}
 }
