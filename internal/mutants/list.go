@@ -104,6 +104,9 @@ var mutants = []mutant{
 	},
 
 	// proc: process trees.
+	// TestModes/cgroup runs the package's tests again in a run cgroup; where
+	// none can be made (not root, no delegated cgroup v2) it skips, and
+	// this mutant survives: run CI where architect can use a cgroup.
 	{
 		name:      "proc/cgroup-no-kill-after-grace",
 		guarantee: "with a run cgroup, processes that ignore SIGTERM are killed (cgroup.kill) after the grace period",
@@ -263,6 +266,14 @@ var mutants = []mutant{
 		file:      "loop/decide.go",
 		find:      `if rec.AgentTimedOut || rec.Interrupted != "" {`,
 		replace:   `if rec.Interrupted != "" {`,
+		run:       "TestTimedOutAgentCannotDeclareCompletion",
+	},
+	{
+		name:      "loop/timed-out-agent-tag-read",
+		guarantee: "what an agent stopped by a timeout printed is not read for the completion tag (the layer before completionSignal, alone)",
+		file:      "loop/iteration.go",
+		find:      `if !x.o.TimedOut && !x.o.Inactive {`,
+		replace:   `if true {`,
 		run:       "TestTimedOutAgentCannotDeclareCompletion",
 	},
 	{
