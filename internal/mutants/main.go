@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,11 +71,12 @@ func main() {
 	list := flag.Bool("list", false, "print the mutants and the guarantee each breaks, and exit")
 	verbose := flag.Bool("v", false, "print the test output of every mutant, not only of those that fail the run")
 	timeout := flag.Duration("timeout", 4*time.Minute, "the longest a mutant's tests may take (a mutant may set its own)")
+	all := flag.Bool("all", false, "run every test of each mutant's package, not only those its entry names: is it caught anywhere?")
 	flag.Parse()
-	os.Exit(mainErr(*runPat, *jobs, *list, *verbose, *timeout))
+	os.Exit(mainErr(*runPat, *jobs, *list, *verbose, *all, *timeout))
 }
 
-func mainErr(runPat string, jobs int, list, verbose bool, timeout time.Duration) int {
+func mainErr(runPat string, jobs int, list, verbose, all bool, timeout time.Duration) int {
 	root, err := moduleRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
@@ -92,6 +94,12 @@ func mainErr(runPat string, jobs int, list, verbose bool, timeout time.Duration)
 			if re.MatchString(m.name) {
 				selected = append(selected, m)
 			}
+		}
+	}
+	selected = slices.Clone(selected)
+	if all {
+		for i := range selected {
+			selected[i].run = ""
 		}
 	}
 	if err := checkList(mutants); err != nil {
