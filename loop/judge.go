@@ -65,6 +65,7 @@ func (r *runner) startJudge(resumed bool) {
 	}
 	judges := checks.FindJudges(r.ws.dir, r.cfg.Checks, r.cfg.JudgeFiles)
 	g := &judgeGuard{mode: mode, checksOf: map[string][]string{}}
+	var present []string
 	for i, j := range judges {
 		name := j.Check
 		if i < len(r.shown.Checks) {
@@ -76,6 +77,9 @@ func (r *runner) startJudge(resumed bool) {
 			}
 			if _, ok := g.checksOf[f.Path]; !ok {
 				g.files = append(g.files, f.Path)
+				if f.Exists {
+					present = append(present, f.Path)
+				}
 			}
 			if !slices.Contains(g.checksOf[f.Path], name) {
 				g.checksOf[f.Path] = append(g.checksOf[f.Path], name)
@@ -96,6 +100,9 @@ func (r *runner) startJudge(resumed bool) {
 	}
 	g.snap = snap
 	r.judge = g
+	if len(present) > 0 && !resumed {
+		r.logf("the checks are defined by %s: guarded (--judge %s)", listPaths(present), mode)
+	}
 	if start != nil {
 		r.judgeSinceStart()
 	}
