@@ -20,6 +20,7 @@ func Rows(its []runlog.Iteration) []Row {
 		row := Row{N: it.Iteration, Duration: it.Duration, Agent: it.AgentDuration, Checks: it.ChecksDuration,
 			Cost: it.Cost, Total: len(it.CheckResults), ChecksRun: len(it.CheckResults) > 0, AllPassed: it.AllChecksPassed,
 			Completion: it.CompletionSignal, Commit: it.Commit, Interrupted: it.Interrupted}
+		row.Judge, row.JudgeKept = judgeText(it.JudgeChanged)
 		if it.Agent != "" {
 			row.Ran = label(it.Agent, it.Model)
 		}
@@ -136,6 +137,7 @@ func (r *run) apply(ev runlog.Event, now time.Time) {
 		row := Row{N: ev.Iteration, Cost: ev.Cost, Completion: ev.CompletionSignal, Commit: ev.Commit,
 			Passing: r.passing[ev.Iteration], Total: len(r.checks), Interrupted: ev.Interrupted, Ran: r.agent}
 		delete(r.passing, ev.Iteration)
+		row.Judge, row.JudgeKept = judgeText(ev.JudgeChanged)
 		row.AllPassed = ev.AllChecksPassed != nil && *ev.AllChecksPassed
 		row.ChecksRun = ev.ChecksRun == nil && row.Total > 0 || ev.ChecksRun != nil && *ev.ChecksRun
 		row.Duration, row.Agent, row.Checks = value(ev.Duration), value(ev.AgentDuration), value(ev.ChecksDuration)
