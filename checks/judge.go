@@ -84,9 +84,12 @@ func (j Judge) Present() []JudgeFile {
 // paths (relative to dir) that define every check (--judge-file).
 func FindJudges(dir string, commands, extra []string) []Judge {
 	out := make([]Judge, len(commands))
+	lists := map[string][]string{}
 	for i, c := range commands {
-		out[i] = FindJudge(dir, c)
+		out[i] = Judge{Check: c}
 		f := out[i].finder(dir)
+		f.lists = lists
+		f.command(c, f.root, 0)
 		for _, e := range extra {
 			f.add(f.root, e, "named by --judge-file")
 		}
@@ -109,7 +112,7 @@ func (j Judge) finder(dir string) *finder {
 	if err != nil {
 		root = filepath.Clean(dir)
 	}
-	f := &finder{root: root, seen: map[string]bool{}}
+	f := &finder{root: root, seen: map[string]bool{}, lists: map[string][]string{}}
 	for _, x := range j.Files {
 		f.seen[x.Path] = true
 	}
@@ -128,6 +131,22 @@ type finder struct {
 	root  string // the workspace, absolute
 	files []JudgeFile
 	seen  map[string]bool
+	lists map[string][]string // folder → its names, read once (for patterns)
+}
+
+// list is the names in folder dir, read once per FindJudges.
+func (f *finder) list(dir string) []string {
+	if names, ok := f.lists[dir]; ok {
+		return names
+	}
+	d, err := os.Open(dir)
+	var names []string
+	if err == nil {
+		names, _ = d.Readdirnames(-1)
+		d.Close()
+	}
+	f.lists[dir] = names
+	return names
 }
 
 // add records the file name (relative to cwd, or absolute) with why, once.
@@ -171,9 +190,10 @@ func (f *finder) configs(cwd, tool string, names []string) {
 	for _, d := range dirs {
 		for _, n := range names {
 			if strings.Contains(n, "*") {
-				ms, _ := filepath.Glob(filepath.Join(d, n))
-				for _, m := range ms {
-					f.add(d, filepath.Base(m), why)
+				for _, name := range f.list(d) {
+					if ok, _ := path.Match(n, name); ok {
+						f.add(d, name, why)
+					}
 				}
 				continue
 			}
