@@ -38,7 +38,7 @@ func judgeItems(cfg config.Config, judges []checks.Judge) []Item {
 		}
 		absent := 0
 		for _, f := range j.Files {
-			if !f.Exists && !f.Outside {
+			if !f.Exists && !f.Outside && f.Why != "the script it runs" {
 				absent++
 			}
 		}
@@ -52,6 +52,17 @@ func judgeItems(cfg config.Config, judges []checks.Judge) []Item {
 			it.Detail += "; an agent's change is kept and reported (--judge warn)"
 		case config.JudgeOff:
 			it.Detail += "; not guarded (--judge off)"
+		}
+		var missing []string
+		for _, f := range j.Files {
+			if !f.Exists && !f.Outside && f.Why == "the script it runs" {
+				missing = append(missing, f.Path)
+			}
+		}
+		if len(missing) > 0 && mode == config.JudgeProtect {
+			it.Status = Warn
+			it.Detail += "; " + strings.Join(missing, ", ") + " does not exist, and an agent that creates it is undone"
+			it.Hint = "create the check's script before the run, or let the agent write it with --judge warn"
 		}
 		if len(outside) > 0 {
 			it.Status = Warn
