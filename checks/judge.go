@@ -56,6 +56,11 @@ type JudgeFile struct {
 	// "defines npm script test", "ruff's configuration".
 	Why    string `json:"why"`
 	Exists bool   `json:"exists"`
+	// Parts, when set, are the only parts of the file that define the
+	// check (see JudgeView): package.json's scripts.test, pyproject.toml's
+	// tool.ruff. A change elsewhere (a dependency added) is not one to the
+	// judge. Unset: the whole file.
+	Parts []string `json:"parts,omitempty"`
 	// Outside: the file is outside the workspace. It is listed, but not
 	// protected: the agent works in the workspace.
 	Outside bool `json:"outside,omitempty"`
@@ -112,9 +117,9 @@ func (j Judge) finder(dir string) *finder {
 	if err != nil {
 		root = filepath.Clean(dir)
 	}
-	f := &finder{root: root, seen: map[string]bool{}, lists: map[string][]string{}}
-	for _, x := range j.Files {
-		f.seen[x.Path] = true
+	f := &finder{root: root, seen: map[string]int{}, lists: map[string][]string{}}
+	for i, x := range j.Files {
+		f.seen[x.Path] = i
 	}
 	f.files = slices.Clone(j.Files)
 	return f
@@ -130,7 +135,7 @@ const maxRead = 1 << 20
 type finder struct {
 	root  string // the workspace, absolute
 	files []JudgeFile
-	seen  map[string]bool
+	seen  map[string]int // path → its index in files
 	lists map[string][]string // folder → its names, read once (for patterns)
 }
 
@@ -149,9 +154,11 @@ func (f *finder) list(dir string) []string {
 	return names
 }
 
-// add records the file name (relative to cwd, or absolute) with why, once.
-// It returns the file's absolute path.
-func (f *finder) add(cwd, name, why string) string {
+// add records the file name (relative to cwd, or absolute) with why, once;
+// parts, when given, are the only parts of it that define the check (a
+// file named whole by one command stays whole). It returns the file's
+// absolute path.
+func (f *finder) add(cwd, name, why string, parts ...string) string {
 	abs := name
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(cwd, name)
@@ -164,16 +171,30 @@ func (f *finder) add(cwd, name, why string) string {
 	} else {
 		jf.Path = filepath.ToSlash(rel)
 	}
-	if jf.Path == "." || f.seen[jf.Path] {
+	if jf.Path == "." {
 		return abs
 	}
-	f.seen[jf.Path] = true
+	if i, ok := f.seen[jf.Path]; ok {
+		switch old := &f.files[i]; {
+		case len(parts) == 0:
+			old.Parts = nil
+		case len(old.Parts) > 0:
+			for _, p := range parts {
+				if !slices.Contains(old.Parts, p) {
+					old.Parts = append(old.Parts, p)
+				}
+			}
+		}
+		return abs
+	}
+	jf.Parts = slices.Clone(parts)
 	if fi, err := os.Stat(abs); err == nil {
 		if fi.IsDir() {
 			return abs // a folder (python3 tests/) is no file to guard
 		}
 		jf.Exists = true
 	}
+	f.seen[jf.Path] = len(f.files)
 	f.files = append(f.files, jf)
 	return abs
 }
@@ -192,12 +213,12 @@ func (f *finder) configs(cwd, tool string, names []string) {
 			if strings.Contains(n, "*") {
 				for _, name := range f.list(d) {
 					if ok, _ := path.Match(n, name); ok {
-						f.add(d, name, why)
+						f.add(d, name, why, partsOf(tool, n)...)
 					}
 				}
 				continue
 			}
-			f.add(d, n, why)
+			f.add(d, n, why, partsOf(tool, n)...)
 		}
 	}
 }
@@ -378,7 +399,7 @@ func (f *finder) node(pm string, args []string, cwd string, depth int) {
 	case pm == "npm" && npmBuiltins[sub] != "":
 		name = npmBuiltins[sub]
 	case pm == "bun" && sub == "test":
-		f.configs(cwd, "bun test", []string{"bunfig.toml", "package.json"})
+		f.configs(cwd, "bun test", []string{"bunfig.toml"})
 		return
 	case sub == "exec" || sub == "x" || sub == "dlx":
 		f.call(more, cwd, depth)
@@ -398,7 +419,7 @@ func (f *finder) node(pm string, args []string, cwd string, depth int) {
 	if name == "" {
 		return
 	}
-	f.add(cwd, "package.json", "defines "+pm+" script "+name)
+	f.add(cwd, "package.json", "defines "+pm+" script "+name, "scripts.pre"+name, "scripts."+name, "scripts.post"+name)
 	if depth >= maxDepth {
 		return
 	}
@@ -614,10 +635,10 @@ func (f *finder) cargo(args []string, cwd string) {
 	if manifest == "" {
 		manifest = "Cargo.toml"
 		if cwd != f.root {
-			f.add(f.root, "Cargo.toml", "cargo's manifest")
+			f.add(f.root, "Cargo.toml", "cargo's manifest", cargoParts...)
 		}
 	}
-	f.add(cwd, manifest, "cargo's manifest")
+	f.add(cwd, manifest, "cargo's manifest", cargoParts...)
 	f.configs(cwd, "cargo", []string{".cargo/config.toml", ".cargo/config"})
 	switch firstArg(args) {
 	case "clippy":

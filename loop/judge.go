@@ -44,6 +44,24 @@ type judgeGuard struct {
 	snap     *protect.Snapshot   // as the run started (protect), or as the last iteration left it (warn)
 	checksOf map[string][]string // file → the checks it defines, as the redacted configuration names them
 	files    []string            // the files guarded: inside the workspace, present or not
+	// views: the parts of a file that define the checks, when only parts
+	// do (package.json's scripts.test); a file named whole is not here.
+	views map[string][]string
+}
+
+// take records the guarded files (start: see protect.TakeFiles), each
+// compared through its parts when it has some.
+func (g *judgeGuard) take(dir string, start *protect.Snapshot) (*protect.Snapshot, error) {
+	s, err := protect.TakeFiles(dir, g.files, start)
+	if err != nil {
+		return nil, err
+	}
+	for f, parts := range g.views {
+		if v := checks.JudgeView(f, parts); v != nil {
+			s.View(f, v)
+		}
+	}
+	return s, nil
 }
 
 // judgeMode is the run's --judge; a run saved before the option existed
@@ -64,7 +82,8 @@ func (r *runner) startJudge(resumed bool) {
 		return
 	}
 	judges := checks.FindJudges(r.ws.dir, r.cfg.Checks, r.cfg.JudgeFiles)
-	g := &judgeGuard{mode: mode, checksOf: map[string][]string{}}
+	g := &judgeGuard{mode: mode, checksOf: map[string][]string{}, views: map[string][]string{}}
+	whole := map[string]bool{}
 	var present []string
 	for i, j := range judges {
 		name := j.Check
@@ -81,6 +100,14 @@ func (r *runner) startJudge(resumed bool) {
 					present = append(present, f.Path)
 				}
 			}
+			if len(f.Parts) == 0 {
+				whole[f.Path] = true
+			}
+			for _, p := range f.Parts {
+				if !slices.Contains(g.views[f.Path], p) {
+					g.views[f.Path] = append(g.views[f.Path], p)
+				}
+			}
 			if !slices.Contains(g.checksOf[f.Path], name) {
 				g.checksOf[f.Path] = append(g.checksOf[f.Path], name)
 			}
@@ -89,11 +116,14 @@ func (r *runner) startJudge(resumed bool) {
 	if len(g.files) == 0 {
 		return
 	}
+	for f := range whole {
+		delete(g.views, f)
+	}
 	var start *protect.Snapshot
 	if resumed {
 		start = r.savedJudge()
 	}
-	snap, err := protect.TakeFiles(r.ws.dir, g.files, start)
+	snap, err := g.take(r.ws.dir, start)
 	if err != nil {
 		r.warn("cannot record the files that define the checks, so they are not guarded: " + err.Error())
 		return
@@ -119,7 +149,7 @@ func (r *runner) judgeSinceStart() {
 	if g.mode == config.JudgeWarn {
 		if changed := g.snap.Changed(); len(changed) > 0 {
 			r.warn("the files that define the checks changed since the run started, kept (--judge warn): " + listPaths(changed))
-			if s, err := protect.TakeFiles(r.ws.dir, g.files, nil); err == nil {
+			if s, err := g.take(r.ws.dir, nil); err == nil {
 				g.snap = s
 			}
 		}
@@ -178,7 +208,7 @@ func (r *runner) guardJudge(i int) []runlog.JudgeChange {
 	kept := g.mode == config.JudgeWarn
 	if kept {
 		if changed = g.snap.Changed(); len(changed) > 0 {
-			if s, err := protect.TakeFiles(r.ws.dir, g.files, nil); err == nil {
+			if s, err := g.take(r.ws.dir, nil); err == nil {
 				g.snap = s
 				r.saveJudge()
 			}
@@ -188,6 +218,9 @@ func (r *runner) guardJudge(i int) []runlog.JudgeChange {
 		changed, err = g.snap.Restore()
 		if err != nil {
 			r.warn("could not put back every file that defines the checks: " + err.Error())
+		}
+		if len(g.views) > 0 {
+			r.saveJudge() // the versions to put back may have moved on (see protect.Snapshot.Changed)
 		}
 	}
 	out := make([]runlog.JudgeChange, 0, len(changed))

@@ -73,17 +73,45 @@ func readPath(abs string) (entry, error) {
 	return entry{mode: fi.Mode(), data: data}, err
 }
 
+// View makes a listed file compare through view: a version of it differs
+// from the recorded one when view returns other bytes for it (it is
+// present in both, a regular file in both), not when any byte differs.
+// Restore still puts back the whole file.
+func (s *Snapshot) View(rel string, view func([]byte) []byte) {
+	if s.views == nil {
+		s.views = map[string]func([]byte) []byte{}
+	}
+	s.views[rel] = view
+}
+
 // Changed lists the listed files (TakeFiles) that differ from the
-// snapshot, sorted, and changes nothing.
+// snapshot, sorted, and changes no file. A file with a view whose bytes
+// changed but whose view did not (a dependency added to package.json) is
+// not changed, and its new version becomes the one Restore puts back: the
+// work done around the guarded parts is not lost when they are restored
+// later.
 func (s *Snapshot) Changed() []string {
 	var out []string
 	for _, rel := range s.listed {
 		cur, err := readPath(filepath.Join(s.dir, filepath.FromSlash(rel)))
-		if err != nil || !same(cur, s.files[rel]) {
+		old := s.files[rel]
+		switch {
+		case err != nil || !s.same(rel, cur, old):
 			out = append(out, rel)
+		case s.views[rel] != nil && !same(cur, old):
+			s.files[rel] = cur
 		}
 	}
 	return out
+}
+
+// same reports whether cur is old, through the file's view if it has one.
+func (s *Snapshot) same(rel string, cur, old entry) bool {
+	view := s.views[rel]
+	if view == nil || !cur.mode.IsRegular() || !old.mode.IsRegular() {
+		return same(cur, old)
+	}
+	return bytes.Equal(view(cur.data), view(old.data))
 }
 
 // restoreListed puts back the listed files that changed: a changed or

@@ -1,6 +1,7 @@
 package protect
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -98,4 +99,38 @@ func TestTakeFilesFromSaved(t *testing.T) {
 	is.True(os.IsNotExist(err))
 	_, err = os.Stat(filepath.Join(dir, "package.json"))
 	is.NoErr(err)
+}
+
+// A file compared through a view changes only when its view does; a
+// version whose view is unchanged becomes the one put back, so the work
+// around the guarded part survives a later restore.
+func TestTakeFilesView(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "package.json")
+	write := func(text string) { is.NoErr(os.WriteFile(file, []byte(text), 0o644)) }
+	read := func() string { b, err := os.ReadFile(file); is.NoErr(err); return string(b) }
+	firstLine := func(b []byte) []byte { l, _, _ := bytes.Cut(b, []byte("\n")); return l }
+	write("test: jest\ndeps: none")
+	s, err := TakeFiles(dir, []string{"package.json"}, nil)
+	is.NoErr(err)
+	s.View("package.json", firstLine)
+
+	write("test: jest\ndeps: lodash") // the view is the same
+	changed, err := s.Restore()
+	is.NoErr(err)
+	is.Equal(changed, []string(nil))
+	is.Equal(read(), "test: jest\ndeps: lodash")
+
+	write("test: exit 0\ndeps: lodash, react") // the view changed
+	changed, err = s.Restore()
+	is.NoErr(err)
+	is.Equal(changed, []string{"package.json"})
+	is.Equal(read(), "test: jest\ndeps: lodash") // the last version with the part intact
+
+	is.NoErr(os.Remove(file)) // deleted: changed whatever the view
+	changed, err = s.Restore()
+	is.NoErr(err)
+	is.Equal(changed, []string{"package.json"})
+	is.Equal(read(), "test: jest\ndeps: lodash")
 }

@@ -41,6 +41,9 @@ type Snapshot struct {
 	// listed: the snapshot names its files (TakeFiles) instead of
 	// matching patterns; nil for Take's.
 	listed []string
+	// views: for a listed file, the part of its contents compared (see
+	// View); the whole file otherwise.
+	views map[string]func([]byte) []byte
 }
 
 type entry struct {
