@@ -26,7 +26,11 @@ func judgeItems(cfg config.Config, judges []checks.Judge) []Item {
 				outside = append(outside, f.Path)
 				continue
 			}
-			inside = append(inside, f.Path+" ("+f.Why+")")
+			why := f.Why
+			if len(f.Parts) > 0 {
+				why += "; only " + strings.Join(f.Parts, ", ")
+			}
+			inside = append(inside, f.Path+" ("+why+")")
 		}
 		switch {
 		case len(inside) == 0 && len(outside) == 0:
