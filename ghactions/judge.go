@@ -2,6 +2,7 @@ package ghactions
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/architect-dev/architect/runlog"
@@ -32,4 +33,18 @@ func judgeSection(r *runlog.Result) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// judgeAnnotations writes, for each file that defines a check the agent
+// changed, an annotation on that file: an error when the change was
+// undone (the iterations that made it failed), a warning when it was kept
+// (--judge warn), whether or not the run succeeded.
+func judgeAnnotations(w io.Writer, res *runlog.Result) {
+	for _, c := range res.JudgeChanged {
+		kind, msg := "error", c.Text()+" (undone; the iteration failed)"
+		if c.Kept {
+			kind, msg = "warning", c.Text()+" (kept: --judge warn)"
+		}
+		fmt.Fprintln(w, Command(kind, map[string]string{"file": c.File, "title": "the agent changed how a check is judged"}, msg))
+	}
 }
