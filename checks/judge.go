@@ -135,7 +135,7 @@ const maxRead = 1 << 20
 type finder struct {
 	root  string // the workspace, absolute
 	files []JudgeFile
-	seen  map[string]int // path → its index in files
+	seen  map[string]int      // path → its index in files
 	lists map[string][]string // folder → its names, read once (for patterns)
 }
 
@@ -362,12 +362,15 @@ func (f *finder) python(args []string, cwd string, depth int) {
 // npmBuiltins are the npm commands that run the script of their name.
 var npmBuiltins = map[string]string{"test": "test", "t": "test", "tst": "test", "start": "start", "stop": "stop", "restart": "restart"}
 
+// dirFlags are the options that name the folder a package manager works in.
+var dirFlags = map[string][]string{"npm": {"--prefix"}, "pnpm": {"-C", "--dir"}, "yarn": {"--cwd"}, "bun": {"--cwd"}}
+
 // node follows npm, pnpm, yarn and bun.
 func (f *finder) node(pm string, args []string, cwd string, depth int) {
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		dirFlag := map[string][]string{"npm": {"--prefix"}, "pnpm": {"-C", "--dir"}, "yarn": {"--cwd"}, "bun": {"--cwd"}}[pm]
+		dirFlag := dirFlags[pm]
 		if k, v, ok := strings.Cut(a, "="); ok && slices.Contains(dirFlag, k) {
 			cwd = resolve(cwd, v)
 			continue
@@ -707,12 +710,15 @@ var pythonRe = regexp.MustCompile(`^python[0-9.]*$`)
 func unwrap(words []string) []string {
 	for len(words) > 0 {
 		name := path.Base(words[0])
-		if sub, ok := runners[name]; ok && len(words) > 1 && slices.Contains(sub, words[1]) {
-			words = skipOptions(words[2:], "")
-			continue
-		}
-		if _, ok := runners[name]; ok && sub0(name) {
-			words = skipOptions(words[1:], "")
+		if sub, ok := runners[name]; ok {
+			switch {
+			case len(sub) == 0:
+				words = skipOptions(words[1:], "")
+			case len(words) > 1 && slices.Contains(sub, words[1]):
+				words = skipOptions(words[2:], "")
+			default:
+				return words // uv pip …: nothing it starts is a check's
+			}
 			continue
 		}
 		skip, ok := wrapperArgs[name]
@@ -731,8 +737,6 @@ func unwrap(words []string) []string {
 // whose list is empty start it directly: `npx eslint`.
 var runners = map[string][]string{"uv": {"run"}, "poetry": {"run"}, "pipenv": {"run"}, "pdm": {"run"}, "rye": {"run"}, "hatch": {"run"},
 	"npx": nil, "bunx": nil, "pnpx": nil, "uvx": nil, "pipx": {"run"}, "direnv": {"exec"}}
-
-func sub0(name string) bool { return len(runners[name]) == 0 }
 
 // wrapperArgs start the program after their options; true: one more
 // argument (a duration) comes first.
