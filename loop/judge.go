@@ -47,6 +47,8 @@ type judgeGuard struct {
 	// views: the parts of a file that define the checks, when only parts
 	// do (package.json's scripts.test); a file named whole is not here.
 	views map[string][]string
+	// present: the files guarded that exist, for people.
+	present []string
 }
 
 // take records the guarded files (start: see protect.TakeFiles), each
@@ -77,14 +79,40 @@ func judgeMode(cfg config.Config) string {
 // them: as they are now for a new run, as the run's start saved them for a
 // resumed one.
 func (r *runner) startJudge(resumed bool) {
+	g := r.findGuard()
+	if g == nil {
+		return
+	}
+	var start *protect.Snapshot
+	if resumed {
+		start = r.savedJudge()
+	}
+	snap, err := g.take(r.ws.dir, start)
+	if err != nil {
+		r.warn("cannot record the files that define the checks, so they are not guarded: " + err.Error())
+		return
+	}
+	g.snap = snap
+	r.judge = g
+	if len(g.present) > 0 && !resumed {
+		r.logf("the checks are defined by %s: guarded (--judge %s)", listPaths(g.present), g.mode)
+	}
+	if start != nil {
+		r.judgeSinceStart()
+	}
+	r.saveJudge()
+}
+
+// findGuard finds the files that define the run's checks in its
+// workspace, without recording them; nil when none is to be guarded.
+func (r *runner) findGuard() *judgeGuard {
 	mode := judgeMode(r.cfg)
 	if mode == config.JudgeOff || len(r.cfg.Checks) == 0 {
-		return
+		return nil
 	}
 	judges := checks.FindJudges(r.ws.dir, r.cfg.Checks, r.cfg.JudgeFiles)
 	g := &judgeGuard{mode: mode, checksOf: map[string][]string{}, views: map[string][]string{}}
 	whole := map[string]bool{}
-	var present []string
 	for i, j := range judges {
 		name := j.Check
 		if i < len(r.shown.Checks) {
@@ -97,7 +125,7 @@ func (r *runner) startJudge(resumed bool) {
 			if _, ok := g.checksOf[f.Path]; !ok {
 				g.files = append(g.files, f.Path)
 				if f.Exists {
-					present = append(present, f.Path)
+					g.present = append(g.present, f.Path)
 				}
 			}
 			if len(f.Parts) == 0 {
@@ -114,29 +142,29 @@ func (r *runner) startJudge(resumed bool) {
 		}
 	}
 	if len(g.files) == 0 {
-		return
+		return nil
 	}
 	for f := range whole {
 		delete(g.views, f)
 	}
-	var start *protect.Snapshot
-	if resumed {
-		start = r.savedJudge()
+	return g
+}
+
+// judgeGuardNote tells the agent, before it starts, which files define
+// the checks and that a change to them is undone (--judge protect).
+func judgeGuardNote(g *judgeGuard) string {
+	if g == nil || g.mode != config.JudgeProtect || len(g.present) == 0 {
+		return ""
 	}
-	snap, err := g.take(r.ws.dir, start)
-	if err != nil {
-		r.warn("cannot record the files that define the checks, so they are not guarded: " + err.Error())
-		return
+	shown := make([]string, len(g.present))
+	for i, f := range g.present {
+		shown[i] = f
+		if parts := g.views[f]; len(parts) > 0 {
+			shown[i] += " (" + strings.Join(parts, ", ") + ")"
+		}
 	}
-	g.snap = snap
-	r.judge = g
-	if len(present) > 0 && !resumed {
-		r.logf("the checks are defined by %s: guarded (--judge %s)", listPaths(present), mode)
-	}
-	if start != nil {
-		r.judgeSinceStart()
-	}
-	r.saveJudge()
+	return "These files define the checks and are guarded: " + listPaths(shown) +
+		". architect undoes any change to them and fails the iteration; make the checks pass by changing the code."
 }
 
 // judgeSinceStart deals with the judge's files that differ, as a run is
