@@ -689,7 +689,9 @@ var toolConfigs = map[string][]string{
 	"phpunit":    {"phpunit.xml", "phpunit.xml.dist"},
 	"phpstan":    {"phpstan.neon", "phpstan.neon.dist"},
 	"mvn":        {"pom.xml"},
+	"mvnw":       {"pom.xml"},
 	"gradle":     {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"},
+	"gradlew":    {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"},
 	"swift":      {"Package.swift"},
 	"task":       {"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"},
 }

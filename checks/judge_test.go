@@ -65,6 +65,8 @@ func TestFindJudge(t *testing.T) {
 		"sub/Cargo.toml":       "",
 		"justfile":             "default: check\n\ncheck:\n    sh check.sh\n",
 		"go.mod":               "module x\n",
+		"gradlew":              "#!/bin/sh\nexec java -jar gradle/wrapper.jar \"$@\"\n",
+		"build.gradle.kts":     "",
 	}
 	dir := judgeTree(t, tree)
 	cases := []struct {
@@ -74,6 +76,7 @@ func TestFindJudge(t *testing.T) {
 		{"sh check.sh", []string{"check.sh", "pyproject.toml", "ruff.toml", "scripts/deep.sh"}},
 		{"./scripts/test.sh", []string{"conftest.py", "pyproject.toml", "scripts/test.sh"}},
 		{"python3 tests/run.py", []string{"tests/run.py"}},
+		{"./gradlew test", []string{"build.gradle.kts", "gradlew"}},
 		{"python3 -m pytest -q", []string{"conftest.py", "pyproject.toml"}},
 		{"FOO=1 uv run --with x pytest", []string{"conftest.py", "pyproject.toml"}},
 		{"env CI=1 timeout 60 mypy .", []string{"mypy.ini", "pyproject.toml"}},
