@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
@@ -43,7 +44,8 @@ func dryRunLoop(ctx context.Context, e *env, cfg config.Config, src config.Sourc
 			Prompt     string             `json:"prompt"`
 			PromptErr  string             `json:"prompt_error,omitempty"`
 			Workspace  loop.WorkspacePlan `json:"workspace"`
-		}{ConfigFile: path, Config: settings, Warnings: warnings, Preflight: pre.Items, Prompt: first, Workspace: pre.Workspace}
+			Judge      []checks.Judge     `json:"judge,omitempty"`
+		}{ConfigFile: path, Config: settings, Warnings: warnings, Preflight: pre.Items, Prompt: first, Workspace: pre.Workspace, Judge: pre.Judges}
 		if promptErr != nil {
 			out.PromptErr = promptErr.Error()
 		}

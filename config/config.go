@@ -86,6 +86,14 @@ type Config struct {
 	// protect); Redact, regular expressions masked in everything written
 	// (package redact), on top of secret environment values.
 	Protect []string `json:"protect,omitempty"`
+	// Judge is what happens when the agent changes a file that defines a
+	// check (its script, the manifest of its npm script or make target,
+	// its tool's configuration; see checks.FindJudge): JudgeProtect undoes
+	// the change and fails the iteration, JudgeWarn keeps it and records
+	// it, JudgeOff does not look. JudgeFiles are more such files, relative
+	// to the workspace.
+	Judge      string   `json:"judge,omitempty"`
+	JudgeFiles []string `json:"judge_files,omitempty"`
 	// TranscriptLimit bounds, in bytes, each stream an iteration keeps in
 	// .architect/transcripts/ (the agent's output, each check's): past it
 	// the first and the last halves are kept, and the cut is said.
@@ -111,6 +119,13 @@ type Config struct {
 	New bool `json:"-"`
 }
 
+// What happens when the agent changes how a check is judged (judge).
+const (
+	JudgeProtect = "protect" // the change is undone and the iteration fails
+	JudgeWarn    = "warn"    // the change is kept, recorded and reported
+	JudgeOff     = "off"     // nothing is looked at
+)
+
 // Defaults returns the built-in defaults (the seed's table).
 func Defaults() Config {
 	return Config{
@@ -130,6 +145,7 @@ func Defaults() Config {
 		IdleThreshold:        3,
 		StallThreshold:       5,
 		OnStall:              StallStop,
+		Judge:                JudgeProtect,
 		Dir:                  ".",
 	}
 }

@@ -170,6 +170,9 @@ func TestValidation(t *testing.T) {
 		{[]string{"--spec", "/no/such/spec.md"}, "", "specification file not found"},
 		{[]string{"--worktree-name", "../up"}, "t", "not a usable worktree name"},
 		{[]string{"--check", " "}, "t", "check 1 is empty"},
+		{[]string{"--check", "x", "--judge", "strict"}, "t", `"strict" is none of protect, warn, off`},
+		{[]string{"--check", "x", "--judge-file", "../outside.sh"}, "t", "not a path inside the workspace"},
+		{[]string{"--check", "x", "--judge-file", "/etc/passwd"}, "t", "not a path inside the workspace"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			is := is.New(t)

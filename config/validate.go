@@ -187,6 +187,16 @@ func (c *Config) validateChecks(src Sources, bad func(key, msg, hint string)) {
 			bad("protect", fmt.Sprintf("%q: %v", p, err), "use a glob relative to the workspace, e.g. 'tests/**' or '*_test.go'")
 		}
 	}
+	switch c.Judge {
+	case JudgeProtect, JudgeWarn, JudgeOff, "": // "": a run saved before judge existed
+	default:
+		bad("judge", fmt.Sprintf("%q is none of protect, warn, off", c.Judge), "use --judge protect (the default), warn or off")
+	}
+	for _, p := range c.JudgeFiles {
+		if strings.TrimSpace(p) == "" || filepath.IsAbs(p) || p == ".." || strings.HasPrefix(filepath.ToSlash(filepath.Clean(p)), "../") {
+			bad("judge_files", fmt.Sprintf("%q is not a path inside the workspace", p), "give a path relative to the workspace, e.g. --judge-file scripts/lint.sh")
+		}
+	}
 	if _, err := redact.New(nil, c.Redact); err != nil {
 		bad("redact", RegexpProblem(err), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
 	}

@@ -47,6 +47,9 @@ func (r *Reporter) Finish(res *runlog.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.end()
+	if res != nil {
+		judgeAnnotations(r.W, res)
+	}
 	if res == nil || res.Success || len(res.Iterations) == 0 {
 		return
 	}

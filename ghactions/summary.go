@@ -67,6 +67,7 @@ func Summary(r *runlog.Result, stat string) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(judgeSection(r))
 	if s := strings.TrimRight(stat, "\n"); s != "" {
 		fence := "```"
 		for strings.Contains(s, fence) {

@@ -27,7 +27,7 @@ func (r *runner) successReason() string {
 // timeout declares nothing: see iteration and completionSignal.)
 func (r *runner) succeeded(rec record) bool {
 	switch {
-	case len(rec.ProtectedRestored) > 0, rec.Interrupted != "",
+	case len(rec.ProtectedRestored) > 0, judgeFailed(rec.JudgeChanged), rec.Interrupted != "",
 		rec.ErrorKind == string(agent.ErrFatal), rec.ExitCode == agent.ExitWaiting:
 		return false
 	case len(r.cfg.Checks) == 0:
@@ -132,6 +132,12 @@ func (r *runner) notYet(rec record) string {
 	switch {
 	case len(rec.ProtectedRestored) > 0:
 		return "the agent changed protected files"
+	case judgeFailed(rec.JudgeChanged):
+		for _, c := range rec.JudgeChanged {
+			if !c.Kept {
+				return c.Text()
+			}
+		}
 	case rec.AgentTimedOut:
 		return "the agent was stopped by a timeout"
 	}

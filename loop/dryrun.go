@@ -30,6 +30,9 @@ func FirstPrompt(ctx context.Context, cfg config.Config, redact func(string) str
 		}
 	}
 	defer r.ws.close()
+	// The judge as the run would find it, for the prompt's note only:
+	// nothing is recorded.
+	r.judge = r.findGuard()
 	text, err := r.buildPrompt(ctx, 1, nil)
 	if err != nil {
 		return "", err

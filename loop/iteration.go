@@ -137,7 +137,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 	}
 	x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
 	failed := x.o.Failed() && x.o.ExitCode != agent.ExitWaiting && x.o.ErrKind != agent.ErrUsageLimit
-	x.rec.Failed = failed || len(x.rec.ProtectedRestored) > 0
+	x.rec.Failed = failed || len(x.rec.ProtectedRestored) > 0 || judgeFailed(x.rec.JudgeChanged)
 	x.rec.ChecksID = checksID(x.rec.CheckResults)
 	if r.ws.repo != nil {
 		// One snapshot serves idle detection, the record and the next prompt.
@@ -228,6 +228,8 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	_ = os.Remove(r.ws.state(runlog.AgentResultFile))
 	it.ProtectedRestored = r.restoreProtected(snap, i)
 	r.last.protectNote = protectNote(i, it.ProtectedRestored)
+	it.JudgeChanged = r.guardJudge(i)
+	r.last.judgeNote = judgeNote(i, it.JudgeChanged)
 	fillFromOutcome(it, o)
 	final, _ := prompt.TruncateTail(o.FinalMessage, runlog.FinalMessageLimit)
 	it.FinalMessage = final

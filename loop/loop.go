@@ -108,6 +108,10 @@ type runner struct {
 	last carried
 
 	transcriptWarned bool
+
+	// judge guards the files that define the checks (judge.go); nil when
+	// nothing is guarded.
+	judge *judgeGuard
 }
 
 // carried is what the iterations so far leave to the next one: its prompt
@@ -117,6 +121,7 @@ type carried struct {
 	prev, prevPrev []runlog.CheckResult // the last two iterations' check results
 	execErr        string               // the last agent run's error
 	protectNote    string               // why the last iteration failed, when it changed protected files
+	judgeNote      string               // why the last iteration failed, when it changed how a check is judged
 	interruptNote  string               // that the last iteration was interrupted before its checks
 	diff           *gitwt.Diff          // the snapshot taken after the last iteration, for the next prompt
 	// The changes so far after the last iteration (to tell an uncommitted
@@ -168,6 +173,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 		return nil, fmt.Errorf("preparing %s: %w", ws.state(), err)
 	}
 	r.reportArchived(archived)
+	r.startJudge(false)
 	_ = os.Remove(ws.state(runlog.ControlFile))
 	r.notes.delivered = map[string]bool{}
 	mode := cfg.Mode

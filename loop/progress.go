@@ -49,6 +49,13 @@ func progressEntry(it runlog.Iteration) string {
 	if len(it.ProtectedRestored) > 0 {
 		fmt.Fprintf(&b, "- Protected files changed (restored): %s\n", listPaths(it.ProtectedRestored))
 	}
+	for _, c := range it.JudgeChanged {
+		if c.Kept {
+			fmt.Fprintf(&b, "- Warning: %s (kept: --judge warn)\n", c.Text())
+		} else {
+			fmt.Fprintf(&b, "- Failed: %s (undone)\n", c.Text())
+		}
+	}
 	if it.Interrupted != "" {
 		fmt.Fprintf(&b, "- Interrupted: %s\n", interruptWords[it.Interrupted])
 	}

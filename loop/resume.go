@@ -80,6 +80,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 		return nil, err
 	}
 	r.restore()
+	r.startJudge(true)
 	r.logf("resuming after iteration %d of %d (%d recorded)", len(r.records), cfg.MaxIterations, len(r.records))
 	if n := len(r.records); n > 0 && r.records[n-1].Interrupted != "" {
 		r.logf("iteration %d was interrupted (%s) before its checks ran: its changes are in the workspace, and the next iteration is told", n, r.interruptText(r.records[n-1].Interrupted))
@@ -142,6 +143,7 @@ func (r *runner) restore() {
 			r.last.execErr = *last.Error
 		}
 		r.last.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
+		r.last.judgeNote = judgeNote(last.Iteration.Iteration, last.JudgeChanged)
 		r.last.interruptNote = interruptNote(last.Iteration)
 	}
 	// The last two iterations whose checks ran give the failures to show.

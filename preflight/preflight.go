@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/proc"
@@ -50,6 +51,8 @@ type Report struct {
 	// Workspace is where the run would work (zero when the workspace was
 	// not checked or could not be planned).
 	Workspace loop.WorkspacePlan `json:"-"`
+	// Judges are the files that define each check (checks.FindJudge).
+	Judges []checks.Judge `json:"-"`
 }
 
 // Failures are the failed items, as an error.
@@ -178,6 +181,12 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	}
 	for _, c := range cfg.Checks {
 		for _, it := range check(c, cfg.Dir, sh, opt.LookPath) {
+			add(it)
+		}
+	}
+	if len(cfg.Checks) > 0 {
+		r.Judges = checks.FindJudges(cfg.Dir, cfg.Checks, cfg.JudgeFiles)
+		for _, it := range judgeItems(cfg, r.Judges) {
 			add(it)
 		}
 	}

@@ -38,6 +38,12 @@ type Snapshot struct {
 	patterns []string
 	skip     []string
 	files    map[string]entry // by slash path relative to dir
+	// listed: the snapshot names its files (TakeFiles) instead of
+	// matching patterns; nil for Take's.
+	listed []string
+	// views: for a listed file, the part of its contents compared (see
+	// View); the whole file otherwise.
+	views map[string]func([]byte) []byte
 }
 
 type entry struct {
@@ -68,6 +74,9 @@ func Take(dir string, patterns, skip []string) (*Snapshot, error) {
 // to a protected file: changed or deleted files are written back, new ones
 // removed. It returns the paths it restored or removed, sorted.
 func (s *Snapshot) Restore() ([]string, error) {
+	if s.listed != nil {
+		return s.restoreListed()
+	}
 	var changed []string
 	var errs []error
 	seen := map[string]bool{}

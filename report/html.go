@@ -369,6 +369,7 @@ func iterationView(r *Run, it runlog.Iteration, last bool) iterView {
 		iv.Meta = append(iv.Meta, field{"Commit", shortHash(it.Commit), false})
 	}
 	iv.Meta = append(iv.Meta, iterSteering(it)...)
+	iv.Meta = append(iv.Meta, judgeFields(it)...)
 	if d := r.diff(it.Iteration); d != "" {
 		text, cut := head(d, diffLimit)
 		iv.Diff, iv.DiffPreface = diffFiles(text)

@@ -53,6 +53,7 @@ func steering(r *Run) []field {
 	if st.IdleIterations > 0 {
 		out = append(out, field{"Idle iterations", fmt.Sprintf("%d in a row at the end (changed nothing, checks as before)", st.IdleIterations), false})
 	}
+	out = append(out, runJudgeFields(r.Iterations)...)
 	notes := 0
 	for _, it := range r.Iterations {
 		notes += len(it.Notes)

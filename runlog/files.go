@@ -45,6 +45,9 @@ const (
 	// AgentResultFile is where a command agent reports its cost and final
 	// message (ARCHITECT_RESULT_FILE).
 	AgentResultFile = "agent-result.json"
+	// JudgeFile holds the files that define the checks as they were when
+	// the run started (a protect.Snapshot), which a resumed run protects.
+	JudgeFile = "judge.json"
 	// NotesDir is the queue of notes (see AddNote).
 	NotesDir = "notes"
 	// RunsDir holds the earlier runs' files (see Archive).

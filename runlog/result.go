@@ -85,6 +85,11 @@ type Iteration struct {
 	// changed, created or deleted, which architect restored; such an
 	// iteration failed, whatever the checks said.
 	ProtectedRestored []string `json:"protected_restored,omitempty"`
+	// JudgeChanged lists the files that define a check (--judge) the agent
+	// changed, created or deleted in this iteration: undone, and the
+	// iteration failed, unless the run keeps such changes (--judge warn,
+	// Kept).
+	JudgeChanged []JudgeChange `json:"judge_changed,omitempty"`
 	// Notes are the notes of the person running the loop (architect say)
 	// that the iteration's prompt carried, masked as everything is.
 	Notes []string `json:"notes,omitempty"`
@@ -100,6 +105,30 @@ type DiffSize struct {
 	Files   int `json:"files"`
 	Added   int `json:"added"`
 	Deleted int `json:"deleted"`
+}
+
+// JudgeChange is one file that defines a check, changed by the agent.
+type JudgeChange struct {
+	File   string   `json:"file"`   // relative to the workspace
+	Checks []string `json:"checks"` // the checks it defines, as the configuration names them
+	// Kept: the change stays (--judge warn); otherwise it was undone and
+	// the iteration failed.
+	Kept bool `json:"kept,omitempty"`
+}
+
+// Text is the change in words: the agent changed how `CHECK` is judged: FILE.
+func (c JudgeChange) Text() string {
+	checks := ""
+	for i, n := range c.Checks {
+		if i > 0 {
+			checks += ", "
+		}
+		checks += "`" + n + "`"
+	}
+	if checks == "" {
+		checks = "the checks"
+	}
+	return "the agent changed how " + checks + " is judged: " + c.File
 }
 
 // FinalMessageLimit bounds the final message kept with each iteration.
@@ -144,6 +173,10 @@ type Result struct {
 	// times the loop went round in circles, and what it did.
 	IdleIterations int     `json:"idle_iterations,omitempty"`
 	Stalls         []Stall `json:"stalls,omitempty"`
+	// JudgeChanged is every file that defines a check the agent changed
+	// over the run (from the iterations' judge_changed), each once, as its
+	// last change left it.
+	JudgeChanged []JudgeChange `json:"judge_changed,omitempty"`
 	// NotesDelivered counts the notes (architect say) the prompts carried.
 	NotesDelivered int `json:"notes_delivered,omitempty"`
 	// StopHint says what to do about the stop (a fatal agent error).
@@ -167,8 +200,18 @@ func (r *Result) Recost() {
 	r.TotalCost, r.TotalCostKnown, r.KnownCost, r.UnknownCostIterations = c.Total(), c.Unknown == 0, c.Known, c.Unknown
 	r.Agents = AgentCosts(r.Iterations)
 	r.NotesDelivered = 0
+	r.JudgeChanged = nil
+	at := map[string]int{}
 	for _, it := range r.Iterations {
 		r.NotesDelivered += len(it.Notes)
+		for _, c := range it.JudgeChanged {
+			if i, ok := at[c.File]; ok {
+				r.JudgeChanged[i] = c
+				continue
+			}
+			at[c.File] = len(r.JudgeChanged)
+			r.JudgeChanged = append(r.JudgeChanged, c)
+		}
 	}
 }
 

@@ -23,6 +23,7 @@ func Rows(its []runlog.Iteration) []Row {
 		if it.CompletionTagFound && it.CompletionSignal == "" {
 			row.Declared = "tag"
 		}
+		row.Judge, row.JudgeKept = judgeText(it.JudgeChanged)
 		if it.Agent != "" {
 			row.Ran = label(it.Agent, it.Model)
 		}
@@ -142,6 +143,7 @@ func (r *run) apply(ev runlog.Event, now time.Time) {
 		if ev.CompletionTagFound != nil && *ev.CompletionTagFound && ev.CompletionSignal == "" {
 			row.Declared = "tag"
 		}
+		row.Judge, row.JudgeKept = judgeText(ev.JudgeChanged)
 		row.AllPassed = ev.AllChecksPassed != nil && *ev.AllChecksPassed
 		row.ChecksRun = ev.ChecksRun == nil && row.Total > 0 || ev.ChecksRun != nil && *ev.ChecksRun
 		row.Duration, row.Agent, row.Checks = value(ev.Duration), value(ev.AgentDuration), value(ev.ChecksDuration)

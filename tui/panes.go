@@ -110,6 +110,10 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 	switch {
 	case r.Interrupted != "":
 		line += "  " + paint(styleWarn, clean(r.Interrupted))
+	case r.Judge != "" && r.JudgeKept:
+		line += "  " + paint(styleWarn, clean(r.Judge))
+	case r.Judge != "":
+		line += "  " + paint(styleBad, clean(r.Judge))
 	case r.Error != "":
 		line += "  " + paint(styleBad, clean(firstLine(r.Error)))
 	}

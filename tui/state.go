@@ -37,6 +37,10 @@ type Row struct {
 	Files              int
 	DiffKnown          bool
 	Commit             string
+	// Judge says which files that define a check the agent changed
+	// (--judge); JudgeKept: kept (--judge warn), not undone.
+	Judge     string
+	JudgeKept bool
 }
 
 // Phases of the current iteration.
