@@ -33,18 +33,18 @@ func TestScanFindsEachLanguagesTests(t *testing.T) {
 			"// func TestCommented(t *testing.T) {}\n",
 		"tests/test_api.py": "import pytest\n\ndef test_get():\n    pass\n\nasync def test_post():\n    pass\n\n" +
 			"class TestUser:\n    def test_name(self):\n        pass\n\n    def helper(self):\n        pass\n\ndef test_after_class():\n    pass\n\ndef testing_counts_too():\n    pass\n",
-		"pkg/util_test.py":     "def test_util(): pass\n",
-		"pkg/util.py":          "def test_in_source(): pass\n",
-		"web/sum.test.ts":      "describe('sum', () => {\n  it('adds', () => {})\n  test.only(\"subtracts\", () => {})\n  it(`multiplies`, () => {})\n  submit('no')\n})\n",
-		"web/__tests__/a.js":   "test('in a folder', () => {})\n",
-		"web/app.spec.jsx":     "it('renders', () => {})\n",
-		"web/app.js":           "it('not a test file', () => {})\n",
-		"src/lib.rs":           "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {}\n    #[tokio::test]\n    #[ignore]\n    async fn waits() {}\n}\n",
-		"src/main.rs":          "fn main() {}\n",
-		"tests/integration.rs": "use x;\n",
+		"pkg/util_test.py":           "def test_util(): pass\n",
+		"pkg/util.py":                "def test_in_source(): pass\n",
+		"web/sum.test.ts":            "describe('sum', () => {\n  it('adds', () => {})\n  test.only(\"subtracts\", () => {})\n  it(`multiplies`, () => {})\n  submit('no')\n})\n",
+		"web/__tests__/a.js":         "test('in a folder', () => {})\n",
+		"web/app.spec.jsx":           "it('renders', () => {})\n",
+		"web/app.js":                 "it('not a test file', () => {})\n",
+		"src/lib.rs":                 "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {}\n    #[tokio::test]\n    #[ignore]\n    async fn waits() {}\n}\n",
+		"src/main.rs":                "fn main() {}\n",
+		"tests/integration.rs":       "use x;\n",
 		"node_modules/dep/x.test.js": "it('theirs', () => {})\n",
-		".venv/lib/test_x.py":  "def test_theirs(): pass\n",
-		"skipme/a_test.go":     "func TestSkipped(t *testing.T) {}\n",
+		".venv/lib/test_x.py":        "def test_theirs(): pass\n",
+		"skipme/a_test.go":           "func TestSkipped(t *testing.T) {}\n",
 	})
 	got, err := Scan(dir, []string{"skipme"})
 	is.NoErr(err)
@@ -127,7 +127,7 @@ func TestWitness(t *testing.T) {
 {"Action":"pass","Package":"p","Elapsed":0}
 `, want: []string{"p.TestA", "p.TestB/sub"}},
 		{name: "go test -v",
-			out: "=== RUN   TestA\n--- PASS: TestA (0.00s)\n    --- FAIL: TestA/sub (0.00s)\n--- SKIP: TestC (0.00s)\nok  \tp\t0.01s\n",
+			out:  "=== RUN   TestA\n--- PASS: TestA (0.00s)\n    --- FAIL: TestA/sub (0.00s)\n--- SKIP: TestC (0.00s)\nok  \tp\t0.01s\n",
 			want: []string{"TestA", "TestA/sub"}},
 		{name: "pytest -v",
 			out: "tests/test_a.py::test_x PASSED                [ 33%]\r\ntests/test_a.py::TestK::test_y SKIPPED (why) [ 66%]\n" +
