@@ -85,6 +85,11 @@ type Config struct {
 	// protect); Redact, regular expressions masked in everything written
 	// (package redact), on top of secret environment values.
 	Protect []string `json:"protect,omitempty"`
+	// Tests is what happens when the agent removes a test that was there
+	// at the start: keep (the iteration fails), warn (recorded, and the
+	// next prompt told) or off; "" is keep unless the task speaks of
+	// changing tests (TestsMode).
+	Tests string `json:"tests,omitempty"`
 	// TranscriptLimit bounds, in bytes, each stream an iteration keeps in
 	// .architect/transcripts/ (the agent's output, each check's): past it
 	// the first and the last halves are kept, and the cut is said.
