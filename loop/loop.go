@@ -108,6 +108,9 @@ type runner struct {
 	last carried
 
 	transcriptWarned bool
+	// tests are the run's tests at its start, and what is done when one
+	// is removed (tests.go).
+	tests runlog.Tests
 }
 
 // carried is what the iterations so far leave to the next one: its prompt
@@ -187,6 +190,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 			r.st.InitialTree = d.Tree
 		}
 	}
+	r.startTests()
 	if ws.worktree != "" {
 		r.logf("working in worktree %s on branch %s", ws.worktree, ws.branch)
 	}
@@ -290,6 +294,9 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 	r.res.UsageLimitWaits, r.res.UsageLimitWaited = r.st.UsageLimitWaits, r.st.UsageLimitWaited
 	r.res.Waits, r.res.Switches, r.res.Stalls = r.st.Waits, r.st.Switches, r.st.Stalls
 	r.res.IdleIterations = r.st.IdleIterations
+	if n := len(r.records); n > 0 {
+		r.res.TestsRemoved = r.records[n-1].TestsRemoved
+	}
 	// The result before the state: once the state says the run ended
 	// (succeeded: not resumable), its result must be there.
 	if err := runlog.WriteJSON(r.ws.state(runlog.ResultFile), r.res); err != nil {
@@ -342,7 +349,7 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			return
 		}
 		if i > r.cfg.MaxIterations {
-			r.stop(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations))
+			r.stop(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations)+r.testsStopNote())
 			return
 		}
 		if r.overBudget() {

@@ -49,6 +49,9 @@ func progressEntry(it runlog.Iteration) string {
 	if len(it.ProtectedRestored) > 0 {
 		fmt.Fprintf(&b, "- Protected files changed (restored): %s\n", listPaths(it.ProtectedRestored))
 	}
+	if t := it.TestsRemoved; t != nil {
+		b.WriteString(testsProgress(t))
+	}
 	if it.Interrupted != "" {
 		fmt.Fprintf(&b, "- Interrupted: %s\n", interruptWords[it.Interrupted])
 	}
