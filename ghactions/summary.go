@@ -55,6 +55,7 @@ func Summary(r *runlog.Result, stat string) string {
 			} else if len(failed) > 0 {
 				checks = "❌ " + checks + " (failing: " + strings.Join(failed, ", ") + ")"
 			}
+			checks += testsCell(it)
 			done := "no"
 			if it.CompletionTagFound || it.CompletionSignal != "" {
 				done = "yes"
@@ -67,6 +68,7 @@ func Summary(r *runlog.Result, stat string) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(testsSection(r))
 	if s := strings.TrimRight(stat, "\n"); s != "" {
 		fence := "```"
 		for strings.Contains(s, fence) {

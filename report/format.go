@@ -32,6 +32,8 @@ func iterVerdict(it runlog.Iteration) (tone, verdict string) {
 		return "warn", "interrupted (" + strings.ReplaceAll(it.Interrupted, "_", " ") + ")"
 	case it.AllChecksPassed && it.CompletionSignal != "":
 		return "good", "success"
+	case it.TestsRemoved != nil && it.TestsRemoved.Failed:
+		return "bad", "tests removed"
 	case it.AgentTimedOut:
 		return "warn", "agent timed out"
 	case it.Error != nil:

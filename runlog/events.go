@@ -69,6 +69,9 @@ type Event struct {
 	ChecksRun          *bool     `json:"checks_run,omitempty"`           // iteration_finished
 	Interrupted        string    `json:"interrupted,omitempty"`          // iteration_finished: why the run stopped it
 	Diff               *DiffSize `json:"diff,omitempty"`                 // iteration_finished: its own change's size, when known
+	// TestsRemoved (iteration_finished): the tests of the run's start the
+	// iteration left gone (Iteration.TestsRemoved).
+	TestsRemoved *TestsRemoved `json:"tests_removed,omitempty"`
 
 	Seconds *float64 `json:"seconds,omitempty"`  // backoff, usage_limit_wait: how long
 	Until   string   `json:"until,omitempty"`    // backoff, usage_limit_wait

@@ -36,6 +36,10 @@ type Row struct {
 	Files              int
 	DiffKnown          bool
 	Commit             string
+	// TestsRemoved counts the tests of the run's start the iteration left
+	// gone; TestsFailed, that the iteration failed for it (tests: keep).
+	TestsRemoved int
+	TestsFailed  bool
 }
 
 // Phases of the current iteration.
