@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 )
 
@@ -39,7 +40,7 @@ func (c Config) TestsMode(spec string) (mode, why string) {
 			return TestsWarn, fmt.Sprintf("the task speaks of changing tests (%q)", m)
 		}
 	}
-	return TestsKeep, "the default"
+	return TestsKeep, "the task does not speak of changing tests"
 }
 
 // validateTests reports an unknown tests value.
@@ -49,4 +50,17 @@ func (c *Config) validateTests(bad func(key, msg, hint string)) {
 	default:
 		bad("tests", fmt.Sprintf("%q is none of keep, warn, off", c.Tests), "use --tests keep (a removed test fails the iteration), warn (recorded only) or off")
 	}
+}
+
+// defaultTests is the tests mode a run of c would take when none is given,
+// and why, for --dry-run.
+func (c Config) defaultTests() (mode, why string) {
+	spec := ""
+	if c.Spec != "" {
+		if b, err := os.ReadFile(c.Spec); err == nil {
+			spec = string(b)
+		}
+	}
+	mode, why = c.TestsMode(spec)
+	return mode, "default (" + why + ")"
 }

@@ -56,3 +56,26 @@ func TestTestsFlagAndFile(t *testing.T) {
 	is.True(strings.Contains(es[0].Error(), `--tests: "drop" is none of keep, warn, off`))
 	is.True(strings.Contains(es[0].Hint, "--tests keep"))
 }
+
+// --dry-run shows the mode a run would take, and why.
+func TestDescribeResolvesTests(t *testing.T) {
+	is := is.New(t)
+	find := func(c Config) Setting {
+		for _, s := range Describe(c, Sources{}) {
+			if s.Key == "tests" {
+				return s
+			}
+		}
+		t.Fatal("no tests setting")
+		return Setting{}
+	}
+	s := find(Config{Task: "fix the bug"})
+	is.Equal(s.Value, TestsKeep)
+	is.Equal(s.Source, "default (the task does not speak of changing tests)")
+	s = find(Config{Task: "delete the old tests"})
+	is.Equal(s.Value, TestsWarn)
+	is.True(strings.HasPrefix(s.Source, "default (the task speaks of changing tests"))
+	s = find(Config{Task: "delete the old tests", Tests: TestsKeep})
+	is.Equal(s.Value, TestsKeep)
+	is.Equal(s.Source, "default") // shown as given; Sources says where it came from
+}
