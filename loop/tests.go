@@ -37,7 +37,7 @@ func (r *runner) startTests() {
 		r.saveTests()
 		return
 	}
-	set, err := testset.Scan(r.ws.dir, protectSkip)
+	set, err := r.scanTests()
 	if err != nil {
 		r.warn("cannot find the tests at the start, so removed tests will not be told: " + r.cleanText(err.Error()))
 		r.tests.Mode = config.TestsOff
@@ -80,6 +80,26 @@ func (r *runner) saveTests() {
 	}
 }
 
+// scanTests finds the workspace's tests, their files' and tests' names
+// cleaned and redacted as all text from outside is (they are written to
+// tests.json, records and prompts), the same way every time so that they
+// compare.
+func (r *runner) scanTests() (testset.Set, error) {
+	set, err := testset.Scan(r.ws.dir, protectSkip)
+	if err != nil {
+		return nil, err
+	}
+	out := make(testset.Set, len(set))
+	for file, names := range set {
+		clean := make([]string, len(names))
+		for i, n := range names {
+			clean[i] = r.cleanText(n)
+		}
+		out[r.cleanText(file)] = clean
+	}
+	return out, nil
+}
+
 // testsOn reports whether the run looks for removed tests.
 func (r *runner) testsOn() bool {
 	return r.tests.Mode == config.TestsKeep || r.tests.Mode == config.TestsWarn
@@ -91,7 +111,7 @@ func (r *runner) compareTests(x *iteration) {
 	if !r.testsOn() {
 		return
 	}
-	now, err := testset.Scan(r.ws.dir, protectSkip)
+	now, err := r.scanTests()
 	if err != nil {
 		r.warn("cannot find the tests after iteration " + fmt.Sprint(x.n) + ": " + r.cleanText(err.Error()))
 		return
@@ -183,6 +203,10 @@ func (r *runner) witnessTests(x *iteration, ws []*testset.Witness) {
 			continue
 		}
 		ran, complete := ws[i].Ran()
+		for k := range ran {
+			ran[k] = r.cleanText(ran[k])
+		}
+		slices.Sort(ran)
 		cmd := r.cfg.Checks[i]
 		first, ok := r.tests.Ran[cmd]
 		switch {
@@ -292,7 +316,7 @@ func (r *runner) testsGoneBeforeDone() bool {
 	if r.tests.Mode != config.TestsKeep {
 		return false
 	}
-	now, err := testset.Scan(r.ws.dir, protectSkip)
+	now, err := r.scanTests()
 	if err != nil {
 		return false
 	}
@@ -300,7 +324,7 @@ func (r *runner) testsGoneBeforeDone() bool {
 	if len(gone.Tests) == 0 {
 		return false
 	}
-	r.logf("%s is present but tests that were there at the start are gone (%s): continuing", r.donePath(), listPaths(gone.Tests))
+	r.logf("%s is present but tests that were there at the start are gone (%s): continuing", r.donePath(), listPaths(r.cleanList(gone.Tests)))
 	return true
 }
 
