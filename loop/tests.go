@@ -202,7 +202,7 @@ func (r *runner) witnessTests(x *iteration, ws []*testset.Witness) {
 		if i >= len(ws) {
 			continue
 		}
-		ran, complete := ws[i].Ran()
+		ran, witness := ws[i].Ran()
 		for k := range ran {
 			ran[k] = r.cleanText(ran[k])
 		}
@@ -210,7 +210,7 @@ func (r *runner) witnessTests(x *iteration, ws []*testset.Witness) {
 		cmd := r.cfg.Checks[i]
 		first, ok := r.tests.Ran[cmd]
 		switch {
-		case !complete, !ok && len(ran) == 0, !c.Passed && ok:
+		case !witness, !ok && len(ran) == 0, !c.Passed && ok:
 			continue
 		case !ok:
 			if r.tests.Ran == nil {

@@ -115,8 +115,9 @@ func TestCompare(t *testing.T) {
 
 func TestWitness(t *testing.T) {
 	cases := []struct {
-		name, out string
-		want      []string
+		name, out  string
+		want       []string
+		notWitness bool // the output does not name every test that ran
 	}{
 		{name: "go test -json",
 			out: `{"Action":"run","Package":"p","Test":"TestA"}
@@ -136,8 +137,14 @@ func TestWitness(t *testing.T) {
 		{name: "cargo test",
 			out:  "running 3 tests\ntest tests::adds ... ok\ntest tests::waits ... ignored\ntest tests::fails ... FAILED\n\ntest result: FAILED. 1 passed\n",
 			want: []string{"tests::adds", "tests::fails"}},
-		{name: "nothing named", out: "ok\nPASS\n", want: nil},
+		{name: "nothing named", out: "ok\nPASS\n", want: nil, notWitness: true},
 		{name: "a last line without its newline", out: "--- PASS: TestA (0.00s)", want: []string{"TestA"}},
+		{name: "go test without -v names failures only",
+			out: "--- FAIL: TestAdd (0.00s)\n    calc_test.go:6: no\nFAIL\nFAIL\tcalc\t0.01s\n", want: []string{"TestAdd"}, notWitness: true},
+		{name: "pytest without -v names failures only",
+			out: "F.                [100%]\n=== short test summary info ===\nFAILED tests/test_a.py::test_w - assert 1 == 2\n", want: []string{"tests/test_a.py::test_w"}, notWitness: true},
+		{name: "go test -v where every test failed",
+			out: "=== RUN   TestAdd\n--- FAIL: TestAdd (0.00s)\n", want: []string{"TestAdd"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -149,8 +156,8 @@ func TestWitness(t *testing.T) {
 				_, _ = w.Write([]byte(s[:n]))
 				s = s[n:]
 			}
-			got, complete := w.Ran()
-			is.True(complete)
+			got, witness := w.Ran()
+			is.Equal(witness, !c.notWitness)
 			is.Equal(got, c.want)
 		})
 	}

@@ -13,12 +13,17 @@ import (
 // (--- PASS: TestX), pytest -v (path::test PASSED, FAILED path::test) and
 // cargo test (test name ... ok). Memory is bounded: a line is looked at up
 // to maxLine bytes, and at most maxRan names are kept.
+//
+// Only an output that names the tests that ran, the passing ones too, is
+// a witness: go test without -v and pytest without -v name the failures
+// alone, and a test missing from them may well have passed.
 type Witness struct {
-	mu   sync.Mutex
-	line []byte
-	long bool // the line being read is past maxLine: ignored to its end
-	ran  map[string]bool
-	full bool // maxRan was reached: the set is incomplete
+	mu      sync.Mutex
+	line    []byte
+	long    bool // the line being read is past maxLine: ignored to its end
+	ran     map[string]bool
+	full    bool // maxRan was reached: the set is incomplete
+	verbose bool // the output names passing tests (or says it runs each)
 }
 
 const (
@@ -59,9 +64,10 @@ func (w *Witness) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Ran is the sorted names of the tests seen running; complete is false
-// when the output named more than the witness keeps.
-func (w *Witness) Ran() (names []string, complete bool) {
+// Ran is the sorted names of the tests seen running; witness is false
+// when the output does not tell every test that ran (it names failures
+// only, or more tests than the witness keeps).
+func (w *Witness) Ran() (names []string, witness bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.line) > 0 && !w.long {
@@ -72,7 +78,7 @@ func (w *Witness) Ran() (names []string, complete bool) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	return names, !w.full
+	return names, w.verbose && !w.full
 }
 
 func (w *Witness) add(name string) {
@@ -88,6 +94,7 @@ func (w *Witness) add(name string) {
 
 var (
 	goJSONAction = []byte(`"Action":`)
+	goRun        = []byte("=== RUN ")
 	goPass       = []byte("--- PASS: ")
 	goFail       = []byte("--- FAIL: ")
 	cargoSep     = []byte(" ... ")
@@ -103,12 +110,17 @@ func (w *Witness) take(line []byte) {
 		if json.Unmarshal(t, &ev) == nil && ev.Test != "" && (ev.Action == "pass" || ev.Action == "fail") {
 			w.add(ev.Package + "." + ev.Test)
 		}
+		w.verbose = true // go test -json reports every test
+	case bytes.HasPrefix(t, goRun):
+		w.verbose = true
 	case bytes.HasPrefix(t, goPass) || bytes.HasPrefix(t, goFail):
 		w.add(firstField(t[len(goPass):]))
+		w.verbose = w.verbose || bytes.HasPrefix(t, goPass)
 	case bytes.HasPrefix(t, []byte("test ")) && bytes.Contains(t, cargoSep):
 		name, status, _ := bytes.Cut(t[len("test "):], cargoSep)
 		if s := string(bytes.TrimSpace(status)); s == "ok" || s == "FAILED" {
 			w.add(string(bytes.TrimSpace(name)))
+			w.verbose = true // cargo test names every test
 		}
 	case bytes.Contains(t, []byte("::")):
 		w.pytest(t)
@@ -132,6 +144,7 @@ func (w *Witness) pytest(t []byte) {
 	switch {
 	case bytes.Contains(fields[0], []byte("::")) && ran(fields[1]):
 		w.add(string(fields[0]))
+		w.verbose = true // pytest -v's line per test
 	case ran(fields[0]) && bytes.Contains(fields[1], []byte("::")):
 		w.add(string(fields[1]))
 	}
