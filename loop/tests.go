@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/runlog"
@@ -192,7 +194,7 @@ func (t tee) Close() error {
 // ran the first time it named any, passing or failing (which become that
 // check's witness). A failing check proves nothing either way (a build
 // error runs no test): only a passing one is compared.
-func (r *runner) witnessTests(x *iteration, ws []*testset.Witness) {
+func (r *runner) witnessTests(x *iteration, ws []*testset.Witness, began time.Time) {
 	if ws == nil || !x.rec.ChecksRun {
 		return
 	}
@@ -203,6 +205,9 @@ func (r *runner) witnessTests(x *iteration, ws []*testset.Witness) {
 			continue
 		}
 		ran, witness := ws[i].Ran()
+		if p := testset.JUnitPath(r.cfg.Checks[i]); p != "" {
+			ran, witness = r.junitRan(p, began)
+		}
 		for k := range ran {
 			ran[k] = r.cleanText(ran[k])
 		}
@@ -237,6 +242,32 @@ func (r *runner) witnessTests(x *iteration, ws []*testset.Witness) {
 	}
 	t.NotRun = r.cleanList(notRun)
 	t.Count += len(notRun)
+}
+
+// maxJUnit bounds what is read of a JUnit report.
+const maxJUnit = 64 << 20
+
+// junitRan reads the JUnit report a check wrote at path (relative to the
+// workspace) for the tests it ran. A report older than the checks' start
+// is not this run's (the check did not write it, or an agent did): no
+// witness.
+func (r *runner) junitRan(path string, began time.Time) ([]string, bool) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.ws.dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.ModTime().Before(began) || fi.Size() > maxJUnit {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxJUnit))
+	if err != nil {
+		return nil, false
+	}
+	return testset.JUnitRan(data)
 }
 
 // judgeTests settles whether the tests removed fail the iteration

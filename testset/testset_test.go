@@ -177,3 +177,25 @@ func TestShrunk(t *testing.T) {
 	is.Equal(Shrunk([]string{"a", "b", "c"}, []string{"a", "c", "d"}), []string{"b"})
 	is.Equal(Shrunk([]string{"a"}, []string{"a", "b"}), nil)
 }
+
+func TestJUnit(t *testing.T) {
+	is := is.New(t)
+	for cmd, want := range map[string]string{
+		"pytest -q --junitxml=out/report.xml":        "out/report.xml",
+		"python -m pytest --junit-xml 'r.xml' tests": "r.xml",
+		"pytest -v":         "",
+		"pytest --junitxml": "",
+	} {
+		is.Equal(JUnitPath(cmd), want)
+	}
+	report := `<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="3">
+<testcase classname="tests.test_a" name="test_x" time="0.001"/>
+<testcase classname="tests.test_a" name="test_y" time="0"><skipped type="pytest.skip" message="later">later</skipped></testcase>
+<testcase classname="tests.test_a.TestK" name="test_z" time="0.002"><failure message="assert 1 == 2">trace</failure></testcase>
+</testsuite></testsuites>`
+	names, ok := JUnitRan([]byte(report))
+	is.True(ok)
+	is.Equal(names, []string{"tests.test_a.TestK::test_z", "tests.test_a::test_x"})
+	_, ok = JUnitRan([]byte("<testsuites><testcase"))
+	is.True(!ok) // torn: no witness
+}
