@@ -22,7 +22,8 @@
 // that moved to another file (a renamed file, a split one) is not gone.
 //
 // Witness reads what a check printed and picks out the tests that ran, for
-// the runners that name them: go test -json and -v, pytest -v, cargo test.
+// the runners that name them: go test -json and -v, pytest -v, cargo test;
+// JUnitRan reads the same from a JUnit XML report (pytest --junitxml).
 package testset
 
 import (
