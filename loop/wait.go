@@ -134,6 +134,8 @@ func failure(rec record, o agent.Outcome) string {
 	switch {
 	case len(rec.ProtectedRestored) > 0:
 		return "it changed protected files"
+	case testsFailed(rec):
+		return "it removed tests that were there at the start"
 	case o.TimedOut:
 		return "the agent timed out"
 	case o.Inactive:
