@@ -24,8 +24,9 @@ import (
 // fewer is a removal too. Under tests: keep a removal fails the iteration;
 // under warn it is recorded and told to the next agent.
 
-// startTests finds the run's tests at its start and saves them; spec is
-// the specification's text, which may speak of changing tests.
+// startTests settles what the run does about removed tests (from the
+// task and the specification's text when --tests is not given), finds
+// the run's tests at its start and saves them.
 func (r *runner) startTests() {
 	spec := ""
 	if r.cfg.Spec != "" {
