@@ -384,7 +384,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 			it.AllChecksPassed = false
 		}
 	}
-	r.witnessTests(x, wit, began)
+	r.witnessTests(x, wit)
 	r.logf("iteration %d/%d: checks %d/%d passing%s", it.Iteration, r.cfg.MaxIterations, passing, len(it.CheckResults), failedList(it.CheckResults))
 }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/runlog"
@@ -142,24 +141,52 @@ func (r *runner) cleanList(l []string) []string {
 	return out
 }
 
-// witnesses are the writers that read each check's output for the tests
-// it ran, when the run looks for removed tests.
-func (r *runner) witnesses() []*testset.Witness {
+// witnesses are what tells, for each check, the tests it ran, when the
+// run looks for removed tests: a reader of its output, and the report it
+// names, as it was before the checks ran.
+type witnesses struct {
+	out     []*testset.Witness
+	reports []report
+}
+
+// report is a file a check's runner writes the tests it ran to (a JUnit
+// report, a jest or vitest JSON report), and how it was before the checks
+// ran: a report the check did not write again is not this run's.
+type report struct {
+	path   string
+	read   func([]byte) ([]string, bool)
+	before os.FileInfo // nil: there was none
+}
+
+func (r *runner) witnesses() *witnesses {
 	if !r.testsOn() {
 		return nil
 	}
-	ws := make([]*testset.Witness, len(r.cfg.Checks))
-	for i := range ws {
-		ws[i] = testset.NewWitness()
+	w := &witnesses{out: make([]*testset.Witness, len(r.cfg.Checks)), reports: make([]report, len(r.cfg.Checks))}
+	for i, cmd := range r.cfg.Checks {
+		w.out[i] = testset.NewWitness()
+		rep := report{path: testset.JUnitPath(cmd), read: testset.JUnitRan}
+		if rep.path == "" {
+			rep = report{path: testset.JSONReportPath(cmd), read: testset.JSONReportRan}
+		}
+		if rep.path == "" {
+			continue
+		}
+		if !filepath.IsAbs(rep.path) {
+			rep.path = filepath.Join(r.ws.dir, rep.path)
+		}
+		rep.before, _ = os.Stat(rep.path)
+		w.reports[i] = rep
 	}
-	return ws
+	return w
 }
 
 // witnessed adds check i's witness to where its output is copied.
-func witnessed(out func(int) io.Writer, ws []*testset.Witness) func(int) io.Writer {
-	if ws == nil {
+func witnessed(out func(int) io.Writer, w *witnesses) func(int) io.Writer {
+	if w == nil {
 		return out
 	}
+	ws := w.out
 	return func(i int) io.Writer {
 		var k io.Writer
 		if out != nil {
@@ -195,10 +222,11 @@ func (t tee) Close() error {
 // ran the first time it named any, passing or failing (which become that
 // check's witness). A failing check proves nothing either way (a build
 // error runs no test): only a passing one is compared.
-func (r *runner) witnessTests(x *iteration, ws []*testset.Witness, began time.Time) {
-	if ws == nil || !x.rec.ChecksRun {
+func (r *runner) witnessTests(x *iteration, w *witnesses) {
+	if w == nil || !x.rec.ChecksRun {
 		return
 	}
+	ws := w.out
 	changed := false
 	var notRun []string
 	for i, c := range x.rec.CheckResults {
@@ -206,8 +234,8 @@ func (r *runner) witnessTests(x *iteration, ws []*testset.Witness, began time.Ti
 			continue
 		}
 		ran, witness := ws[i].Ran()
-		if p := testset.JUnitPath(r.cfg.Checks[i]); p != "" {
-			ran, witness = r.junitRan(p, began)
+		if rep := w.reports[i]; rep.path != "" {
+			ran, witness = rep.ran()
 		}
 		for k := range ran {
 			ran[k] = r.cleanText(ran[k])
@@ -245,30 +273,30 @@ func (r *runner) witnessTests(x *iteration, ws []*testset.Witness, began time.Ti
 	t.Count += len(notRun)
 }
 
-// maxJUnit bounds what is read of a JUnit report.
-const maxJUnit = 64 << 20
+// maxReport bounds what is read of a test report.
+const maxReport = 64 << 20
 
-// junitRan reads the JUnit report a check wrote at path (relative to the
-// workspace) for the tests it ran. A report older than the checks' start
-// is not this run's (the check did not write it, or an agent did): no
-// witness.
-func (r *runner) junitRan(path string, began time.Time) ([]string, bool) {
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(r.ws.dir, path)
-	}
-	f, err := os.Open(path)
+// ran reads the report for the tests the check ran. A report the check
+// did not write (none, or the same file as before the checks: an earlier
+// run's, or one an agent wrote) is no witness.
+func (rep report) ran() ([]string, bool) {
+	f, err := os.Open(rep.path)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.ModTime().Before(began) || fi.Size() > maxJUnit {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() > maxReport {
 		return nil, false
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxJUnit))
+	if b := rep.before; b != nil && b.ModTime().Equal(fi.ModTime()) && b.Size() == fi.Size() {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxReport))
 	if err != nil {
 		return nil, false
 	}
-	return testset.JUnitRan(data)
+	return rep.read(data)
 }
 
 // judgeTests settles whether the tests removed fail the iteration

@@ -23,7 +23,8 @@
 //
 // Witness reads what a check printed and picks out the tests that ran, for
 // the runners that name them: go test -json and -v, pytest -v, cargo test;
-// JUnitRan reads the same from a JUnit XML report (pytest --junitxml).
+// JUnitRan and JSONReportRan read the same from a JUnit XML report (pytest
+// --junitxml) and from jest's and vitest's JSON reports.
 package testset
 
 import (

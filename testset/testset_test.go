@@ -199,3 +199,26 @@ func TestJUnit(t *testing.T) {
 	_, ok = JUnitRan([]byte("<testsuites><testcase"))
 	is.True(!ok) // torn: no witness
 }
+
+func TestJSONReport(t *testing.T) {
+	is := is.New(t)
+	for cmd, want := range map[string]string{
+		"npx jest --json --outputFile=out/jest.json":              "out/jest.json",
+		"npx vitest run --reporter=json --outputFile report.json": "report.json",
+		"npx vitest run --reporter json --output-file='r.json'":   "r.json",
+		"npx jest --outputFile=out/jest.json":                     "", // not JSON
+		"npx jest --json":                                         "", // to stdout
+	} {
+		is.Equal(JSONReportPath(cmd), want)
+	}
+	report := `{"numTotalTests":4,"testResults":[{"name":"/w/web/sum.test.ts","assertionResults":[
+{"fullName":"sum adds","title":"adds","status":"passed"},
+{"fullName":"sum subtracts","title":"subtracts","status":"failed"},
+{"fullName":"sum later","title":"later","status":"pending"},
+{"fullName":"sum todo","title":"todo","status":"todo"}]}]}`
+	names, ok := JSONReportRan([]byte(report))
+	is.True(ok)
+	is.Equal(names, []string{"sum.test.ts::sum adds", "sum.test.ts::sum subtracts"})
+	_, ok = JSONReportRan([]byte(`{"numTotalTests":`))
+	is.True(!ok)
+}
