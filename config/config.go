@@ -94,6 +94,11 @@ type Config struct {
 	// to the workspace.
 	Judge      string   `json:"judge,omitempty"`
 	JudgeFiles []string `json:"judge_files,omitempty"`
+	// Tests is what happens when the agent removes a test that was there
+	// at the start: keep (the iteration fails), warn (recorded, and the
+	// next prompt told) or off; "" is keep unless the task speaks of
+	// changing tests (TestsMode).
+	Tests string `json:"tests,omitempty"`
 	// TranscriptLimit bounds, in bytes, each stream an iteration keeps in
 	// .architect/transcripts/ (the agent's output, each check's): past it
 	// the first and the last halves are kept, and the cut is said.

@@ -32,6 +32,9 @@ func Describe(c Config, src Sources) []Setting {
 		default:
 			s.Value = deref(p)
 		}
+		if o.key == "tests" && c.Tests == "" {
+			s.Value, s.Source = c.defaultTests()
+		}
 		out = append(out, s)
 	}
 	if len(c.Prices) > 0 {

@@ -42,6 +42,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	c.validateAgent(src, bad)
 	c.validateSupervision(bad)
 	c.validateChecks(src, bad)
+	c.validateTests(bad)
 	return warnings, errs.orNil()
 }
 

@@ -55,6 +55,7 @@ func Summary(r *runlog.Result, stat string) string {
 			} else if len(failed) > 0 {
 				checks = "❌ " + checks + " (failing: " + strings.Join(failed, ", ") + ")"
 			}
+			checks += testsCell(it)
 			done := "no"
 			if it.CompletionTagFound || it.CompletionSignal != "" {
 				done = "yes"
@@ -68,6 +69,7 @@ func Summary(r *runlog.Result, stat string) string {
 		b.WriteString("\n")
 	}
 	b.WriteString(judgeSection(r))
+	b.WriteString(testsSection(r))
 	if s := strings.TrimRight(stat, "\n"); s != "" {
 		fence := "```"
 		for strings.Contains(s, fence) {

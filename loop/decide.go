@@ -27,7 +27,7 @@ func (r *runner) successReason() string {
 // timeout declares nothing: see iteration and completionSignal.)
 func (r *runner) succeeded(rec record) bool {
 	switch {
-	case len(rec.ProtectedRestored) > 0, judgeFailed(rec.JudgeChanged), rec.Interrupted != "",
+	case len(rec.ProtectedRestored) > 0, judgeFailed(rec.JudgeChanged), testsFailed(rec), rec.Interrupted != "",
 		rec.ErrorKind == string(agent.ErrFatal), rec.ExitCode == agent.ExitWaiting:
 		return false
 	case len(r.cfg.Checks) == 0:
@@ -138,6 +138,8 @@ func (r *runner) notYet(rec record) string {
 				return c.Text()
 			}
 		}
+	case testsFailed(rec):
+		return "the agent removed tests that were there at the start: " + listPaths(removedList(rec.TestsRemoved))
 	case rec.AgentTimedOut:
 		return "the agent was stopped by a timeout"
 	}
@@ -201,7 +203,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 		r.stop(runlog.StopError, err.Error())
 		return true
 	}
-	if !done {
+	if !done || r.testsGoneBeforeDone() {
 		return false
 	}
 	r.logf("%s is present: running the checks before starting an agent", r.donePath())

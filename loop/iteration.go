@@ -124,6 +124,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 		if !x.o.TimedOut && !x.o.Inactive {
 			x.rec.CompletionTagFound, x.rec.patternFound = r.searchFinal(x.o, x.prompt)
 		}
+		r.compareTests(x)
 		r.beforeChecks(runCtx)
 		r.runChecks(runCtx, x)
 		gctx, cancel := r.gitContext(ctx, runCtx)
@@ -134,10 +135,11 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 			r.interrupted(ctx, x, why)
 			return x
 		}
+		r.judgeTests(x)
 	}
 	x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
 	failed := x.o.Failed() && x.o.ExitCode != agent.ExitWaiting && x.o.ErrKind != agent.ErrUsageLimit
-	x.rec.Failed = failed || len(x.rec.ProtectedRestored) > 0 || judgeFailed(x.rec.JudgeChanged)
+	x.rec.Failed = failed || len(x.rec.ProtectedRestored) > 0 || judgeFailed(x.rec.JudgeChanged) || testsFailed(x.rec)
 	x.rec.ChecksID = checksID(x.rec.CheckResults)
 	if r.ws.repo != nil {
 		// One snapshot serves idle detection, the record and the next prompt.
@@ -360,6 +362,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 	}
 	began := r.deps.Now()
 	i := it.Iteration
+	wit := r.witnesses()
 	results := checks.Run(ctx, r.cfg.Checks, checks.Options{
 		Dir:     r.ws.dir,
 		Timeout: r.cfg.CheckTimeout,
@@ -369,7 +372,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 			r.ev.emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
 		},
 		OnFinish: func(idx int, c checks.Result) { r.ev.emit(checkFinished(i, idx, r.sanitizeCheck(idx, c))) },
-		Output:   r.checkOutput(x.tr),
+		Output:   witnessed(r.checkOutput(x.tr), wit),
 	})
 	it.ChecksDuration = r.deps.Now().Sub(began).Seconds()
 	it.CheckResults = make([]runlog.CheckResult, len(results))
@@ -386,6 +389,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 			it.AllChecksPassed = false
 		}
 	}
+	r.witnessTests(x, wit)
 	r.logf("iteration %d/%d: checks %d/%d passing%s", it.Iteration, r.cfg.MaxIterations, passing, len(it.CheckResults), failedList(it.CheckResults))
 }
 

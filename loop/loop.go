@@ -112,6 +112,9 @@ type runner struct {
 	// judge guards the files that define the checks (judge.go); nil when
 	// nothing is guarded.
 	judge *judgeGuard
+	// tests are the run's tests at its start, and what is done when one
+	// is removed (tests.go).
+	tests runlog.Tests
 }
 
 // carried is what the iterations so far leave to the next one: its prompt
@@ -198,6 +201,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 			r.st.InitialTree = d.Tree
 		}
 	}
+	r.startTests()
 	if ws.worktree != "" {
 		r.logf("working in worktree %s on branch %s", ws.worktree, ws.branch)
 	}
@@ -301,6 +305,9 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 	r.res.UsageLimitWaits, r.res.UsageLimitWaited = r.st.UsageLimitWaits, r.st.UsageLimitWaited
 	r.res.Waits, r.res.Switches, r.res.Stalls = r.st.Waits, r.st.Switches, r.st.Stalls
 	r.res.IdleIterations = r.st.IdleIterations
+	if n := len(r.records); n > 0 {
+		r.res.TestsRemoved = r.records[n-1].TestsRemoved
+	}
 	// The result before the state: once the state says the run ended
 	// (succeeded: not resumable), its result must be there.
 	if err := runlog.WriteJSON(r.ws.state(runlog.ResultFile), r.res); err != nil {
@@ -353,7 +360,7 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			return
 		}
 		if i > r.cfg.MaxIterations {
-			r.stop(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations))
+			r.stop(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations)+r.testsStopNote())
 			return
 		}
 		if r.overBudget() {

@@ -56,6 +56,9 @@ func progressEntry(it runlog.Iteration) string {
 			fmt.Fprintf(&b, "- Failed: %s (undone)\n", c.Text())
 		}
 	}
+	if t := it.TestsRemoved; t != nil {
+		b.WriteString(testsProgress(t))
+	}
 	if it.Interrupted != "" {
 		fmt.Fprintf(&b, "- Interrupted: %s\n", interruptWords[it.Interrupted])
 	}

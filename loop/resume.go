@@ -81,6 +81,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	}
 	r.restore()
 	r.startJudge(true)
+	r.resumeTests()
 	r.logf("resuming after iteration %d of %d (%d recorded)", len(r.records), cfg.MaxIterations, len(r.records))
 	if n := len(r.records); n > 0 && r.records[n-1].Interrupted != "" {
 		r.logf("iteration %d was interrupted (%s) before its checks ran: its changes are in the workspace, and the next iteration is told", n, r.interruptText(r.records[n-1].Interrupted))

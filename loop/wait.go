@@ -136,6 +136,8 @@ func failure(rec record, o agent.Outcome) string {
 		return "it changed protected files"
 	case judgeFailed(rec.JudgeChanged):
 		return "it changed how a check is judged"
+	case testsFailed(rec):
+		return "it removed tests that were there at the start"
 	case o.TimedOut:
 		return "the agent timed out"
 	case o.Inactive:

@@ -34,6 +34,8 @@ func iterVerdict(it runlog.Iteration) (tone, verdict string) {
 		return "bad", "changed how a check is judged"
 	case it.AllChecksPassed && it.CompletionSignal != "":
 		return "good", "success"
+	case it.TestsRemoved != nil && it.TestsRemoved.Failed:
+		return "bad", "tests removed"
 	case it.AgentTimedOut:
 		return "warn", "agent timed out"
 	case it.Error != nil:

@@ -323,6 +323,7 @@ func summary(r *Run, headline string) []field {
 		{"Started", when(st.StartedAt), false},
 	}
 	f = append(f, steering(r)...)
+	f = append(f, runTests(r)...)
 	if in+out > 0 {
 		f = append(f, field{"Tokens", fmt.Sprintf("%s in (%s cached), %s out", count(in), count(cached), count(out)), false})
 	}
@@ -370,6 +371,7 @@ func iterationView(r *Run, it runlog.Iteration, last bool) iterView {
 	}
 	iv.Meta = append(iv.Meta, iterSteering(it)...)
 	iv.Meta = append(iv.Meta, judgeFields(it)...)
+	iv.Meta = append(iv.Meta, iterTests(it)...)
 	if d := r.diff(it.Iteration); d != "" {
 		text, cut := head(d, diffLimit)
 		iv.Diff, iv.DiffPreface = diffFiles(text)

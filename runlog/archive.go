@@ -29,6 +29,7 @@ func Archive(stateDir string, ownDone bool) (Archived, error) {
 	_ = os.Chmod(stateDir, 0o700)
 	names := []string{ProgressFile, PromptsDir, TranscriptsDir, ReportFile, ResultFile, RecordsFile, StateFile, IterationsLog, EventsFile, WaitFile,
 		AgentResultFile, InflightFile, NotesDir, RunDiffFile, JudgeFile}
+	names = append(names, TestsFile)
 	if ownDone {
 		names = append(names, DoneFile)
 	}

@@ -72,6 +72,9 @@ type Event struct {
 	// JudgeChanged: iteration_finished: the files that define a check the
 	// agent changed (undone unless kept).
 	JudgeChanged []JudgeChange `json:"judge_changed,omitempty"`
+	// TestsRemoved (iteration_finished): the tests of the run's start the
+	// iteration left gone (Iteration.TestsRemoved).
+	TestsRemoved *TestsRemoved `json:"tests_removed,omitempty"`
 
 	Seconds *float64 `json:"seconds,omitempty"`  // backoff, usage_limit_wait: how long
 	Until   string   `json:"until,omitempty"`    // backoff, usage_limit_wait

@@ -90,6 +90,10 @@ type Iteration struct {
 	// iteration failed, unless the run keeps such changes (--judge warn,
 	// Kept).
 	JudgeChanged []JudgeChange `json:"judge_changed,omitempty"`
+	// TestsRemoved says which tests of the run's start the iteration left
+	// gone (test files deleted or renamed, test functions removed, tests
+	// a check no longer ran), and whether the iteration failed for it.
+	TestsRemoved *TestsRemoved `json:"tests_removed,omitempty"`
 	// Notes are the notes of the person running the loop (architect say)
 	// that the iteration's prompt carried, masked as everything is.
 	Notes []string `json:"notes,omitempty"`
@@ -179,6 +183,9 @@ type Result struct {
 	JudgeChanged []JudgeChange `json:"judge_changed,omitempty"`
 	// NotesDelivered counts the notes (architect say) the prompts carried.
 	NotesDelivered int `json:"notes_delivered,omitempty"`
+	// TestsRemoved is what the last iteration left of the run's tests,
+	// when it left less than there was at the start.
+	TestsRemoved *TestsRemoved `json:"tests_removed,omitempty"`
 	// StopHint says what to do about the stop (a fatal agent error).
 	StopHint     string `json:"stop_hint,omitempty"`
 	WorktreePath string `json:"worktree_path"`

@@ -38,6 +38,9 @@ func Rows(its []runlog.Iteration) []Row {
 		if d := it.Diff; d != nil {
 			row.Added, row.Deleted, row.Files, row.DiffKnown = d.Added, d.Deleted, d.Files, true
 		}
+		if t := it.TestsRemoved; t != nil {
+			row.TestsRemoved, row.TestsFailed = t.Count, t.Failed
+		}
 		rows = append(rows, row)
 	}
 	return rows
@@ -149,6 +152,9 @@ func (r *run) apply(ev runlog.Event, now time.Time) {
 		row.Duration, row.Agent, row.Checks = value(ev.Duration), value(ev.AgentDuration), value(ev.ChecksDuration)
 		if d := ev.Diff; d != nil {
 			row.Added, row.Deleted, row.Files, row.DiffKnown = d.Added, d.Deleted, d.Files, true
+		}
+		if t := ev.TestsRemoved; t != nil {
+			row.TestsRemoved, row.TestsFailed = t.Count, t.Failed
 		}
 		r.addRow(row)
 		r.iterCost = 0

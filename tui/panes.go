@@ -71,6 +71,8 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 		mark = paint(styleGood, "✓")
 	case r.Interrupted != "":
 		mark = paint(styleWarn, "◌")
+	case r.TestsFailed:
+		mark = paint(styleBad, "✗")
 	case r.AllPassed:
 		mark = paint(styleWarn, "✓")
 	default:
@@ -106,6 +108,13 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 	}
 	if r.Ran != "" && r.Ran != label(m.run.info.Agent, m.run.info.Model) {
 		line += "  " + paint(styleWarn, "on "+clean(r.Ran))
+	}
+	if r.TestsRemoved > 0 {
+		st := styleWarn
+		if r.TestsFailed {
+			st = styleBad
+		}
+		line += "  " + paint(st, fmt.Sprintf("%d test%s removed", r.TestsRemoved, plural(r.TestsRemoved)))
 	}
 	switch {
 	case r.Interrupted != "":

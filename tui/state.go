@@ -41,6 +41,10 @@ type Row struct {
 	// (--judge); JudgeKept: kept (--judge warn), not undone.
 	Judge     string
 	JudgeKept bool
+	// TestsRemoved counts the tests of the run's start the iteration left
+	// gone; TestsFailed, that the iteration failed for it (tests: keep).
+	TestsRemoved int
+	TestsFailed  bool
 }
 
 // Phases of the current iteration.
