@@ -108,6 +108,9 @@ type runner struct {
 	last carried
 
 	transcriptWarned bool
+	// doneLook is the last look made when the DONE file was found before
+	// an iteration (no iteration holds it).
+	doneLook *runlog.FinalCheck
 }
 
 // carried is what the iterations so far leave to the next one: its prompt
@@ -118,6 +121,7 @@ type carried struct {
 	execErr        string               // the last agent run's error
 	protectNote    string               // why the last iteration failed, when it changed protected files
 	interruptNote  string               // that the last iteration was interrupted before its checks
+	finalNote      string               // why the last iteration's success did not stand (its last look failed)
 	diff           *gitwt.Diff          // the snapshot taken after the last iteration, for the next prompt
 	// The changes so far after the last iteration (to tell an uncommitted
 	// iteration's own).
@@ -181,6 +185,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 		Redacted:      r.masked,
 
 		DoneFileAtStart: doneAtStart,
+		EnvAtStart:      envAtStart(runCtx, cfg, ws),
 	}
 	if ws.repo != nil {
 		if d, err := ws.diff(runCtx); err == nil {
@@ -290,6 +295,10 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 	r.res.UsageLimitWaits, r.res.UsageLimitWaited = r.st.UsageLimitWaits, r.st.UsageLimitWaited
 	r.res.Waits, r.res.Switches, r.res.Stalls = r.st.Waits, r.st.Switches, r.st.Stalls
 	r.res.IdleIterations = r.st.IdleIterations
+	r.res.FinalCheck = lastFinalCheck(r.res.Iterations)
+	if r.doneLook != nil && r.res.Success {
+		r.res.FinalCheck = r.doneLook
+	}
 	// The result before the state: once the state says the run ended
 	// (succeeded: not resumable), its result must be there.
 	if err := runlog.WriteJSON(r.ws.state(runlog.ResultFile), r.res); err != nil {
@@ -306,6 +315,16 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 		TotalCost: r.res.TotalCost, KnownCost: ptr(r.res.KnownCost), Duration: ptr(r.res.TotalDuration), NoChecks: r.res.NoChecks,
 		Hint: r.res.StopHint})
 	return r.res, nil
+}
+
+// lastFinalCheck is the last look the run made, if any.
+func lastFinalCheck(its []runlog.Iteration) *runlog.FinalCheck {
+	for i := len(its) - 1; i >= 0; i-- {
+		if its[i].FinalCheck != nil {
+			return its[i].FinalCheck
+		}
+	}
+	return nil
 }
 
 func plural(n int) string {

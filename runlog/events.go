@@ -69,6 +69,9 @@ type Event struct {
 	ChecksRun          *bool     `json:"checks_run,omitempty"`           // iteration_finished
 	Interrupted        string    `json:"interrupted,omitempty"`          // iteration_finished: why the run stopped it
 	Diff               *DiffSize `json:"diff,omitempty"`                 // iteration_finished: its own change's size, when known
+	// FinalCheck is the last look of an iteration_finished that would have
+	// ended the run with success (see Iteration.FinalCheck).
+	FinalCheck *FinalCheck `json:"final_check,omitempty"`
 
 	Seconds *float64 `json:"seconds,omitempty"`  // backoff, usage_limit_wait: how long
 	Until   string   `json:"until,omitempty"`    // backoff, usage_limit_wait
