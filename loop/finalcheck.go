@@ -34,7 +34,7 @@ func envAtStart(ctx context.Context, cfg config.Config, ws *workspace) map[strin
 	if ws.repo == nil || cfg.FinalCheck != config.FinalCheckClean || len(cfg.Checks) == 0 {
 		return nil
 	}
-	ignored, err := ignoredEnv(ctx, ws)
+	ignored, err := ignoredEnv(ctx, ws.repo, ws.dir)
 	if err != nil || len(ignored) == 0 {
 		return nil
 	}
@@ -43,17 +43,17 @@ func envAtStart(ctx context.Context, cfg config.Config, ws *workspace) map[strin
 
 // ignoredEnv lists the environment entries at the top of the workspace
 // that git ignores (relative to the workspace).
-func ignoredEnv(ctx context.Context, ws *workspace) ([]string, error) {
-	cands := envdirs.Candidates(ws.dir)
+func ignoredEnv(ctx context.Context, repo *gitwt.Repo, dir string) ([]string, error) {
+	cands := envdirs.Candidates(dir)
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	rel := relDir(ws.repo.Dir(), ws.dir)
+	rel := relDir(repo.Dir(), dir)
 	paths := make([]string, len(cands))
 	for i, c := range cands {
 		paths[i] = filepath.ToSlash(filepath.Join(rel, c))
 	}
-	ignored, err := ws.repo.Ignored(ctx, paths...)
+	ignored, err := repo.Ignored(ctx, paths...)
 	if err != nil {
 		return nil, err
 	}
