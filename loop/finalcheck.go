@@ -112,7 +112,7 @@ func (r *runner) look(ctx context.Context, i int, mode string) *runlog.FinalChec
 			}
 			fc.CheckoutDuration = (setup + r.deps.Now().Sub(removing)).Seconds()
 		}()
-		fc.Commit = t.Commit
+		fc.CheckedOut = t.Commit
 		dir = filepath.Join(t.Dir, relDir(r.ws.repo.Dir(), r.ws.dir))
 		brought, err := envdirs.BringIn(r.ws.dir, dir, r.st.EnvAtStart)
 		for _, b := range brought {

@@ -117,9 +117,9 @@ type FinalCheck struct {
 	// Reason says in words why the success does not stand (or, for a look
 	// made otherwise than asked, why).
 	Reason string `json:"reason,omitempty"`
-	// Commit is the commit checked out clean: the final tree, held by no
-	// ref (clean only).
-	Commit string `json:"commit,omitempty"`
+	// CheckedOut is the commit checked out clean: the final tree, held by
+	// no ref (clean only).
+	CheckedOut string `json:"checked_out,omitempty"`
 	// Duration is the whole look; CheckoutDuration the clean checkout
 	// (making the tree, the worktree, bringing the environment in and
 	// removing it all again); ChecksDuration the checks. Seconds.
