@@ -59,6 +59,9 @@ func Summary(r *runlog.Result, stat string) string {
 			if it.CompletionTagFound || it.CompletionSignal != "" {
 				done = "yes"
 			}
+			if it.FinalCheck.Failed() {
+				done = "yes, ❌ last look " + it.FinalCheck.Status
+			}
 			c := "unknown"
 			if it.Cost != nil {
 				c = fmt.Sprintf("$%.4f", *it.Cost)
@@ -66,6 +69,13 @@ func Summary(r *runlog.Result, stat string) string {
 			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", it.Iteration, checks, done, c, seconds(it.Duration))
 		}
 		b.WriteString("\n")
+	}
+	if fc := r.FinalCheck; fc != nil {
+		mark := "✅"
+		if fc.Failed() {
+			mark = "❌"
+		}
+		fmt.Fprintf(&b, "**Last look:** %s %s\n\n", mark, cell(fc.Text()))
 	}
 	if s := strings.TrimRight(stat, "\n"); s != "" {
 		fence := "```"

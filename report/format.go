@@ -30,6 +30,8 @@ func iterVerdict(it runlog.Iteration) (tone, verdict string) {
 	switch {
 	case it.Interrupted != "":
 		return "warn", "interrupted (" + strings.ReplaceAll(it.Interrupted, "_", " ") + ")"
+	case it.FinalCheck.Failed():
+		return "bad", "last look failed"
 	case it.AllChecksPassed && it.CompletionSignal != "":
 		return "good", "success"
 	case it.AgentTimedOut:

@@ -2,6 +2,7 @@ package runlog
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -341,3 +342,30 @@ func AgentCosts(its []Iteration) []AgentCost {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Text says in one line how the last look went, with its cost in time,
+// for the report, the Actions summary and the view.
+func (f *FinalCheck) Text() string {
+	if f == nil {
+		return ""
+	}
+	where := "in a clean checkout of the final tree"
+	times := fmt.Sprintf("checkout %.1fs, checks %.1fs", f.CheckoutDuration, f.ChecksDuration)
+	if f.Mode != "clean" {
+		where, times = "again in the workspace", fmt.Sprintf("checks %.1fs", f.ChecksDuration)
+	}
+	if len(f.Environment) > 0 {
+		times += "; " + strings.Join(f.Environment, ", ") + " brought in as at the start"
+	}
+	switch f.Status {
+	case FinalPassed:
+		s := "passed " + where + " (" + times + ")"
+		if f.Reason != "" {
+			s += ": " + f.Reason
+		}
+		return s
+	case FinalInterrupted:
+		return "interrupted " + where
+	}
+	return f.Status + ": " + f.Reason + " (" + times + ")"
+}

@@ -20,6 +20,9 @@ func Rows(its []runlog.Iteration) []Row {
 		row := Row{N: it.Iteration, Duration: it.Duration, Agent: it.AgentDuration, Checks: it.ChecksDuration,
 			Cost: it.Cost, Total: len(it.CheckResults), ChecksRun: len(it.CheckResults) > 0, AllPassed: it.AllChecksPassed,
 			Completion: it.CompletionSignal, Commit: it.Commit, Interrupted: it.Interrupted}
+		if fc := it.FinalCheck; fc != nil {
+			row.FinalFailed, row.FinalText = fc.Failed(), fc.Text()
+		}
 		if it.Agent != "" {
 			row.Ran = label(it.Agent, it.Model)
 		}
@@ -141,6 +144,9 @@ func (r *run) apply(ev runlog.Event, now time.Time) {
 		row.Duration, row.Agent, row.Checks = value(ev.Duration), value(ev.AgentDuration), value(ev.ChecksDuration)
 		if d := ev.Diff; d != nil {
 			row.Added, row.Deleted, row.Files, row.DiffKnown = d.Added, d.Deleted, d.Files, true
+		}
+		if fc := ev.FinalCheck; fc != nil {
+			row.FinalFailed, row.FinalText = fc.Failed(), fc.Text()
 		}
 		r.addRow(row)
 		r.iterCost = 0

@@ -60,6 +60,8 @@ func (m *Model) historyPane(h int) []string {
 func (m *Model) historyRow(r Row, nw int, diff bool) string {
 	var mark string
 	switch {
+	case r.FinalFailed:
+		mark = paint(styleBad, "✗")
 	case r.AllPassed && r.Completion != "":
 		mark = paint(styleGood, "✓")
 	case r.Interrupted != "":
@@ -97,6 +99,10 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 	switch {
 	case r.Interrupted != "":
 		line += "  " + paint(styleWarn, clean(r.Interrupted))
+	case r.FinalFailed:
+		line += "  " + paint(styleBad, clean("last look "+r.FinalText))
+	case r.FinalText != "":
+		line += "  " + paint(styleGood, "last look passed")
 	case r.Error != "":
 		line += "  " + paint(styleBad, clean(firstLine(r.Error)))
 	}

@@ -36,6 +36,10 @@ type Row struct {
 	Files              int
 	DiffKnown          bool
 	Commit             string
+	// FinalText says how the last look went ("" when none was made);
+	// FinalFailed: it took the success away.
+	FinalText   string
+	FinalFailed bool
 }
 
 // Phases of the current iteration.
