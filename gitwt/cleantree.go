@@ -18,6 +18,7 @@ type CleanTree struct {
 	Dir    string // the worktree's top-level folder
 	Commit string // the commit it is detached at
 	parent string // the temporary folder that holds Dir
+	admin  string // its entry in the git folder (.git/worktrees/NAME)
 	repo   *Repo
 }
 
@@ -44,6 +45,7 @@ func (r *Repo) CheckoutClean(ctx context.Context, excludes []string) (*CleanTree
 	addingWorktree.Lock()
 	err = run(ctx, r.dir, command{}, "-c", "core.hooksPath="+os.DevNull, "worktree", "add", "--quiet", "--detach", "--", t.Dir, commit)
 	addingWorktree.Unlock()
+	t.admin = t.adminDir()
 	if err != nil {
 		_ = t.Remove(context.WithoutCancel(ctx))
 		return nil, err
@@ -97,7 +99,7 @@ func (r *Repo) snapshot(ctx context.Context, message string, excludes []string) 
 // hand, so that no other worktree's entry is touched (no `git worktree
 // prune`).
 func (t *CleanTree) Remove(ctx context.Context) error {
-	admin := t.adminDir()
+	admin := t.admin
 	err := run(ctx, t.repo.dir, command{}, "worktree", "remove", "--force", "--", t.Dir)
 	if err != nil && admin != "" {
 		_ = os.RemoveAll(admin)
