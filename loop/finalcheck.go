@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
@@ -102,7 +103,7 @@ func (r *runner) look(ctx context.Context, i int, mode string) *runlog.FinalChec
 			}
 			return fc
 		}
-		setup := r.deps.Now().Sub(began)
+		var setup time.Duration
 		defer func() {
 			removing := r.deps.Now()
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wrapUp)
@@ -125,6 +126,7 @@ func (r *runner) look(ctx context.Context, i int, mode string) *runlog.FinalChec
 		if err != nil {
 			r.warn("bringing the environment into the clean tree: " + r.cleanText(err.Error()))
 		}
+		setup = r.deps.Now().Sub(began)
 	} else {
 		r.logf("iteration %d/%d: the last look: the checks once more, in the workspace", i, r.cfg.MaxIterations)
 	}
