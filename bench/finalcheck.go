@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -134,4 +136,3 @@ func readLook(dir string) look {
 	}
 	return look{fc: res.Iterations[0].FinalCheck, checks: res.Iterations[0].ChecksDuration, stop: res.StopReason}
 }
-
