@@ -98,7 +98,7 @@ func Take(dir, rel string) (Fingerprint, error) {
 		fmt.Fprintf(h, "%s\x00%o\x00%d\x00%d\x00%s\x00", r, fi.Mode(), fi.Size(), fi.ModTime().UnixNano(), stamp(fi))
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(path)
-			io.WriteString(h, target+"\x00")
+			_, _ = io.WriteString(h, target+"\x00")
 		}
 		return nil
 	})

@@ -16,11 +16,11 @@ import (
 // not run.
 func TestCheckoutClean(t *testing.T) {
 	is := is.New(t)
-	dir, head := repoWithCommit(t)
+	dir, _ := repoWithCommit(t)
 	ctx := context.Background()
 	write(t, dir, ".gitignore", "build/\n")
 	gitT(t, dir, "add", ".gitignore")
-	head = commit(t, dir, "ignore build")
+	head := commit(t, dir, "ignore build")
 	write(t, dir, "README.md", "changed, not staged\n")
 	write(t, dir, "staged.txt", "staged\n")
 	gitT(t, dir, "add", "staged.txt")
