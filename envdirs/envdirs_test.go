@@ -9,7 +9,7 @@ import (
 	"github.com/matryer/is"
 )
 
-func writeFile(t *testing.T, dir, name, text string) {
+func writeFile(t testing.TB, dir, name, text string) {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
