@@ -222,7 +222,6 @@ func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 	}
 	if mode := r.cfg.FinalCheck; mode != "" && mode != config.FinalCheckOff && len(r.cfg.Checks) > 0 {
 		fc := r.look(ctx, len(r.records)+1, mode)
-		r.doneLook = fc
 		switch {
 		case fc.Status == runlog.FinalError:
 			r.stop(runlog.StopError, "the DONE file is present and every check passes, but "+fc.Reason+
@@ -232,6 +231,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 			r.logf("the DONE file is present and every check passes, but the last look failed: continuing")
 			return false
 		}
+		r.doneLook = fc // the look that let the run succeed
 	}
 	r.logEvent("DONE", "%s present and every check passes", r.donePath())
 	detail := "the DONE file is present and every check passes"

@@ -108,8 +108,8 @@ type runner struct {
 	last carried
 
 	transcriptWarned bool
-	// doneLook is the last look made when the DONE file was found before
-	// an iteration (no iteration holds it).
+	// doneLook is the last look that let the run succeed when the DONE
+	// file was found before an iteration (no iteration holds it).
 	doneLook *runlog.FinalCheck
 }
 
@@ -296,7 +296,7 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 	r.res.Waits, r.res.Switches, r.res.Stalls = r.st.Waits, r.st.Switches, r.st.Stalls
 	r.res.IdleIterations = r.st.IdleIterations
 	r.res.FinalCheck = lastFinalCheck(r.res.Iterations)
-	if r.doneLook != nil && r.res.Success {
+	if r.doneLook != nil {
 		r.res.FinalCheck = r.doneLook
 	}
 	// The result before the state: once the state says the run ended
