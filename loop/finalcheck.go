@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -115,6 +116,11 @@ func (r *runner) look(ctx context.Context, i int, mode string) *runlog.FinalChec
 		}()
 		fc.CheckedOut = t.Commit
 		dir = filepath.Join(t.Dir, relDir(r.ws.repo.Dir(), r.ws.dir))
+		// A workspace folder with nothing git sees in it is not in the
+		// tree: the checks still run there.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			r.warn("making the workspace folder in the clean tree: " + err.Error())
+		}
 		brought, err := envdirs.BringIn(r.ws.dir, dir, r.st.EnvAtStart)
 		for _, b := range brought {
 			if b.Changed {

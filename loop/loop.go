@@ -361,7 +361,7 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			return
 		}
 		if i > r.cfg.MaxIterations {
-			r.stop(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations))
+			r.stop(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations)+r.lastLookFailed())
 			return
 		}
 		if r.overBudget() {
@@ -381,6 +381,16 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			return
 		}
 	}
+}
+
+// lastLookFailed says, for the stop detail, that the last iteration would
+// have succeeded but for its last look; "" otherwise.
+func (r *runner) lastLookFailed() string {
+	n := len(r.records)
+	if n == 0 || !r.records[n-1].FinalCheck.Failed() {
+		return ""
+	}
+	return "; iteration " + fmt.Sprint(n) + "'s success did not stand: the last look " + r.records[n-1].FinalCheck.Status + ": " + r.records[n-1].FinalCheck.Reason
 }
 
 // overBudget reports whether what the run is known to have spent reached
