@@ -100,9 +100,9 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 	case r.Interrupted != "":
 		line += "  " + paint(styleWarn, clean(r.Interrupted))
 	case r.FinalFailed:
+		// A look that passed says nothing: the row's ✓ and the header
+		// say it.
 		line += "  " + paint(styleBad, clean("last look "+r.FinalText))
-	case r.FinalText != "":
-		line += "  " + paint(styleGood, "last look passed")
 	case r.Error != "":
 		line += "  " + paint(styleBad, clean(firstLine(r.Error)))
 	}
