@@ -78,6 +78,10 @@ type Config struct {
 	// next fallback agent) or pause (and ask the person). 0: never.
 	StallThreshold int    `json:"stall_threshold"`
 	OnStall        string `json:"on_stall,omitempty"`
+	// FinalCheck is the last look before a success is declared: clean (the
+	// checks run once more in a fresh checkout of the final tree), same
+	// (once more in the agent's tree) or off.
+	FinalCheck string `json:"final_check,omitempty"`
 	// NoWatch snapshots the working tree after every iteration instead of
 	// watching it for changes (gitwt.Watcher).
 	NoWatch bool `json:"no_watch,omitempty"`
@@ -151,6 +155,7 @@ func Defaults() Config {
 		StallThreshold:       5,
 		OnStall:              StallStop,
 		Judge:                JudgeProtect,
+		FinalCheck:           FinalCheckClean,
 		Dir:                  ".",
 	}
 }

@@ -8,6 +8,13 @@ import (
 	"github.com/architect-dev/architect/agent"
 )
 
+// The last look before a success is declared (final_check).
+const (
+	FinalCheckClean = "clean" // the checks again, in a fresh checkout of the final tree
+	FinalCheckSame  = "same"  // the checks again, in the agent's tree
+	FinalCheckOff   = "off"   // no last look
+)
+
 // What the loop does when it goes round in circles (on_stall).
 const (
 	StallStop     = "stop"     // the run stops, stop reason stalled
@@ -106,6 +113,11 @@ func (c *Config) validateFallback(bad func(key, msg, hint string)) {
 		}
 	default:
 		bad("on_stall", fmt.Sprintf("%q is none of stop, fallback, pause", c.OnStall), "use --on-stall stop, fallback or pause")
+	}
+	switch c.FinalCheck {
+	case FinalCheckClean, FinalCheckSame, FinalCheckOff:
+	default:
+		bad("final_check", fmt.Sprintf("%q is none of clean, same, off", c.FinalCheck), "use --final-check clean, same or off")
 	}
 	if c.OutageRetries < 0 || c.OutageRetries > 100 {
 		bad("outage_retries", fmt.Sprintf("%d is out of range", c.OutageRetries), "use a number from 0 to 100")

@@ -155,3 +155,25 @@ func FuzzAnnotations(f *testing.F) {
 		}
 	})
 }
+
+// The last look is in the summary: a failed one in its iteration's row
+// and, with its reason and its time, under the table.
+func TestSummaryFinalCheck(t *testing.T) {
+	is := is.New(t)
+	fc := &runlog.FinalCheck{Mode: "clean", Status: runlog.FinalFailed, Reason: "in a clean checkout of the final tree, sh check.sh (exit status 1) failed",
+		CheckoutDuration: 0.25, ChecksDuration: 1.5, Environment: []string{"node_modules"}}
+	res := &runlog.Result{
+		TotalIterations: 1, TotalDuration: 3, StopReason: runlog.StopMaxIterations, FinalCheck: fc,
+		Iterations: []runlog.Iteration{{Iteration: 1, Duration: 3, AllChecksPassed: true, CompletionTagFound: true, FinalCheck: fc,
+			CheckResults: []runlog.CheckResult{{Name: "sh check.sh", Passed: true}}}},
+	}
+	md := Summary(res, "")
+	is.True(strings.Contains(md, "| 1 | ✅ 1/1 | yes, ❌ last look failed | unknown | 3.0s |"))
+	is.True(strings.Contains(md, "**Last look:** ❌ failed: in a clean checkout of the final tree, sh check.sh (exit status 1) failed (checkout 0.2s, checks 1.5s; node_modules brought in as at the start)"))
+
+	fc.Status, fc.Reason = runlog.FinalPassed, ""
+	res.Success, res.StopReason = true, runlog.StopSuccess
+	md = Summary(res, "")
+	is.True(strings.Contains(md, "**Last look:** ✅ passed in a clean checkout of the final tree (checkout 0.2s, checks 1.5s; node_modules brought in as at the start)"))
+	is.True(strings.Contains(md, "| 1 | ✅ 1/1 | yes |"))
+}

@@ -60,6 +60,9 @@ func Summary(r *runlog.Result, stat string) string {
 			if it.CompletionTagFound || it.CompletionSignal != "" {
 				done = "yes"
 			}
+			if it.FinalCheck.Failed() {
+				done = "yes, ❌ last look " + it.FinalCheck.Status
+			}
 			c := "unknown"
 			if it.Cost != nil {
 				c = fmt.Sprintf("$%.4f", *it.Cost)
@@ -70,6 +73,13 @@ func Summary(r *runlog.Result, stat string) string {
 	}
 	b.WriteString(judgeSection(r))
 	b.WriteString(testsSection(r))
+	if fc := r.FinalCheck; fc != nil {
+		mark := "✅"
+		if fc.Failed() {
+			mark = "❌"
+		}
+		fmt.Fprintf(&b, "**Last look:** %s %s\n\n", mark, cell(fc.Text()))
+	}
 	if s := strings.TrimRight(stat, "\n"); s != "" {
 		fence := "```"
 		for strings.Contains(s, fence) {

@@ -162,3 +162,66 @@ func BenchmarkAddWorktree(b *testing.B) {
 	b.ReportMetric(float64(plain.Milliseconds())/float64(b.N), "git-ms/add")
 	b.ReportMetric(float64(arch)/float64(plain), "ratio")
 }
+
+// BenchmarkCheckoutClean is the clean last look's checkout: each op makes
+// and removes a clean worktree (CheckoutClean: the snapshot commit of the
+// working tree with one file changed, `git worktree add --detach`; then
+// Remove) and one with plain `git worktree add --detach HEAD` and `git
+// worktree remove --force`, alternately first, on a repository of 1,000
+// and 10,000 files (ARCHITECT_BENCH_SIZES for others). It reports the mean
+// time of each and their ratio.
+func BenchmarkCheckoutClean(b *testing.B) {
+	sizes := []int{1000, 10000}
+	if s := os.Getenv("ARCHITECT_BENCH_SIZES"); s != "" {
+		sizes = nil
+		for _, f := range filepath.SplitList(s) {
+			n, _ := strconv.Atoi(f)
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			dir := benchRepo(b, n)
+			ctx := context.Background()
+			r, err := Open(ctx, dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			plainDir := filepath.Join(b.TempDir(), "plain")
+			var arch, plain time.Duration
+			for i := 0; b.Loop(); i++ {
+				touch(b, dir, i)
+				steps := []func(){
+					func() {
+						t0 := time.Now()
+						ct, err := r.CheckoutClean(ctx, []string{".architect"})
+						if err != nil {
+							b.Fatal(err)
+						}
+						if err := ct.Remove(ctx); err != nil {
+							b.Fatal(err)
+						}
+						arch += time.Since(t0)
+					},
+					func() {
+						t0 := time.Now()
+						for _, args := range [][]string{{"worktree", "add", "--quiet", "--detach", "--", plainDir, "HEAD"}, {"worktree", "remove", "--force", "--", plainDir}} {
+							if out, err := runGit(dir, args...); err != nil {
+								b.Fatal(err, out)
+							}
+						}
+						plain += time.Since(t0)
+					},
+				}
+				if i%2 == 1 {
+					steps[0], steps[1] = steps[1], steps[0]
+				}
+				steps[0]()
+				steps[1]()
+			}
+			b.ReportMetric(float64(arch.Microseconds())/1000/float64(b.N), "architect-ms/op")
+			b.ReportMetric(float64(plain.Microseconds())/1000/float64(b.N), "git-ms/op")
+			b.ReportMetric(float64(arch)/float64(plain), "ratio")
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
+	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/runlog"
 )
 
@@ -41,9 +42,14 @@ func (r *runner) succeeded(rec record) bool {
 // and which completion signal the agent gave. A successful iteration's
 // record names its signal: a run killed before it saves the verdict
 // resumes as the success it was.
-func (r *runner) verdict(x *iteration) {
+func (r *runner) verdict(ctx context.Context, x *iteration) {
 	x.ok = r.succeeded(x.rec)
 	x.signal, x.signalErr = r.completionSignal(x.rec)
+	if x.ok && x.signal != "" && x.signalErr == nil {
+		// The last look: a success that holds only in the agent's tree
+		// is none.
+		x.ok = r.finalLook(ctx, x)
+	}
 	if x.ok && x.signalErr == nil {
 		x.rec.CompletionSignal = x.signal
 	}
@@ -72,6 +78,12 @@ func (r *runner) decide(runCtx context.Context, x *iteration) bool {
 	signal, ok := x.signal, x.ok
 	if x.signalErr != nil {
 		r.stop(runlog.StopError, x.signalErr.Error())
+		return true
+	}
+	if fc := rec.FinalCheck; fc != nil && fc.Status == runlog.FinalError {
+		r.logf("iteration %d/%d: completion signalled (%s) but %s", i, r.cfg.MaxIterations, signal, fc.Reason)
+		r.stop(runlog.StopError, "the checks passed and the agent declared completion, but "+fc.Reason+
+			"; no success is reported without it (--final-check same runs the last look in the workspace instead)")
 		return true
 	}
 	switch {
@@ -142,6 +154,8 @@ func (r *runner) notYet(rec record) string {
 		return "the agent removed tests that were there at the start: " + listPaths(removedList(rec.TestsRemoved))
 	case rec.AgentTimedOut:
 		return "the agent was stopped by a timeout"
+	case rec.FinalCheck.Failed():
+		return "the last look failed: " + rec.FinalCheck.Reason
 	}
 	return "the checks do not pass yet"
 }
@@ -217,6 +231,19 @@ func (r *runner) doneBeforeIteration(ctx context.Context) bool {
 	}
 	if ctx.Err() != nil {
 		return false
+	}
+	if mode := r.cfg.FinalCheck; mode != "" && mode != config.FinalCheckOff && len(r.cfg.Checks) > 0 {
+		fc := r.look(ctx, len(r.records)+1, mode)
+		switch {
+		case fc.Status == runlog.FinalError:
+			r.stop(runlog.StopError, "the DONE file is present and every check passes, but "+fc.Reason+
+				"; no success is reported without it (--final-check same runs the last look in the workspace instead)")
+			return true
+		case fc.Failed():
+			r.logf("the DONE file is present and every check passes, but the last look failed: continuing")
+			return false
+		}
+		r.doneLook = fc // the look that let the run succeed
 	}
 	r.logEvent("DONE", "%s present and every check passes", r.donePath())
 	detail := "the DONE file is present and every check passes"

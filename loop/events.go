@@ -128,5 +128,6 @@ func iterationFinished(it runlog.Iteration) runlog.Event {
 	return runlog.Event{Type: runlog.EventIterationFinished, Iteration: it.Iteration, AllChecksPassed: ptr(it.AllChecksPassed),
 		CompletionTagFound: ptr(it.CompletionTagFound), CompletionSignal: it.CompletionSignal, Cost: it.Cost,
 		Duration: ptr(it.Duration), AgentDuration: ptr(it.AgentDuration), ChecksDuration: ptr(it.ChecksDuration), Commit: it.Commit,
-		ChecksRun: ptr(it.ChecksRun), Interrupted: it.Interrupted, Diff: it.Diff, JudgeChanged: it.JudgeChanged, TestsRemoved: it.TestsRemoved}
+		ChecksRun: ptr(it.ChecksRun), Interrupted: it.Interrupted, Diff: it.Diff, JudgeChanged: it.JudgeChanged, TestsRemoved: it.TestsRemoved,
+		FinalCheck: it.FinalCheck}
 }

@@ -72,7 +72,7 @@ func (r *runner) iterate(ctx, runCtx context.Context, i int) (stop bool) {
 	if x.o.ErrKind != agent.ErrUsageLimit {
 		r.agent().Guesses = 0
 	}
-	r.verdict(x)
+	r.verdict(runCtx, x)
 	if !r.recordIteration(runCtx, x) {
 		return true
 	}

@@ -115,6 +115,9 @@ type runner struct {
 	// tests are the run's tests at its start, and what is done when one
 	// is removed (tests.go).
 	tests runlog.Tests
+	// doneLook is the last look that let the run succeed when the DONE
+	// file was found before an iteration (no iteration holds it).
+	doneLook *runlog.FinalCheck
 }
 
 // carried is what the iterations so far leave to the next one: its prompt
@@ -126,6 +129,7 @@ type carried struct {
 	protectNote    string               // why the last iteration failed, when it changed protected files
 	judgeNote      string               // why the last iteration failed, when it changed how a check is judged
 	interruptNote  string               // that the last iteration was interrupted before its checks
+	finalNote      string               // why the last iteration's success did not stand (its last look failed)
 	diff           *gitwt.Diff          // the snapshot taken after the last iteration, for the next prompt
 	// The changes so far after the last iteration (to tell an uncommitted
 	// iteration's own).
@@ -195,6 +199,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 		Redacted:      r.masked,
 
 		DoneFileAtStart: doneAtStart,
+		EnvAtStart:      envAtStart(runCtx, cfg, ws),
 	}
 	if ws.repo != nil {
 		if d, err := ws.diff(runCtx); err == nil {
@@ -308,6 +313,10 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 	if n := len(r.records); n > 0 {
 		r.res.TestsRemoved = r.records[n-1].TestsRemoved
 	}
+	r.res.FinalCheck = lastFinalCheck(r.res.Iterations)
+	if r.doneLook != nil {
+		r.res.FinalCheck = r.doneLook
+	}
 	// The result before the state: once the state says the run ended
 	// (succeeded: not resumable), its result must be there.
 	if err := runlog.WriteJSON(r.ws.state(runlog.ResultFile), r.res); err != nil {
@@ -324,6 +333,16 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 		TotalCost: r.res.TotalCost, KnownCost: ptr(r.res.KnownCost), Duration: ptr(r.res.TotalDuration), NoChecks: r.res.NoChecks,
 		Hint: r.res.StopHint})
 	return r.res, nil
+}
+
+// lastFinalCheck is the last look the run made, if any.
+func lastFinalCheck(its []runlog.Iteration) *runlog.FinalCheck {
+	for i := len(its) - 1; i >= 0; i-- {
+		if its[i].FinalCheck != nil {
+			return its[i].FinalCheck
+		}
+	}
+	return nil
 }
 
 func plural(n int) string {
@@ -360,7 +379,7 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			return
 		}
 		if i > r.cfg.MaxIterations {
-			r.stop(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations)+r.testsStopNote())
+			r.stop(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations)+r.testsStopNote()+r.lastLookFailed())
 			return
 		}
 		if r.overBudget() {
@@ -380,6 +399,16 @@ func (r *runner) run(ctx, runCtx context.Context) {
 			return
 		}
 	}
+}
+
+// lastLookFailed says, for the stop detail, that the last iteration would
+// have succeeded but for its last look; "" otherwise.
+func (r *runner) lastLookFailed() string {
+	n := len(r.records)
+	if n == 0 || !r.records[n-1].FinalCheck.Failed() {
+		return ""
+	}
+	return "; iteration " + fmt.Sprint(n) + "'s success did not stand: the last look " + r.records[n-1].FinalCheck.Status + ": " + r.records[n-1].FinalCheck.Reason
 }
 
 // overBudget reports whether what the run is known to have spent reached

@@ -25,7 +25,7 @@ func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string
 		Checks:        r.shown.Checks,
 		CompletionTag: r.cfg.CompletionTag,
 		ExecError:     r.last.execErr,
-		Notes:         append(modeNotes(r.cfg.Mode), judgeGuardNote(r.judge), r.last.protectNote, r.last.judgeNote, r.last.interruptNote, r.testsNote()),
+		Notes:         append(modeNotes(r.cfg.Mode), judgeGuardNote(r.judge), r.last.protectNote, r.last.judgeNote, r.last.interruptNote, r.testsNote(), r.last.finalNote),
 	}
 	if r.cfg.Spec != "" {
 		spec, err := os.ReadFile(r.cfg.Spec)

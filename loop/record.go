@@ -64,8 +64,9 @@ func (r *runner) recordIteration(gitCtx context.Context, x *iteration) bool {
 	r.records = append(r.records, *rec)
 	r.res.Add(rec.Iteration)
 	if rec.ChecksRun {
-		r.last.prevPrev, r.last.prev = r.last.prev, rec.CheckResults
+		r.last.prevPrev, r.last.prev = r.last.prev, lastResults(rec.Iteration)
 	}
+	r.last.finalNote = finalNote(rec.Iteration)
 	r.last.execErr = ""
 	if rec.Error != nil && rec.Interrupted == "" {
 		r.last.execErr = *rec.Error
@@ -78,6 +79,15 @@ func (r *runner) recordIteration(gitCtx context.Context, x *iteration) bool {
 	r.save(runlog.PhaseRecorded)
 	r.ev.emit(iterationFinished(rec.Iteration))
 	return true
+}
+
+// lastResults are the check results an iteration leaves to the next
+// prompt: those of its last look when that failed, else its own.
+func lastResults(it runlog.Iteration) []runlog.CheckResult {
+	if fc := it.FinalCheck; fc != nil && fc.Status == runlog.FinalFailed && len(fc.CheckResults) > 0 {
+		return fc.CheckResults
+	}
+	return it.CheckResults
 }
 
 // branchName names the branch commits go to, for messages.

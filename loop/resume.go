@@ -146,6 +146,7 @@ func (r *runner) restore() {
 		r.last.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
 		r.last.judgeNote = judgeNote(last.Iteration.Iteration, last.JudgeChanged)
 		r.last.interruptNote = interruptNote(last.Iteration)
+		r.last.finalNote = finalNote(last.Iteration)
 	}
 	// The last two iterations whose checks ran give the failures to show.
 	for i := n - 1; i >= 0 && r.last.prevPrev == nil; i-- {
@@ -153,9 +154,9 @@ func (r *runner) restore() {
 			continue
 		}
 		if r.last.prev == nil {
-			r.last.prev = r.records[i].CheckResults
+			r.last.prev = lastResults(r.records[i].Iteration)
 		} else {
-			r.last.prevPrev = r.records[i].CheckResults
+			r.last.prevPrev = lastResults(r.records[i].Iteration)
 		}
 	}
 	// The progress file is derived from the records: rewrite it, in case

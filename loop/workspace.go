@@ -101,6 +101,11 @@ type WorkspacePlan struct {
 	// untracked files (relative to Repo), less architect's own folders and
 	// what git ignores.
 	Uncommitted []string `json:"uncommitted,omitempty"`
+	// Environment lists the ignored environment entries (node_modules,
+	// .venv, venv, vendor, .env files; relative to Dir) that the clean last
+	// look would bring in as they are at the start (final_check clean; a
+	// new worktree has none).
+	Environment []string `json:"environment,omitempty"`
 }
 
 // PlanWorkspace finds where a new run of cfg would work and refuses, as a
@@ -159,6 +164,11 @@ func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (Wo
 		}
 	}
 	if !cfg.Worktree {
+		if uncommitted && cfg.FinalCheck == config.FinalCheckClean && len(cfg.Checks) > 0 {
+			if p.Environment, err = ignoredEnv(ctx, repo, dir); err != nil {
+				return p, nil, err
+			}
+		}
 		return p, repo, nil
 	}
 	if p.InitialRef == "" {

@@ -190,8 +190,36 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 			add(it)
 		}
 	}
+	if it := finalLook(cfg, r.Workspace, opt.NoWorkspace); it.Check != "" {
+		add(it)
+	}
 	add(limits(cfg))
 	return r
+}
+
+// finalLook says how the last look before a success will be made, and,
+// for a clean one, which ignored environment entries it brings in.
+func finalLook(cfg config.Config, p loop.WorkspacePlan, noWorkspace bool) Item {
+	it := Item{Check: "last look", Status: OK}
+	switch {
+	case len(cfg.Checks) == 0:
+		return Item{}
+	case cfg.FinalCheck == config.FinalCheckOff:
+		it.Detail = "off: a success rests on the checks run in the agent's tree"
+	case cfg.FinalCheck == config.FinalCheckSame:
+		it.Detail = "the checks once more in the workspace before a success"
+	case noWorkspace:
+		it.Detail = "clean checkout of the final tree"
+	case p.Repo == "":
+		it.Status = Warn
+		it.Detail = "not a git repository: no clean tree to check out, so the last look runs the checks again in the workspace"
+		it.Hint = "run `git init` (and commit) to get the clean last look"
+	case len(p.Environment) > 0:
+		it.Detail = "clean checkout of the final tree; brought in as at the start: " + strings.Join(p.Environment, ", ")
+	default:
+		it.Detail = "clean checkout of the final tree; no ignored node_modules, .venv, venv, vendor or .env file to bring in"
+	}
+	return it
 }
 
 func workspace(ctx context.Context, cfg config.Config) (Item, loop.WorkspacePlan) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/loop"
 	"github.com/matryer/is"
 )
 
@@ -219,4 +220,42 @@ func TestFallbackAgents(t *testing.T) {
 	it := item(r, "fallback agent codex:no-such-model")
 	is.Equal(it.Status, Fail)
 	is.True(strings.Contains(it.Detail, `no price for model "no-such-model"`))
+}
+
+// The pre-flight says how the last look will be made and what it brings
+// in; outside git it warns that there is no clean tree.
+func TestFinalLookItem(t *testing.T) {
+	git := loop.WorkspacePlan{Dir: "/w", Repo: "/w"}
+	cases := []struct {
+		name  string
+		mode  string
+		p     loop.WorkspacePlan
+		none  bool
+		check []string
+		want  Status
+		says  string
+	}{
+		{"no checks", config.FinalCheckClean, git, true, nil, OK, ""},
+		{"off", config.FinalCheckOff, git, false, []string{"true"}, OK, "off: a success rests on the checks run in the agent's tree"},
+		{"same", config.FinalCheckSame, git, false, []string{"true"}, OK, "the checks once more in the workspace before a success"},
+		{"clean, nothing to bring", config.FinalCheckClean, git, false, []string{"true"}, OK, "clean checkout of the final tree; no ignored node_modules"},
+		{"clean, node_modules", config.FinalCheckClean, loop.WorkspacePlan{Dir: "/w", Repo: "/w", Environment: []string{"node_modules", ".env"}}, false, []string{"true"}, OK,
+			"clean checkout of the final tree; brought in as at the start: node_modules, .env"},
+		{"outside git", config.FinalCheckClean, loop.WorkspacePlan{Dir: "/w"}, false, []string{"true"}, Warn, "not a git repository"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			cfg := config.Defaults()
+			cfg.FinalCheck, cfg.Checks = c.mode, c.check
+			it := finalLook(cfg, c.p, false)
+			if c.none {
+				is.Equal(it.Check, "")
+				return
+			}
+			is.Equal(it.Check, "last look")
+			is.Equal(it.Status, c.want)
+			is.True(strings.HasPrefix(it.Detail, c.says))
+		})
+	}
 }

@@ -32,6 +32,8 @@ func iterVerdict(it runlog.Iteration) (tone, verdict string) {
 		return "warn", "interrupted (" + strings.ReplaceAll(it.Interrupted, "_", " ") + ")"
 	case judgeFailed(it):
 		return "bad", "changed how a check is judged"
+	case it.FinalCheck.Failed():
+		return "bad", "last look failed"
 	case it.AllChecksPassed && it.CompletionSignal != "":
 		return "good", "success"
 	case it.TestsRemoved != nil && it.TestsRemoved.Failed:

@@ -322,12 +322,29 @@ func summary(r *Run, headline string) []field {
 		{"Mode", mode, false},
 		{"Started", when(st.StartedAt), false},
 	}
+	if fc := lastLook(r); fc != nil {
+		f = append(f, field{"Last look", fc.Text(), false})
+	}
 	f = append(f, steering(r)...)
 	f = append(f, runTests(r)...)
 	if in+out > 0 {
 		f = append(f, field{"Tokens", fmt.Sprintf("%s in (%s cached), %s out", count(in), count(cached), count(out)), false})
 	}
 	return append(f, field{"Workspace", st.Workspace, true})
+}
+
+// lastLook is the run's last look before a success: the result's, or the
+// last iteration's that made one.
+func lastLook(r *Run) *runlog.FinalCheck {
+	if r.Result != nil && r.Result.FinalCheck != nil {
+		return r.Result.FinalCheck
+	}
+	for i := len(r.Iterations) - 1; i >= 0; i-- {
+		if fc := r.Iterations[i].FinalCheck; fc != nil {
+			return fc
+		}
+	}
+	return nil
 }
 
 func iterationView(r *Run, it runlog.Iteration, last bool) iterView {
@@ -362,6 +379,9 @@ func iterationView(r *Run, it runlog.Iteration, last bool) iterView {
 		{"Checks", checksText(it, passing, len(it.CheckResults)), false},
 		{"Cost", costOf(it.Cost), false},
 		{"Completion", completion(it), false},
+	}
+	if it.FinalCheck != nil {
+		iv.Meta = append(iv.Meta, field{"Last look", it.FinalCheck.Text(), false})
 	}
 	if it.Tokens != nil {
 		iv.Meta = append(iv.Meta, field{"Tokens", fmt.Sprintf("%s in (%s cached), %s out", count(it.Tokens.Input), count(it.Tokens.CachedInput), count(it.Tokens.Output)), false})

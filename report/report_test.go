@@ -265,3 +265,22 @@ func BenchmarkReport300(b *testing.B) {
 		}
 	}
 }
+
+// The last look is in the report: the run's, among its facts, and each
+// iteration's; an iteration whose look failed is no success.
+func TestReportShowsTheLastLook(t *testing.T) {
+	is := is.New(t)
+	fc := &runlog.FinalCheck{Mode: "clean", Status: runlog.FinalFailed, Reason: "in a clean checkout of the final tree, sh check.sh (exit status 1) failed",
+		CheckoutDuration: 0.5, ChecksDuration: 2}
+	r := &Run{State: &runlog.State{Status: runlog.StatusFailed, StopReason: runlog.StopMaxIterations, MaxIterations: 1},
+		Iterations: []runlog.Iteration{{Iteration: 1, AllChecksPassed: true, CompletionTagFound: true, FinalCheck: fc,
+			CheckResults: []runlog.CheckResult{{Name: "sh check.sh", Passed: true}}}}}
+	var b strings.Builder
+	is.NoErr(Write(&b, r, time.Now()))
+	html := b.String()
+	is.Equal(strings.Count(html, "Last look"), 2) // the run's and the iteration's
+	is.True(strings.Contains(html, "failed: in a clean checkout of the final tree, sh check.sh (exit status 1) failed (checkout 0.5s, checks 2.0s)"))
+	is.True(strings.Contains(html, "last look failed"))
+	tone, verdict := iterVerdict(r.Iterations[0])
+	is.Equal(tone+" "+verdict, "bad last look failed")
+}

@@ -75,6 +75,9 @@ type Event struct {
 	// TestsRemoved (iteration_finished): the tests of the run's start the
 	// iteration left gone (Iteration.TestsRemoved).
 	TestsRemoved *TestsRemoved `json:"tests_removed,omitempty"`
+	// FinalCheck is the last look of an iteration_finished that would have
+	// ended the run with success (see Iteration.FinalCheck).
+	FinalCheck *FinalCheck `json:"final_check,omitempty"`
 
 	Seconds *float64 `json:"seconds,omitempty"`  // backoff, usage_limit_wait: how long
 	Until   string   `json:"until,omitempty"`    // backoff, usage_limit_wait

@@ -2,6 +2,7 @@ package runlog
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -100,7 +101,53 @@ type Iteration struct {
 	// Diff is the size of the iteration's own change, when known exactly
 	// (a committed iteration); its diff is in its transcript folder.
 	Diff *DiffSize `json:"diff,omitempty"`
+	// FinalCheck is the last look before a success (final_check): the
+	// checks once more, in a clean checkout of the final tree or in the
+	// agent's own; nil when none was made (the iteration did not earn a
+	// success to look at, or final_check is off).
+	FinalCheck *FinalCheck `json:"final_check,omitempty"`
 }
+
+// The outcomes of a last look (FinalCheck.Status).
+const (
+	FinalPassed = "passed" // every check passed again: the success stands
+	FinalFailed = "failed" // a check failed there: no success (Reason says why)
+	// FinalError: the look could not be made (the clean checkout failed);
+	// the run stops without success.
+	FinalError = "error"
+	// FinalInterrupted: the run was stopped during the look.
+	FinalInterrupted = "interrupted"
+)
+
+// FinalCheck is the last look of an iteration that would have ended the
+// run with success.
+type FinalCheck struct {
+	Mode   string `json:"mode"`   // clean or same
+	Status string `json:"status"` // FinalPassed, FinalFailed, FinalError, FinalInterrupted
+	// Reason says in words why the success does not stand (or, for a look
+	// made otherwise than asked, why).
+	Reason string `json:"reason,omitempty"`
+	// CheckedOut is the commit checked out clean: the final tree, held by
+	// no ref (clean only).
+	CheckedOut string `json:"checked_out,omitempty"`
+	// Duration is the whole look; CheckoutDuration the clean checkout
+	// (making the tree, the worktree, bringing the environment in and
+	// removing it all again); ChecksDuration the checks. Seconds.
+	Duration         float64 `json:"duration"`
+	CheckoutDuration float64 `json:"checkout_duration,omitempty"`
+	ChecksDuration   float64 `json:"checks_duration"`
+	// Environment lists the ignored environment entries (node_modules,
+	// .venv, .env files…) brought into the clean tree as they were at the
+	// start of the run; EnvironmentChanged those left out because they
+	// changed during it.
+	Environment        []string      `json:"environment,omitempty"`
+	EnvironmentChanged []string      `json:"environment_changed,omitempty"`
+	CheckResults       []CheckResult `json:"check_results,omitempty"`
+}
+
+// Failed reports whether the look took the success away (failed, error or
+// interrupted).
+func (f *FinalCheck) Failed() bool { return f != nil && f.Status != FinalPassed }
 
 // DiffSize is the size of an iteration's own change: the files it changed
 // and the lines it added and deleted. It is known exactly when the
@@ -162,6 +209,9 @@ type Result struct {
 	// NoChecks: the run had no checks (--no-checks): nothing it reports was
 	// checked.
 	NoChecks bool `json:"no_checks,omitempty"`
+	// FinalCheck is the run's last look before a success: the last one
+	// made (see Iteration.FinalCheck); nil when none was.
+	FinalCheck *FinalCheck `json:"final_check,omitempty"`
 	// UsageLimitWaits and UsageLimitWaited count the waits for the agent's
 	// usage limit and their total, in seconds, over the whole run.
 	UsageLimitWaits  int     `json:"usage_limit_waits,omitempty"`
@@ -342,3 +392,30 @@ func AgentCosts(its []Iteration) []AgentCost {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Text says in one line how the last look went, with its cost in time,
+// for the report, the Actions summary and the view.
+func (f *FinalCheck) Text() string {
+	if f == nil {
+		return ""
+	}
+	where := "in a clean checkout of the final tree"
+	times := fmt.Sprintf("checkout %.1fs, checks %.1fs", f.CheckoutDuration, f.ChecksDuration)
+	if f.Mode != "clean" {
+		where, times = "again in the workspace", fmt.Sprintf("checks %.1fs", f.ChecksDuration)
+	}
+	if len(f.Environment) > 0 {
+		times += "; " + strings.Join(f.Environment, ", ") + " brought in as at the start"
+	}
+	switch f.Status {
+	case FinalPassed:
+		s := "passed " + where + " (" + times + ")"
+		if f.Reason != "" {
+			s += ": " + f.Reason
+		}
+		return s
+	case FinalInterrupted:
+		return "interrupted " + where
+	}
+	return f.Status + ": " + f.Reason + " (" + times + ")"
+}

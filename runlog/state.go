@@ -89,9 +89,14 @@ type State struct {
 	// DoneFileAtStart identifies the --done-file found when the run began
 	// (modification time and size): it signals completion only once changed.
 	DoneFileAtStart string `json:"done_file_at_start,omitempty"`
-	Workspace       string `json:"workspace"`
-	WorktreePath    string `json:"worktree_path,omitempty"`
-	Branch          string `json:"branch,omitempty"`
+	// EnvAtStart holds the fingerprints (package envdirs) of the ignored
+	// environment entries of the workspace (node_modules, .venv, .env…)
+	// when the run began: the clean last look brings in only those still
+	// as they were.
+	EnvAtStart   map[string]string `json:"env_at_start,omitempty"`
+	Workspace    string            `json:"workspace"`
+	WorktreePath string            `json:"worktree_path,omitempty"`
+	Branch       string            `json:"branch,omitempty"`
 	// Config is the run's configuration (config.Config) with its secrets
 	// masked, as JSON: read it with DecodeConfig. Redacted names the keys
 	// whose values lost a secret that way (and must be given again to

@@ -24,6 +24,9 @@ func Rows(its []runlog.Iteration) []Row {
 			row.Declared = "tag"
 		}
 		row.Judge, row.JudgeKept = judgeText(it.JudgeChanged)
+		if fc := it.FinalCheck; fc != nil {
+			row.FinalFailed, row.FinalText = fc.Failed(), fc.Text()
+		}
 		if it.Agent != "" {
 			row.Ran = label(it.Agent, it.Model)
 		}
@@ -155,6 +158,9 @@ func (r *run) apply(ev runlog.Event, now time.Time) {
 		}
 		if t := ev.TestsRemoved; t != nil {
 			row.TestsRemoved, row.TestsFailed = t.Count, t.Failed
+		}
+		if fc := ev.FinalCheck; fc != nil {
+			row.FinalFailed, row.FinalText = fc.Failed(), fc.Text()
 		}
 		r.addRow(row)
 		r.iterCost = 0

@@ -542,3 +542,29 @@ func TestNoteKey(t *testing.T) {
 	g.key(keyText("n"))
 	is.True(!strings.Contains(g.screen(), "note for the agent"))
 }
+
+// An iteration whose last look failed is a failure in the history, with
+// the look's words; one whose look passed is a success like any other.
+func TestHistoryShowsTheLastLook(t *testing.T) {
+	is := is.New(t)
+	f := newFake(Info{Task: "t", Agent: "claude"}, Controls{}, nil)
+	one := []string{"sh check.sh"}
+	f.ev(runlog.Event{Type: runlog.EventLoopStarted, MaxIterations: 25, Checks: one})
+	for n, fc := range []*runlog.FinalCheck{
+		{Mode: "clean", Status: runlog.FinalFailed, Reason: "fails clean"},
+		{Mode: "clean", Status: runlog.FinalPassed},
+	} {
+		f.ev(runlog.Event{Type: runlog.EventIterationStarted, Iteration: n + 1, MaxIterations: 25})
+		f.ev(runlog.Event{Type: runlog.EventIterationFinished, Iteration: n + 1, AllChecksPassed: ptr(true), CompletionSignal: map[bool]string{true: "tag"}[n == 1],
+			Duration: ptr(1.0), AgentDuration: ptr(1.0), ChecksDuration: ptr(0.0), ChecksRun: ptr(true), FinalCheck: fc})
+	}
+	s := f.screen()
+	is.True(strings.Contains(s, "  #1  ✗ "))
+	is.True(strings.Contains(s, "last look failed: fails clean"))
+	is.True(strings.Contains(s, "  #2  ✓ "))
+	is.True(!strings.Contains(s, "last look passed")) // the ✓ says it
+
+	rows := Rows([]runlog.Iteration{{Iteration: 1, FinalCheck: &runlog.FinalCheck{Mode: "same", Status: runlog.FinalFailed, Reason: "flaky"}}})
+	is.True(rows[0].FinalFailed)
+	is.True(strings.Contains(rows[0].FinalText, "flaky"))
+}

@@ -67,6 +67,8 @@ func historyHead(nw int, diff bool) string {
 func (m *Model) historyRow(r Row, nw int, diff bool) string {
 	var mark string
 	switch {
+	case r.FinalFailed:
+		mark = paint(styleBad, "✗")
 	case r.AllPassed && r.Completion != "":
 		mark = paint(styleGood, "✓")
 	case r.Interrupted != "":
@@ -123,6 +125,10 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 		line += "  " + paint(styleWarn, clean(r.Judge))
 	case r.Judge != "":
 		line += "  " + paint(styleBad, clean(r.Judge))
+	case r.FinalFailed:
+		// A look that passed says nothing: the row's ✓ and the header
+		// say it.
+		line += "  " + paint(styleBad, clean("last look "+r.FinalText))
 	case r.Error != "":
 		line += "  " + paint(styleBad, clean(firstLine(r.Error)))
 	}

@@ -45,6 +45,10 @@ type Row struct {
 	// gone; TestsFailed, that the iteration failed for it (tests: keep).
 	TestsRemoved int
 	TestsFailed  bool
+	// FinalText says how the last look went ("" when none was made);
+	// FinalFailed: it took the success away.
+	FinalText   string
+	FinalFailed bool
 }
 
 // Phases of the current iteration.
