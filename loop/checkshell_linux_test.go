@@ -82,3 +82,17 @@ func TestUnusableCheckShellRefused(t *testing.T) {
 	_, statErr := os.Stat(filepath.Join(cfg.Dir, runlog.StateDir))
 	is.True(os.IsNotExist(statErr)) // nothing written
 }
+
+// The last look runs the checks in the shell the run chose, as the
+// iteration did: a check that holds only in that shell holds in the look.
+func TestLastLookUsesTheCheckShell(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	gitInit(t, cfg.Dir)
+	cfg.CheckShell = proc.BuiltinShell // this test binary, started again as /proc/self/exe
+	cfg.Checks = []string{`test "$(cat /proc/$$/comm)" = exe`}
+	cfg.MaxIterations = 1
+	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{done}})
+	is.Equal(res.StopReason, runlog.StopSuccess)
+	is.True(res.FinalCheck != nil && !res.FinalCheck.Failed())
+}

@@ -63,8 +63,8 @@ var mutants = []mutant{
 		name:      "loop/done-file-success-on-cut-checks",
 		guarantee: "the DONE file ends the run in success only when its checks ran to the end: checks cut short by a stop earn nothing",
 		file:      "loop/decide.go",
-		find:      "\tif ctx.Err() != nil {\n\t\treturn false\n\t}\n\tr.logEvent(\"DONE\"",
-		replace:   "\tr.logEvent(\"DONE\"",
+		find:      "\tif ctx.Err() != nil {\n\t\treturn false\n\t}\n\tif mode := r.cfg.FinalCheck;",
+		replace:   "\tif mode := r.cfg.FinalCheck;",
 		run:       "TestDoneFile",
 	},
 	{
@@ -323,6 +323,22 @@ var mutants = []mutant{
 		find:      `if !done || r.testsGoneBeforeDone() {`,
 		replace:   `if !done {`,
 		run:       "TestDoneFileNeedsTheTests",
+	},
+	{
+		name:      "loop/no-last-look",
+		guarantee: "a success is declared only after the checks pass once more in a clean checkout of the final tree (--final-check clean)",
+		file:      "loop/decide.go",
+		find:      `x.ok = r.finalLook(ctx, x)`,
+		replace:   `_ = x`,
+		run:       "TestLastLookInACleanTree",
+	},
+	{
+		name:      "loop/last-look-ignores-check-shell",
+		guarantee: "the last look runs the checks in the shell the run chose",
+		file:      "loop/finalcheck.go",
+		find:      `Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell})`,
+		replace:   `Grace: r.cfg.KillGrace})`,
+		run:       "TestLastLookUsesTheCheckShell",
 	},
 	{
 		name:      "loop/protected-files-not-restored",
