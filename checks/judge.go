@@ -236,7 +236,7 @@ func (f *finder) command(script, cwd string, depth int) {
 		}
 		words := make([]string, len(call.Args))
 		for i, w := range call.Args {
-			words[i] = wordText(w)
+			words[i] = WordText(w)
 		}
 		if words[0] == "cd" || words[0] == "pushd" {
 			if len(words) > 1 && words[1] != "" && words[1] != "-" {
@@ -828,9 +828,9 @@ func isShell(name, text string) bool {
 	return shells[prog]
 }
 
-// wordText is a word's literal text, "" for one that is not plain text (a
+// WordText is a word's literal text, "" for one that is not plain text (a
 // variable, a substitution).
-func wordText(w *syntax.Word) string {
+func WordText(w *syntax.Word) string {
 	var b strings.Builder
 	for _, part := range w.Parts {
 		switch p := part.(type) {

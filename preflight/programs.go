@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/architect-dev/architect/checks"
 )
 
 // Programs lists the programs that a shell command (a check, or the
@@ -93,32 +95,9 @@ func Programs(script string, lookPath func(string) (string, error)) []string {
 func literals(args []*syntax.Word) []string {
 	out := make([]string, len(args))
 	for i, w := range args {
-		out[i] = literal(w)
+		out[i] = checks.WordText(w)
 	}
 	return out
-}
-
-func literal(w *syntax.Word) string {
-	var b strings.Builder
-	for _, part := range w.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
-					return ""
-				}
-				b.WriteString(lit.Value)
-			}
-		default:
-			return ""
-		}
-	}
-	return b.String()
 }
 
 // started returns the programs a simple command starts: its first word,
