@@ -61,6 +61,9 @@ func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) erro
 		}
 		c.cfg = cfg
 	}
+	if c.cfg.foldNames {
+		return errNotInPlace // git matches paths by more than their bytes
+	}
 	if fi, err := os.Stat(filepath.Join(c.cfg.hooks, "post-index-change")); err == nil && fi.Mode()&0o111 != 0 {
 		return errNotInPlace // git would run it for the index it writes
 	}
@@ -748,7 +751,7 @@ func serializeTree(t []treeEntry) []byte {
 func (c *Changes) readTrees(ctx context.Context, dirs []string) (treeSet, error) {
 	var in strings.Builder
 	for _, d := range dirs {
-		if strings.ContainsAny(d, "\n") {
+		if lineUnsafe(d) {
 			return treeSet{}, errNotInPlace
 		}
 		if d == "" {
@@ -786,6 +789,18 @@ func (c *Changes) readTrees(ctx context.Context, dirs []string) (treeSet, error)
 		b = b[lf+1+n+1:]
 	}
 	return ts, nil
+}
+
+// lineUnsafe reports whether p holds a control character: git's line
+// protocols (cat-file --batch) end a line at LF and strip a CR before it
+// (a folder "foo\r" read as "foo"), so such a path is left to git.
+func lineUnsafe(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] < 0x20 || p[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // treeSet are trees of the staged tree by folder, and their names.

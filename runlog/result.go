@@ -91,6 +91,11 @@ type Iteration struct {
 	// Diff is the size of the iteration's own change, when known exactly
 	// (a committed iteration); its diff is in its transcript folder.
 	Diff *DiffSize `json:"diff,omitempty"`
+	// CommitDeferred says why the iteration (worktree runs and build mode)
+	// was not committed though it changed files: another git process was
+	// using the index. Nothing is lost: its changes stay in the working
+	// tree and the next commit takes them.
+	CommitDeferred string `json:"commit_deferred,omitempty"`
 }
 
 // DiffSize is the size of an iteration's own change: the files it changed
@@ -146,6 +151,9 @@ type Result struct {
 	Stalls         []Stall `json:"stalls,omitempty"`
 	// NotesDelivered counts the notes (architect say) the prompts carried.
 	NotesDelivered int `json:"notes_delivered,omitempty"`
+	// CommitsDeferred counts the iterations whose commit was deferred
+	// (Iteration.CommitDeferred).
+	CommitsDeferred int `json:"commits_deferred,omitempty"`
 	// StopHint says what to do about the stop (a fatal agent error).
 	StopHint     string `json:"stop_hint,omitempty"`
 	WorktreePath string `json:"worktree_path"`
@@ -166,9 +174,12 @@ func (r *Result) Recost() {
 	c := costOf(r.Iterations)
 	r.TotalCost, r.TotalCostKnown, r.KnownCost, r.UnknownCostIterations = c.Total(), c.Unknown == 0, c.Known, c.Unknown
 	r.Agents = AgentCosts(r.Iterations)
-	r.NotesDelivered = 0
+	r.NotesDelivered, r.CommitsDeferred = 0, 0
 	for _, it := range r.Iterations {
 		r.NotesDelivered += len(it.Notes)
+		if it.CommitDeferred != "" {
+			r.CommitsDeferred++
+		}
 	}
 }
 

@@ -1,0 +1,196 @@
+package gitwt
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+)
+
+// The commits of a watched, staging Changes are the ones `git add -A &&
+// git commit` would make, in the cases where they once were not: each
+// test runs iterations (a change, then Commit) and compares the commit
+// and the index it leaves with git's (sameAsGit).
+
+// iterate commits as the loop does after an iteration.
+func iterate(t *testing.T, c *Changes, msg string) (string, bool) {
+	t.Helper()
+	hash, committed, err := c.Commit(context.Background(), msg, nil)
+	if err != nil {
+		t.Fatalf("commit %q: %v", msg, err)
+	}
+	return hash, committed
+}
+
+// sameAsGit checks that HEAD holds the tree `git add -A` gives (staged in
+// a copy of the index dated long ago, so that git reads every file again),
+// that git status shows nothing to commit, and that the index's tree cache
+// names the trees of its entries.
+func sameAsGit(t *testing.T, dir string) {
+	t.Helper()
+	is := is.New(t)
+	tmp := filepath.Join(t.TempDir(), "index")
+	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), tmp))
+	is.NoErr(os.Chtimes(tmp, time.Unix(1, 0), time.Unix(1, 0)))
+	env := []string{"GIT_INDEX_FILE=" + tmp}
+	gitEnvT(t, dir, env, "", "add", "-A")
+	want := gitEnvT(t, dir, env, "", "write-tree")
+	head := gitT(t, dir, "rev-parse", "HEAD^{tree}")
+	if head != want {
+		t.Fatalf("HEAD's tree %s, git add -A gives %s:\n%s", head, want, gitT(t, dir, "diff-tree", "-r", "--name-status", head, want))
+	}
+	if st := gitT(t, dir, "status", "--porcelain", "--ignore-submodules=none"); st != "" {
+		t.Fatalf("git status after the commit:\n%s", st)
+	}
+	index := filepath.Join(t.TempDir(), "index")
+	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), index))
+	is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index}, "", "write-tree"), head) // trusting the tree cache
+	is.Equal(treeWithoutCache(t, dir, index), head)                                        // from the entries alone
+}
+
+// A folder whose name ends in a carriage return: git's batch protocol
+// strips it from a line, so that the folder's old tree was read as that of
+// the folder without it.
+func TestCommitFolderEndingInCR(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	write(t, dir, "foo/a.txt", "a\n")
+	write(t, dir, "foo/b.txt", "b\n")
+	write(t, dir, "x.txt", "x\n")
+	base := commit(t, dir, "base")
+	c := open(t, dir).Changes(context.Background(), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	is.True(c.Watching())
+	for _, name := range []string{"foo\r", "\r"} {
+		is.NoErr(os.Mkdir(filepath.Join(dir, name), 0o755))
+		iterate(t, c, "a folder")
+		write(t, dir, name+"/new.txt", "new\n")
+		_, committed := iterate(t, c, "a file in it")
+		is.True(committed)
+		is.Equal(gitT(t, dir, "ls-tree", "--name-only", "HEAD:"+name), "new.txt")
+		sameAsGit(t, dir)
+		// And an edit there, staged again.
+		write(t, dir, name+"/new.txt", "newer\n")
+		iterate(t, c, "an edit in it")
+		sameAsGit(t, dir)
+	}
+}
+
+// A commit made inside a submodule changes nothing in the working tree the
+// watcher sees (it writes in .git/modules/): the submodule's HEAD is
+// looked at each time.
+func TestCommitInsideSubmodule(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	sub := t.TempDir()
+	gitT(t, sub, "init", "-q")
+	write(t, sub, "s.txt", "s\n")
+	commit(t, sub, "sub")
+	write(t, dir, "a.txt", "a\n")
+	gitT(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+	base := commit(t, dir, "base")
+	c := open(t, dir).Changes(context.Background(), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	is.True(c.Watching())
+	write(t, dir, "sub/s.txt", "edited\n")
+	iterate(t, c, "an edit in the submodule")
+	gitT(t, dir+"/sub", "commit", "-qam", "inside")
+	_, committed := iterate(t, c, "a commit in the submodule")
+	is.True(committed)
+	is.Equal(gitT(t, dir, "rev-parse", "HEAD:sub"), gitT(t, dir+"/sub", "rev-parse", "HEAD"))
+	sameAsGit(t, dir)
+	// And a commit there with nothing else: the same.
+	write(t, dir, "sub/t.txt", "t\n")
+	gitT(t, dir+"/sub", "add", "t.txt")
+	gitT(t, dir+"/sub", "commit", "-qm", "another")
+	_, committed = iterate(t, c, "another commit in the submodule")
+	is.True(committed)
+	sameAsGit(t, dir)
+}
+
+// A merge stopped on a conflict, resolved, is committed as git commit
+// would: a merge commit, MERGE_HEAD gone.
+func TestCommitCarriesAMerge(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	write(t, dir, "c", "base\n")
+	commit(t, dir, "base")
+	gitT(t, dir, "checkout", "-qb", "other")
+	write(t, dir, "c", "theirs\n")
+	theirs := commit(t, dir, "theirs")
+	gitT(t, dir, "checkout", "-q", "main")
+	write(t, dir, "c", "ours\n")
+	ours := commit(t, dir, "ours")
+	if out, err := runGit(dir, "merge", "-q", "other"); err == nil {
+		t.Fatalf("the merge did not stop: %s", out)
+	}
+	is.Equal(gitT(t, dir, "status", "--porcelain"), "UU c")
+	c := open(t, dir).Changes(context.Background(), ours, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	write(t, dir, "c", "resolved\n")
+	hash, committed := iterate(t, c, "resolved")
+	is.True(committed)
+	is.Equal(gitT(t, dir, "rev-list", "--parents", "-n1", hash), hash+" "+ours+" "+theirs)
+	is.True(!exists(filepath.Join(dir, ".git", "MERGE_HEAD")))
+	sameAsGit(t, dir)
+}
+
+// A tracked file hard-linked from outside the tree, written through the
+// other link: no event in any folder watched, yet the file changed.
+func TestCommitHardLinkWrittenFromOutside(t *testing.T) {
+	is := is.New(t)
+	top := t.TempDir()
+	dir := filepath.Join(top, "repo")
+	isolate(t, true)
+	gitT(t, top, "init", "-q", "repo")
+	write(t, dir, "a/f1", "one\n")
+	write(t, dir, "b.txt", "b\n")
+	base := commit(t, dir, "base")
+	outside := filepath.Join(top, "outside")
+	is.NoErr(os.Link(filepath.Join(dir, "a/f1"), outside))
+	c := open(t, dir).Changes(context.Background(), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	is.True(c.Watching())
+	d, err := c.Diff(context.Background())
+	is.NoErr(err)
+	is.Equal(d.Text, "")
+	f, err := os.OpenFile(outside, os.O_WRONLY|os.O_APPEND, 0)
+	is.NoErr(err)
+	_, err = f.WriteString("two\n")
+	is.NoErr(err)
+	is.NoErr(f.Close())
+	_, committed := iterate(t, c, "written through the link")
+	is.True(committed)
+	is.Equal(gitT(t, dir, "show", "HEAD:a/f1"), "one\ntwo")
+	sameAsGit(t, dir)
+}
+
+// core.ignorecase on a file system that is not: a file whose name differs
+// from a tracked one's only in case is the tracked one to git, which
+// stages nothing for it.
+func TestCommitIgnoreCase(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	write(t, dir, "README.md", "readme\n")
+	write(t, dir, "src/a.txt", "a\n")
+	base := commit(t, dir, "base")
+	gitT(t, dir, "config", "core.ignorecase", "true")
+	c := open(t, dir).Changes(context.Background(), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	is.True(c.Watching())
+	write(t, dir, "src/a.txt", "edited\n")
+	iterate(t, c, "an edit")
+	sameAsGit(t, dir)
+	write(t, dir, "README.MD", "other\n")
+	write(t, dir, "src/A.TXT", "other\n")
+	iterate(t, c, "names that differ in case only")
+	is.Equal(gitT(t, dir, "ls-tree", "-r", "--name-only", "HEAD"), "README.md\nsrc/a.txt")
+	sameAsGit(t, dir)
+	if strings.Contains(gitT(t, dir, "ls-files"), "README.MD") {
+		t.Fatal("README.MD tracked")
+	}
+}
