@@ -119,6 +119,14 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 	changed := Changed{All: true}
 	if c.w != nil {
 		changed = c.w.Take(ctx)
+		if cfg, err := c.config(ctx); err != nil || cfg.foldNames {
+			// git matches paths by more than their bytes: what `git add -A
+			// -- PATHS` stages then differs from what `git add -A` does,
+			// which is not even the same twice in a row (a file renamed to
+			// a name differing only in case is dropped, then taken). Look
+			// at everything each time, as git would.
+			changed.All = true
+		}
 	}
 	if changed.Index {
 		// Someone ran git: look at everything only if the index now
@@ -474,6 +482,19 @@ func (c *Changes) open(ctx context.Context) error {
 		c.baseRev = rev
 	}
 	return nil
+}
+
+// config reads what a commit and a stage need from git's configuration,
+// once.
+func (c *Changes) config(ctx context.Context) (*commitConfig, error) {
+	if c.cfg == nil {
+		cfg, err := c.repo.readCommitConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.cfg = cfg
+	}
+	return c.cfg, nil
 }
 
 // oidLen is the length in bytes of the repository's object names.
