@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+	"golang.org/x/sys/unix"
 )
 
 // The commits of a watched, staging Changes are the ones `git add -A &&
@@ -193,4 +194,66 @@ func TestCommitIgnoreCase(t *testing.T) {
 	if strings.Contains(gitT(t, dir, "ls-files"), "README.MD") {
 		t.Fatal("README.MD tracked")
 	}
+}
+
+// TestWatcherBlindSpots keeps the README's list of what the watcher cannot
+// see true: what it lists as seen is seen (a commit in a nested
+// repository, a write through a hard link from outside the tree to a file
+// linked before the watch or made in the tree as a link), and what it
+// lists as not seen is not (a write through a shared memory mapping that
+// lasts, or
+// through a link made outside the tree during the watch), so that a
+// change of either breaks this test before the README is wrong.
+func TestWatcherBlindSpots(t *testing.T) {
+	is := is.New(t)
+	dir, _, w := watched(t)
+	outside := filepath.Join(t.TempDir(), "outside")
+	is.NoErr(os.Link(filepath.Join(dir, "src/b.txt"), outside))
+	w.Close()
+	w, err := open(t, dir).Watch(context.Background(), []string{".architect/"})
+	is.NoErr(err)
+	defer w.Close()
+	is.Equal(taken(w), "")
+
+	appendText(outside, "through the link\n")
+	is.Equal(taken(w), "src/b.txt") // a link made before the watch
+
+	first := filepath.Join(t.TempDir(), "first")
+	write(t, filepath.Dir(first), "first", "made outside\n")
+	is.NoErr(os.Link(first, filepath.Join(dir, "linked.txt")))
+	is.Equal(taken(w), "linked.txt") // made in the tree as a link
+	appendText(first, "through the link from outside\n")
+	is.Equal(taken(w), "linked.txt")
+
+	// Not seen: a link to a file of the tree made elsewhere during the
+	// watch (no folder watched sees it), written through.
+	later := filepath.Join(t.TempDir(), "later")
+	is.NoErr(os.Link(filepath.Join(dir, "a.txt"), later))
+	appendText(later, "through a link made during the watch\n")
+	is.Equal(taken(w), "")
+
+	embedded := filepath.Join(dir, "vendor", "lib")
+	gitT(t, dir, "init", "-q", "vendor/lib")
+	write(t, embedded, "l.txt", "l\n")
+	gitT(t, embedded, "add", "l.txt")
+	is.Equal(taken(w), "vendor") // a new folder
+	gitT(t, embedded, "commit", "-qm", "embedded")
+	is.Equal(taken(w), "vendor/lib") // a commit in a repository of its own: its HEAD moved
+	is.Equal(taken(w), "")
+
+	// Not seen: a write through a shared mapping, while the mapping
+	// lasts. (Its end closes the file, which is seen.)
+	f, err := os.OpenFile(filepath.Join(dir, "src/deep/c.txt"), os.O_RDWR, 0)
+	is.NoErr(err)
+	mem, err := unix.Mmap(int(f.Fd()), 0, 4, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	is.NoErr(err)
+	is.NoErr(f.Close())
+	copy(mem, "ONE\n")
+	is.NoErr(unix.Msync(mem, unix.MS_SYNC))
+	data, err := os.ReadFile(filepath.Join(dir, "src/deep/c.txt"))
+	is.NoErr(err)
+	is.Equal(string(data), "ONE\n") // written
+	is.Equal(taken(w), "")          // and not seen: the README names it
+	is.NoErr(unix.Munmap(mem))
+	is.Equal(taken(w), "src/deep/c.txt")
 }

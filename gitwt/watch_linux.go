@@ -35,9 +35,15 @@ const treeMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN
 // index and info/ folder, which decide what a snapshot holds too.
 //
 // Linux queues an event before the write that caused it returns, so once
-// the processes that wrote have ended, Take sees their changes. What
-// inotify cannot see, Take cannot either: writes through a shared mapping
-// (mmap) and changes made by another machine on a network file system.
+// the processes that wrote have ended, Take sees their changes. inotify
+// reports what is done through a folder watched; so Take also looks at
+// the HEAD of each nested repository (a commit in a submodule is written
+// in the git folder above), and files with other hard links are watched
+// through their inode. What inotify cannot see, Take cannot either (the
+// README lists it; TestWatcherBlindSpots keeps the list true): writes
+// through a shared mapping (mmap) while it lasts, through a link to a file
+// of the tree made elsewhere during the watch, and changes made by another
+// machine on a network file system.
 //
 // It reads inotify itself rather than through github.com/fsnotify/fsnotify
 // because that guarantee rests on Take reading the queue in its own
