@@ -272,6 +272,9 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 		// depends on whether the working tree's index tracks it (an
 		// ignored file that is tracked stays tracked). Rare enough: look
 		// at everything from that index.
+		if c.removed[""] && len(present) > 0 {
+			return errTooMany // what was removed is not known
+		}
 		for _, p := range present {
 			for r := range c.removed {
 				if r == p || strings.HasPrefix(r, p+"/") || strings.HasPrefix(p, r+"/") {
@@ -535,7 +538,8 @@ func specBytes(paths []string) int {
 }
 
 // removals collects the paths that `git add -v` and `git rm` say they
-// removed from the index ("remove 'PATH'", "rm 'PATH'").
+// removed from the index ("remove 'PATH'", "rm 'PATH'"), or "" where a
+// line cannot be read.
 type removals struct {
 	set  pathSet
 	line []byte
@@ -553,10 +557,20 @@ func (r *removals) Write(p []byte) (int, error) {
 		}
 		line := string(append(r.line, p[:i]...))
 		r.line, p = r.line[:0], p[i+1:]
-		for _, prefix := range []string{"remove '", "rm '"} {
+		read := false
+		for _, prefix := range []string{"remove '", "rm '", "add '"} {
 			if path, ok := strings.CutPrefix(line, prefix); ok && strings.HasSuffix(path, "'") {
-				r.set[path[:len(path)-1]] = true
+				if prefix != "add '" {
+					r.set[path[:len(path)-1]] = true
+				}
+				read = true
 			}
+		}
+		if !read {
+			// git prints paths as they are, one a line: a path holding a
+			// line feed cannot be read back. "" (no path) says that what
+			// was removed is not known.
+			r.set[""] = true
 		}
 	}
 	return n, nil

@@ -257,3 +257,43 @@ func TestWatcherBlindSpots(t *testing.T) {
 	is.NoErr(unix.Munmap(mem))
 	is.Equal(taken(w), "src/deep/c.txt")
 }
+
+// A tracked file that git ignores, whose name holds a line feed, deleted
+// then made again between two diffs: git add -v names it on two lines,
+// which cannot be read back as the path removed; the diff is still a fresh
+// look's (it stays tracked, as in the working tree's index).
+func TestDiffLineFeedInARemovedName(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir := newRepo(t)
+	write(t, dir, ".gitignore", "*.log\n")
+	write(t, dir, "a.txt", "a\n")
+	name := "x\nremove 'y'\n.log"
+	write(t, dir, name, "kept\n")
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "add", "-f", "--", name)
+	gitT(t, dir, "commit", "-qm", "base")
+	base := gitT(t, dir, "rev-parse", "HEAD")
+	repo := open(t, dir)
+	c := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	defer c.Close()
+	is.True(c.Watching())
+	_, err := c.Diff(ctx)
+	is.NoErr(err)
+	is.NoErr(os.Remove(filepath.Join(dir, name)))
+	write(t, dir, "new/f.txt", "a new folder: staged by git, not in place\n")
+	d, err := c.Diff(ctx)
+	is.NoErr(err)
+	is.True(strings.Contains(d.Text, "deleted file"))
+	write(t, dir, name, "kept, edited\n")
+	got, err := c.Diff(ctx)
+	is.NoErr(err)
+	fresh := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Commits: true})
+	defer fresh.Close()
+	want, err := fresh.Diff(ctx)
+	is.NoErr(err)
+	if got.Text != want.Text {
+		t.Fatalf("Changes gave (<) what a fresh look does not (>):\n%s", lineDiff(got.Text, want.Text))
+	}
+	is.True(strings.Contains(got.Text, "kept, edited"))
+}
