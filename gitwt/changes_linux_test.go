@@ -286,13 +286,16 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 				}
 			case 14: // someone else writes the index
 				runGit(dir, "add", "-f", "-A", "--", f) // even an ignored file
-			case 17: // control characters in names, which git's line protocols mangle
-				name := oneOf([]string{"foo\r/x.txt", "\r/y.txt", "src/cr\r.txt", "lib/tab\tname.go", "ctl\x01/z.txt", "src/deep\r/w.txt"}, "")
+			case 17: // control characters in names, which git's line protocols mangle ("src\r" read as "src")
+				name := oneOf([]string{"src\r/b.txt", "src/deep\r/c.txt", "\r/a.txt", "lib\r/m0.go", "src/cr\r.txt", "lib/tab\tname.go", "ctl\x01/z.txt"}, "")
 				log[len(log)-1] += fmt.Sprintf(" (%q)", name)
-				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil && rng.IntN(2) == 0 {
-					os.Remove(filepath.Join(dir, name))
-				} else {
+				switch _, err := os.Lstat(filepath.Join(dir, name)); {
+				case err != nil:
 					put(name, lines(rng.IntN(10), 5, rng.IntN(6)))
+				case rng.IntN(4) == 0:
+					os.Remove(filepath.Join(dir, name))
+				default: // edited in place: staged in place
+					appendText(filepath.Join(dir, name), fmt.Sprintf("round %d\n", round))
 				}
 			case 18: // a name that differs from another only in case
 				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {

@@ -2,8 +2,11 @@ package gitwt
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -296,4 +299,39 @@ func TestDiffLineFeedInARemovedName(t *testing.T) {
 		t.Fatalf("Changes gave (<) what a fresh look does not (>):\n%s", lineDiff(got.Text, want.Text))
 	}
 	is.True(strings.Contains(got.Text, "kept, edited"))
+}
+
+// The property test's check of the tree cache by git's own verification
+// (GIT_TEST_CHECK_CACHE_TREE) fails on a cache that names a wrong tree for
+// a folder: a check that can fail.
+func TestGitVerifiesTheTreeCache(t *testing.T) {
+	is := is.New(t)
+	dir := newRepo(t)
+	write(t, dir, "foo/a.txt", "a\n")
+	write(t, dir, "bar/b.txt", "b\n")
+	commit(t, dir, "base")
+	index := filepath.Join(t.TempDir(), "index")
+	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), index))
+	env := []string{"GIT_INDEX_FILE=" + index, "GIT_TEST_CHECK_CACHE_TREE=1"}
+	gitEnvT(t, dir, env, "", "update-index", "--force-write-index") // the cache git wrote: accepted
+
+	data, err := os.ReadFile(index)
+	is.NoErr(err)
+	end, ok := eachEntry(data, 20, func(int, []byte) {})
+	is.True(ok)
+	cache, ok := readTreeCache(data, end, 20)
+	is.True(ok && cache != nil && len(cache.subs) == 2)
+	cache.subs[0].oid, cache.subs[1].oid = cache.subs[1].oid, cache.subs[0].oid // each folder named the other's tree
+	body := cache.write(nil)
+	out := append(slices.Clone(data[:end]), "TREE"...)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(body)))
+	out = append(out, body...)
+	h := newHash(20)
+	h.Write(out)
+	is.NoErr(os.WriteFile(index, h.Sum(out), 0o644))
+	var stderr strings.Builder
+	cmd := exec.Command("git", "-C", dir, "update-index", "--force-write-index")
+	cmd.Env, cmd.Stderr = append(os.Environ(), env...), &stderr
+	is.True(cmd.Run() != nil) // git's verification refused it
+	is.True(strings.Contains(stderr.String(), "cache-tree"))
 }
