@@ -61,9 +61,6 @@ func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) erro
 		}
 		c.cfg = cfg
 	}
-	if c.cfg.foldNames {
-		return errNotInPlace // git matches paths by more than their bytes
-	}
 	if fi, err := os.Stat(filepath.Join(c.cfg.hooks, "post-index-change")); err == nil && fi.Mode()&0o111 != 0 {
 		return errNotInPlace // git would run it for the index it writes
 	}
