@@ -308,11 +308,16 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 						os.WriteFile(upper, append(data, "in upper case\n"...), 0o644)
 					}
 				}
-			case 19: // the submodule: edited, and committed in
+			case 19: // the submodule: edited, committed in, or both
 				if _, err := os.Stat(filepath.Join(dir, "sub", ".git")); err == nil {
-					appendText(filepath.Join(dir, "sub", "s.txt"), fmt.Sprintf("round %d\n", round))
-					if rng.IntN(2) == 0 {
-						runGit(filepath.Join(dir, "sub"), "commit", "-qam", fmt.Sprintf("round %d", round))
+					how := rng.IntN(3)
+					if how != 2 {
+						appendText(filepath.Join(dir, "sub", "s.txt"), fmt.Sprintf("round %d\n", round))
+					}
+					if how != 0 {
+						// Committed alone, nothing in the tree changes: the
+						// commit is written in .git/modules/sub.
+						runGit(filepath.Join(dir, "sub"), "commit", "-qa", "--allow-empty", "-m", fmt.Sprintf("round %d", round))
 						counts["submodule commit"]++
 					}
 				}
