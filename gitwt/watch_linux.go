@@ -64,6 +64,7 @@ type Watcher struct {
 	nested   map[string]bool    // folders holding a repository of their own
 	heads    map[string]string  // nested folder → its HEAD as last seen (headOf)
 	files    map[int32][]string // watch → the files of an inode linked elsewhere too
+	checkout bool               // the walk is of a fresh checkout (no file has another link)
 
 	// changed are the paths that changed since the last Take: true for
 	// those that may have appeared (created, moved in, a folder), false
@@ -107,7 +108,9 @@ func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watch
 		}
 	}
 	if clean {
+		w.checkout = true
 		err = w.walk(r.dir)
+		w.checkout = false
 	} else {
 		err = w.addTree(ctx)
 	}
@@ -515,6 +518,10 @@ func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
 // ignored; a root that is gone is skipped.
 func (w *Watcher) walk(root string) error {
 	top := w.repo.dir
+	// The files of a folder watched for the first time are looked at for
+	// other hard links (a stat each); those of a folder watched already
+	// were then, or made since (seen as made). A fresh checkout has none.
+	fresh := map[string]bool{}
 	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			if path == top {
@@ -530,7 +537,7 @@ func (w *Watcher) walk(root string) error {
 			w.nested[filepath.ToSlash(filepath.Dir(rel))] = true
 		}
 		if !d.IsDir() {
-			if d.Type().IsRegular() {
+			if d.Type().IsRegular() && fresh[parent(rel)] {
 				if fi, err := d.Info(); err == nil {
 					return w.watchLinked(rel, path, fi)
 				}
@@ -549,6 +556,9 @@ func (w *Watcher) walk(root string) error {
 				return filepath.SkipDir
 			}
 			return err
+		}
+		if _, known := w.dirs[int32(wd)]; !known && !w.checkout {
+			fresh[rel] = true
 		}
 		w.dirs[int32(wd)] = rel
 		return nil
