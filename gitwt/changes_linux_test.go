@@ -509,9 +509,9 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 	// clean to git, which reads every file again rather than trust the
 	// stat data and objects the index says it has. (Not a copy of the
 	// index after: under core.ignorecase, git add -A is not idempotent.)
-	real := filepath.Join(dir, ".git", "index")
+	wtIndex := filepath.Join(dir, ".git", "index") // the working tree's
 	tmp := filepath.Join(t.TempDir(), "index")
-	is.NoErr(copyIndex(real, tmp))
+	is.NoErr(copyIndex(wtIndex, tmp))
 	hash, committed, err := c.Commit(context.Background(), fmt.Sprintf("round %d\n\n", round), leave)
 	is.NoErr(err)
 	head := git("rev-parse", "HEAD")
@@ -557,10 +557,10 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 		is.NoErr(run(context.Background(), dir, command{env: []string{"GIT_INDEX_FILE=" + index}, stdout: &out}, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none"))
 		return out.String()
 	}
-	if got, want := entries(real), entries(tmp); got != want {
+	if got, want := entries(wtIndex), entries(tmp); got != want {
 		t.Fatalf("round %d: the index's entries (<) are not git's (>):\n%s", round, lineDiff(got, want))
 	}
-	if got, want := status(real), status(tmp); got != want {
+	if got, want := status(wtIndex), status(tmp); got != want {
 		t.Fatalf("round %d: git status gives %q, after git add -A %q", round, got, want)
 	}
 	is.Equal(git("status", "--porcelain", "--untracked-files=no", "--ignore-submodules=dirty", "--", ".", ":(exclude).architect"), "") // index and tree are HEAD's (a submodule may have changes of its own)
@@ -570,9 +570,9 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 	// index (trusting the cache), and the one written from its entries
 	// alone, are HEAD's.
 	headTree, index := git("rev-parse", "HEAD^{tree}"), filepath.Join(t.TempDir(), "index")
-	is.NoErr(copyIndex(real, index))
+	is.NoErr(copyIndex(wtIndex, index))
 	gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index, "GIT_TEST_CHECK_CACHE_TREE=1"}, "", "update-index", "--force-write-index")
-	is.NoErr(copyIndex(real, index+"2"))
+	is.NoErr(copyIndex(wtIndex, index+"2"))
 	is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index + "2"}, "", "write-tree"), headTree)
 	is.Equal(treeWithoutCache(t, dir, index), headTree)
 	if len(leave) > 0 {
