@@ -203,7 +203,8 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 	for round := range rounds {
 		var background *exec.Cmd // someone else's git add, running during the diff and the commit
 		log = append(log, fmt.Sprintf("round %d:", round))
-		for range rng.IntN(4) { // 0 to 3 operations: some rounds change nothing
+		forced := corners && round == rounds*7/10 // a merge in every run
+		for i := range rng.IntN(4) + btoi(forced) { // 0 to 3 operations: some rounds change nothing
 			files, dirs := scan()
 			f := oneOf(files, newName())
 			if rng.IntN(3) == 0 {
@@ -211,6 +212,9 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 			}
 			p := filepath.Join(dir, f)
 			op := opWeights[rng.IntN(len(opWeights))]
+			if forced && i == 0 {
+				op = 24
+			}
 			ops[op]++
 			log = append(log, fmt.Sprintf("  op %d on %s", op, f))
 			switch op {
@@ -287,7 +291,10 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 			case 14: // someone else writes the index
 				runGit(dir, "add", "-f", "-A", "--", f) // even an ignored file
 			case 17: // control characters in names, which git's line protocols mangle ("src\r" read as "src")
-				name := oneOf([]string{"src\r/b.txt", "src/deep\r/c.txt", "\r/a.txt", "lib\r/m0.go", "src/cr\r.txt", "lib/tab\tname.go", "ctl\x01/z.txt"}, "")
+				// Folders beside the ones they would be read as, files new
+				// in them or edited in place.
+				folder := oneOf([]string{"src\r", "src/deep\r", "\r", "lib\r", "ctl\x01", "src", "lib"}, "")
+				name := folder + "/" + oneOf([]string{"b.txt", "c.txt", "m0.go", fmt.Sprintf("n%d.txt", rng.IntN(4)), "cr\r.txt", "tab\tname.go"}, "")
 				log[len(log)-1] += fmt.Sprintf(" (%q)", name)
 				counts["control characters"]++
 				switch _, err := os.Lstat(filepath.Join(dir, name)); {
@@ -326,10 +333,38 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 				appendText(outside, fmt.Sprintf("through the link, round %d\n", round))
 				counts["hard link"]++
 			case 21: // a merge, stopped on a conflict or not
+				// Only in the last rounds: once a conflict is resolved,
+				// the index keeps a resolve-undo extension, and every later
+				// stage is git's.
+				if round < rounds*6/10 {
+					appendText(p, "edited in place\n")
+					break
+				}
 				if out, err := runGit(dir, "merge", "-q", "--no-edit", fmt.Sprintf("side%d", rng.IntN(3))); err != nil && exists(filepath.Join(dir, ".git", "MERGE_HEAD")) {
 					log[len(log)-1] += " (stopped: " + strings.TrimSpace(out) + ")"
 					counts["merge stopped"]++
 				}
+			case 24: // a merge stopped on a conflict, for certain: someone else commits
+				// merged/conflict.txt on the branch, a branch changes it too
+				if exists(filepath.Join(dir, ".git", "MERGE_HEAD")) {
+					break
+				}
+				runGit(dir, "reset", "-q") // nothing staged, which git merge would refuse
+				name := "merged/conflict.txt"
+				env := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "side-index")}
+				gitEnvT(t, dir, env, "", "read-tree", "HEAD")
+				blob := gitEnvT(t, dir, nil, "side\n", "hash-object", "-w", "--stdin")
+				gitEnvT(t, dir, env, "", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+name)
+				side := gitEnvT(t, dir, nil, "side", "commit-tree", "-p", "HEAD", gitEnvT(t, dir, env, "", "write-tree"))
+				put(name, fmt.Sprintf("ours, round %d\n", round))
+				out1, err1 := runGit(dir, "add", "-f", "--", name)
+				out2, err2 := runGit(dir, "commit", "-q", "-m", "ours", "--", name)
+				out, err := runGit(dir, "merge", "--no-edit", side)
+				if !exists(filepath.Join(dir, ".git", "MERGE_HEAD")) {
+					t.Fatalf("round %d: the merge did not stop: %s %v %s %v %s %v", round, out1, err1, out2, err2, out, err)
+				}
+				log[len(log)-1] += " (stopped: " + strings.TrimSpace(out) + ")"
+				counts["merge stopped"]++
 			case 22: // racy: the same size and modification time, other bytes
 				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
 					data, _ := os.ReadFile(p)
@@ -583,6 +618,13 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 			}
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // appendText appends text to the file at path, if it can.
