@@ -203,7 +203,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 	for round := range rounds {
 		var background *exec.Cmd // someone else's git add, running during the diff and the commit
 		log = append(log, fmt.Sprintf("round %d:", round))
-		forced := corners && round == rounds*7/10 // a merge in every run
+		forced := corners && round == rounds*7/10   // a merge in every run
 		for i := range rng.IntN(4) + btoi(forced) { // 0 to 3 operations: some rounds change nothing
 			files, dirs := scan()
 			f := oneOf(files, newName())
