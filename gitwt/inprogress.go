@@ -8,7 +8,7 @@ import (
 // Operation is a git operation that stopped half way and waits for the
 // user (a merge or a cherry-pick with a conflict, a rebase, a bisect).
 type Operation struct {
-	Name string // "merge", "rebase", "cherry-pick", "revert", "am" or "bisect"
+	Name string // "merge", "rebase", "cherry-pick", "revert", "git am" or "bisect"
 	// Continue and Abort are the commands that finish it or give it up.
 	Continue, Abort string
 }
@@ -20,13 +20,13 @@ var inProgress = []struct {
 	op   Operation
 }{
 	{"rebase-merge", Operation{"rebase", "git rebase --continue", "git rebase --abort"}},
-	{filepath.Join("rebase-apply", "applying"), Operation{"am", "git am --continue", "git am --abort"}},
+	{filepath.Join("rebase-apply", "applying"), Operation{"git am", "git am --continue", "git am --abort"}},
 	{"rebase-apply", Operation{"rebase", "git rebase --continue", "git rebase --abort"}},
 	{"MERGE_HEAD", Operation{"merge", "git commit", "git merge --abort"}},
 	{"CHERRY_PICK_HEAD", Operation{"cherry-pick", "git cherry-pick --continue", "git cherry-pick --abort"}},
 	{"REVERT_HEAD", Operation{"revert", "git revert --continue", "git revert --abort"}},
 	{filepath.Join("sequencer", "todo"), Operation{"cherry-pick", "git cherry-pick --continue", "git cherry-pick --abort"}},
-	{"BISECT_LOG", Operation{"bisect", "git bisect reset (when done)", "git bisect reset"}},
+	{"BISECT_LOG", Operation{"bisect", "git bisect good or bad until it ends, then git bisect reset", "git bisect reset"}},
 }
 
 // InProgress returns the operation waiting in this working tree, if any.

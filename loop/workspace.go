@@ -190,7 +190,7 @@ func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (Wo
 }
 
 // refuseInProgress refuses a build-mode run in a checkout where a merge,
-// rebase, cherry-pick, revert, am or bisect waits: each iteration's commit
+// rebase, cherry-pick, revert, git am or bisect waits: each iteration's commit
 // would land in the middle of it (a merge committed with one parent, a
 // rebase's or a bisect's detached HEAD moved).
 func refuseInProgress(repo *gitwt.Repo) error {
