@@ -294,7 +294,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 				// Folders beside the ones they would be read as, files new
 				// in them or edited in place.
 				folder := oneOf([]string{"src\r", "src/deep\r", "\r", "lib\r", "ctl\x01", "src", "lib"}, "")
-				name := folder + "/" + oneOf([]string{"b.txt", "c.txt", "m0.go", fmt.Sprintf("n%d.txt", rng.IntN(4)), "cr\r.txt", "tab\tname.go"}, "")
+				name := folder + "/" + oneOf([]string{"b.txt", "c.txt", "m0.go", fmt.Sprintf("n%d.txt", rng.IntN(4)), "cr\r.txt", "tab\tname.go", "lf\nname.txt"}, "")
 				log[len(log)-1] += fmt.Sprintf(" (%q)", name)
 				counts["control characters"]++
 				_, ferr := os.Stat(filepath.Join(dir, folder))
