@@ -119,6 +119,14 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 	changed := Changed{All: true}
 	if c.w != nil {
 		changed = c.w.Take(ctx)
+		if cfg, err := c.config(ctx); err != nil || cfg.foldNames {
+			// git matches paths by more than their bytes: what `git add -A
+			// -- PATHS` stages then differs from what `git add -A` does,
+			// which is not even the same twice in a row (a file renamed to
+			// a name differing only in case is dropped, then taken). Look
+			// at everything each time, as git would.
+			changed.All = true
+		}
 	}
 	if changed.Index {
 		// Someone ran git: look at everything only if the index now
@@ -264,6 +272,9 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 		// depends on whether the working tree's index tracks it (an
 		// ignored file that is tracked stays tracked). Rare enough: look
 		// at everything from that index.
+		if c.removed[""] && len(present) > 0 {
+			return errTooMany // what was removed is not known
+		}
 		for _, p := range present {
 			for r := range c.removed {
 				if r == p || strings.HasPrefix(r, p+"/") || strings.HasPrefix(p, r+"/") {
@@ -476,6 +487,19 @@ func (c *Changes) open(ctx context.Context) error {
 	return nil
 }
 
+// config reads what a commit and a stage need from git's configuration,
+// once.
+func (c *Changes) config(ctx context.Context) (*commitConfig, error) {
+	if c.cfg == nil {
+		cfg, err := c.repo.readCommitConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.cfg = cfg
+	}
+	return c.cfg, nil
+}
+
 // oidLen is the length in bytes of the repository's object names.
 func (c *Changes) oidLen() int { return len(c.baseRev) / 2 }
 
@@ -514,7 +538,8 @@ func specBytes(paths []string) int {
 }
 
 // removals collects the paths that `git add -v` and `git rm` say they
-// removed from the index ("remove 'PATH'", "rm 'PATH'").
+// removed from the index ("remove 'PATH'", "rm 'PATH'"), or "" where a
+// line cannot be read.
 type removals struct {
 	set  pathSet
 	line []byte
@@ -532,10 +557,20 @@ func (r *removals) Write(p []byte) (int, error) {
 		}
 		line := string(append(r.line, p[:i]...))
 		r.line, p = r.line[:0], p[i+1:]
-		for _, prefix := range []string{"remove '", "rm '"} {
+		read := false
+		for _, prefix := range []string{"remove '", "rm '", "add '"} {
 			if path, ok := strings.CutPrefix(line, prefix); ok && strings.HasSuffix(path, "'") {
-				r.set[path[:len(path)-1]] = true
+				if prefix != "add '" {
+					r.set[path[:len(path)-1]] = true
+				}
+				read = true
 			}
+		}
+		if !read {
+			// git prints paths as they are, one a line: a path holding a
+			// line feed cannot be read back. "" (no path) says that what
+			// was removed is not known.
+			r.set[""] = true
 		}
 	}
 	return n, nil

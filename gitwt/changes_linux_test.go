@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,14 +42,47 @@ func TestChangesMatchAFreshDiff(t *testing.T) {
 		{"diff, short text", false, 300, 9},
 		{"commits, short text", true, 300, 10},
 	} {
-		t.Run(tc.name, func(t *testing.T) { changesProperty(t, tc.commits, tc.limit, tc.seed, false) })
+		t.Run(tc.name, func(t *testing.T) { changesProperty(t, tc.commits, tc.limit, tc.seed, plainRun) })
 	}
 	// Mostly edits in place, as agents make them: staged in the size of the
 	// change (inplace.go), with every other kind of change among them.
 	for _, seed := range []uint64{12, 13, 126, 133} {
-		t.Run(fmt.Sprintf("commits, edits in place %d", seed), func(t *testing.T) { changesProperty(t, true, 1<<20, seed, true) })
+		t.Run(fmt.Sprintf("commits, edits in place %d", seed), func(t *testing.T) { changesProperty(t, true, 1<<20, seed, inPlaceRun) })
+	}
+	// git's corner cases among edits in place: control characters in
+	// names, a submodule committed in, a file hard-linked from outside the
+	// tree written through that link, merges stopped on a conflict, racy
+	// writes (same size, same modification time), someone else's git add
+	// running during a diff and a commit; and all of it again under
+	// core.ignorecase, with names that differ in case only.
+	// ARCHITECT_PROPERTY_SEEDS=N runs N more seeds of each, from 1000 (on
+	// demand: go test ./gitwt -run TestChangesMatchAFreshDiff).
+	corners := []uint64{21}
+	if n, err := strconv.Atoi(os.Getenv("ARCHITECT_PROPERTY_SEEDS")); err == nil {
+		for i := range n {
+			corners = append(corners, uint64(1000+i))
+		}
+	}
+	for i, seed := range corners {
+		t.Run(fmt.Sprintf("commits, git's corner cases %d", seed), func(t *testing.T) { changesProperty(t, true, 1<<20, seed, cornersRun) })
+		if i == 0 {
+			seed = 22
+		}
+		t.Run(fmt.Sprintf("commits, git's corner cases, core.ignorecase %d", seed), func(t *testing.T) {
+			changesProperty(t, true, 1<<20, seed, cornersRun|ignoreCaseRun)
+		})
 	}
 }
+
+// The kinds of property runs.
+type propertyRun int
+
+const (
+	plainRun      propertyRun = 0
+	inPlaceRun    propertyRun = 1 << iota // mostly edits in place
+	cornersRun                            // and git's corner cases
+	ignoreCaseRun                         // under core.ignorecase
+)
 
 // lines is a file's text: n lines of group g, line k of which says "edit"
 // (k < 0: none), so that files of one group are similar (renames with an
@@ -64,15 +99,39 @@ func lines(g, n, k int) string {
 	return b.String()
 }
 
-func changesProperty(t *testing.T, commits bool, limit int, seed uint64, inPlace bool) {
+func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind propertyRun) {
 	is := is.New(t)
 	ctx := context.Background()
+	inPlace, corners := kind&(inPlaceRun|cornersRun) != 0, kind&cornersRun != 0
 	dir, repo, w := watched(t)
 	w.Close()
 	for i := range 8 {
 		write(t, dir, fmt.Sprintf("lib/m%d.go", i), lines(i, 12, -1))
 	}
+	outside := filepath.Join(t.TempDir(), "outside")
+	if corners {
+		sub := t.TempDir()
+		gitT(t, sub, "init", "-q")
+		write(t, sub, "s.txt", "s\n")
+		commit(t, sub, "sub")
+		gitT(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+	}
 	base := commit(t, dir, "more")
+	if corners {
+		// Branches to merge, each with a conflict in a.txt (edited below,
+		// committed by the first commit) and a file of its own.
+		for i := range 3 {
+			gitT(t, dir, "checkout", "-qb", fmt.Sprintf("side%d", i))
+			write(t, dir, "a.txt", fmt.Sprintf("side %d\n", i))
+			write(t, dir, fmt.Sprintf("merged/s%d.txt", i), "merged\n")
+			commit(t, dir, fmt.Sprintf("side %d", i))
+			gitT(t, dir, "checkout", "-q", "main")
+		}
+		is.NoErr(os.Link(filepath.Join(dir, "lib/m1.go"), outside))
+		if kind&ignoreCaseRun != 0 {
+			gitT(t, dir, "config", "core.ignorecase", "true")
+		}
+	}
 	excludes := []string{".architect"}
 	baseFiles := strings.Split(gitT(t, dir, "ls-tree", "-r", "--name-only", base, "--", "a.txt", "src", "lib"), "\n")
 	// Edits to files of the base, so that the diff has files that stay
@@ -93,6 +152,9 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, inPlace
 			rel := filepath.ToSlash(path[len(dir)+1:])
 			if d.Name() == ".git" {
 				return filepath.SkipDir
+			}
+			if corners && (rel == "sub" || rel == ".gitmodules") {
+				return nil // the submodule's files, but not the submodule (a .gitmodules git cannot read stops git)
 			}
 			if d.IsDir() {
 				dirs = append(dirs, rel)
@@ -128,12 +190,21 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, inPlace
 	// that make the whole tree be looked at (rules, someone else's git)
 	// least.
 	opWeights := []int{0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 3, 3, 4, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 13, 14, 15, 15}
-	if inPlace {
+	if corners {
+		opWeights = []int{16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 17, 17, 17, 17, 18, 18, 19, 19, 19, 20, 20, 21, 21, 21, 22, 22, 23, 23, 0, 3, 4, 5, 6, 7, 9, 13, 14, 15}
+	} else if inPlace {
 		opWeights = []int{16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 4, 4, 4, 0, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 	}
-	for round := range 100 {
+	counts := map[string]int{} // corner cases met
+	rounds := 100
+	if kind&ignoreCaseRun != 0 {
+		rounds = 60 // every look a whole one: slower
+	}
+	for round := range rounds {
+		var background *exec.Cmd // someone else's git add, running during the diff and the commit
 		log = append(log, fmt.Sprintf("round %d:", round))
-		for range rng.IntN(4) { // 0 to 3 operations: some rounds change nothing
+		forced := corners && round == rounds*7/10   // a merge in every run
+		for i := range rng.IntN(4) + btoi(forced) { // 0 to 3 operations: some rounds change nothing
 			files, dirs := scan()
 			f := oneOf(files, newName())
 			if rng.IntN(3) == 0 {
@@ -141,6 +212,9 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, inPlace
 			}
 			p := filepath.Join(dir, f)
 			op := opWeights[rng.IntN(len(opWeights))]
+			if forced && i == 0 {
+				op = 24
+			}
 			ops[op]++
 			log = append(log, fmt.Sprintf("  op %d on %s", op, f))
 			switch op {
@@ -216,10 +290,156 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, inPlace
 				}
 			case 14: // someone else writes the index
 				runGit(dir, "add", "-f", "-A", "--", f) // even an ignored file
+			case 17: // control characters in names, which git's line protocols mangle ("src\r" read as "src")
+				// Folders beside the ones they would be read as, files new
+				// in them or edited in place.
+				folder := oneOf([]string{"src\r", "src/deep\r", "\r", "lib\r", "ctl\x01", "src", "lib"}, "")
+				name := folder + "/" + oneOf([]string{"b.txt", "c.txt", "m0.go", fmt.Sprintf("n%d.txt", rng.IntN(4)), "cr\r.txt", "tab\tname.go", "lf\nname.txt"}, "")
+				log[len(log)-1] += fmt.Sprintf(" (%q)", name)
+				counts["control characters"]++
+				_, ferr := os.Stat(filepath.Join(dir, folder))
+				switch _, err := os.Lstat(filepath.Join(dir, name)); {
+				case ferr != nil:
+					// The folder alone first, empty (nothing to stage): a
+					// file made in it later is then a path of its own, in a
+					// folder the staged tree does not have.
+					os.MkdirAll(filepath.Join(dir, folder), 0o755)
+				case err != nil:
+					put(name, lines(rng.IntN(10), 5, rng.IntN(6)))
+				case rng.IntN(4) == 0:
+					os.Remove(filepath.Join(dir, name))
+				default: // edited in place: staged in place
+					appendText(filepath.Join(dir, name), fmt.Sprintf("round %d\n", round))
+				}
+			case 18: // a name that differs from another only in case
+				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+					upper := filepath.Join(filepath.Dir(p), strings.ToUpper(filepath.Base(p)))
+					log[len(log)-1] += " (to " + upper[len(dir)+1:] + ")"
+					if rng.IntN(2) == 0 {
+						os.Rename(p, upper)
+					} else {
+						data, _ := os.ReadFile(p)
+						os.WriteFile(upper, append(data, "in upper case\n"...), 0o644)
+					}
+				}
+			case 19: // the submodule: edited, committed in, or both
+				if _, err := os.Stat(filepath.Join(dir, "sub", ".git")); err == nil {
+					how := rng.IntN(4)
+					if how < 2 {
+						appendText(filepath.Join(dir, "sub", "s.txt"), fmt.Sprintf("round %d\n", round))
+					}
+					if how > 0 {
+						// Committed alone, nothing in the tree changes: the
+						// commit is written in .git/modules/sub.
+						runGit(filepath.Join(dir, "sub"), "commit", "-qa", "--allow-empty", "-m", fmt.Sprintf("round %d", round))
+						counts["submodule commit"]++
+					}
+				}
+			case 20: // a tracked file written through a hard link from outside the tree
+				appendText(outside, fmt.Sprintf("through the link, round %d\n", round))
+				counts["hard link"]++
+			case 21: // a merge, stopped on a conflict or not
+				// Only in the last rounds: once a conflict is resolved,
+				// the index keeps a resolve-undo extension, and every later
+				// stage is git's.
+				if round < rounds*6/10 {
+					appendText(p, "edited in place\n")
+					break
+				}
+				if out, err := runGit(dir, "merge", "-q", "--no-edit", fmt.Sprintf("side%d", rng.IntN(3))); err != nil && exists(filepath.Join(dir, ".git", "MERGE_HEAD")) {
+					log[len(log)-1] += " (stopped: " + strings.TrimSpace(out) + ")"
+					counts["merge stopped"]++
+				}
+			case 24: // a merge stopped on a conflict, for certain: someone else commits
+				// merged/conflict.txt on the branch, a branch changes it too
+				if exists(filepath.Join(dir, ".git", "MERGE_HEAD")) {
+					break
+				}
+				runGit(dir, "reset", "-q") // nothing staged, which git merge would refuse
+				name := "merged/conflict.txt"
+				env := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "side-index")}
+				gitEnvT(t, dir, env, "", "read-tree", "HEAD")
+				blob := gitEnvT(t, dir, nil, "side\n", "hash-object", "-w", "--stdin")
+				gitEnvT(t, dir, env, "", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+name)
+				side := gitEnvT(t, dir, nil, "side", "commit-tree", "-p", "HEAD", gitEnvT(t, dir, env, "", "write-tree"))
+				put(name, fmt.Sprintf("ours, round %d\n", round))
+				out1, err1 := runGit(dir, "add", "-f", "--", name)
+				out2, err2 := runGit(dir, "commit", "-q", "-m", "ours", "--", name)
+				out, err := runGit(dir, "merge", "--no-edit", side)
+				if !exists(filepath.Join(dir, ".git", "MERGE_HEAD")) {
+					t.Fatalf("round %d: the merge did not stop: %s %v %s %v %s %v", round, out1, err1, out2, err2, out, err)
+				}
+				log[len(log)-1] += " (stopped: " + strings.TrimSpace(out) + ")"
+				counts["merge stopped"]++
+			case 22: // racy: the same size and modification time, other bytes
+				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+					data, _ := os.ReadFile(p)
+					data[0] ^= 1
+					os.WriteFile(p, data, 0)
+					os.Chtimes(p, fi.ModTime(), fi.ModTime())
+					counts["racy write"]++
+				}
+			case 23: // someone else's git add, running during the diff and the commit
+				if background == nil {
+					background = exec.Command("git", "-C", dir, "add", "-A")
+					if background.Start() != nil {
+						background = nil
+					}
+				}
+			}
+		}
+		wait := func() {
+			if background != nil {
+				background.Wait()
+				background = nil
 			}
 		}
 		got, err := c.Diff(ctx)
+		if err != nil && kind&ignoreCaseRun != 0 && strings.Contains(err.Error(), "will not add file alias") {
+			// Two files whose names differ in case only, both changed:
+			// git refuses to stage them under core.ignorecase, and a fresh
+			// look fails as well. Taken away, as a user would.
+			fresh := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Commits: commits})
+			_, ferr := fresh.Diff(ctx)
+			fresh.Close()
+			is.True(ferr != nil && strings.Contains(ferr.Error(), "will not add file alias"))
+			counts["git refused an alias"]++
+			files, _ := scan()
+			for _, f := range files {
+				if f != strings.ToLower(f) {
+					os.Remove(filepath.Join(dir, f))
+				}
+			}
+			got, err = c.Diff(ctx)
+		}
 		is.NoErr(err)
+		if background != nil {
+			// The other git may still run: a commit now may have to wait
+			// for the next (ErrIndexBusy), which must then take its
+			// changes (checked at the next commit, whose tree must be
+			// `git add -A`'s). The diff may or may not show what the
+			// other git did; the next one must.
+			if commits && rng.IntN(2) == 0 {
+				before, _ := runGit(dir, "rev-parse", "HEAD")
+				hash, committed, err := c.Commit(ctx, fmt.Sprintf("round %d\n", round), nil)
+				wait()
+				head, _ := runGit(dir, "rev-parse", "HEAD")
+				switch {
+				case errors.Is(err, ErrIndexBusy):
+					counts["commit deferred"]++
+					is.Equal(head, before)
+				case committed:
+					counts["commit during another git"]++
+					is.NoErr(err)
+					is.Equal(hash, head)
+				default:
+					is.NoErr(err)
+				}
+			}
+			wait()
+			got, err = c.Diff(ctx)
+			is.NoErr(err)
+		}
 		// The oracle: a fresh look at the whole tree, the same way. (With
 		// commits, new files are staged rather than marked; the two differ
 		// only where a .gitattributes file is deleted from the tree, which
@@ -250,8 +470,17 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, inPlace
 				seen[mark] = true
 			}
 		}
-		if commits && rng.IntN(3) == 0 {
+		if commits && (rng.IntN(3) == 0 || corners && exists(filepath.Join(dir, ".git", "MERGE_HEAD"))) {
+			if exists(filepath.Join(dir, ".git", "MERGE_HEAD")) {
+				counts["merge committed"]++
+			}
 			checkCommit(t, c, dir, round, rng)
+		}
+	}
+	if corners {
+		t.Logf("corner cases: %v", counts)
+		for _, k := range []string{"submodule commit", "hard link", "racy write", "merge stopped", "merge committed"} {
+			is.True(counts[k] > 0) // each corner case was met
 		}
 	}
 	t.Logf("%d path-limited updates (%d fell back, %d staged in place), %d whole-tree; seen %v", c.counts.paths, c.counts.fallback, c.counts.inPlace, c.counts.all, slices.Sorted(func(yield func(string) bool) {
@@ -261,12 +490,14 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, inPlace
 			}
 		}
 	}))
-	is.True(c.counts.paths >= 30) // most updates were path-limited
-	if commits {
-		is.True(!c.noSplit)                            // every path-limited tree git wrote went through the split view
-		is.True(!c.noInPlace)                          // and git never disagreed with a stage in place
-		is.True(c.counts.split+c.counts.inPlace >= 20) // (the whole-tree ones and a fresh look's through the index)
-		is.True(c.counts.inPlace >= 12)                // many staged in the size of the change
+	if kind&ignoreCaseRun == 0 {
+		is.True(c.counts.paths >= 30) // most updates were path-limited
+	}
+	if commits && kind&ignoreCaseRun == 0 { // (under ignorecase, every look is a whole one)
+		is.True(!c.noSplit)                                                 // every path-limited tree git wrote went through the split view
+		is.True(!c.noInPlace)                                               // and git never disagreed with a stage in place
+		is.True(c.counts.split+c.counts.inPlace >= 20)                      // (the whole-tree ones and a fresh look's through the index)
+		is.True(c.counts.inPlace >= 12 || corners && c.counts.inPlace >= 5) // many staged in the size of the change (fewer among merges, whose index git stages)
 		shared, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*"))
 		is.Equal(len(shared), 0) // nothing of it in the git folder
 	}
@@ -282,11 +513,15 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, inPlace
 	}
 }
 
-// checkCommit commits and checks that the commit holds the tree `git add
-// -A` gives, and that the index is left as `git commit` leaves it. Every
-// other commit leaves some untracked files out (as the loop leaves out the
-// files the checks created): the tree is then `git add -A` less them, and
-// they stay untracked.
+// checkCommit commits and checks that the commit is the one `git add -A
+// && git commit` makes: its tree the tree `git add -A` gives, its parents
+// (a merge waiting for its commit gets all of them), and the index it
+// leaves that of git commit: the same entries with the same flags, a tree
+// cache that git's own verification accepts and that names the trees of
+// its entries, and the same git status. Every other commit leaves some
+// untracked files out (as the loop leaves out the files the checks
+// created): the tree is then `git add -A` less them, and they stay
+// untracked.
 func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand) {
 	t.Helper()
 	is := is.New(t)
@@ -295,15 +530,29 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 		is.NoErr(err)
 		return out
 	}
+	paths := func(args ...string) []string { // -z output, untrimmed (a name may start with a CR)
+		var out strings.Builder
+		is.NoErr(run(context.Background(), dir, command{stdout: &out}, args...))
+		return strings.Split(out.String(), "\x00")
+	}
 	var leave []string
 	if rng.IntN(2) == 0 {
-		for _, p := range strings.Split(git("ls-files", "-z", "--others", "--exclude-standard", "--", ".", ":(exclude).architect"), "\x00") {
+		for _, p := range paths("ls-files", "-z", "--others", "--exclude-standard", "--", ".", ":(exclude).architect") {
 			if p != "" && rng.IntN(2) == 0 {
 				leave = append(leave, p)
 			}
 		}
 	}
 	before := git("rev-parse", "HEAD")
+	mergeHead, _ := os.ReadFile(filepath.Join(dir, ".git", "MERGE_HEAD"))
+	// The oracle: `git add -A` staged in a copy of the index as it is
+	// before the commit, dated long ago: every entry then looks racily
+	// clean to git, which reads every file again rather than trust the
+	// stat data and objects the index says it has. (Not a copy of the
+	// index after: under core.ignorecase, git add -A is not idempotent.)
+	wtIndex := filepath.Join(dir, ".git", "index") // the working tree's
+	tmp := filepath.Join(t.TempDir(), "index")
+	is.NoErr(copyIndex(wtIndex, tmp))
 	hash, committed, err := c.Commit(context.Background(), fmt.Sprintf("round %d\n\n", round), leave)
 	is.NoErr(err)
 	head := git("rev-parse", "HEAD")
@@ -311,15 +560,16 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 		is.Equal(hash, head)
 		is.Equal(git("rev-parse", "HEAD^"), before)
 		is.Equal(git("log", "-1", "--format=%B"), fmt.Sprintf("round %d", round))
+		parents := before
+		if len(mergeHead) > 0 {
+			parents += " " + strings.TrimSpace(string(mergeHead))
+		}
+		is.Equal(git("log", "-1", "--format=%P"), parents) // a merge's parents too
 	} else {
 		is.Equal(head, before)
+		is.True(len(mergeHead) == 0) // git commit makes a merge even with no change
 	}
-	// The tree `git add -A` gives, staged in a copy of the index dated
-	// long ago: every entry then looks racily clean to git, which reads
-	// every file again rather than trust the stat data and objects the
-	// index says it has.
-	tmp := filepath.Join(t.TempDir(), "index")
-	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), tmp))
+	is.True(!exists(filepath.Join(dir, ".git", "MERGE_HEAD")))
 	is.NoErr(os.Chtimes(tmp, time.Unix(1, 0), time.Unix(1, 0)))
 	env := command{env: []string{"GIT_INDEX_FILE=" + tmp}}
 	is.NoErr(open(t, dir).addAll(context.Background(), env, append([]string{".architect"}, leave...), "-A"))
@@ -329,20 +579,68 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 		t.Fatalf("round %d: committed tree %s, git add -A gives %s:\n%s", round, got,
 			tree.String(), git("diff-tree", "-r", "--name-status", "HEAD", strings.TrimSpace(tree.String())))
 	}
-	is.Equal(git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude).architect"), "") // index and tree are HEAD's
-	// The index's tree cache names the trees its entries make: the tree
-	// git writes from the index (trusting the cache), and the one written
-	// from its entries alone, are HEAD's.
+	// The index's entries and their flags, and git status, as in git's.
+	entries := func(index string) string {
+		var out strings.Builder
+		is.NoErr(run(context.Background(), dir, command{env: []string{"GIT_INDEX_FILE=" + index}, stdout: &out}, "ls-files", "-s", "-v", "--debug"))
+		var keep []string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if _, flags, ok := strings.Cut(l, "flags: "); ok {
+				keep = append(keep, "flags "+flags)
+			} else if !strings.HasPrefix(l, "  ") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	status := func(index string) string {
+		var out strings.Builder
+		is.NoErr(run(context.Background(), dir, command{env: []string{"GIT_INDEX_FILE=" + index}, stdout: &out}, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none"))
+		return out.String()
+	}
+	if got, want := entries(wtIndex), entries(tmp); got != want {
+		t.Fatalf("round %d: the index's entries (<) are not git's (>):\n%s", round, lineDiff(got, want))
+	}
+	if got, want := status(wtIndex), status(tmp); got != want {
+		t.Fatalf("round %d: git status gives %q, after git add -A %q", round, got, want)
+	}
+	is.Equal(git("status", "--porcelain", "--untracked-files=no", "--ignore-submodules=dirty", "--", ".", ":(exclude).architect"), "") // index and tree are HEAD's (a submodule may have changes of its own)
+	// The index's tree cache names the trees its entries make: git's own
+	// verification (cache-tree.c, which GIT_TEST_CHECK_CACHE_TREE runs as
+	// the index is written) accepts it, and the tree git writes from the
+	// index (trusting the cache), and the one written from its entries
+	// alone, are HEAD's.
 	headTree, index := git("rev-parse", "HEAD^{tree}"), filepath.Join(t.TempDir(), "index")
-	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), index))
-	is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index}, "", "write-tree"), headTree)
+	is.NoErr(copyIndex(wtIndex, index))
+	gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index, "GIT_TEST_CHECK_CACHE_TREE=1"}, "", "update-index", "--force-write-index")
+	is.NoErr(copyIndex(wtIndex, index+"2"))
+	is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index + "2"}, "", "write-tree"), headTree)
 	is.Equal(treeWithoutCache(t, dir, index), headTree)
 	if len(leave) > 0 {
-		untracked := newPathSet(strings.Split(git("ls-files", "-z", "--others", "--exclude-standard"), "\x00"))
+		untracked := newPathSet(paths("ls-files", "-z", "--others", "--exclude-standard"))
 		for _, p := range leave {
-			is.True(untracked[p]) // left out, and still there
+			if !untracked[p] { // left out, and still there
+				t.Fatalf("round %d: %q left out of the commit is not untracked: %q", round, p, git("status", "--porcelain", "-z", "--ignored", "--", ":(top,literal)"+p))
+			}
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// appendText appends text to the file at path, if it can.
+func appendText(path, text string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	f.WriteString(text)
+	f.Close()
 }
 
 // TestChangesCommitWithHook: where a commit hook exists, the commit goes

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -79,6 +80,10 @@ type commitConfig struct {
 	identity []string // -c options supplying a missing user.name or user.email
 	sign     bool     // commit.gpgSign
 	hooks    string   // the hooks folder (core.hooksPath or the git folder's)
+	// foldNames: core.ignorecase or core.precomposeUnicode is on, so that
+	// git matches a path with others than the one of the same bytes: the
+	// stage in place, which matches bytes, leaves staging to git.
+	foldNames bool
 }
 
 // commitHooks are the hooks `git commit` runs (post-index-change runs when
@@ -89,7 +94,7 @@ var commitHooks = []string{"pre-commit", "prepare-commit-msg", "commit-msg", "po
 // git run, and where the hooks are in another.
 func (r *Repo) readCommitConfig(ctx context.Context) (*commitConfig, error) {
 	var out strings.Builder
-	err := run(ctx, r.dir, command{stdout: &out}, "config", "-z", "--get-regexp", `^(user\.name|user\.email|commit\.gpgsign)$`)
+	err := run(ctx, r.dir, command{stdout: &out}, "config", "-z", "--get-regexp", `^(user\.name|user\.email|commit\.gpgsign|core\.ignorecase|core\.precomposeunicode)$`)
 	if err != nil && exitCode(err) != 1 { // 1: none is set
 		return nil, err
 	}
@@ -105,9 +110,11 @@ func (r *Repo) readCommitConfig(ctx context.Context) (*commitConfig, error) {
 		}
 	}
 	if v, ok := values["commit.gpgsign"]; ok {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "", "true", "yes", "on", "1":
-			cfg.sign = true
+		cfg.sign = boolValue(v)
+	}
+	for _, key := range []string{"core.ignorecase", "core.precomposeunicode"} {
+		if v, ok := values[key]; ok && boolValue(v) {
+			cfg.foldNames = true
 		}
 	}
 	hooks, err := output(ctx, r.dir, "rev-parse", "--git-path", "hooks")
@@ -119,6 +126,19 @@ func (r *Repo) readCommitConfig(ctx context.Context) (*commitConfig, error) {
 	}
 	cfg.hooks = hooks
 	return cfg, nil
+}
+
+// boolValue is a git boolean's value as git reads it (a key with no value
+// is true); a number other than 0 is true too.
+func boolValue(v string) bool {
+	switch v = strings.ToLower(strings.TrimSpace(v)); v {
+	case "", "true", "yes", "on":
+		return true
+	case "false", "no", "off":
+		return false
+	}
+	n, err := strconv.Atoi(v)
+	return err == nil && n != 0
 }
 
 // porcelain reports whether a commit must go through `git commit`: it is
@@ -178,7 +198,11 @@ func (c *Changes) commit(ctx context.Context, message, msg string, leave []strin
 		return "", false, err
 	}
 	leaveKey := strings.Join(slices.Sorted(slices.Values(leave)), "\x00")
-	if c.w != nil && c.tree == c.committed && leaveKey == c.committedLeave {
+	// A merge (or the end of a cherry-pick or revert) waiting for its
+	// commit: git commit makes it, with every parent, even when the tree
+	// is HEAD's.
+	merging := c.repo.commitHeads()
+	if c.w != nil && c.tree == c.committed && leaveKey == c.committedLeave && !merging {
 		return "", false, nil
 	}
 	if c.cfg == nil {
@@ -196,11 +220,11 @@ func (c *Changes) commit(ctx context.Context, message, msg string, leave []strin
 	if err != nil {
 		return "", false, err
 	}
-	if tree == headTree {
+	if tree == headTree && !merging {
 		c.committed, c.committedLeave = c.tree, leaveKey
 		return head, false, nil
 	}
-	if c.cfg.porcelain() {
+	if c.cfg.porcelain() || merging {
 		return c.commitPorcelain(ctx, message, index)
 	}
 	args := append(append([]string{}, c.cfg.identity...), "commit-tree", tree)

@@ -65,7 +65,19 @@ func (p *privateIndex) read() ([]byte, error) {
 
 // errIndexMoved: the working tree's index changed since it was last seeded
 // or installed (someone else staged or committed); it was left alone.
-var errIndexMoved = errors.New("the index was written by another process meanwhile")
+var errIndexMoved error = busyError("the index was written by another process meanwhile")
+
+// ErrIndexBusy is what a commit's error is (errors.Is) when another git
+// process had the working tree's index, writing it or holding its lock:
+// the commit was not made, and nothing was changed (the changes stay in
+// the working tree, for the next commit to take).
+var ErrIndexBusy = errors.New("another git process was using the index")
+
+// busyError is an error that is ErrIndexBusy.
+type busyError string
+
+func (e busyError) Error() string        { return string(e) }
+func (e busyError) Is(target error) bool { return target == ErrIndexBusy }
 
 // newPrivateIndex makes a folder for the private index of r, in r's git
 // folder when it can be written, else in the temporary folder. The folder
@@ -167,7 +179,7 @@ func (p *privateIndex) install(src string) error {
 	lock := p.real + ".lock"
 	if err := linkOrCopy(src, lock); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("cannot lock %s: another git process seems to be running in this repository", p.real)
+			return busyError(fmt.Sprintf("cannot lock %s: another git process seems to be running in this repository", p.real))
 		}
 		return err
 	}

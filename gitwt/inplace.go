@@ -748,7 +748,7 @@ func serializeTree(t []treeEntry) []byte {
 func (c *Changes) readTrees(ctx context.Context, dirs []string) (treeSet, error) {
 	var in strings.Builder
 	for _, d := range dirs {
-		if strings.ContainsAny(d, "\n") {
+		if lineUnsafe(d) {
 			return treeSet{}, errNotInPlace
 		}
 		if d == "" {
@@ -786,6 +786,18 @@ func (c *Changes) readTrees(ctx context.Context, dirs []string) (treeSet, error)
 		b = b[lf+1+n+1:]
 	}
 	return ts, nil
+}
+
+// lineUnsafe reports whether p holds a control character: git's line
+// protocols (cat-file --batch) end a line at LF and strip a CR before it
+// (a folder "foo\r" read as "foo"), so such a path is left to git.
+func lineUnsafe(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] < 0x20 || p[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // treeSet are trees of the staged tree by folder, and their names.

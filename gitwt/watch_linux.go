@@ -3,11 +3,13 @@ package gitwt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -33,9 +35,15 @@ const treeMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN
 // index and info/ folder, which decide what a snapshot holds too.
 //
 // Linux queues an event before the write that caused it returns, so once
-// the processes that wrote have ended, Take sees their changes. What
-// inotify cannot see, Take cannot either: writes through a shared mapping
-// (mmap) and changes made by another machine on a network file system.
+// the processes that wrote have ended, Take sees their changes. inotify
+// reports what is done through a folder watched; so Take also looks at
+// the HEAD of each nested repository (a commit in a submodule is written
+// in the git folder above), and files with other hard links are watched
+// through their inode. What inotify cannot see, Take cannot either (the
+// README lists it; TestWatcherBlindSpots keeps the list true): writes
+// through a shared mapping (mmap) while it lasts, through a link to a file
+// of the tree made elsewhere during the watch, and changes made by another
+// machine on a network file system.
 //
 // It reads inotify itself rather than through github.com/fsnotify/fsnotify
 // because that guarantee rests on Take reading the queue in its own
@@ -50,10 +58,13 @@ type Watcher struct {
 	excludes []string // relative to the top-level folder, without slashes around
 	fd       int      // -1 once broken: every Take then reports All
 	buf      []byte
-	dirs     map[int32]string // watch → folder, relative to the top level ("" for it)
-	gitDirs  map[int32]string // watch → "git" (this tree's git folder) or "info"
-	ignored  map[string]bool  // folders git ignores as a whole: not watched
-	nested   map[string]bool  // folders holding a repository of their own
+	dirs     map[int32]string   // watch → folder, relative to the top level ("" for it)
+	gitDirs  map[int32]string   // watch → "git" (this tree's git folder) or "info"
+	ignored  map[string]bool    // folders git ignores as a whole: not watched
+	nested   map[string]bool    // folders holding a repository of their own
+	heads    map[string]string  // nested folder → its HEAD as last seen (headOf)
+	files    map[int32][]string // watch → the files of an inode linked elsewhere too
+	checkout bool               // the walk is of a fresh checkout (no file has another link)
 
 	// changed are the paths that changed since the last Take: true for
 	// those that may have appeared (created, moved in, a folder), false
@@ -80,7 +91,8 @@ func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watch
 		return nil, err
 	}
 	w := &Watcher{repo: r, fd: fd, buf: make([]byte, 64<<10), dirs: map[int32]string{}, gitDirs: map[int32]string{},
-		ignored: map[string]bool{}, nested: map[string]bool{}, changed: map[string]bool{}}
+		ignored: map[string]bool{}, nested: map[string]bool{}, changed: map[string]bool{},
+		heads: map[string]string{}, files: map[int32][]string{}}
 	for _, e := range excludes {
 		if e = strings.Trim(e, "/"); e != "" {
 			w.excludes = append(w.excludes, e)
@@ -96,7 +108,9 @@ func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watch
 		}
 	}
 	if clean {
+		w.checkout = true
 		err = w.walk(r.dir)
+		w.checkout = false
 	} else {
 		err = w.addTree(ctx)
 	}
@@ -137,6 +151,9 @@ func (w *Watcher) Take(ctx context.Context) Changed {
 		}
 		// Events queued while adding watches are read now.
 		w.drain()
+	}
+	if w.fd >= 0 {
+		w.lookAtHeads()
 	}
 	c := Changed{All: w.all || w.fd < 0, Index: w.index}
 	if !c.All {
@@ -246,6 +263,17 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		}
 		return
 	}
+	if files, ok := w.files[wd]; ok {
+		// A file linked from elsewhere too, written through any link.
+		if mask&(unix.IN_IGNORED|unix.IN_DELETE_SELF) != 0 {
+			delete(w.files, wd)
+			return
+		}
+		for _, f := range files {
+			w.note(f, false)
+		}
+		return
+	}
 	dir, ok := w.dirs[wd]
 	if !ok {
 		return // a watch already removed
@@ -294,7 +322,90 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		w.all = true
 		w.rescan = w.rescan || name == ".gitignore"
 	}
+	if !isDir && mask&(unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ATTRIB) != 0 {
+		// A link made to a file (its link count changes), or a file made
+		// as a link to another: watched through its inode.
+		if fi, err := os.Lstat(filepath.Join(w.repo.dir, filepath.FromSlash(rel))); err == nil {
+			_ = w.watchLinked(rel, filepath.Join(w.repo.dir, filepath.FromSlash(rel)), fi)
+		}
+	}
 	w.note(rel, isDir || mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ATTRIB) == 0)
+}
+
+// fileMask are the events that change a file's content or mode, whichever
+// of its names it was written through.
+const fileMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_DELETE_SELF
+
+// watchLinked watches the file rel (at path, with fi) through its inode
+// when it has other names, which may be outside the tree: a write through
+// one of them raises no event in any folder watched.
+func (w *Watcher) watchLinked(rel, path string, fi os.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || !fi.Mode().IsRegular() || st.Nlink < 2 {
+		return nil
+	}
+	if len(w.dirs)+len(w.files) >= maxWatches {
+		return errTooBig
+	}
+	wd, err := unix.InotifyAddWatch(w.fd, path, fileMask|unix.IN_DONT_FOLLOW)
+	if err != nil {
+		return nil // gone meanwhile: its folder's event covers it
+	}
+	if !slices.Contains(w.files[int32(wd)], rel) {
+		w.files[int32(wd)] = append(w.files[int32(wd)], rel)
+	}
+	return nil
+}
+
+// lookAtHeads notes each nested repository whose HEAD moved since the
+// last look: a commit made in a submodule is written in the git folder
+// of the repository above (.git/modules/), which is not watched, and in
+// an embedded repository's own .git folder, which is not either.
+func (w *Watcher) lookAtHeads() {
+	for d := range w.heads {
+		if !w.nested[d] {
+			delete(w.heads, d)
+		}
+	}
+	for d := range w.nested {
+		if w.excluded(d) || w.covered(w.ignored, d) {
+			continue
+		}
+		h := headOf(filepath.Join(w.repo.dir, filepath.FromSlash(d)))
+		if was, ok := w.heads[d]; ok && was != h {
+			w.note(d, true)
+		}
+		w.heads[d] = h
+	}
+}
+
+// headOf is what says where the repository in dir has its HEAD: the HEAD
+// file, the branch's ref file and the packed refs' size and time. Reading
+// them costs no process.
+func headOf(dir string) string {
+	gitDir := filepath.Join(dir, ".git")
+	if data, err := os.ReadFile(gitDir); err == nil { // a submodule's: "gitdir: PATH"
+		p := strings.TrimSpace(strings.TrimPrefix(string(data), "gitdir:"))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		gitDir = p
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	b.Write(head)
+	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok {
+		if data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+			b.Write(data)
+		}
+		if fi, err := os.Stat(filepath.Join(gitDir, "packed-refs")); err == nil {
+			fmt.Fprintf(&b, "%d %d", fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
 }
 
 // note remembers that rel changed: the folder of a nested repository
@@ -407,6 +518,10 @@ func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
 // ignored; a root that is gone is skipped.
 func (w *Watcher) walk(root string) error {
 	top := w.repo.dir
+	// The files of a folder watched for the first time are looked at for
+	// other hard links (a stat each); those of a folder watched already
+	// were then, or made since (seen as made). A fresh checkout has none.
+	fresh := map[string]bool{}
 	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			if path == top {
@@ -422,12 +537,17 @@ func (w *Watcher) walk(root string) error {
 			w.nested[filepath.ToSlash(filepath.Dir(rel))] = true
 		}
 		if !d.IsDir() {
+			if d.Type().IsRegular() && fresh[parent(rel)] {
+				if fi, err := d.Info(); err == nil {
+					return w.watchLinked(rel, path, fi)
+				}
+			}
 			return nil
 		}
 		if rel != "" && (w.excluded(rel) || w.ignored[rel]) {
 			return filepath.SkipDir
 		}
-		if len(w.dirs) >= maxWatches {
+		if len(w.dirs)+len(w.files) >= maxWatches {
 			return errTooBig
 		}
 		wd, err := unix.InotifyAddWatch(w.fd, path, treeMask|unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW|unix.IN_EXCL_UNLINK)
@@ -436,6 +556,9 @@ func (w *Watcher) walk(root string) error {
 				return filepath.SkipDir
 			}
 			return err
+		}
+		if _, known := w.dirs[int32(wd)]; !known && !w.checkout {
+			fresh[rel] = true
 		}
 		w.dirs[int32(wd)] = rel
 		return nil

@@ -2,12 +2,14 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/runlog"
 )
 
@@ -36,6 +38,12 @@ func (r *runner) recordIteration(gitCtx context.Context, x *iteration) bool {
 		}
 		hash, committed, err := r.ws.commit(gitCtx, msg)
 		switch {
+		case errors.Is(err, gitwt.ErrIndexBusy):
+			// Someone else's git (a shell running git add or commit): the
+			// commit waits for the next iteration, which takes these
+			// changes with its own.
+			rec.CommitDeferred = "another git process was using the index (" + r.cleanText(err.Error()) + "); nothing was lost: the changes stay in the working tree and the next commit takes them"
+			r.warn("iteration " + strconv.Itoa(rec.Iteration.Iteration) + " not committed: " + rec.CommitDeferred)
 		case err != nil:
 			r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.branchName() + ": " + r.cleanText(err.Error()))
 		case committed:

@@ -151,6 +151,11 @@ func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (Wo
 	if p.Branch, err = repo.CurrentBranch(ctx); err != nil {
 		return p, nil, err
 	}
+	if cfg.Mode == config.ModeBuild && !cfg.Worktree {
+		if err := refuseInProgress(repo); err != nil {
+			return p, nil, err
+		}
+	}
 	if uncommitted && (cfg.Worktree || cfg.Mode == config.ModeBuild) {
 		// What the worktree would leave out, or the first commit take in.
 		if p.Uncommitted, err = repo.Uncommitted(ctx, []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(relDir(p.Repo, dir), runlog.StateDir)}); err != nil {
@@ -192,6 +197,21 @@ func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (Wo
 		}
 	}
 	return p, repo, nil
+}
+
+// refuseInProgress refuses a build-mode run in a checkout where a merge,
+// rebase, cherry-pick, revert, git am or bisect waits: each iteration's commit
+// would land in the middle of it (a merge committed with one parent, a
+// rebase's or a bisect's detached HEAD moved).
+func refuseInProgress(repo *gitwt.Repo) error {
+	op, ok := repo.InProgress()
+	if !ok {
+		return nil
+	}
+	return &usererr.Error{
+		Msg:  fmt.Sprintf("--mode build commits every iteration, and a %s is in progress in %s", op.Name, repo.Dir()),
+		Hint: fmt.Sprintf("finish it (%s) or give it up (%s) first, or run with --worktree, which works in a checkout of its own", op.Continue, op.Abort),
+	}
 }
 
 // relDir is dir relative to the repository's top, "." when outside it.
@@ -295,6 +315,11 @@ func reopenWorkspace(ctx context.Context, st *runlog.State, mode string) (*works
 	}
 	if err != nil {
 		return nil, err
+	}
+	if w.commits && w.worktree == "" {
+		if err := refuseInProgress(repo); err != nil {
+			return nil, err
+		}
 	}
 	w.repo = repo
 	w.excludes = []string{runlog.StateDir}

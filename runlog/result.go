@@ -106,6 +106,11 @@ type Iteration struct {
 	// agent's own; nil when none was made (the iteration did not earn a
 	// success to look at, or final_check is off).
 	FinalCheck *FinalCheck `json:"final_check,omitempty"`
+	// CommitDeferred says why the iteration (worktree runs and build mode)
+	// was not committed though it changed files: another git process was
+	// using the index. Nothing is lost: its changes stay in the working
+	// tree and the next commit takes them.
+	CommitDeferred string `json:"commit_deferred,omitempty"`
 }
 
 // The outcomes of a last look (FinalCheck.Status).
@@ -236,6 +241,9 @@ type Result struct {
 	// TestsRemoved is what the last iteration left of the run's tests,
 	// when it left less than there was at the start.
 	TestsRemoved *TestsRemoved `json:"tests_removed,omitempty"`
+	// CommitsDeferred counts the iterations whose commit was deferred
+	// (Iteration.CommitDeferred).
+	CommitsDeferred int `json:"commits_deferred,omitempty"`
 	// StopHint says what to do about the stop (a fatal agent error).
 	StopHint     string `json:"stop_hint,omitempty"`
 	WorktreePath string `json:"worktree_path"`
@@ -256,11 +264,14 @@ func (r *Result) Recost() {
 	c := costOf(r.Iterations)
 	r.TotalCost, r.TotalCostKnown, r.KnownCost, r.UnknownCostIterations = c.Total(), c.Unknown == 0, c.Known, c.Unknown
 	r.Agents = AgentCosts(r.Iterations)
-	r.NotesDelivered = 0
+	r.NotesDelivered, r.CommitsDeferred = 0, 0
 	r.JudgeChanged = nil
 	at := map[string]int{}
 	for _, it := range r.Iterations {
 		r.NotesDelivered += len(it.Notes)
+		if it.CommitDeferred != "" {
+			r.CommitsDeferred++
+		}
 		for _, c := range it.JudgeChanged {
 			if i, ok := at[c.File]; ok {
 				r.JudgeChanged[i] = c
