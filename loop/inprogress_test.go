@@ -1,0 +1,44 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/usererr"
+)
+
+// Build mode commits every iteration; with a merge or a rebase waiting in
+// the checkout, its first commit would not be the one git makes. The run
+// is refused before any agent runs, naming the operation and how to end
+// it; with --worktree it has a checkout of its own and goes ahead.
+func TestRefuseInProgress(t *testing.T) {
+	for _, tc := range []struct{ file, op, hint string }{
+		{"MERGE_HEAD", "a merge is in progress", "git merge --abort"},
+		{"rebase-merge", "a rebase is in progress", "git rebase --abort"},
+		{"BISECT_LOG", "a bisect is in progress", "git bisect reset"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			is := is.New(t)
+			cfg := testConfig(t)
+			gitInit(t, cfg.Dir)
+			cfg.Mode = config.ModeBuild
+			is.NoErr(os.MkdirAll(filepath.Join(cfg.Dir, ".git", tc.file), 0o755))
+			a := &scripted{outcomes: []agent.Outcome{done}}
+			_, err := Run(context.Background(), cfg, Deps{Agent: a, Log: io.Discard})
+			var ue *usererr.Error
+			is.True(errors.As(err, &ue))
+			is.True(strings.Contains(ue.Msg, tc.op))
+			is.True(strings.Contains(ue.Hint, tc.hint))
+			is.Equal(a.runs, 0) // refused before any agent ran
+		})
+	}
+}
