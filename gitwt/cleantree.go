@@ -60,37 +60,11 @@ func (r *Repo) snapshot(ctx context.Context, message string, excludes []string) 
 	if err != nil {
 		return "", err
 	}
-	tmp, err := os.MkdirTemp("", "architect-index-")
+	tree, err := r.workingTree(ctx, excludes)
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(tmp)
-	index := filepath.Join(tmp, "index")
-	if err := copyIndex(filepath.Join(r.gitDir, "index"), index); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", err
-	}
-	c := command{env: []string{"GIT_INDEX_FILE=" + index}}
-	if err := r.addAll(ctx, c, excludes, "-A"); err != nil {
-		return "", err
-	}
-	var tree strings.Builder
-	c.stdout = &tree
-	if err := run(ctx, r.dir, c, "write-tree"); err != nil {
-		return "", err
-	}
-	args, err := r.identity(ctx)
-	if err != nil {
-		return "", err
-	}
-	args = append(args, "commit-tree", strings.TrimSpace(tree.String()), "-m", message)
-	if head != "" {
-		args = append(args, "-p", head)
-	}
-	var hash strings.Builder
-	if err := run(ctx, r.dir, command{stdout: &hash}, args...); err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(hash.String()), nil
+	return r.commitTree(ctx, tree, head, message)
 }
 
 // Remove deletes the clean worktree and forgets it (`git worktree remove

@@ -61,6 +61,25 @@ func (r *Repo) SnapshotCommit(ctx context.Context, message string, excludes []st
 	if head == "" {
 		return "", ErrNoCommits
 	}
+	tree, err := r.workingTree(ctx, excludes)
+	if err != nil {
+		return "", err
+	}
+	headTree, err := output(ctx, r.dir, "rev-parse", "--verify", "--quiet", head+"^{tree}")
+	if err != nil {
+		return "", err
+	}
+	if tree == headTree {
+		return head, nil
+	}
+	return r.commitTree(ctx, tree, head, message)
+}
+
+// workingTree writes the tree of the working tree as it is: every tracked
+// file as it is on disk and every untracked file git does not ignore (less
+// excludes), staged in a temporary copy of the index, so that the user's
+// index is untouched. It returns the tree's hash.
+func (r *Repo) workingTree(ctx context.Context, excludes []string) (string, error) {
 	tmp, err := os.MkdirTemp("", "architect-index-")
 	if err != nil {
 		return "", err
@@ -79,19 +98,21 @@ func (r *Repo) SnapshotCommit(ctx context.Context, message string, excludes []st
 	if err := run(ctx, r.dir, c, "write-tree"); err != nil {
 		return "", err
 	}
-	headTree, err := output(ctx, r.dir, "rev-parse", "--verify", "--quiet", head+"^{tree}")
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(tree.String()) == headTree {
-		return head, nil
-	}
+	return strings.TrimSpace(tree.String()), nil
+}
+
+// commitTree makes a commit of tree on parent ("" for none) with the
+// repository's identity, moving no ref, and returns its hash.
+func (r *Repo) commitTree(ctx context.Context, tree, parent, message string) (string, error) {
 	args, err := r.identity(ctx)
 	if err != nil {
 		return "", err
 	}
+	args = append(args, "commit-tree", tree, "-m", message)
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
 	var hash strings.Builder
-	args = append(args, "commit-tree", strings.TrimSpace(tree.String()), "-p", head, "-m", message)
 	if err := run(ctx, r.dir, command{stdout: &hash}, args...); err != nil {
 		return "", err
 	}
