@@ -472,18 +472,26 @@ func (f *finder) make(args []string, cwd string, depth int) {
 			targets = append(targets, a)
 		}
 	}
+	f.recipes(cwd, file, "Makefile", []string{"GNUmakefile", "makefile", "Makefile"}, "make target", "make's default target", targets, makeRecipes, depth)
+}
+
+// recipes records the file that defines the named targets (file, else the
+// first of names found in cwd, else def: a file that is absent is guarded
+// too) and, below maxDepth, follows the commands of their recipes as read
+// by bodies.
+func (f *finder) recipes(cwd, file, def string, names []string, kind, defaultKind string, targets []string, bodies func(text string, targets []string) []string, depth int) {
 	if file == "" {
-		file = "Makefile"
-		for _, n := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		file = def
+		for _, n := range names {
 			if _, err := os.Stat(filepath.Join(cwd, n)); err == nil {
 				file = n
 				break
 			}
 		}
 	}
-	why := "defines make target " + strings.Join(targets, ", ")
+	why := "defines " + kind + " " + strings.Join(targets, ", ")
 	if len(targets) == 0 {
-		why = "defines make's default target"
+		why = "defines " + defaultKind
 	}
 	abs := f.add(cwd, file, why)
 	if depth >= maxDepth {
@@ -493,7 +501,7 @@ func (f *finder) make(args []string, cwd string, depth int) {
 	if err != nil {
 		return
 	}
-	for _, body := range makeRecipes(text, targets) {
+	for _, body := range bodies(text, targets) {
 		f.command(body, cwd, depth+1)
 	}
 }
@@ -571,30 +579,7 @@ func (f *finder) just(args []string, cwd string, depth int) {
 			recipes = append(recipes, a)
 		}
 	}
-	if file == "" {
-		file = "justfile"
-		for _, n := range []string{"justfile", "Justfile", ".justfile", "JUSTFILE"} {
-			if _, err := os.Stat(filepath.Join(cwd, n)); err == nil {
-				file = n
-				break
-			}
-		}
-	}
-	why := "defines just recipe " + strings.Join(recipes, ", ")
-	if len(recipes) == 0 {
-		why = "defines just's default recipe"
-	}
-	abs := f.add(cwd, file, why)
-	if depth >= maxDepth {
-		return
-	}
-	text, err := readHead(abs)
-	if err != nil {
-		return
-	}
-	for _, body := range justRecipes(text, recipes) {
-		f.command(body, cwd, depth+1)
-	}
+	f.recipes(cwd, file, "justfile", []string{"justfile", "Justfile", ".justfile", "JUSTFILE"}, "just recipe", "just's default recipe", recipes, justRecipes, depth)
 }
 
 var justRule = regexp.MustCompile(`^@?([A-Za-z_][A-Za-z0-9_-]*)[^:=]*:([^=].*|)$`)
