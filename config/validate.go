@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,8 +11,10 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/protect"
 	"github.com/architect-dev/architect/redact"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // Modes (--mode): seed 000's plan and build.
@@ -186,6 +189,19 @@ func (c *Config) validateChecks(src Sources, bad func(key, msg, hint string)) {
 	for _, p := range c.Protect {
 		if err := protect.Valid(p); err != nil {
 			bad("protect", fmt.Sprintf("%q: %v", p, err), "use a glob relative to the workspace, e.g. 'tests/**' or '*_test.go'")
+		}
+	}
+	if c.CheckShell != "" {
+		// Resolved (and probed for pipefail) here so that the error names
+		// where the value came from; resolutions are cached, the run's own
+		// costs nothing more.
+		if _, err := proc.ResolveShell(context.Background(), c.CheckShell); err != nil {
+			msg, hint := err.Error(), proc.ShellHint
+			var ue *usererr.Error
+			if errors.As(err, &ue) {
+				msg, hint = ue.Msg, ue.Hint
+			}
+			bad("check_shell", msg, hint)
 		}
 	}
 	switch c.Judge {

@@ -152,7 +152,11 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 	// A check shell that cannot be used (not installed, no pipefail) is
 	// refused before anything starts.
 	if _, err := proc.ResolveShell(ctx, cfg.CheckShell); err != nil {
-		return nil, err
+		var ue *usererr.Error
+		if errors.As(err, &ue) {
+			return nil, &usererr.Error{Msg: "--check-shell: " + ue.Msg, Hint: ue.Hint}
+		}
+		return nil, fmt.Errorf("--check-shell: %w", err)
 	}
 	runCtx, cancel := r.deadline(ctx, 0)
 	defer cancel()

@@ -439,7 +439,7 @@ func shellItem(ctx context.Context, cfg config.Config) (Item, proc.ScriptShell) 
 	it := Item{Check: "check shell", Status: OK}
 	sh, err := proc.ResolveShell(ctx, cfg.CheckShell)
 	if err != nil {
-		it.Status, it.Detail, it.Hint = Fail, err.Error(), proc.ShellHint
+		it.Status, it.Detail, it.Hint = Fail, "--check-shell: "+err.Error(), proc.ShellHint
 		return it, sh
 	}
 	what := "checks run"

@@ -112,9 +112,12 @@ func Suggest(name string) string {
 		limit = 2
 	}
 	best, bestD := "", limit+1
+	if len(name) > 64 { // no program is named so; and the distance costs len(name) × len(c)
+		return ""
+	}
 	consider := func(c string) {
-		if c == name {
-			return
+		if c == name || len(c) > len(name)+limit || len(name) > len(c)+limit {
+			return // at least the difference in length away
 		}
 		if d := editDistance(name, c); d < bestD {
 			best, bestD = c, d

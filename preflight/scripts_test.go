@@ -116,7 +116,7 @@ func TestCheckItems(t *testing.T) {
 	r = Run(context.Background(), cfg, ag, Options{NoWorkspace: true})
 	sh = item(r, "check shell")
 	is.Equal(sh.Status, Fail)
-	is.Equal(sh.Detail, "the check shell architect-no-such-shell is not installed (not found on PATH)")
+	is.Equal(sh.Detail, "--check-shell: the check shell architect-no-such-shell is not installed (not found on PATH)")
 	is.True(r.Err() != nil)
 
 	cfg.Checks, cfg.NoChecks, cfg.OnFinish = nil, true, "notify.sh"
