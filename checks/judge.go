@@ -482,10 +482,14 @@ func (f *finder) make(args []string, cwd string, depth int) {
 		}
 	}
 	why := "defines make target " + strings.Join(targets, ", ")
-	if len(targets) == 0 {
-		why = "defines make's default target"
+	var parts []string
+	for _, t := range targets {
+		parts = append(parts, makeTarget+t)
 	}
-	abs := f.add(cwd, file, why)
+	if len(targets) == 0 {
+		why = "defines make's default target" // the first rule: the whole file decides which
+	}
+	abs := f.add(cwd, file, why, parts...)
 	if depth >= maxDepth {
 		return
 	}
