@@ -176,6 +176,16 @@ func TestShrunk(t *testing.T) {
 	is := is.New(t)
 	is.Equal(Shrunk([]string{"a", "b", "c"}, []string{"a", "c", "d"}), []string{"b"})
 	is.Equal(Shrunk([]string{"a"}, []string{"a", "b"}), nil)
+	// A test that moved to another file under the same name ran all the
+	// same (pytest -v, a JUnit report, jest's): it is not gone.
+	is.Equal(Shrunk([]string{"tests/test_a.py::test_x", "tests/test_a.py::test_y"},
+		[]string{"tests/test_a.py::test_x", "tests/test_b.py::test_y"}), nil)
+	is.Equal(Shrunk([]string{"tests.test_a::test_y"}, []string{"tests.test_b::test_y"}), nil)
+	// One move covers one test: of two of that name, one is still gone.
+	is.Equal(Shrunk([]string{"a.py::test_x", "b.py::test_x"}, []string{"c.py::test_x"}), []string{"b.py::test_x"})
+	is.Equal(Shrunk([]string{"a.py::test_x", "b.py::test_x"}, []string{"b.py::test_x"}), []string{"a.py::test_x"})
+	// Another name is another test.
+	is.Equal(Shrunk([]string{"a.py::test_x"}, []string{"b.py::test_z"}), []string{"a.py::test_x"})
 }
 
 func TestJUnit(t *testing.T) {
