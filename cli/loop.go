@@ -461,7 +461,13 @@ func nextStep(r *runlog.Result, cfg config.Config) string {
 		return fmt.Sprintf("give it more time with %s --max-time %s`", resume, config.FormatDuration(cfg.MaxTime*2))
 	case runlog.StopCostUnknown:
 		return "go on without a budget with " + resume + " --max-cost 0`"
-	case runlog.StopIdle, runlog.StopStalled, runlog.StopCircuitBreaker, runlog.StopAgentError, runlog.StopError:
+	case runlog.StopIdle, runlog.StopStalled:
+		if n := len(r.Iterations); n > 0 && r.Iterations[n-1].ChecksRun && r.Iterations[n-1].AllChecksPassed {
+			// Nothing failed: the agent left the checks passing without declaring completion.
+			return fmt.Sprintf("the checks pass but the agent did not declare completion: see what it said with `architect show%s`, then go on with %s`", at, resume)
+		}
+		return fmt.Sprintf("see what failed with `architect show%s --checks`, then go on with %s`", at, resume)
+	case runlog.StopCircuitBreaker, runlog.StopAgentError, runlog.StopError:
 		return fmt.Sprintf("see what failed with `architect show%s --checks`, then go on with %s`", at, resume)
 	}
 	return "go on with " + resume + "`" // stopped, interrupted, cancelled, waiting

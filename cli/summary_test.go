@@ -36,6 +36,21 @@ func TestNextStep(t *testing.T) {
 	}
 }
 
+// A run that went idle with its checks passing failed nothing: the next
+// step says the agent did not declare completion, not "see what failed".
+func TestNextStepIdleWithChecksPassing(t *testing.T) {
+	is := is.New(t)
+	t.Chdir(t.TempDir())
+	cfg := config.Config{MaxIterations: 25}
+	r := &runlog.Result{StopReason: runlog.StopIdle, Workspace: "/w", Iterations: []runlog.Iteration{
+		{Iteration: 1, ChecksRun: true, CheckResults: []runlog.CheckResult{{Name: "go test ./...", ExitCode: 1}}},
+		{Iteration: 2, ChecksRun: true, AllChecksPassed: true, CheckResults: []runlog.CheckResult{{Name: "go test ./...", Passed: true}}},
+	}}
+	is.Equal(nextStep(r, cfg), "the checks pass but the agent did not declare completion: see what it said with `architect show -C /w`, then go on with `architect loop --resume -C /w`")
+	r.Iterations = r.Iterations[:1] // still failing: see what failed
+	is.Equal(nextStep(r, cfg), "see what failed with `architect show -C /w --checks`, then go on with `architect loop --resume -C /w`")
+}
+
 // The checks still failing are named, from the last iteration that ran
 // them, a long list cut.
 func TestFailingLine(t *testing.T) {
