@@ -304,6 +304,9 @@ func (f *finder) tool(name string, args []string, cwd string) {
 	if names, ok := toolConfigs[name]; ok {
 		f.configs(cwd, name, names)
 	}
+	if name == "pytest" || name == "py.test" {
+		f.conftests(args, cwd)
+	}
 	if name == "tsc" || name == "vue-tsc" {
 		if p := flagValue(args, "-p", "--project"); p != "" {
 			if fi, err := os.Stat(resolve(cwd, p)); err == nil && fi.IsDir() {
@@ -318,6 +321,42 @@ func (f *finder) tool(name string, args []string, cwd string) {
 		}
 		if p := flagValue(args, fl); p != "" {
 			f.add(cwd, p, name+"'s configuration")
+		}
+	}
+}
+
+// testDirs are the folders pytest's tests are usually in, whose
+// conftest.py pytest loads as it collects them.
+var testDirs = []string{"tests", "test", "testing"}
+
+// conftests records the conftest.py of the folders pytest collects, which
+// it loads and which can turn a failure into a pass (a
+// pytest_runtest_makereport hook): the folders it is given, and tests/,
+// test/ and testing/ where they exist, in the folder it runs in and at the
+// workspace's top; absent or not; and those one folder further down that
+// exist (tests/unit/conftest.py).
+func (f *finder) conftests(args []string, cwd string) {
+	var dirs []string
+	for _, a := range args {
+		a, _, _ = strings.Cut(a, "::")
+		if a != "" && !strings.HasPrefix(a, "-") {
+			dirs = append(dirs, resolve(cwd, a))
+		}
+	}
+	for _, d := range []string{cwd, f.root} {
+		for _, t := range testDirs {
+			dirs = append(dirs, filepath.Join(d, t))
+		}
+	}
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			continue
+		}
+		f.add(d, "conftest.py", "pytest's configuration")
+		for _, sub := range f.list(d) {
+			if _, err := os.Stat(filepath.Join(d, sub, "conftest.py")); err == nil {
+				f.add(filepath.Join(d, sub), "conftest.py", "pytest's configuration")
+			}
 		}
 	}
 }

@@ -124,6 +124,34 @@ func TestFindJudgeAbsentCandidates(t *testing.T) {
 	is.True(slices.Contains(all, "pyproject.toml"))
 }
 
+// pytest loads the conftest.py of the folders it collects: those of the
+// test folders are guarded, present or absent (one created there can
+// turn every failure into a pass), and those one folder further down.
+func TestFindJudgeConftests(t *testing.T) {
+	is := is.New(t)
+	dir := judgeTree(t, map[string]string{
+		"tests/test_a.py":        "",
+		"tests/unit/conftest.py": "",
+		"tests/unit/test_b.py":   "",
+		"suite/conftest.py":      "",
+		"web/test/conftest.py":   "",
+		"app.py":                 "",
+	})
+	all := func(j Judge) []string {
+		var out []string
+		for _, f := range j.Files {
+			out = append(out, f.Path)
+		}
+		return out
+	}
+	j := FindJudge(dir, "pytest -q")
+	is.True(slices.Contains(all(j), "tests/conftest.py")) // absent: creating it changes the verdict
+	is.Equal(present(j), []string{"tests/unit/conftest.py"})
+	is.Equal(present(FindJudge(dir, "python -m pytest suite/ tests/unit/test_b.py::test_x")), []string{"suite/conftest.py", "tests/unit/conftest.py"})
+	is.Equal(present(FindJudge(dir, "cd web && pytest")), []string{"tests/unit/conftest.py", "web/test/conftest.py"}) // and at the top
+	is.True(!slices.Contains(all(FindJudge(dir, "ruff check .")), "tests/conftest.py")) // not pytest's
+}
+
 // The files outside the workspace are listed, marked Outside.
 func TestFindJudgeOutside(t *testing.T) {
 	is := is.New(t)
