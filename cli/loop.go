@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -293,6 +294,20 @@ func printSummary(w io.Writer, r *runlog.Result, cfg config.Config) {
 		fmt.Fprintf(w, "architect: done: the agent declared completion %s; no check was run (the run has none), so nothing was verified\n", tail)
 	case r.Success:
 		fmt.Fprintf(w, "architect: success: all checks passed and the agent declared completion %s\n", tail)
+		// What the success rests on that the run only recorded: a check's
+		// definition changed (--judge warn), tests gone (--tests warn).
+		for _, c := range r.JudgeChanged {
+			if c.Kept {
+				fmt.Fprintf(w, "architect: warning: %s (kept: --judge warn)\n", printable(c.Text()))
+			}
+		}
+		if t := r.TestsRemoved; t != nil && !t.Failed && t.Count > 0 {
+			gone := slices.Concat(t.Tests, t.NotRun)
+			if len(gone) < t.Count {
+				gone = append(gone, fmt.Sprintf("%d more", t.Count-len(gone)))
+			}
+			fmt.Fprintf(w, "architect: warning: %d test%s of the start removed (kept: --tests warn): %s\n", t.Count, plural(t.Count), printable(strings.Join(gone, ", ")))
+		}
 	default:
 		detail := ""
 		if r.StopDetail != "" {

@@ -72,3 +72,22 @@ func TestFailingLine(t *testing.T) {
 	r.Iterations = append(r.Iterations, runlog.Iteration{Iteration: 4, CheckResults: []runlog.CheckResult{{Name: "a", Passed: true}}})
 	is.Equal(failingLine(r), "") // all pass now
 }
+
+// A success that rests on something the run only recorded says so under
+// its success line: a check's definition changed (--judge warn), tests
+// removed (--tests warn); a success without either says nothing more.
+func TestSummaryWarnsOfKeptChanges(t *testing.T) {
+	is := is.New(t)
+	var b strings.Builder
+	r := &runlog.Result{Success: true, StopReason: runlog.StopSuccess, TotalIterations: 1,
+		JudgeChanged: []runlog.JudgeChange{{File: "package.json", Checks: []string{"npm test"}, Kept: true}},
+		TestsRemoved: &runlog.TestsRemoved{Tests: []string{"a_test.go: TestAdd"}, Count: 1}}
+	printSummary(&b, r, config.Config{})
+	out := b.String()
+	is.True(strings.Contains(out, "architect: success: "))
+	is.True(strings.Contains(out, "architect: warning: the agent changed how `npm test` is judged: package.json (kept: --judge warn)\n"))
+	is.True(strings.Contains(out, "architect: warning: 1 test of the start removed (kept: --tests warn): a_test.go: TestAdd\n"))
+	b.Reset()
+	printSummary(&b, &runlog.Result{Success: true, StopReason: runlog.StopSuccess, TotalIterations: 1}, config.Config{})
+	is.True(!strings.Contains(b.String(), "warning"))
+}
