@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -183,13 +184,47 @@ func (r *runner) judgeSinceStart() {
 		}
 		return
 	}
+	kept := r.keepJudge(g.snap.Changed())
 	changed, err := g.snap.Restore()
 	if err != nil {
 		r.warn("could not put back every file that defines the checks: " + err.Error())
 	}
 	if len(changed) > 0 {
-		r.warn("the files that define the checks changed since the run started, put back as they were (to change a check, start a new run, or resume with --judge warn): " + listPaths(changed))
+		msg := "the files that define the checks changed since the run started, put back as they were (to change a check, start a new run, or resume with --judge warn): " + listPaths(changed)
+		if kept != "" {
+			msg += "; the versions found are kept in " + kept
+		}
+		r.warn(msg)
 	}
+}
+
+// keepJudge copies the files that are about to be put back on resume to
+// .architect/judge-kept/, as found: a change made while the run was
+// stopped may be a person's work, which putting the file back must not
+// lose. It returns the folder, "" when nothing was copied.
+func (r *runner) keepJudge(files []string) string {
+	dir := r.ws.state("judge-kept")
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(r.ws.dir, filepath.FromSlash(f)))
+		if err != nil {
+			continue // deleted (or not a file): nothing to keep
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			r.warn("cannot keep a copy of " + f + " before putting it back: " + err.Error())
+			continue
+		}
+		if err := os.WriteFile(dst, data, 0o600); err != nil {
+			r.warn("cannot keep a copy of " + f + " before putting it back: " + err.Error())
+			continue
+		}
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return dir
 }
 
 // skipped reports whether a path is in a folder never guarded: git's,
