@@ -91,3 +91,26 @@ func TestSummaryWarnsOfKeptChanges(t *testing.T) {
 	printSummary(&b, &runlog.Result{Success: true, StopReason: runlog.StopSuccess, TotalIterations: 1}, config.Config{})
 	is.True(!strings.Contains(b.String(), "warning"))
 }
+
+// architect show says why an iteration failed beyond its checks: a
+// protected file restored, a change to a check's definition, tests
+// removed; and says nothing of them when there were none.
+func TestShowSummarySaysWhyItFailed(t *testing.T) {
+	is := is.New(t)
+	it := &runlog.Iteration{Iteration: 1,
+		CheckResults:      []runlog.CheckResult{{Name: "npm test", Passed: true}},
+		ProtectedRestored: []string{"tests/a_test.go"},
+		JudgeChanged:      []runlog.JudgeChange{{File: "package.json", Checks: []string{"npm test"}}},
+		TestsRemoved:      &runlog.TestsRemoved{Tests: []string{"a_test.go: TestAdd"}, Count: 2, Failed: true}}
+	out := summary(1, it, false)
+	is.True(strings.Contains(out, "protected files changed, restored (the iteration failed): tests/a_test.go\n"))
+	is.True(strings.Contains(out, "judge: the agent changed how `npm test` is judged: package.json (undone; the iteration failed)\n"))
+	is.True(strings.Contains(out, "tests removed since the start (the iteration failed): a_test.go: TestAdd, 1 more\n"))
+	it.JudgeChanged[0].Kept = true
+	it.TestsRemoved.Failed = false
+	out = summary(1, it, false)
+	is.True(strings.Contains(out, "(kept: --judge warn)"))
+	is.True(strings.Contains(out, "(recorded: --tests warn)"))
+	out = summary(1, &runlog.Iteration{Iteration: 1}, false)
+	is.True(!strings.Contains(out, "judge:") && !strings.Contains(out, "removed") && !strings.Contains(out, "protected"))
+}
