@@ -536,9 +536,37 @@ func (f *finder) make(args []string, cwd string, depth int) {
 	if err != nil {
 		return
 	}
+	for _, inc := range makeIncludes(text) {
+		f.add(cwd, inc, "included by "+file)
+	}
 	for _, body := range makeRecipes(text, targets) {
 		f.command(body, cwd, depth+1)
 	}
+}
+
+// makeIncludes returns the files a Makefile includes (include, -include,
+// sinclude), which can set variables (MAKEFLAGS += -i) and rules for every
+// target; a name built from a variable or a pattern is left out.
+func makeIncludes(text string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.ReplaceAll(text, "\\\n", " "), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || strings.HasPrefix(line, "\t") {
+			continue
+		}
+		switch fields[0] {
+		case "include", "-include", "sinclude":
+			for _, name := range fields[1:] {
+				if strings.HasPrefix(name, "#") {
+					break
+				}
+				if !strings.ContainsAny(name, "$*?[") {
+					out = append(out, name)
+				}
+			}
+		}
+	}
+	return out
 }
 
 var makeRule = regexp.MustCompile(`^([^\t#=:][^=:]*?)\s*::?\s*([^=].*|)$`)

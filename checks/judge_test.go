@@ -149,7 +149,26 @@ func TestFindJudgeConftests(t *testing.T) {
 	is.Equal(present(j), []string{"tests/unit/conftest.py"})
 	is.Equal(present(FindJudge(dir, "python -m pytest suite/ tests/unit/test_b.py::test_x")), []string{"suite/conftest.py", "tests/unit/conftest.py"})
 	is.Equal(present(FindJudge(dir, "cd web && pytest")), []string{"tests/unit/conftest.py", "web/test/conftest.py"}) // and at the top
-	is.True(!slices.Contains(all(FindJudge(dir, "ruff check .")), "tests/conftest.py")) // not pytest's
+	is.True(!slices.Contains(all(FindJudge(dir, "ruff check .")), "tests/conftest.py"))                               // not pytest's
+}
+
+// The files a Makefile includes define its targets too (MAKEFLAGS += -i
+// there ignores every error), present or absent (-include local.mk).
+func TestFindJudgeMakeIncludes(t *testing.T) {
+	is := is.New(t)
+	dir := judgeTree(t, map[string]string{
+		"Makefile":  "include common.mk  # shared\n-include local.mk\ninclude $(ROOT)/x.mk\n\ntest:\n\tgrep -q good code.txt\n",
+		"common.mk": "GO ?= go\n",
+	})
+	j := FindJudge(dir, "make test")
+	is.Equal(present(j), []string{"Makefile", "common.mk"})
+	var all []string
+	for _, f := range j.Files {
+		all = append(all, f.Path)
+	}
+	is.True(slices.Contains(all, "local.mk"))                                                // absent: creating it changes the verdict
+	is.True(!slices.Contains(all, "#"))                                                      // a comment is no file
+	is.Equal(makeIncludes("\tinclude x.mk\nsinclude a.mk b.mk\n"), []string{"a.mk", "b.mk"}) // a recipe line includes nothing
 }
 
 // The files outside the workspace are listed, marked Outside.
