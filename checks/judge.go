@@ -398,6 +398,15 @@ func (f *finder) python(args []string, cwd string, depth int) {
 	}
 }
 
+// pmConfigs are the configuration files of each package manager that
+// change how it runs a script (script-shell, ignore-scripts, shell).
+var pmConfigs = map[string][]string{
+	"npm":  {".npmrc"},
+	"pnpm": {".npmrc"},
+	"yarn": {".npmrc", ".yarnrc", ".yarnrc.yml"},
+	"bun":  {"bunfig.toml", ".npmrc"},
+}
+
 // npmBuiltins are the npm commands that run the script of their name.
 var npmBuiltins = map[string]string{"test": "test", "t": "test", "tst": "test", "start": "start", "stop": "stop", "restart": "restart"}
 
@@ -462,6 +471,9 @@ func (f *finder) node(pm string, args []string, cwd string, depth int) {
 		return
 	}
 	f.add(cwd, "package.json", "defines "+pm+" script "+name, "scripts.pre"+name, "scripts."+name, "scripts.post"+name)
+	// The package manager's own configuration decides how a script runs:
+	// script-shell=/bin/true in .npmrc makes every script pass.
+	f.configs(cwd, pm, pmConfigs[pm])
 	if depth >= maxDepth {
 		return
 	}

@@ -171,6 +171,29 @@ func TestFindJudgeMakeIncludes(t *testing.T) {
 	is.Equal(makeIncludes("\tinclude x.mk\nsinclude a.mk b.mk\n"), []string{"a.mk", "b.mk"}) // a recipe line includes nothing
 }
 
+// The package manager's configuration decides how a script runs
+// (script-shell=/bin/true in .npmrc passes every script): it defines the
+// check, present or absent, in the package's folder and at the top.
+func TestFindJudgePackageManagerConfig(t *testing.T) {
+	is := is.New(t)
+	dir := judgeTree(t, map[string]string{
+		"package.json":     `{"scripts": {"test": "node test.js"}}`,
+		"web/package.json": `{"scripts": {"test": "node test.js"}}`,
+		"web/.yarnrc.yml":  "",
+	})
+	all := func(j Judge) []string {
+		var out []string
+		for _, f := range j.Files {
+			out = append(out, f.Path)
+		}
+		return out
+	}
+	is.True(slices.Contains(all(FindJudge(dir, "npm test")), ".npmrc"))
+	is.True(slices.Contains(all(FindJudge(dir, "npm --prefix web test")), "web/.npmrc"))
+	is.Equal(present(FindJudge(dir, "yarn --cwd web test")), []string{"web/.yarnrc.yml", "web/package.json"})
+	is.True(!slices.Contains(all(FindJudge(dir, "node test.js")), ".npmrc")) // no package manager
+}
+
 // The files outside the workspace are listed, marked Outside.
 func TestFindJudgeOutside(t *testing.T) {
 	is := is.New(t)
