@@ -2,6 +2,7 @@ package testset
 
 import (
 	"bytes"
+	"strings"
 )
 
 // scanNames picks the test names out of a test file's text, line by line.
@@ -175,4 +176,40 @@ func rustNames(data []byte) []string {
 		}
 	})
 	return out
+}
+
+// goOS and goArch are the GOOS and GOARCH values a Go file name can end in
+// (name_GOOS_test.go, name_GOARCH_test.go), which limit where it builds.
+var (
+	goOS   = map[string]bool{"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true, "hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true, "netbsd": true, "openbsd": true, "plan9": true, "solaris": true, "wasip1": true, "windows": true, "zos": true}
+	goArch = map[string]bool{"386": true, "amd64": true, "arm": true, "arm64": true, "loong64": true, "mips": true, "mipsle": true, "mips64": true, "mips64le": true, "ppc64": true, "ppc64le": true, "riscv64": true, "s390x": true, "wasm": true}
+)
+
+// goExcluded says what may keep go test from building a test file: its
+// build constraints (//go:build, // +build, before the package clause),
+// its name's GOOS or GOARCH suffix, a name starting with _ or . (which go
+// ignores); "" when nothing does.
+func goExcluded(base string, data []byte) string {
+	var why []string
+	if base != "" && (base[0] == '_' || base[0] == '.') {
+		why = append(why, "ignored by go: "+base)
+	}
+	parts := bytes.Split([]byte(strings.TrimSuffix(base, "_test.go")), []byte("_"))
+	for i := len(parts) - 1; i >= 1 && i >= len(parts)-2; i-- {
+		if p := string(parts[i]); goOS[p] || goArch[p] {
+			why = append(why, p)
+		}
+	}
+	done := false
+	lines(data, func(line []byte) {
+		t := bytes.TrimSpace(line)
+		switch {
+		case done:
+		case bytes.HasPrefix(t, []byte("package ")):
+			done = true
+		case bytes.HasPrefix(t, []byte("//go:build")) || bytes.HasPrefix(t, []byte("// +build")):
+			why = append(why, string(bytes.TrimPrefix(t, []byte("//"))))
+		}
+	})
+	return strings.Join(why, "; ")
 }

@@ -232,3 +232,38 @@ func TestJSONReport(t *testing.T) {
 	_, ok = JSONReportRan([]byte(`{"numTotalTests":`))
 	is.True(!ok)
 }
+
+// A Go test file that go test leaves out runs none of its tests: a build
+// constraint added, a GOOS suffix or a leading _ given by a rename remove
+// its tests; a file constrained from the start, left so, removes nothing.
+func TestGoTestFileLeftOut(t *testing.T) {
+	const body = "package calc\n\nfunc TestAdd(t *testing.T) {}\n"
+	scan := func(files map[string]string) Set {
+		t.Helper()
+		dir := t.TempDir()
+		write(t, dir, files)
+		s, err := Scan(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	start := scan(map[string]string{"calc_test.go": body, "db_test.go": "//go:build integration\n\n" + body})
+	is.New(t).Equal(start["db_test.go"], []string{"TestAdd [go:build integration]"})
+	for _, c := range []struct {
+		name string
+		now  map[string]string
+		gone []string
+	}{
+		{"constraint added", map[string]string{"calc_test.go": "//go:build never\n\n" + body, "db_test.go": "//go:build integration\n\n" + body}, []string{"calc_test.go: TestAdd"}},
+		{"old-style constraint", map[string]string{"calc_test.go": "// +build ignore\n\n" + body, "db_test.go": "//go:build integration\n\n" + body}, []string{"calc_test.go: TestAdd"}},
+		{"renamed for another OS", map[string]string{"calc_windows_test.go": body, "db_test.go": "//go:build integration\n\n" + body}, []string{"calc_test.go: TestAdd"}},
+		{"renamed to be ignored", map[string]string{"_calc_test.go": body, "db_test.go": "//go:build integration\n\n" + body}, []string{"calc_test.go: TestAdd"}},
+		{"renamed, still built", map[string]string{"add_test.go": body, "db_test.go": "//go:build integration\n\n" + body}, nil},
+		{"a constraint after the package clause is a comment", map[string]string{"calc_test.go": body + "//go:build never\n", "db_test.go": "//go:build integration\n\n" + body}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			is.New(t).Equal(Compare(start, scan(c.now)).Tests, c.gone)
+		})
+	}
+}
