@@ -267,3 +267,33 @@ func TestGoTestFileLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// A test made not to run (skipped, a todo) is named so: skipping one that
+// ran at the start removes it, as deleting it would.
+func TestSkippedTestsAreNamedSo(t *testing.T) {
+	cases := []struct {
+		file, body string
+		want       []string
+	}{
+		{"a.test.js", "it.skip('adds', () => {})\ntest.todo(\"later\")\nit.only('b', () => {})\nit('c', () => {})\n", []string{"adds [skip]", "b", "c", "later [todo]"}},
+		{"test_a.py", "import pytest\n\n@pytest.mark.skip(reason='x')\ndef test_a():\n    pass\n\n@pytest.mark.parametrize('skip_it', [1])\ndef test_b(skip_it):\n    pass\n\ndef test_c():\n    pass\n", []string{"test_a [skip]", "test_b", "test_c"}},
+		{"test_b.py", "import unittest\n\n@unittest.skip('later')\nclass TestX(unittest.TestCase):\n    def test_a(self):\n        pass\n\ndef test_after():\n    pass\n", []string{"TestX.test_a [skip]", "test_after"}},
+		{"test_c.py", "import pytest\npytestmark = pytest.mark.skip\n\ndef test_a():\n    pass\n", []string{"test_a [skip]"}},
+		{"test_d.py", "__test__ = False\n\ndef test_a():\n    pass\n", []string{"test_a [skip]"}},
+		{"a_test.go", "package a\n\nfunc TestA(t *testing.T) {\n\tt.Skip(\"later\")\n}\n\nfunc TestB(t *testing.T) {\n\t// t.Skip()\n}\n\nfunc helper(t *testing.T) {\n\tt.Skip()\n}\n\nfunc TestC(t *testing.T) {}\n", []string{"TestA [skip]", "TestB", "TestC"}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			is := is.New(t)
+			dir := t.TempDir()
+			write(t, dir, map[string]string{c.file: c.body})
+			s, err := Scan(dir, nil)
+			is.NoErr(err)
+			is.Equal(s[c.file], c.want)
+		})
+	}
+	// Skipping a test that ran at the start removes it.
+	start := Set{"a_test.go": {"TestA", "TestB"}}
+	now := Set{"a_test.go": {"TestA [skip]", "TestB"}}
+	is.New(t).Equal(Compare(start, now).Tests, []string{"a_test.go: TestA"})
+}
