@@ -296,4 +296,8 @@ func TestSkippedTestsAreNamedSo(t *testing.T) {
 	start := Set{"a_test.go": {"TestA", "TestB"}}
 	now := Set{"a_test.go": {"TestA [skip]", "TestB"}}
 	is.New(t).Equal(Compare(start, now).Tests, []string{"a_test.go: TestA"})
+	// A test skipped at the start that runs now is not gone; nor one whose
+	// build constraint was lifted.
+	is.New(t).Equal(Compare(now, start).Any(), false)
+	is.New(t).Equal(Compare(Set{"a_test.go": {"TestA [go:build never]"}}, Set{"b_test.go": {"TestA"}}).Tests, []string(nil))
 }
