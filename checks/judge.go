@@ -304,6 +304,9 @@ func (f *finder) tool(name string, args []string, cwd string) {
 	if names, ok := toolConfigs[name]; ok {
 		f.configs(cwd, name, names)
 	}
+	if name == "pytest" || name == "py.test" {
+		f.conftests(args, cwd)
+	}
 	if name == "tsc" || name == "vue-tsc" {
 		if p := flagValue(args, "-p", "--project"); p != "" {
 			if fi, err := os.Stat(resolve(cwd, p)); err == nil && fi.IsDir() {
@@ -318,6 +321,42 @@ func (f *finder) tool(name string, args []string, cwd string) {
 		}
 		if p := flagValue(args, fl); p != "" {
 			f.add(cwd, p, name+"'s configuration")
+		}
+	}
+}
+
+// testDirs are the folders pytest's tests are usually in, whose
+// conftest.py pytest loads as it collects them.
+var testDirs = []string{"tests", "test", "testing"}
+
+// conftests records the conftest.py of the folders pytest collects, which
+// it loads and which can turn a failure into a pass (a
+// pytest_runtest_makereport hook): the folders it is given, and tests/,
+// test/ and testing/ where they exist, in the folder it runs in and at the
+// workspace's top; absent or not; and those one folder further down that
+// exist (tests/unit/conftest.py).
+func (f *finder) conftests(args []string, cwd string) {
+	var dirs []string
+	for _, a := range args {
+		a, _, _ = strings.Cut(a, "::")
+		if a != "" && !strings.HasPrefix(a, "-") {
+			dirs = append(dirs, resolve(cwd, a))
+		}
+	}
+	for _, d := range []string{cwd, f.root} {
+		for _, t := range testDirs {
+			dirs = append(dirs, filepath.Join(d, t))
+		}
+	}
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			continue
+		}
+		f.add(d, "conftest.py", "pytest's configuration")
+		for _, sub := range f.list(d) {
+			if _, err := os.Stat(filepath.Join(d, sub, "conftest.py")); err == nil {
+				f.add(filepath.Join(d, sub), "conftest.py", "pytest's configuration")
+			}
 		}
 	}
 }
@@ -357,6 +396,15 @@ func (f *finder) python(args []string, cwd string, depth int) {
 			return
 		}
 	}
+}
+
+// pmConfigs are the configuration files of each package manager that
+// change how it runs a script (script-shell, ignore-scripts, shell).
+var pmConfigs = map[string][]string{
+	"npm":  {".npmrc"},
+	"pnpm": {".npmrc"},
+	"yarn": {".npmrc", ".yarnrc", ".yarnrc.yml"},
+	"bun":  {"bunfig.toml", ".npmrc"},
 }
 
 // npmBuiltins are the npm commands that run the script of their name.
@@ -423,6 +471,9 @@ func (f *finder) node(pm string, args []string, cwd string, depth int) {
 		return
 	}
 	f.add(cwd, "package.json", "defines "+pm+" script "+name, "scripts.pre"+name, "scripts."+name, "scripts.post"+name)
+	// The package manager's own configuration decides how a script runs:
+	// script-shell=/bin/true in .npmrc makes every script pass.
+	f.configs(cwd, pm, pmConfigs[pm])
 	if depth >= maxDepth {
 		return
 	}
@@ -472,28 +523,24 @@ func (f *finder) make(args []string, cwd string, depth int) {
 			targets = append(targets, a)
 		}
 	}
-	f.recipes(cwd, file, "Makefile", []string{"GNUmakefile", "makefile", "Makefile"}, "make target", "make's default target", targets, makeRecipes, depth)
-}
-
-// recipes records the file that defines the named targets (file, else the
-// first of names found in cwd, else def: a file that is absent is guarded
-// too) and, below maxDepth, follows the commands of their recipes as read
-// by bodies.
-func (f *finder) recipes(cwd, file, def string, names []string, kind, defaultKind string, targets []string, bodies func(text string, targets []string) []string, depth int) {
 	if file == "" {
-		file = def
-		for _, n := range names {
+		file = "Makefile"
+		for _, n := range []string{"GNUmakefile", "makefile", "Makefile"} {
 			if _, err := os.Stat(filepath.Join(cwd, n)); err == nil {
 				file = n
 				break
 			}
 		}
 	}
-	why := "defines " + kind + " " + strings.Join(targets, ", ")
-	if len(targets) == 0 {
-		why = "defines " + defaultKind
+	why := "defines make target " + strings.Join(targets, ", ")
+	var parts []string
+	for _, t := range targets {
+		parts = append(parts, makeTarget+t)
 	}
-	abs := f.add(cwd, file, why)
+	if len(targets) == 0 {
+		why = "defines make's default target" // the first rule: the whole file decides which
+	}
+	abs := f.add(cwd, file, why, parts...)
 	if depth >= maxDepth {
 		return
 	}
@@ -501,9 +548,37 @@ func (f *finder) recipes(cwd, file, def string, names []string, kind, defaultKin
 	if err != nil {
 		return
 	}
-	for _, body := range bodies(text, targets) {
+	for _, inc := range makeIncludes(text) {
+		f.add(cwd, inc, "included by "+file)
+	}
+	for _, body := range makeRecipes(text, targets) {
 		f.command(body, cwd, depth+1)
 	}
+}
+
+// makeIncludes returns the files a Makefile includes (include, -include,
+// sinclude), which can set variables (MAKEFLAGS += -i) and rules for every
+// target; a name built from a variable or a pattern is left out.
+func makeIncludes(text string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.ReplaceAll(text, "\\\n", " "), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || strings.HasPrefix(line, "\t") {
+			continue
+		}
+		switch fields[0] {
+		case "include", "-include", "sinclude":
+			for _, name := range fields[1:] {
+				if strings.HasPrefix(name, "#") {
+					break
+				}
+				if !strings.ContainsAny(name, "$*?[") {
+					out = append(out, name)
+				}
+			}
+		}
+	}
+	return out
 }
 
 var makeRule = regexp.MustCompile(`^([^\t#=:][^=:]*?)\s*::?\s*([^=].*|)$`)
@@ -579,7 +654,30 @@ func (f *finder) just(args []string, cwd string, depth int) {
 			recipes = append(recipes, a)
 		}
 	}
-	f.recipes(cwd, file, "justfile", []string{"justfile", "Justfile", ".justfile", "JUSTFILE"}, "just recipe", "just's default recipe", recipes, justRecipes, depth)
+	if file == "" {
+		file = "justfile"
+		for _, n := range []string{"justfile", "Justfile", ".justfile", "JUSTFILE"} {
+			if _, err := os.Stat(filepath.Join(cwd, n)); err == nil {
+				file = n
+				break
+			}
+		}
+	}
+	why := "defines just recipe " + strings.Join(recipes, ", ")
+	if len(recipes) == 0 {
+		why = "defines just's default recipe"
+	}
+	abs := f.add(cwd, file, why)
+	if depth >= maxDepth {
+		return
+	}
+	text, err := readHead(abs)
+	if err != nil {
+		return
+	}
+	for _, body := range justRecipes(text, recipes) {
+		f.command(body, cwd, depth+1)
+	}
 }
 
 var justRule = regexp.MustCompile(`^@?([A-Za-z_][A-Za-z0-9_-]*)[^:=]*:([^=].*|)$`)

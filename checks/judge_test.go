@@ -124,6 +124,76 @@ func TestFindJudgeAbsentCandidates(t *testing.T) {
 	is.True(slices.Contains(all, "pyproject.toml"))
 }
 
+// pytest loads the conftest.py of the folders it collects: those of the
+// test folders are guarded, present or absent (one created there can
+// turn every failure into a pass), and those one folder further down.
+func TestFindJudgeConftests(t *testing.T) {
+	is := is.New(t)
+	dir := judgeTree(t, map[string]string{
+		"tests/test_a.py":        "",
+		"tests/unit/conftest.py": "",
+		"tests/unit/test_b.py":   "",
+		"suite/conftest.py":      "",
+		"web/test/conftest.py":   "",
+		"app.py":                 "",
+	})
+	all := func(j Judge) []string {
+		var out []string
+		for _, f := range j.Files {
+			out = append(out, f.Path)
+		}
+		return out
+	}
+	j := FindJudge(dir, "pytest -q")
+	is.True(slices.Contains(all(j), "tests/conftest.py")) // absent: creating it changes the verdict
+	is.Equal(present(j), []string{"tests/unit/conftest.py"})
+	is.Equal(present(FindJudge(dir, "python -m pytest suite/ tests/unit/test_b.py::test_x")), []string{"suite/conftest.py", "tests/unit/conftest.py"})
+	is.Equal(present(FindJudge(dir, "cd web && pytest")), []string{"tests/unit/conftest.py", "web/test/conftest.py"}) // and at the top
+	is.True(!slices.Contains(all(FindJudge(dir, "ruff check .")), "tests/conftest.py"))                               // not pytest's
+}
+
+// The files a Makefile includes define its targets too (MAKEFLAGS += -i
+// there ignores every error), present or absent (-include local.mk).
+func TestFindJudgeMakeIncludes(t *testing.T) {
+	is := is.New(t)
+	dir := judgeTree(t, map[string]string{
+		"Makefile":  "include common.mk  # shared\n-include local.mk\ninclude $(ROOT)/x.mk\n\ntest:\n\tgrep -q good code.txt\n",
+		"common.mk": "GO ?= go\n",
+	})
+	j := FindJudge(dir, "make test")
+	is.Equal(present(j), []string{"Makefile", "common.mk"})
+	var all []string
+	for _, f := range j.Files {
+		all = append(all, f.Path)
+	}
+	is.True(slices.Contains(all, "local.mk"))                                                // absent: creating it changes the verdict
+	is.True(!slices.Contains(all, "#"))                                                      // a comment is no file
+	is.Equal(makeIncludes("\tinclude x.mk\nsinclude a.mk b.mk\n"), []string{"a.mk", "b.mk"}) // a recipe line includes nothing
+}
+
+// The package manager's configuration decides how a script runs
+// (script-shell=/bin/true in .npmrc passes every script): it defines the
+// check, present or absent, in the package's folder and at the top.
+func TestFindJudgePackageManagerConfig(t *testing.T) {
+	is := is.New(t)
+	dir := judgeTree(t, map[string]string{
+		"package.json":     `{"scripts": {"test": "node test.js"}}`,
+		"web/package.json": `{"scripts": {"test": "node test.js"}}`,
+		"web/.yarnrc.yml":  "",
+	})
+	all := func(j Judge) []string {
+		var out []string
+		for _, f := range j.Files {
+			out = append(out, f.Path)
+		}
+		return out
+	}
+	is.True(slices.Contains(all(FindJudge(dir, "npm test")), ".npmrc"))
+	is.True(slices.Contains(all(FindJudge(dir, "npm --prefix web test")), "web/.npmrc"))
+	is.Equal(present(FindJudge(dir, "yarn --cwd web test")), []string{"web/.yarnrc.yml", "web/package.json"})
+	is.True(!slices.Contains(all(FindJudge(dir, "node test.js")), ".npmrc")) // no package manager
+}
+
 // The files outside the workspace are listed, marked Outside.
 func TestFindJudgeOutside(t *testing.T) {
 	is := is.New(t)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -60,11 +61,15 @@ func partsOf(tool, file string) []string {
 // names, which cover their sub-sections: tool.ruff covers
 // [tool.ruff.lint], mypy covers [mypy-pkg.*]), along with what could set
 // the same keys another way (a [tool] section, a top-level dotted key).
+// Makefiles by their rules (parts are "target NAME"; see makeParts).
 // Comments and blank lines do not count. A file that cannot be read as its
 // format is compared whole.
 func JudgeView(file string, parts []string) func([]byte) []byte {
 	if len(parts) == 0 {
 		return nil
+	}
+	if targets, ok := makeTargets(parts); ok {
+		return func(data []byte) []byte { return makeParts(data, targets) }
 	}
 	switch path.Ext(file) {
 	case ".json":
@@ -140,4 +145,117 @@ func covered(name string, parts []string) bool {
 		}
 	}
 	return false
+}
+
+// makeTarget starts the part of a Makefile that is the rule of a target
+// the check runs: "target test".
+const makeTarget = "target "
+
+// makeTargets is the targets of parts when every part is a Makefile
+// target.
+func makeTargets(parts []string) ([]string, bool) {
+	var out []string
+	for _, p := range parts {
+		t, ok := strings.CutPrefix(p, makeTarget)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, t)
+	}
+	return out, true
+}
+
+// makeParts is what in a Makefile can change what `make TARGETS` runs:
+// every line outside a rule (variables, include, export, conditionals:
+// SHELL or MAKEFLAGS set anywhere change every recipe), and the rules,
+// recipes included, of the targets, of their prerequisites found in
+// turn, of special targets (.ONESHELL; .PHONY and the like only for the
+// targets wanted) and of pattern rules.
+// The rules of other targets (build, fmt, one added) are left out, so
+// editing or adding an unrelated target does not change the judge.
+func makeParts(data []byte, targets []string) []byte {
+	type rule struct {
+		line    string
+		targets []string
+		prereqs []string
+		recipe  []string
+	}
+	var rules []*rule
+	var other []string
+	var cur *rule
+	text := strings.ReplaceAll(string(data), "\\\n", " ")
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "\t") && cur != nil:
+			if t != "" {
+				cur.recipe = append(cur.recipe, t)
+			}
+			continue
+		case t == "" || t[0] == '#':
+			continue
+		}
+		m := makeRule.FindStringSubmatch(line)
+		if m == nil {
+			other = append(other, t)
+			cur = nil
+			continue
+		}
+		deps, _, _ := strings.Cut(m[2], ";")
+		deps, _, _ = strings.Cut(deps, "#")
+		cur = &rule{line: t, targets: strings.Fields(m[1]), prereqs: strings.Fields(strings.ReplaceAll(deps, "|", " "))}
+		rules = append(rules, cur)
+	}
+	wanted := map[string]bool{}
+	var queue []string
+	want := func(names ...string) {
+		for _, n := range names {
+			if !wanted[n] {
+				wanted[n] = true
+				queue = append(queue, n)
+			}
+		}
+	}
+	want(targets...)
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, r := range rules {
+			if slices.Contains(r.targets, n) {
+				want(r.prereqs...)
+			}
+		}
+	}
+	var b bytes.Buffer
+	for _, l := range other {
+		b.WriteString(l + "\n")
+	}
+	for _, r := range rules {
+		special, kept := true, false
+		for _, t := range r.targets {
+			special = special && strings.HasPrefix(t, ".")
+			kept = kept || wanted[t] || strings.HasPrefix(t, ".") || strings.ContainsAny(t, "%$")
+		}
+		if special && len(r.prereqs) > 0 {
+			// .PHONY: build fmt test: of a special target with prerequisites
+			// only the targets wanted count (adding fmt to .PHONY is fine).
+			var ours []string
+			for _, p := range r.prereqs {
+				if wanted[p] {
+					ours = append(ours, p)
+				}
+			}
+			if len(ours) > 0 {
+				b.WriteString(strings.Join(r.targets, " ") + ": " + strings.Join(ours, " ") + "\n")
+			}
+			continue
+		}
+		if kept {
+			b.WriteString(r.line + "\n")
+			for _, l := range r.recipe {
+				b.WriteString("\t" + l + "\n")
+			}
+		}
+	}
+	return b.Bytes()
 }

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -13,6 +14,8 @@ func TestJudgeView(t *testing.T) {
 	pkg := `{"name": "x", "scripts": {"test": "jest", "build": "tsc"}, "dependencies": {}}`
 	py := "[project]\nname = \"x\"\ndependencies = []\n\n[tool.ruff]\nline-length = 88\n\n[tool.black]\nline-length = 88\n"
 	cfg := "[metadata]\nname = x\n\n[mypy]\nstrict = True\n\n[flake8]\nmax-line-length = 88\n"
+	mk := "GO = go\n\ntest: vet\n\tsh run.sh\n\nvet:\n\tgo vet ./...\n\nbuild:\n\tgo build\n\n.PHONY: test vet build\n"
+	tt := []string{"target test"}
 	cases := []struct {
 		name, file string
 		parts      []string
@@ -37,6 +40,21 @@ func TestJudgeView(t *testing.T) {
 		{"setup.cfg metadata", "setup.cfg", []string{"mypy"}, cfg, "[metadata]\nname = y\n\n[mypy]\nstrict = True\n\n[flake8]\nmax-line-length = 88\n", false},
 		{"mypy per-module section", "setup.cfg", []string{"mypy"}, cfg, cfg + "[mypy-app.*]\nignore_errors = True\n", true},
 		{"mypyx is another section", "setup.cfg", []string{"mypy"}, cfg, cfg + "[mypyx]\na = 1\n", false},
+		{"make: another target's recipe", "Makefile", tt, mk, strings.Replace(mk, "go build", "go build -v", 1), false},
+		{"make: a target added", "Makefile", tt, mk, mk + "\nfmt:\n\tgofmt -w .\n", false},
+		{"make: a target added to .PHONY", "Makefile", tt, mk, strings.Replace(mk, "vet build\n", "vet build fmt\n", 1) + "fmt:\n\tgofmt -w .\n", false},
+		{"make: the target out of .PHONY", "Makefile", tt, mk, strings.Replace(mk, ".PHONY: test vet", ".PHONY: vet", 1), true},
+		{"make: errors of the target ignored", "Makefile", tt, mk, mk + ".IGNORE: test\n", true},
+		{"make: errors of another target ignored", "Makefile", tt, mk, mk + ".IGNORE: build\n", false},
+		{"make: a comment", "Makefile", tt, mk, "# the project's targets\n" + mk, false},
+		{"make: the target's recipe", "Makefile", tt, mk, strings.Replace(mk, "sh run.sh", "true", 1), true},
+		{"make: a prerequisite's recipe", "Makefile", tt, mk, strings.Replace(mk, "go vet", "true", 1), true},
+		{"make: a prerequisite added", "Makefile", tt, mk, mk + "test: fmt\nfmt:\n\tgofmt -w .\n", true},
+		{"make: the target redefined", "Makefile", tt, mk, mk + "\ntest:\n\ttrue\n", true},
+		{"make: a variable", "Makefile", tt, mk, "MAKEFLAGS += -i\n" + mk, true},
+		{"make: a special target", "Makefile", tt, mk, mk + ".IGNORE:\n", true},
+		{"make: a pattern rule", "Makefile", tt, mk, mk + "%.sh:\n\ttrue\n", true},
+		{"make: a continued recipe line", "Makefile", tt, "test:\n\tsh run.sh \\\n\t  -v\n", "test:\n\tsh run.sh \\\n\t  -q\n", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,4 +90,7 @@ func TestFindJudgeParts(t *testing.T) {
 		"pyproject.toml": {"tool.ruff", "tool.mypy", "tool.pytest"}, "setup.cfg": {"mypy", "tool:pytest"}})
 	is.Equal(parts(FindJudge(dir, "mypy . && cat setup.cfg && sh setup.cfg")), map[string][]string{
 		"pyproject.toml": {"tool.mypy"}, "setup.cfg": nil})
+	mk := judgeTree(t, map[string]string{"Makefile": "all:\n\techo\ntest:\n\techo\nlint:\n\techo\n"})
+	is.Equal(parts(FindJudge(mk, "make test && make -C . lint")), map[string][]string{"Makefile": {"target test", "target lint"}})
+	is.Equal(parts(FindJudge(mk, "make test && make")), map[string][]string{"Makefile": nil}) // the default target: the first rule
 }

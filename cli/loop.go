@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -293,6 +294,20 @@ func printSummary(w io.Writer, r *runlog.Result, cfg config.Config) {
 		fmt.Fprintf(w, "architect: done: the agent declared completion %s; no check was run (the run has none), so nothing was verified\n", tail)
 	case r.Success:
 		fmt.Fprintf(w, "architect: success: all checks passed and the agent declared completion %s\n", tail)
+		// What the success rests on that the run only recorded: a check's
+		// definition changed (--judge warn), tests gone (--tests warn).
+		for _, c := range r.JudgeChanged {
+			if c.Kept {
+				fmt.Fprintf(w, "architect: warning: %s (kept: --judge warn)\n", printable(c.Text()))
+			}
+		}
+		if t := r.TestsRemoved; t != nil && !t.Failed && t.Count > 0 {
+			gone := slices.Concat(t.Tests, t.NotRun)
+			if len(gone) < t.Count {
+				gone = append(gone, fmt.Sprintf("%d more", t.Count-len(gone)))
+			}
+			fmt.Fprintf(w, "architect: warning: %d test%s of the start removed (kept: --tests warn): %s\n", t.Count, plural(t.Count), printable(strings.Join(gone, ", ")))
+		}
 	default:
 		detail := ""
 		if r.StopDetail != "" {
@@ -461,7 +476,13 @@ func nextStep(r *runlog.Result, cfg config.Config) string {
 		return fmt.Sprintf("give it more time with %s --max-time %s`", resume, config.FormatDuration(cfg.MaxTime*2))
 	case runlog.StopCostUnknown:
 		return "go on without a budget with " + resume + " --max-cost 0`"
-	case runlog.StopIdle, runlog.StopStalled, runlog.StopCircuitBreaker, runlog.StopAgentError, runlog.StopError:
+	case runlog.StopIdle, runlog.StopStalled:
+		if n := len(r.Iterations); n > 0 && r.Iterations[n-1].ChecksRun && r.Iterations[n-1].AllChecksPassed {
+			// Nothing failed: the agent left the checks passing without declaring completion.
+			return fmt.Sprintf("the checks pass but the agent did not declare completion: see what it said with `architect show%s`, then go on with %s`", at, resume)
+		}
+		return fmt.Sprintf("see what failed with `architect show%s --checks`, then go on with %s`", at, resume)
+	case runlog.StopCircuitBreaker, runlog.StopAgentError, runlog.StopError:
 		return fmt.Sprintf("see what failed with `architect show%s --checks`, then go on with %s`", at, resume)
 	}
 	return "go on with " + resume + "`" // stopped, interrupted, cancelled, waiting

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -208,6 +209,29 @@ func summary(n int, it *runlog.Iteration, running bool) string {
 		fmt.Fprintf(&b, "completion: declared (%s)\n", it.CompletionSignal)
 	default:
 		b.WriteString("completion: not declared\n")
+	}
+	// Why an iteration whose checks passed, or whose agent declared
+	// completion, may still have failed.
+	if len(it.ProtectedRestored) > 0 {
+		fmt.Fprintf(&b, "protected files changed, restored (the iteration failed): %s\n", strings.Join(it.ProtectedRestored, ", "))
+	}
+	for _, c := range it.JudgeChanged {
+		what := "undone; the iteration failed"
+		if c.Kept {
+			what = "kept: --judge warn"
+		}
+		fmt.Fprintf(&b, "judge: %s (%s)\n", c.Text(), what)
+	}
+	if t := it.TestsRemoved; t != nil && (t.Count > 0 || len(t.Files) > 0) {
+		what := "recorded: --tests warn"
+		if t.Failed {
+			what = "the iteration failed"
+		}
+		gone := slices.Concat(t.Files, t.Tests, t.NotRun)
+		if n := len(t.Tests) + len(t.NotRun); n < t.Count {
+			gone = append(gone, fmt.Sprintf("%d more", t.Count-n))
+		}
+		fmt.Fprintf(&b, "tests removed since the start (%s): %s\n", what, strings.Join(gone, ", "))
 	}
 	if it.Error != nil {
 		fmt.Fprintf(&b, "agent error: %s\n", *it.Error)

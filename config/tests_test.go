@@ -21,7 +21,10 @@ func TestTestsModeDefault(t *testing.T) {
 		{task: "tests: delete the ones for the old API", want: TestsWarn},
 		{task: "Rewrite the test suite with pytest", want: TestsWarn},
 		{task: "the specs are duplicated; consolidate them", want: TestsWarn},
-		{task: "fix the bug. Remove the dead code in util.go", want: TestsKeep}, // another sentence
+		{task: "fix the bug. Remove the dead code in util.go", want: TestsKeep},          // another sentence
+		{task: "Fix the failing test. Remove the dead code in util.go", want: TestsKeep}, // another sentence
+		{task: "The tests in auth_test.go are obsolete; delete them", want: TestsWarn},   // a file name's dot ends no sentence
+		{task: "the tests of v1.2 are duplicated: merge them", want: TestsWarn},
 		{task: "implement the spec file", spec: "Step 3: move the tests into tests/", want: TestsWarn},
 		{task: "remove the flaky test", set: TestsKeep, want: TestsKeep}, // given: taken as given
 		{task: "fix it", set: TestsOff, want: TestsOff},

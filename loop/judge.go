@@ -1,11 +1,13 @@
 package loop
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -47,6 +49,9 @@ type judgeGuard struct {
 	// views: the parts of a file that define the checks, when only parts
 	// do (package.json's scripts.test); a file named whole is not here.
 	views map[string][]string
+	// partsOf: for a file with views, each check's parts of it (nil: the
+	// check names it whole), to tell which check a change concerns.
+	partsOf map[string]map[string][]string
 	// present: the files guarded that exist, for people.
 	present []string
 }
@@ -111,7 +116,7 @@ func (r *runner) findGuard() *judgeGuard {
 		return nil
 	}
 	judges := checks.FindJudges(r.ws.dir, r.cfg.Checks, r.cfg.JudgeFiles)
-	g := &judgeGuard{mode: mode, checksOf: map[string][]string{}, views: map[string][]string{}}
+	g := &judgeGuard{mode: mode, checksOf: map[string][]string{}, views: map[string][]string{}, partsOf: map[string]map[string][]string{}}
 	whole := map[string]bool{}
 	for i, j := range judges {
 		name := j.Check
@@ -138,6 +143,15 @@ func (r *runner) findGuard() *judgeGuard {
 			}
 			if !slices.Contains(g.checksOf[f.Path], name) {
 				g.checksOf[f.Path] = append(g.checksOf[f.Path], name)
+			}
+			if g.partsOf[f.Path] == nil {
+				g.partsOf[f.Path] = map[string][]string{}
+			}
+			switch cur, seen := g.partsOf[f.Path][name]; {
+			case len(f.Parts) == 0:
+				g.partsOf[f.Path][name] = nil // the whole file
+			case !seen || cur != nil:
+				g.partsOf[f.Path][name] = append(cur, f.Parts...)
 			}
 		}
 	}
@@ -183,13 +197,47 @@ func (r *runner) judgeSinceStart() {
 		}
 		return
 	}
+	kept := r.keepJudge(g.snap.Changed())
 	changed, err := g.snap.Restore()
 	if err != nil {
 		r.warn("could not put back every file that defines the checks: " + err.Error())
 	}
 	if len(changed) > 0 {
-		r.warn("the files that define the checks changed since the run started, put back as they were (to change a check, start a new run, or resume with --judge warn): " + listPaths(changed))
+		msg := "the files that define the checks changed since the run started, put back as they were (to change a check, start a new run, or resume with --judge warn): " + listPaths(changed)
+		if kept != "" {
+			msg += "; the versions found are kept in " + kept
+		}
+		r.warn(msg)
 	}
+}
+
+// keepJudge copies the files that are about to be put back on resume to
+// .architect/judge-kept/, as found: a change made while the run was
+// stopped may be a person's work, which putting the file back must not
+// lose. It returns the folder, "" when nothing was copied.
+func (r *runner) keepJudge(files []string) string {
+	dir := r.ws.state("judge-kept")
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(r.ws.dir, filepath.FromSlash(f)))
+		if err != nil {
+			continue // deleted (or not a file): nothing to keep
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			r.warn("cannot keep a copy of " + f + " before putting it back: " + err.Error())
+			continue
+		}
+		if err := os.WriteFile(dst, data, 0o600); err != nil {
+			r.warn("cannot keep a copy of " + f + " before putting it back: " + err.Error())
+			continue
+		}
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return dir
 }
 
 // skipped reports whether a path is in a folder never guarded: git's,
@@ -234,6 +282,20 @@ func (r *runner) guardJudge(i int) []runlog.JudgeChange {
 	}
 	var changed []string
 	kept := g.mode == config.JudgeWarn
+	// The files with views as the agent left them, to tell which check a
+	// change concerns once the recorded version is known.
+	left := map[string][]byte{}
+	for f := range g.views {
+		if data, err := os.ReadFile(filepath.Join(r.ws.dir, filepath.FromSlash(f))); err == nil {
+			left[f] = data
+		}
+	}
+	recorded := map[string][]byte{}
+	for f := range g.views {
+		if data, ok := g.snap.Recorded(f); ok {
+			recorded[f] = data
+		}
+	}
 	if kept {
 		if changed = g.snap.Changed(); len(changed) > 0 {
 			if s, err := g.take(r.ws.dir, nil); err == nil {
@@ -253,7 +315,7 @@ func (r *runner) guardJudge(i int) []runlog.JudgeChange {
 	}
 	out := make([]runlog.JudgeChange, 0, len(changed))
 	for _, f := range changed {
-		c := runlog.JudgeChange{File: f, Checks: g.checksOf[f], Kept: kept}
+		c := runlog.JudgeChange{File: f, Checks: g.concerned(f, left, recorded), Kept: kept}
 		out = append(out, c)
 		if kept {
 			r.logf("iteration %d/%d: warning: %s (kept: --judge warn)", i, r.cfg.MaxIterations, c.Text())
@@ -262,6 +324,31 @@ func (r *runner) guardJudge(i int) []runlog.JudgeChange {
 			r.logf("iteration %d/%d: %s; undone, and the iteration fails", i, r.cfg.MaxIterations, c.Text())
 			r.logEvent("FAIL", "iteration %d: %s (undone)", i, c.Text())
 		}
+	}
+	return out
+}
+
+// concerned is the checks a change to file f concerns: of a file that
+// defines checks in parts (pyproject.toml's [tool.ruff] and
+// [tool.pytest]), those whose parts differ between the version recorded
+// and the one the agent left; all its checks when that cannot be told.
+func (g *judgeGuard) concerned(f string, left, recorded map[string][]byte) []string {
+	all := g.checksOf[f]
+	now, ok1 := left[f]
+	was, ok2 := recorded[f]
+	if !ok1 || !ok2 || g.partsOf[f] == nil {
+		return all
+	}
+	var out []string
+	for _, name := range all {
+		parts := g.partsOf[f][name]
+		view := checks.JudgeView(f, parts)
+		if view == nil || !bytes.Equal(view(now), view(was)) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return all
 	}
 	return out
 }

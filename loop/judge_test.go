@@ -78,3 +78,24 @@ func TestJudgeChangeFailsEvenWhenChecksPass(t *testing.T) {
 	is.Equal(len(res.Iterations[0].JudgeChanged), 1)
 	is.Equal(len(res.Iterations[1].JudgeChanged), 0)
 }
+
+// A change to a file that defines two checks in parts (pyproject.toml's
+// [tool.ruff] and [tool.pytest.ini_options]) is blamed on the check whose
+// part changed, not on both.
+func TestJudgeChangeNamesTheCheckConcerned(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	cfg.MaxIterations = 1
+	cfg.Checks = []string{"pytest -q", "ruff check ."}
+	py := filepath.Join(cfg.Dir, "pyproject.toml")
+	const start = "[project]\nname = \"x\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n\n[tool.ruff]\nline-length = 100\n"
+	is.NoErr(os.WriteFile(py, []byte(start), 0o644))
+	a := &scripted{outcomes: []agent.Outcome{done}, edit: func(dir string, _ int) {
+		_ = os.WriteFile(filepath.Join(dir, "pyproject.toml"), []byte(start+"ignore = [\"E501\"]\n"), 0o644)
+	}}
+	res, _, _ := run(t, cfg, a)
+	is.Equal(res.Iterations[0].JudgeChanged, []runlog.JudgeChange{{File: "pyproject.toml", Checks: []string{"ruff check ."}}})
+	got, err := os.ReadFile(py)
+	is.NoErr(err)
+	is.Equal(string(got), start) // put back all the same
+}

@@ -478,6 +478,12 @@ func check(c, dir string, sh proc.ScriptShell, lookPath func(string) (string, er
 		}
 		out[0] = it
 	}
+	if early := EarlyReaders(c); len(early) > 0 {
+		out = append(out, Item{Check: name, Status: Warn,
+			Detail: fmt.Sprintf("`%s` can stop reading before the command that writes to it ends, which then dies of SIGPIPE (exit status 141): with pipefail the check fails or passes depending on how much was printed", strings.Join(early, "`, `")),
+			Hint:   "pipe into tail instead (architect keeps the end of a check's output anyway), or start the check with `set +o pipefail;` if that is what you mean",
+		})
+	}
 	if paths := ScriptPaths(c, dir); len(paths) > 0 {
 		where := dir
 		if abs, err := filepath.Abs(dir); err == nil {

@@ -84,6 +84,17 @@ func (s *Snapshot) View(rel string, view func([]byte) []byte) {
 	s.views[rel] = view
 }
 
+// Recorded is a listed file's contents as the snapshot holds them (the
+// version Restore would put back); false when it was absent or is not a
+// regular file.
+func (s *Snapshot) Recorded(rel string) ([]byte, bool) {
+	e, ok := s.files[rel]
+	if !ok || !e.mode.IsRegular() {
+		return nil, false
+	}
+	return e.data, true
+}
+
 // Changed lists the listed files (TakeFiles) that differ from the
 // snapshot, sorted, and changes no file. A file with a view whose bytes
 // changed but whose view did not (a dependency added to package.json) is

@@ -57,7 +57,15 @@ func Compare(start, now Set) Removed {
 	}
 	for name, files := range gone {
 		slices.Sort(files)
-		for _, f := range files[min(added[name], len(files)):] {
+		rest := files[min(added[name], len(files)):]
+		if base := untagged(name); base != name {
+			// Skipped (or left out of the build) at the start and running
+			// now: a test that runs again is not gone.
+			k := min(added[base], len(rest))
+			added[base] -= k
+			rest = rest[k:]
+		}
+		for _, f := range rest {
 			if strings.HasPrefix(name, fileKey) {
 				r.Tests = append(r.Tests, f)
 				continue
@@ -88,4 +96,14 @@ func counts(file string, names []string) map[string]int {
 		m[n]++
 	}
 	return m
+}
+
+// untagged is a test's name without the tag the scan gives a test that
+// does not run (" [skip]", " [go:build never]"); the name itself when it
+// has none.
+func untagged(name string) string {
+	if i := strings.LastIndex(name, " ["); i > 0 && strings.HasSuffix(name, "]") {
+		return name[:i]
+	}
+	return name
 }

@@ -2,6 +2,7 @@ package testset
 
 import (
 	"bytes"
+	"strings"
 )
 
 // scanNames picks the test names out of a test file's text, line by line.
@@ -49,11 +50,21 @@ func isIdent(c byte) bool {
 // what follows the prefix does not start with a lower-case letter).
 func goNames(data []byte) []string {
 	var out []string
+	cur := -1 // the test whose body is being read, in out
 	lines(data, func(line []byte) {
 		rest, ok := bytes.CutPrefix(line, []byte("func "))
 		if !ok {
+			if len(line) > 0 && line[0] == '}' {
+				cur = -1
+			}
+			// t.Skip() in its body: the test does not run, as if removed.
+			if cur >= 0 && (bytes.Contains(line, []byte(".Skip(")) || bytes.Contains(line, []byte(".SkipNow(")) || bytes.Contains(line, []byte(".Skipf("))) &&
+				!bytes.HasPrefix(bytes.TrimSpace(line), []byte("//")) && !strings.HasSuffix(out[cur], " [skip]") {
+				out[cur] += " [skip]"
+			}
 			return
 		}
+		cur = -1
 		name := ident(rest)
 		if len(rest) <= len(name) || rest[len(name)] != '(' && rest[len(name)] != '[' {
 			return
@@ -62,6 +73,7 @@ func goNames(data []byte) []string {
 			if len(name) >= len(p) && name[:len(p)] == p && (len(name) == len(p) || !(name[len(p)] >= 'a' && name[len(p)] <= 'z')) {
 				if name != "TestMain" {
 					out = append(out, name)
+					cur = len(out) - 1
 				}
 				return
 			}
@@ -75,6 +87,11 @@ func goNames(data []byte) []string {
 func pyNames(data []byte) []string {
 	var out []string
 	class, classIndent := "", -1
+	// skipped: a decorator seen since the last def or class skips what
+	// follows; classSkipped, the class's; module, every test of the file
+	// (pytestmark = pytest.mark.skip, __test__ = False, pytest.skip(...,
+	// allow_module_level=True)).
+	skipped, classSkipped, module := false, false, false
 	lines(data, func(line []byte) {
 		trimmed := bytes.TrimLeft(line, " \t")
 		if len(trimmed) == 0 || trimmed[0] == '#' {
@@ -82,10 +99,19 @@ func pyNames(data []byte) []string {
 		}
 		indent := len(line) - len(trimmed)
 		if class != "" && indent <= classIndent {
-			class, classIndent = "", -1
+			class, classIndent, classSkipped = "", -1, false
+		}
+		if trimmed[0] == '@' {
+			skipped = skipped || pySkips(trimmed)
+			return
+		}
+		if indent == 0 && (bytes.HasPrefix(trimmed, []byte("pytestmark")) && pySkips(trimmed) ||
+			bytes.HasPrefix(trimmed, []byte("__test__")) && bytes.Contains(trimmed, []byte("False")) ||
+			bytes.Contains(trimmed, []byte("allow_module_level"))) {
+			module = true
 		}
 		if rest, ok := bytes.CutPrefix(trimmed, []byte("class ")); ok && class == "" {
-			class, classIndent = ident(bytes.TrimLeft(rest, " ")), indent
+			class, classIndent, classSkipped, skipped = ident(bytes.TrimLeft(rest, " ")), indent, skipped, false
 			return
 		}
 		trimmed, _ = bytes.CutPrefix(trimmed, []byte("async "))
@@ -93,6 +119,8 @@ func pyNames(data []byte) []string {
 		if !ok {
 			return
 		}
+		skip := skipped || class != "" && indent > classIndent && classSkipped
+		skipped = false
 		name := ident(bytes.TrimLeft(rest, " "))
 		if len(name) < 4 || name[:4] != "test" {
 			return
@@ -100,9 +128,31 @@ func pyNames(data []byte) []string {
 		if class != "" && indent > classIndent {
 			name = class + "." + name
 		}
+		if skip {
+			name += " [skip]" // not run: a test made so is one removed
+		}
 		out = append(out, name)
 	})
+	if module {
+		for i := range out {
+			if !strings.HasSuffix(out[i], " [skip]") {
+				out[i] += " [skip]"
+			}
+		}
+	}
 	return out
+}
+
+// pySkips reports whether a decorator or a pytestmark skips tests:
+// pytest.mark.skip, skipif, xfail, unittest.skip, skipIf, skipUnless.
+func pySkips(line []byte) bool {
+	l := bytes.ToLower(line)
+	for _, w := range []string{"mark.skip", "mark.xfail", "unittest.skip", "@skip", "skipif", "skipunless", "pytest.skip"} {
+		if bytes.Contains(l, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // jsNames: the string names of it(…) and test(…) calls (it.only, test.skip
@@ -126,8 +176,10 @@ func jsNames(data []byte) []string {
 				continue
 			}
 			// it.only( / test.skip( / test.concurrent(
+			mod := ""
 			if len(after) > 0 && after[0] == '.' {
-				after = after[1+len(ident(after[1:])):]
+				mod = ident(after[1:])
+				after = after[1+len(mod):]
 			}
 			after = bytes.TrimLeft(after, " \t")
 			if len(after) < 2 || after[0] != '(' {
@@ -142,7 +194,11 @@ func jsNames(data []byte) []string {
 			if end < 0 || bytes.IndexByte(after[1:1+end], '\n') >= 0 {
 				continue
 			}
-			out = append(out, string(after[1:1+end]))
+			name := string(after[1 : 1+end])
+			if mod == "skip" || mod == "todo" {
+				name += " [" + mod + "]" // not run: a test made so is one removed
+			}
+			out = append(out, name)
 		}
 	}
 	return out
@@ -175,4 +231,40 @@ func rustNames(data []byte) []string {
 		}
 	})
 	return out
+}
+
+// goOS and goArch are the GOOS and GOARCH values a Go file name can end in
+// (name_GOOS_test.go, name_GOARCH_test.go), which limit where it builds.
+var (
+	goOS   = map[string]bool{"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true, "hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true, "netbsd": true, "openbsd": true, "plan9": true, "solaris": true, "wasip1": true, "windows": true, "zos": true}
+	goArch = map[string]bool{"386": true, "amd64": true, "arm": true, "arm64": true, "loong64": true, "mips": true, "mipsle": true, "mips64": true, "mips64le": true, "ppc64": true, "ppc64le": true, "riscv64": true, "s390x": true, "wasm": true}
+)
+
+// goExcluded says what may keep go test from building a test file: its
+// build constraints (//go:build, // +build, before the package clause),
+// its name's GOOS or GOARCH suffix, a name starting with _ or . (which go
+// ignores); "" when nothing does.
+func goExcluded(base string, data []byte) string {
+	var why []string
+	if base != "" && (base[0] == '_' || base[0] == '.') {
+		why = append(why, "ignored by go: "+base)
+	}
+	parts := bytes.Split([]byte(strings.TrimSuffix(base, "_test.go")), []byte("_"))
+	for i := len(parts) - 1; i >= 1 && i >= len(parts)-2; i-- {
+		if p := string(parts[i]); goOS[p] || goArch[p] {
+			why = append(why, p)
+		}
+	}
+	done := false
+	lines(data, func(line []byte) {
+		t := bytes.TrimSpace(line)
+		switch {
+		case done:
+		case bytes.HasPrefix(t, []byte("package ")):
+			done = true
+		case bytes.HasPrefix(t, []byte("//go:build")) || bytes.HasPrefix(t, []byte("// +build")):
+			why = append(why, string(bytes.TrimPrefix(t, []byte("//"))))
+		}
+	})
+	return strings.Join(why, "; ")
 }

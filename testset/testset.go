@@ -147,6 +147,17 @@ func readNames(abs, rel string, l lang) (names []string, isTest bool) {
 		return nil, false
 	}
 	names = append([]string{}, scanNames(l, data)...)
+	if l == golang {
+		// A Go test file that go test leaves out (a build constraint, a
+		// GOOS suffix, a leading _) runs none of its tests: its tests are
+		// named with why, so that adding one removes them (and one the
+		// file had from the start changes nothing).
+		if c := goExcluded(path.Base(rel), data); c != "" {
+			for i := range names {
+				names[i] += " [" + c + "]"
+			}
+		}
+	}
 	slices.Sort(names)
 	return names, true
 }

@@ -176,6 +176,16 @@ func TestShrunk(t *testing.T) {
 	is := is.New(t)
 	is.Equal(Shrunk([]string{"a", "b", "c"}, []string{"a", "c", "d"}), []string{"b"})
 	is.Equal(Shrunk([]string{"a"}, []string{"a", "b"}), nil)
+	// A test that moved to another file under the same name ran all the
+	// same (pytest -v, a JUnit report, jest's): it is not gone.
+	is.Equal(Shrunk([]string{"tests/test_a.py::test_x", "tests/test_a.py::test_y"},
+		[]string{"tests/test_a.py::test_x", "tests/test_b.py::test_y"}), nil)
+	is.Equal(Shrunk([]string{"tests.test_a::test_y"}, []string{"tests.test_b::test_y"}), nil)
+	// One move covers one test: of two of that name, one is still gone.
+	is.Equal(Shrunk([]string{"a.py::test_x", "b.py::test_x"}, []string{"c.py::test_x"}), []string{"b.py::test_x"})
+	is.Equal(Shrunk([]string{"a.py::test_x", "b.py::test_x"}, []string{"b.py::test_x"}), []string{"a.py::test_x"})
+	// Another name is another test.
+	is.Equal(Shrunk([]string{"a.py::test_x"}, []string{"b.py::test_z"}), []string{"a.py::test_x"})
 }
 
 func TestJUnit(t *testing.T) {
@@ -221,4 +231,73 @@ func TestJSONReport(t *testing.T) {
 	is.Equal(names, []string{"sum.test.ts::sum adds", "sum.test.ts::sum subtracts"})
 	_, ok = JSONReportRan([]byte(`{"numTotalTests":`))
 	is.True(!ok)
+}
+
+// A Go test file that go test leaves out runs none of its tests: a build
+// constraint added, a GOOS suffix or a leading _ given by a rename remove
+// its tests; a file constrained from the start, left so, removes nothing.
+func TestGoTestFileLeftOut(t *testing.T) {
+	const body = "package calc\n\nfunc TestAdd(t *testing.T) {}\n"
+	scan := func(files map[string]string) Set {
+		t.Helper()
+		dir := t.TempDir()
+		write(t, dir, files)
+		s, err := Scan(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	start := scan(map[string]string{"calc_test.go": body, "db_test.go": "//go:build integration\n\n" + body})
+	is.New(t).Equal(start["db_test.go"], []string{"TestAdd [go:build integration]"})
+	for _, c := range []struct {
+		name string
+		now  map[string]string
+		gone []string
+	}{
+		{"constraint added", map[string]string{"calc_test.go": "//go:build never\n\n" + body, "db_test.go": "//go:build integration\n\n" + body}, []string{"calc_test.go: TestAdd"}},
+		{"old-style constraint", map[string]string{"calc_test.go": "// +build ignore\n\n" + body, "db_test.go": "//go:build integration\n\n" + body}, []string{"calc_test.go: TestAdd"}},
+		{"renamed for another OS", map[string]string{"calc_windows_test.go": body, "db_test.go": "//go:build integration\n\n" + body}, []string{"calc_test.go: TestAdd"}},
+		{"renamed to be ignored", map[string]string{"_calc_test.go": body, "db_test.go": "//go:build integration\n\n" + body}, []string{"calc_test.go: TestAdd"}},
+		{"renamed, still built", map[string]string{"add_test.go": body, "db_test.go": "//go:build integration\n\n" + body}, nil},
+		{"a constraint after the package clause is a comment", map[string]string{"calc_test.go": body + "//go:build never\n", "db_test.go": "//go:build integration\n\n" + body}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			is.New(t).Equal(Compare(start, scan(c.now)).Tests, c.gone)
+		})
+	}
+}
+
+// A test made not to run (skipped, a todo) is named so: skipping one that
+// ran at the start removes it, as deleting it would.
+func TestSkippedTestsAreNamedSo(t *testing.T) {
+	cases := []struct {
+		file, body string
+		want       []string
+	}{
+		{"a.test.js", "it.skip('adds', () => {})\ntest.todo(\"later\")\nit.only('b', () => {})\nit('c', () => {})\n", []string{"adds [skip]", "b", "c", "later [todo]"}},
+		{"test_a.py", "import pytest\n\n@pytest.mark.skip(reason='x')\ndef test_a():\n    pass\n\n@pytest.mark.parametrize('skip_it', [1])\ndef test_b(skip_it):\n    pass\n\ndef test_c():\n    pass\n", []string{"test_a [skip]", "test_b", "test_c"}},
+		{"test_b.py", "import unittest\n\n@unittest.skip('later')\nclass TestX(unittest.TestCase):\n    def test_a(self):\n        pass\n\ndef test_after():\n    pass\n", []string{"TestX.test_a [skip]", "test_after"}},
+		{"test_c.py", "import pytest\npytestmark = pytest.mark.skip\n\ndef test_a():\n    pass\n", []string{"test_a [skip]"}},
+		{"test_d.py", "__test__ = False\n\ndef test_a():\n    pass\n", []string{"test_a [skip]"}},
+		{"a_test.go", "package a\n\nfunc TestA(t *testing.T) {\n\tt.Skip(\"later\")\n}\n\nfunc TestB(t *testing.T) {\n\t// t.Skip()\n}\n\nfunc helper(t *testing.T) {\n\tt.Skip()\n}\n\nfunc TestC(t *testing.T) {}\n", []string{"TestA [skip]", "TestB", "TestC"}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			is := is.New(t)
+			dir := t.TempDir()
+			write(t, dir, map[string]string{c.file: c.body})
+			s, err := Scan(dir, nil)
+			is.NoErr(err)
+			is.Equal(s[c.file], c.want)
+		})
+	}
+	// Skipping a test that ran at the start removes it.
+	start := Set{"a_test.go": {"TestA", "TestB"}}
+	now := Set{"a_test.go": {"TestA [skip]", "TestB"}}
+	is.New(t).Equal(Compare(start, now).Tests, []string{"a_test.go: TestA"})
+	// A test skipped at the start that runs now is not gone; nor one whose
+	// build constraint was lifted.
+	is.New(t).Equal(Compare(now, start).Any(), false)
+	is.New(t).Equal(Compare(Set{"a_test.go": {"TestA [go:build never]"}}, Set{"b_test.go": {"TestA"}}).Tests, []string(nil))
 }

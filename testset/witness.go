@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -159,13 +160,43 @@ func firstField(b []byte) string {
 }
 
 // Shrunk is what of before is not in now: the tests that ran before and
-// not now. Both are sorted.
+// not now. Both are sorted. A test named FILE::NAME (pytest -v, a JUnit
+// report's CLASS::NAME, jest's) that is now under another file with the
+// same NAME moved, as the test scan counts it (Compare): it is not gone.
+// Each new name covers one that went, so of two tests of one name, one
+// moved and one deleted, one is still gone.
 func Shrunk(before, now []string) []string {
-	var out []string
+	var gone []string
 	for _, n := range before {
 		if _, ok := slices.BinarySearch(now, n); !ok {
-			out = append(out, n)
+			gone = append(gone, n)
 		}
 	}
+	if len(gone) == 0 {
+		return nil
+	}
+	arrived := map[string]int{}
+	for _, n := range now {
+		if _, ok := slices.BinarySearch(before, n); !ok {
+			if k := afterFile(n); k != "" {
+				arrived[k]++
+			}
+		}
+	}
+	var out []string
+	for _, n := range gone {
+		if k := afterFile(n); k != "" && arrived[k] > 0 {
+			arrived[k]--
+			continue
+		}
+		out = append(out, n)
+	}
 	return out
+}
+
+// afterFile is the name of a test FILE::NAME without its file; "" for a
+// name without one.
+func afterFile(name string) string {
+	_, k, _ := strings.Cut(name, "::")
+	return k
 }
