@@ -31,7 +31,7 @@ type CleanTree struct {
 // any): the user's branch, index and files are untouched. Hooks do not
 // run: an agent may have written one.
 func (r *Repo) CheckoutClean(ctx context.Context, excludes []string) (*CleanTree, error) {
-	commit, err := r.snapshot(ctx, "architect: the final tree, checked out clean", excludes)
+	commit, err := r.Snapshot(ctx, "architect: the final tree, checked out clean", excludes)
 	if err != nil {
 		return nil, err
 	}
@@ -53,9 +53,12 @@ func (r *Repo) CheckoutClean(ctx context.Context, excludes []string) (*CleanTree
 	return t, nil
 }
 
-// snapshot commits the working tree as it is (see CheckoutClean) without
-// moving any ref, and returns the commit.
-func (r *Repo) snapshot(ctx context.Context, message string, excludes []string) (string, error) {
+// Snapshot commits the working tree as it is (every tracked file as it is
+// on disk and every untracked one git does not ignore, less excludes) on
+// HEAD, or as a commit with no parent in a repository with none yet,
+// without moving any ref or touching the user's index, and returns the
+// commit. Unlike SnapshotCommit it always makes a commit.
+func (r *Repo) Snapshot(ctx context.Context, message string, excludes []string) (string, error) {
 	head, err := r.Head(ctx)
 	if err != nil {
 		return "", err

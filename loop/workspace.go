@@ -257,14 +257,20 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 		w.excludes = append(w.excludes, DefaultWorktree, NamedWorktreesDir)
 	}
 	if !cfg.Worktree {
-		if !w.commits && p.InitialRef != "" {
+		if !w.commits {
 			// What the checkout held when the run began, committed or not
 			// (a PROMPT.md and ralph.yaml just written by architect init,
 			// the user's own edits), is the run's base: the changes the
 			// prompt, the records and the report show are the agent's
 			// alone. The base is a commit of its own, made from a copy of
-			// the index: the user's index and branch are left alone.
-			base, err := repo.SnapshotCommit(ctx, BaseCommitMessage, []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(rel, runlog.StateDir)})
+			// the index: the user's index and branch are left alone. In a
+			// repository with no commit yet it is a commit with no parent.
+			excludes := []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(rel, runlog.StateDir)}
+			snapshot := repo.SnapshotCommit
+			if p.InitialRef == "" {
+				snapshot = repo.Snapshot
+			}
+			base, err := snapshot(ctx, BaseCommitMessage, excludes)
 			if err != nil {
 				return nil, fmt.Errorf("noting the checkout as the run found it: %w", err)
 			}

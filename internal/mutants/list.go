@@ -381,6 +381,22 @@ var mutants = []mutant{
 		run:       "TestRefuseInProgress",
 	},
 	{
+		name:      "loop/base-in-a-repository-without-commits",
+		guarantee: "in a repository with no commit yet, what the checkout held when the run began is the base, not the agent's change",
+		file:      "loop/workspace.go",
+		find:      "\t\tif !w.commits {\n",
+		replace:   "\t\tif !w.commits && p.InitialRef != \"\" {\n",
+		run:       "TestBaseIsTheCheckoutAsTheRunFoundIt",
+	},
+	{
+		name:      "loop/base-is-head",
+		guarantee: "the uncommitted work the checkout held when the run began is the base, not the agent's change",
+		file:      "loop/workspace.go",
+		find:      "\t\t\tw.initialRef = base\n\t\t}\n\t\treturn w, nil",
+		replace:   "\t\t\t_ = base\n\t\t}\n\t\treturn w, nil",
+		run:       "TestBaseIsTheCheckoutAsTheRunFoundIt",
+	},
+	{
 		name:      "loop/protected-files-not-restored",
 		guarantee: "protected files the agent changed are restored after its run",
 		file:      "loop/iteration.go",
