@@ -42,3 +42,24 @@ func TestRefuseInProgress(t *testing.T) {
 		})
 	}
 }
+
+// A merge started while a build-mode run was stopped is refused when the
+// run is resumed, as at its start.
+func TestRefuseInProgressOnResume(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	gitInit(t, cfg.Dir)
+	cfg.Mode = config.ModeBuild
+	cfg.Checks = []string{"false"}
+	cfg.MaxIterations = 1
+	res, err := Run(context.Background(), cfg, Deps{Agent: &scripted{outcomes: []agent.Outcome{{FinalMessage: "x"}}}, Log: io.Discard})
+	is.NoErr(err)
+	is.Equal(res.TotalIterations, 1)
+	is.NoErr(os.WriteFile(filepath.Join(cfg.Dir, ".git", "MERGE_HEAD"), nil, 0o644))
+	again := &scripted{outcomes: []agent.Outcome{done}}
+	_, err = Resume(context.Background(), cfg.Dir, func(c *config.Config) { c.MaxIterations = 2 }, Deps{Agent: again, Log: io.Discard})
+	var ue *usererr.Error
+	is.True(errors.As(err, &ue))
+	is.True(strings.Contains(ue.Msg, "a merge is in progress"))
+	is.Equal(again.runs, 0)
+}

@@ -397,6 +397,14 @@ var mutants = []mutant{
 		run:       "TestBaseIsTheCheckoutAsTheRunFoundIt",
 	},
 	{
+		name:      "loop/merge-in-progress-accepted-on-resume",
+		guarantee: "a resumed build-mode run refuses to go on while a merge, rebase, cherry-pick, revert, am or bisect is in progress",
+		file:      "loop/workspace.go",
+		find:      "\tif w.commits && w.worktree == \"\" {\n\t\tif err := refuseInProgress(repo); err != nil {",
+		replace:   "\tif w.commits && w.worktree == \"\" && false {\n\t\tif err := refuseInProgress(repo); err != nil {",
+		run:       "TestRefuseInProgressOnResume",
+	},
+	{
 		name:      "loop/protected-files-not-restored",
 		guarantee: "protected files the agent changed are restored after its run",
 		file:      "loop/iteration.go",
