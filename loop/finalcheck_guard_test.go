@@ -50,3 +50,21 @@ func TestLastLookInACleanTree(t *testing.T) {
 		})
 	}
 }
+
+// The verdict alone, without the last look behind it: a declared
+// completion while a check fails is no success.
+func TestFailingCheckIsNoSuccessWithoutTheLastLook(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	cfg.FinalCheck = config.FinalCheckOff
+	cfg.Checks = []string{"test -f ok"}
+	a := &scripted{outcomes: []agent.Outcome{done}, edit: func(dir string, run int) {
+		if run == 1 {
+			_ = os.WriteFile(filepath.Join(dir, "ok"), nil, 0o644)
+		}
+	}}
+	res, _, _ := run(t, cfg, a)
+	is.Equal(res.StopReason, runlog.StopSuccess)
+	is.Equal(res.TotalIterations, 2) // iteration 1 declared completion with a failing check
+	is.Equal(res.Iterations[0].CompletionSignal, "")
+}

@@ -234,7 +234,7 @@ var mutants = []mutant{
 		file:      "loop/decide.go",
 		find:      `return rec.AllChecksPassed && rec.ChecksRun`,
 		replace:   `return true`,
-		run:       "TestDonePatternNeedsChecks|TestProtectedChange",
+		run:       "TestDonePatternNeedsChecks|TestProtectedChange|TestFailingCheckIsNoSuccessWithoutTheLastLook",
 	},
 	{
 		name:      "loop/completion-ends-without-success",
@@ -242,7 +242,7 @@ var mutants = []mutant{
 		file:      "loop/decide.go",
 		find:      `if signal != "" && ok {`,
 		replace:   `if signal != "" {`,
-		run:       "TestDonePatternNeedsChecks|TestProtectedChange",
+		run:       "TestDonePatternNeedsChecks|TestProtectedChange|TestFailingCheckIsNoSuccessWithoutTheLastLook",
 	},
 	{
 		name:      "loop/protected-change-succeeds",
