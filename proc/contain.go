@@ -183,10 +183,7 @@ func startSupervisor(args []string) error {
 	// do not fit in the pipe are dropped (the marker scan still finds
 	// what they would have named).
 	_ = unix.SetNonblock(fds[1], true)
-	exe, err := os.Executable()
-	if _, serr := os.Stat("/proc/self/exe"); serr == nil {
-		exe, err = "/proc/self/exe", nil // the program itself, even if its file was replaced
-	}
+	exe, err := self()
 	if err != nil {
 		_ = unix.Close(fds[1])
 		return err

@@ -120,12 +120,19 @@ func resolveShell(ctx context.Context, choice string) (ScriptShell, error) {
 	return pathShell(ctx, choice)
 }
 
+// self is the path that starts this program again: /proc/self/exe where
+// there is one (the program itself, even if its file was replaced), else
+// os.Executable.
+func self() (string, error) {
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		return "/proc/self/exe", nil
+	}
+	return os.Executable()
+}
+
 // builtinShell is this program started again with ShellCommand.
 func builtinShell() (ScriptShell, error) {
-	exe, err := os.Executable()
-	if _, serr := os.Stat("/proc/self/exe"); serr == nil {
-		exe, err = "/proc/self/exe", nil // the program itself, even if its file was replaced
-	}
+	exe, err := self()
 	if err != nil {
 		return ScriptShell{}, &usererr.Error{Msg: "the built-in shell cannot be started: " + err.Error(), Hint: ShellHint}
 	}
