@@ -2,7 +2,6 @@ package loop
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/architect-dev/architect/prompt"
@@ -101,17 +100,8 @@ func agentText(it runlog.Iteration) string {
 	return it.Agent + " (" + it.Model + ")"
 }
 
-func appendFile(path, text string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+// appendFile appends text to the file at path (runlog.AppendFile).
+func appendFile(path, text string) error { return runlog.AppendFile(path, []byte(text)) }
 
 // firstLine returns the first non-blank line of s, bounded.
 func firstLine(s string) string {

@@ -96,5 +96,26 @@ func ReadEnd(path string, limit int64) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
+// OpenAppend opens the file at path for appending, creating it (mode 0600)
+// when it is not there: every file of .architect/ that grows by lines
+// (records, events, the iterations log, progress) is opened here.
+func OpenAppend(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+}
+
+// AppendFile appends data to the file at path with one write, creating the
+// file when it is not there.
+func AppendFile(path string, data []byte) error {
+	f, err := OpenAppend(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // Stamp is how the records write a time: RFC 3339 in UTC, to the second.
 func Stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -21,7 +21,7 @@ type RecordLog struct {
 
 // OpenRecordLog opens (or creates) the records file at path for appending.
 func OpenRecordLog(path string) (*RecordLog, error) {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := OpenAppend(path)
 	if err != nil {
 		return nil, err
 	}

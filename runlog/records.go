@@ -27,7 +27,7 @@ func AppendRecord(path string, r Record) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := OpenAppend(path)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func ReadRecords(path string) ([]Record, error) {
 		case n >= 1 && n <= len(out):
 			// The same iteration again: the first record stands.
 		default:
-			if err := appendFile(path+".cut", data[good:]); err != nil {
+			if err := AppendFile(path+".cut", data[good:]); err != nil {
 				return nil, err
 			}
 			return out, truncateAt(path, good, len(data))
@@ -92,18 +92,6 @@ func truncateAt(path string, good, size int) error {
 		return os.Truncate(path, int64(good))
 	}
 	return nil
-}
-
-func appendFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // ReadIterations reads iterations.jsonl at path as a surface does, while a
