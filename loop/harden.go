@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
@@ -156,11 +155,4 @@ func protectNote(i int, changed []string) string {
 }
 
 // listPaths joins paths, bounded.
-func listPaths(ps []string) string {
-	const show = 10
-	s := strings.Join(ps[:min(len(ps), show)], ", ")
-	if len(ps) > show {
-		s += fmt.Sprintf(" and %d more", len(ps)-show)
-	}
-	return clip(s, 1000)
-}
+func listPaths(ps []string) string { return runlog.ListPaths(ps) }

@@ -326,13 +326,7 @@ func (r *runner) judgeTests(x *iteration) {
 }
 
 // removedList is every test a TestsRemoved names.
-func removedList(t *runlog.TestsRemoved) []string {
-	l := slices.Concat(t.Tests, t.NotRun)
-	if len(l) < t.Count {
-		l = append(l, fmt.Sprintf("%d more", t.Count-len(l)))
-	}
-	return l
-}
+func removedList(t *runlog.TestsRemoved) []string { return t.List() }
 
 // testsFailed reports whether rec failed for the tests it removed.
 func testsFailed(rec record) bool {
@@ -399,20 +393,4 @@ func (r *runner) testsStopNote() string {
 		return ""
 	}
 	return "; the last iteration removed tests that were there at the start: " + listPaths(removedList(r.records[n-1].TestsRemoved))
-}
-
-// testsProgress is what the progress file says of the tests removed.
-func testsProgress(t *runlog.TestsRemoved) string {
-	var b strings.Builder
-	if len(t.Files) > 0 {
-		fmt.Fprintf(&b, "- Test files gone since the start: %s\n", listPaths(t.Files))
-	}
-	if t.Count > 0 {
-		what := "Tests removed since the start"
-		if t.Failed {
-			what += " (the iteration fails)"
-		}
-		fmt.Fprintf(&b, "- %s: %s\n", what, listPaths(removedList(t)))
-	}
-	return b.String()
 }

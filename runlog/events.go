@@ -1,5 +1,14 @@
 package runlog
 
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
 // Event types, as they appear in .architect/events.jsonl. The schema is
 // documented in the README and kept stable: fields are only ever added.
 const (
@@ -106,6 +115,118 @@ type Event struct {
 	Hint            string   `json:"hint,omitempty"`             // loop_finished: what to do about a fatal agent error
 }
 
-// emitter writes events to the run's event log and hands them to the
-// caller's observer (live display, --events -). Safe for concurrent use:
-// checks finish concurrently. What it is given is already clean (see
+// agent_activity events are bounded by a bucket of activityBurst that
+// refills one every activityEvery: a fast agent's burst of steps (a tool
+// call, its result and the text after it within a few milliseconds) all
+// pass, while an agent printing without end gets at most one line every
+// activityEvery, and a line saying how many were skipped (its transcript
+// keeps them all). The adapters report steps, not deltas, and a command
+// agent's output is sampled at the source, faster than this refills.
+const (
+	activityEvery = 50 * time.Millisecond
+	activityBurst = 64
+)
+
+// EventLog writes events to the run's event log (EventsFile), one JSON
+// line each, and hands them to the caller's observer (live display,
+// --events -). Safe for concurrent use: checks finish concurrently. What
+// it is given is already clean: it writes it as it is. A nil *EventLog
+// does nothing.
+type EventLog struct {
+	mu       sync.Mutex
+	f        *os.File
+	observe  func(Event)
+	now      func() time.Time
+	lastAct  time.Time
+	tokens   float64 // the activity lines that may be emitted now
+	skipped  int     // activity lines dropped since the last emitted
+	warnOnce sync.Once
+	warn     func(string)
+}
+
+// OpenEventLog appends to the event log at path. When the file cannot be
+// opened it says so through warn, and the events still reach observe.
+func OpenEventLog(path string, observe func(Event), now func() time.Time, warn func(string)) *EventLog {
+	e := &EventLog{observe: observe, now: now, warn: warn}
+	f, err := OpenAppend(path)
+	if err != nil {
+		warn("cannot write the event log: " + err.Error())
+	} else {
+		e.f = f
+	}
+	return e
+}
+
+// Emit stamps ev with the time, appends it to the file and hands it to the
+// observer.
+func (e *EventLog) Emit(ev Event) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ev.Time = e.now().UTC().Format(time.RFC3339Nano)
+	if e.f != nil {
+		data, _ := json.Marshal(ev)
+		if _, err := e.f.Write(append(data, '\n')); err != nil {
+			e.warnOnce.Do(func() { e.warn("cannot write the event log: " + err.Error()) })
+		}
+	}
+	if e.observe != nil {
+		e.observe(ev)
+	}
+}
+
+// Activity emits an agent_activity line, at most every activityEvery once
+// a burst is spent; clean makes the agent's text safe (the boundary where
+// it enters).
+func (e *EventLog) Activity(iteration int, text string, clean func(string) string) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	now := e.now()
+	if e.lastAct.IsZero() {
+		e.tokens = activityBurst
+	} else {
+		e.tokens = min(activityBurst, e.tokens+float64(now.Sub(e.lastAct))/float64(activityEvery))
+	}
+	e.lastAct = now
+	if e.tokens < 1 {
+		e.skipped++
+		e.mu.Unlock()
+		return
+	}
+	e.tokens--
+	skipped := e.skipped
+	e.skipped = 0
+	e.mu.Unlock()
+	if skipped > 0 {
+		e.Emit(Event{Type: EventAgentActivity, Iteration: iteration, Text: fmt.Sprintf("… %d line%s of activity skipped (the transcript has them)", skipped, map[bool]string{true: "s"}[skipped != 1])})
+	}
+	// Cleaned here, after the bound, not for every line the agent prints.
+	e.Emit(Event{Type: EventAgentActivity, Iteration: iteration, Text: Clip(strings.TrimSpace(clean(text)), MaxLine)})
+}
+
+// Close closes the event log's file.
+func (e *EventLog) Close() {
+	if e != nil && e.f != nil {
+		e.f.Close()
+	}
+}
+
+// FinishedEvent is the check_finished event of check index (0-based) of
+// iteration i.
+func (c CheckResult) FinishedEvent(i, index int) Event {
+	return Event{Type: EventCheckFinished, Iteration: i, Check: c.Name, Index: ptr(index), Passed: ptr(c.Passed),
+		ExitCode: ptr(c.ExitCode), TimedOut: c.TimedOut, Duration: ptr(c.Duration)}
+}
+
+// FinishedEvent is the iteration_finished event of it.
+func (it Iteration) FinishedEvent() Event {
+	return Event{Type: EventIterationFinished, Iteration: it.Iteration, AllChecksPassed: ptr(it.AllChecksPassed),
+		CompletionTagFound: ptr(it.CompletionTagFound), CompletionSignal: it.CompletionSignal, Cost: it.Cost,
+		Duration: ptr(it.Duration), AgentDuration: ptr(it.AgentDuration), ChecksDuration: ptr(it.ChecksDuration), Commit: it.Commit,
+		ChecksRun: ptr(it.ChecksRun), Interrupted: it.Interrupted, Diff: it.Diff, JudgeChanged: it.JudgeChanged, TestsRemoved: it.TestsRemoved,
+		FinalCheck: it.FinalCheck}
+}
