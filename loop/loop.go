@@ -96,7 +96,7 @@ type runner struct {
 	// progressSize is the size the loop left the progress file at (see
 	// progressAdd); ilog is iterations.log, open for the session.
 	progressSize int64
-	ilog         *os.File
+	ilog         *runlog.LineLog
 
 	// The agents (fallback.go) and the person's notes (notes.go).
 	slots     []*slot       // the run's agent, then its fallbacks

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -11,19 +10,19 @@ import (
 )
 
 // logEvent appends one line to .architect/iterations.log:
-// "2026-01-15T10:30:00 [START] iteration 1/25". The file is opened once
-// and held for the session (attach's release closes it).
+// "2026-01-15T10:30:00 [START] iteration 1/25". The file is opened at the
+// first line and held for the session (attach's release closes it).
 func (r *runner) logEvent(kind, format string, args ...any) {
-	line := fmt.Sprintf("%s [%s] %s\n", r.deps.Now().Format("2006-01-02T15:04:05"), kind, fmt.Sprintf(format, args...))
+	now := r.deps.Now()
 	if r.ilog == nil {
-		f, err := os.OpenFile(r.ws.state(runlog.IterationsLog), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		l, err := runlog.OpenLineLog(r.ws.state(runlog.IterationsLog))
 		if err != nil {
 			r.warn("could not write the iterations log: " + err.Error())
 			return
 		}
-		r.ilog = f
+		r.ilog = l
 	}
-	if _, err := r.ilog.WriteString(r.deps.Redact(line)); err != nil {
+	if err := r.ilog.Add(now, kind, fmt.Sprintf(format, args...), r.deps.Redact); err != nil {
 		r.warn("could not write the iterations log: " + err.Error())
 	}
 }
