@@ -483,7 +483,8 @@ var mutants = []mutant{
 	{
 		name:      "loop/second-run-in-workspace",
 		guarantee: "one loop per workspace: a second one fails at once, naming the holder",
-		file:      "loop/lock.go",
+		file:      "runlog/lock.go",
+		pkg:       "./loop",
 		find:      `if !ok {`,
 		replace:   `if false && !ok {`,
 		run:       "TestSecondRunInAWorkspace",
