@@ -1,4 +1,4 @@
-package loop
+package runlog
 
 import (
 	"fmt"
@@ -13,11 +13,11 @@ import (
 // A stream past its limit keeps its head and tail, each whole lines, with
 // the cut said between them; every line is cleaned, a secret masked even
 // when it came in pieces.
-func TestKeepFileBounded(t *testing.T) {
+func TestBoundedFileBounded(t *testing.T) {
 	is := is.New(t)
 	path := filepath.Join(t.TempDir(), "out")
 	clean := func(s string) string { return strings.ReplaceAll(s, "s3cret", "***") }
-	k, err := newKeepFile(path, 200, clean)
+	k, err := newBoundedFile(path, 200, clean)
 	is.NoErr(err)
 	k.Write([]byte("token s3"))
 	k.Write([]byte("cret here\n"))
@@ -41,10 +41,10 @@ func TestKeepFileBounded(t *testing.T) {
 }
 
 // Under the limit, the stream is kept whole.
-func TestKeepFileWhole(t *testing.T) {
+func TestBoundedFileWhole(t *testing.T) {
 	is := is.New(t)
 	path := filepath.Join(t.TempDir(), "out")
-	k, err := newKeepFile(path, 1<<20, func(s string) string { return s })
+	k, err := newBoundedFile(path, 1<<20, func(s string) string { return s })
 	is.NoErr(err)
 	want := strings.Repeat("abc\n", 1000) + "no newline"
 	k.Write([]byte(want))
@@ -56,12 +56,12 @@ func TestKeepFileWhole(t *testing.T) {
 // A stream that prints nothing leaves no file, and never the file an
 // earlier run left at its path; a file that cannot be created is reported
 // by Close, while Write still takes the stream (it is never cut short).
-func TestKeepFileCreatedWithTheFirstByte(t *testing.T) {
+func TestBoundedFileCreatedWithTheFirstByte(t *testing.T) {
 	is := is.New(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out")
 	is.NoErr(os.WriteFile(path, []byte("an earlier run's\n"), 0o600))
-	k, err := newKeepFile(path, 1<<20, func(s string) string { return s })
+	k, err := newBoundedFile(path, 1<<20, func(s string) string { return s })
 	is.NoErr(err)
 	_, err = os.Stat(path)
 	is.True(os.IsNotExist(err)) // the earlier file is gone at once
@@ -72,7 +72,7 @@ func TestKeepFileCreatedWithTheFirstByte(t *testing.T) {
 	_, err = os.Stat(path)
 	is.True(os.IsNotExist(err)) // nothing printed: no file
 
-	k, err = newKeepFile(path, 1<<20, func(s string) string { return s })
+	k, err = newBoundedFile(path, 1<<20, func(s string) string { return s })
 	is.NoErr(err)
 	k.Write([]byte("x"))
 	is.NoErr(k.Close())
@@ -80,7 +80,7 @@ func TestKeepFileCreatedWithTheFirstByte(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(string(data), "x")
 
-	k, err = newKeepFile(filepath.Join(dir, "missing", "out"), 1<<20, func(s string) string { return s })
+	k, err = newBoundedFile(filepath.Join(dir, "missing", "out"), 1<<20, func(s string) string { return s })
 	is.NoErr(err)
 	n, err = k.Write([]byte("line\n"))
 	is.Equal(n, 5)
@@ -90,10 +90,10 @@ func TestKeepFileCreatedWithTheFirstByte(t *testing.T) {
 
 // A line in the kept tail longer than the reader's buffer (64 KiB) is kept
 // whole, not cut at the buffer's end with the rest of the tail lost.
-func TestKeepFileLongLineInTail(t *testing.T) {
+func TestBoundedFileLongLineInTail(t *testing.T) {
 	is := is.New(t)
 	path := filepath.Join(t.TempDir(), "out")
-	k, err := newKeepFile(path, 600<<10, func(s string) string { return s })
+	k, err := newBoundedFile(path, 600<<10, func(s string) string { return s })
 	is.NoErr(err)
 	for i := 0; i < 20000; i++ {
 		fmt.Fprintf(k, "filler line %05d\n", i) // 360 KB: past the limit

@@ -1,4 +1,4 @@
-package loop
+package runlog
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// keepFile writes an output stream (the agent's, a check's) to a file as
+// boundedFile writes an output stream (the agent's, a check's) to a file as
 // it comes, bounded: the first half of limit bytes go to the file, the
 // last half is kept in memory and written at Close, after a line saying
 // how much was cut between them. Every line is made safe where it enters
@@ -22,7 +22,7 @@ import (
 // nothing (a quiet check, an agent that only writes files) leaves no file,
 // which keeps a fast iteration from paying for empty ones. It is safe for
 // concurrent use (a check's stdout and stderr).
-type keepFile struct {
+type boundedFile struct {
 	mu      sync.Mutex
 	path    string
 	f       *os.File // nil until the first write
@@ -44,18 +44,18 @@ type keepFile struct {
 // written in pieces (a secret that long is not one).
 const lineMax = 64 << 10
 
-// newKeepFile keeps a stream bounded at limit bytes (0 or less: nothing
+// newBoundedFile keeps a stream bounded at limit bytes (0 or less: nothing
 // is kept) in path, created when the stream first prints. What was at path
 // is removed now, so a file there is always this stream's.
-func newKeepFile(path string, limit int64, clean func(string) string) (*keepFile, error) {
+func newBoundedFile(path string, limit int64, clean func(string) string) (*boundedFile, error) {
 	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	return &keepFile{path: path, clean: clean, half: max(limit/2, 0)}, nil
+	return &boundedFile{path: path, clean: clean, half: max(limit/2, 0)}, nil
 }
 
 // Write never fails: a stream is never cut short by its copy on disk.
-func (k *keepFile) Write(p []byte) (int, error) {
+func (k *boundedFile) Write(p []byte) (int, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	n := len(p)
@@ -86,7 +86,7 @@ func (k *keepFile) Write(p []byte) (int, error) {
 }
 
 // keepTail puts p at the end of the ring.
-func (k *keepFile) keepTail(p []byte) {
+func (k *boundedFile) keepTail(p []byte) {
 	n := len(k.tail)
 	if n == 0 {
 		return
@@ -109,7 +109,7 @@ func (k *keepFile) keepTail(p []byte) {
 
 // startTail switches to keeping the end of the stream: the ring is made
 // only now, so that a short stream costs no memory for it.
-func (k *keepFile) startTail() {
+func (k *boundedFile) startTail() {
 	if !k.full {
 		k.full = true
 		k.tail = make([]byte, k.half)
@@ -118,7 +118,7 @@ func (k *keepFile) startTail() {
 
 // emit writes the line held, unless the head would pass its half: then
 // the line and all that follows go to the tail.
-func (k *keepFile) emit(whole bool) {
+func (k *boundedFile) emit(whole bool) {
 	text := k.clean(string(k.line))
 	if whole && (len(text) == 0 || text[len(text)-1] != '\n') {
 		text += "\n"
@@ -135,7 +135,7 @@ func (k *keepFile) emit(whole bool) {
 	k.line = k.line[:0]
 }
 
-func (k *keepFile) write(s string) {
+func (k *boundedFile) write(s string) {
 	if k.f == nil && k.err == nil {
 		k.f, k.err = os.OpenFile(k.path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	}
@@ -146,7 +146,7 @@ func (k *keepFile) write(s string) {
 
 // Close writes what is held (the last line, or the cut and the tail) and
 // closes the file.
-func (k *keepFile) Close() error {
+func (k *boundedFile) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.closed {
