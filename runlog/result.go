@@ -46,7 +46,8 @@ const (
 	InterruptNote = "note"
 )
 
-// Iteration is one iteration of the loop (the seed's LoopIteration).
+// Iteration is one iteration of the loop, as result.json and the records
+// keep it.
 type Iteration struct {
 	Iteration int `json:"iteration"`
 	// Agent and Model are what the iteration ran on (a fallback agent may
@@ -197,7 +198,7 @@ type Tokens struct {
 	Output      int64 `json:"output"`
 }
 
-// Result is the outcome of a whole loop (the seed's RalphLoopResult).
+// Result is the outcome of a whole loop (result.json).
 type Result struct {
 	Iterations []Iteration `json:"iterations"`
 	// TotalCost is the sum of the iterations' costs: null when any of them

@@ -33,8 +33,8 @@ const (
 )
 
 // State is the run's durable state, written atomically at every phase
-// change. The fields up to IdleIterations are seed 000's; the counters are
-// recomputed from the iteration records (iterations.jsonl) so that a run
+// change. The fields up to IdleIterations are the format's first ones,
+// kept as they were; the counters are recomputed from the iteration records (iterations.jsonl) so that a run
 // killed at any instant resumes consistently.
 type State struct {
 	Active            bool   `json:"active"`
