@@ -11,7 +11,7 @@ import (
 func progressEntry(it runlog.Iteration) string { return runlog.ProgressEntry(it) }
 
 // appendFile appends text to the file at path (runlog.AppendFile).
-func appendFile(path, text string) error { return runlog.AppendFile(path, []byte(text)) }
+func appendFile(path, text string) error { return runlog.AppendFile(path, text) }
 
 // firstLine returns the first non-blank line of s, bounded.
 func firstLine(s string) string { return runlog.FirstLine(s) }

@@ -103,14 +103,14 @@ func OpenAppend(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 }
 
-// AppendFile appends data to the file at path with one write, creating the
+// AppendFile appends text to the file at path with one write, creating the
 // file when it is not there.
-func AppendFile(path string, data []byte) error {
+func AppendFile(path, text string) error {
 	f, err := OpenAppend(path)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if _, err := f.WriteString(text); err != nil {
 		f.Close()
 		return err
 	}

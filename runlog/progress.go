@@ -64,16 +64,15 @@ func ProgressEntry(it Iteration) string {
 	if t := it.TestsRemoved; t != nil {
 		b.WriteString(testsProgress(t))
 	}
-	b.WriteString(checksProgress(it))
+	writeChecks(&b, it)
 	b.WriteString("\n")
 	return b.String()
 }
 
-// checksProgress is what the progress file says of an iteration's checks.
-func checksProgress(it Iteration) string {
-	var b strings.Builder
+// writeChecks writes what the progress file says of an iteration's checks.
+func writeChecks(b *strings.Builder, it Iteration) {
 	if it.Interrupted != "" {
-		fmt.Fprintf(&b, "- Interrupted: %s\n", interruptWords[it.Interrupted])
+		fmt.Fprintf(b, "- Interrupted: %s\n", interruptWords[it.Interrupted])
 	}
 	switch {
 	case it.Interrupted != "":
@@ -85,7 +84,7 @@ func checksProgress(it Iteration) string {
 	}
 	for _, r := range it.CheckResults {
 		if r.Passed {
-			fmt.Fprintf(&b, "  - [PASS] %s\n", r.Name)
+			fmt.Fprintf(b, "  - [PASS] %s\n", r.Name)
 			continue
 		}
 		// The first line of the output says what failed to start with
@@ -100,9 +99,8 @@ func checksProgress(it Iteration) string {
 		if last != "" && last != first {
 			detail += " … " + last
 		}
-		fmt.Fprintf(&b, "  - [FAIL] %s — %s\n", r.Name, detail)
+		fmt.Fprintf(b, "  - [FAIL] %s — %s\n", r.Name, detail)
 	}
-	return b.String()
 }
 
 // testsProgress is what the progress file says of the tests removed.

@@ -76,7 +76,7 @@ func ReadRecords(path string) ([]Record, error) {
 		case n >= 1 && n <= len(out):
 			// The same iteration again: the first record stands.
 		default:
-			if err := AppendFile(path+".cut", data[good:]); err != nil {
+			if err := AppendFile(path+".cut", string(data[good:])); err != nil {
 				return nil, err
 			}
 			return out, truncateAt(path, good, len(data))

@@ -132,7 +132,7 @@ var mutants = []mutant{
 		name:      "runlog/out-of-order-record-lost",
 		guarantee: "a record out of order and what follows it are moved to iterations.jsonl.cut, not lost",
 		file:      "runlog/records.go",
-		find:      `if err := AppendFile(path+".cut", data[good:]); err != nil {`,
+		find:      `if err := AppendFile(path+".cut", string(data[good:])); err != nil {`,
 		replace:   `if err := error(nil); err != nil {`,
 		run:       "TestReadRecords|TestDamaged",
 	},
