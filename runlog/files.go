@@ -1,9 +1,12 @@
 // Package runlog is a run's records on disk: what a loop leaves in
 // .architect/ and what everything that reads a run reads. The state
 // (state.json), the iteration records (iterations.jsonl), the event stream
-// (events.jsonl), the result (result.json), the iteration running now
-// (current.json), the control file and the notes queue that steer a run,
-// the transcripts' names, and the archive of earlier runs.
+// (events.jsonl, EventLog), the iterations log for people (iterations.log,
+// LineLog), the progress file (ProgressEntry), the result (result.json),
+// the iteration running now (current.json), the control file and the notes
+// queue that steer a run, the transcripts and their bounded files
+// (Transcript), the workspace's lock (LockWorkspace), and the archive of
+// earlier runs. The loop decides what to record; this package writes it.
 //
 // It is a leaf: it knows the formats, not the engine that writes them, so
 // the surfaces (report, ghactions, hooks, the terminal view) and the
