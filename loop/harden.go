@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
@@ -155,4 +156,11 @@ func protectNote(i int, changed []string) string {
 }
 
 // listPaths joins paths, bounded.
-func listPaths(ps []string) string { return runlog.ListPaths(ps) }
+func listPaths(ps []string) string {
+	const show = 10
+	s := strings.Join(ps[:min(len(ps), show)], ", ")
+	if len(ps) > show {
+		s += fmt.Sprintf(" and %d more", len(ps)-show)
+	}
+	return clip(s, 1000)
+}
