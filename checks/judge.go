@@ -415,10 +415,36 @@ var dirFlags = map[string][]string{"npm": {"--prefix"}, "pnpm": {"-C", "--dir"},
 
 // node follows npm, pnpm, yarn and bun.
 func (f *finder) node(pm string, args []string, cwd string, depth int) {
-	var rest []string
+	cwd, rest := nodeOptions(pm, args, cwd)
+	scripts := readScripts(filepath.Join(cwd, "package.json"))
+	if len(rest) == 0 {
+		return // `yarn` or `pnpm` alone installs
+	}
+	name := f.nodeScript(pm, rest, scripts, cwd, depth)
+	if name == "" {
+		return
+	}
+	f.add(cwd, "package.json", "defines "+pm+" script "+name, "scripts.pre"+name, "scripts."+name, "scripts.post"+name)
+	// The package manager's own configuration decides how a script runs:
+	// script-shell=/bin/true in .npmrc makes every script pass.
+	f.configs(cwd, pm, pmConfigs[pm])
+	if depth >= maxDepth {
+		return
+	}
+	for _, s := range []string{"pre" + name, name, "post" + name} {
+		if body, ok := scripts[s]; ok {
+			f.command(body, cwd, depth+1)
+		}
+	}
+}
+
+// nodeOptions reads a package manager's options up to its command: the
+// folder it works in (cwd, changed by --prefix, -C, --cwd…) and the
+// command with its arguments (none when there is no command).
+func nodeOptions(pm string, args []string, cwd string) (string, []string) {
+	dirFlag := dirFlags[pm]
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		dirFlag := dirFlags[pm]
 		if k, v, ok := strings.Cut(a, "="); ok && slices.Contains(dirFlag, k) {
 			cwd = resolve(cwd, v)
 			continue
@@ -435,53 +461,42 @@ func (f *finder) node(pm string, args []string, cwd string, depth int) {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		rest = args[i:]
-		break
+		return cwd, args[i:]
 	}
-	scripts := readScripts(filepath.Join(cwd, "package.json"))
-	if len(rest) == 0 {
-		return // `yarn` or `pnpm` alone installs
-	}
+	return cwd, nil
+}
+
+// npmRun are the spellings of npm's run command (and its aliases).
+var npmRun = []string{"run", "run-script", "rum", "urn"}
+
+// nodeScript is the name of the package.json script that a package
+// manager's command (rest) runs, "" when it runs none; a command that
+// runs something else (exec, a package's binary, bun's test runner) is
+// followed here.
+func (f *finder) nodeScript(pm string, rest []string, scripts map[string]string, cwd string, depth int) string {
 	sub, more := rest[0], rest[1:]
-	name := ""
 	switch {
-	case sub == "run" || sub == "run-script" || sub == "rum" || sub == "urn":
-		name = firstArg(more)
+	case slices.Contains(npmRun, sub):
+		return firstArg(more)
 	case pm == "npm" && npmBuiltins[sub] != "":
-		name = npmBuiltins[sub]
+		return npmBuiltins[sub]
 	case pm == "bun" && sub == "test":
 		f.configs(cwd, "bun test", []string{"bunfig.toml"})
-		return
 	case sub == "exec" || sub == "x" || sub == "dlx":
 		f.call(more, cwd, depth)
-		return
 	case pm != "npm" && scripts != nil:
 		if _, ok := scripts[sub]; ok {
-			name = sub
-		} else if pm != "bun" {
+			return sub
+		}
+		if pm != "bun" {
 			f.call(rest, cwd, depth) // yarn eslint: the package's binary
-			return
 		}
 	case pm == "pnpm" || pm == "yarn":
 		if sub == "test" || sub == "start" {
-			name = sub
+			return sub
 		}
 	}
-	if name == "" {
-		return
-	}
-	f.add(cwd, "package.json", "defines "+pm+" script "+name, "scripts.pre"+name, "scripts."+name, "scripts.post"+name)
-	// The package manager's own configuration decides how a script runs:
-	// script-shell=/bin/true in .npmrc makes every script pass.
-	f.configs(cwd, pm, pmConfigs[pm])
-	if depth >= maxDepth {
-		return
-	}
-	for _, s := range []string{"pre" + name, name, "post" + name} {
-		if body, ok := scripts[s]; ok {
-			f.command(body, cwd, depth+1)
-		}
-	}
+	return ""
 }
 
 // readScripts is the scripts of a package.json, nil when it has none.
@@ -501,36 +516,9 @@ func readScripts(file string) map[string]string {
 
 // make follows `make [-C dir] [-f file] [target...]`.
 func (f *finder) make(args []string, cwd string, depth int) {
-	file := ""
-	var targets []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case (a == "-C" || a == "--directory") && i+1 < len(args):
-			cwd = resolve(cwd, args[i+1])
-			i++
-		case strings.HasPrefix(a, "--directory="):
-			cwd = resolve(cwd, strings.TrimPrefix(a, "--directory="))
-		case strings.HasPrefix(a, "-C") && len(a) > 2:
-			cwd = resolve(cwd, a[2:])
-		case (a == "-f" || a == "--file" || a == "--makefile") && i+1 < len(args):
-			file = args[i+1]
-			i++
-		case (a == "-j" || a == "-l" || a == "-o" || a == "-W" || a == "-I") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
-			i++
-		case strings.HasPrefix(a, "-"), strings.Contains(a, "="):
-		default:
-			targets = append(targets, a)
-		}
-	}
+	cwd, file, targets := makeArgs(args, cwd)
 	if file == "" {
-		file = "Makefile"
-		for _, n := range []string{"GNUmakefile", "makefile", "Makefile"} {
-			if _, err := os.Stat(filepath.Join(cwd, n)); err == nil {
-				file = n
-				break
-			}
-		}
+		file = makefileIn(cwd)
 	}
 	why := "defines make target " + strings.Join(targets, ", ")
 	var parts []string
@@ -554,6 +542,49 @@ func (f *finder) make(args []string, cwd string, depth int) {
 	for _, body := range makeRecipes(text, targets) {
 		f.command(body, cwd, depth+1)
 	}
+}
+
+// makeArgs reads make's arguments: the folder it works in (-C), the
+// makefile it was given (-f, "" when none) and the targets.
+func makeArgs(args []string, cwd string) (dir, file string, targets []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case (a == "-C" || a == "--directory") && i+1 < len(args):
+			cwd = resolve(cwd, args[i+1])
+			i++
+		case strings.HasPrefix(a, "--directory="):
+			cwd = resolve(cwd, strings.TrimPrefix(a, "--directory="))
+		case strings.HasPrefix(a, "-C") && len(a) > 2:
+			cwd = resolve(cwd, a[2:])
+		case (a == "-f" || a == "--file" || a == "--makefile") && i+1 < len(args):
+			file = args[i+1]
+			i++
+		case makeValueFlag(a) && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
+			i++
+		case strings.HasPrefix(a, "-"), strings.Contains(a, "="):
+		default:
+			targets = append(targets, a)
+		}
+	}
+	return cwd, file, targets
+}
+
+// makeValueFlag reports whether a is one of make's options that take a
+// value in the next argument (-j 4, -I dir).
+func makeValueFlag(a string) bool {
+	return a == "-j" || a == "-l" || a == "-o" || a == "-W" || a == "-I"
+}
+
+// makefileIn is the makefile make reads in dir when given none: the first
+// of GNUmakefile, makefile and Makefile there is (Makefile when none is).
+func makefileIn(dir string) string {
+	for _, n := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			return n
+		}
+	}
+	return "Makefile"
 }
 
 // makeIncludes returns the files a Makefile includes (include, -include,
