@@ -67,18 +67,23 @@ func aiderCaches(dir string) map[string]bool {
 	return out
 }
 
+// aiderNotStarted is the outcome of a run that failed before aider
+// started (its temporary folder or prompt file): worth another try.
+func aiderNotStarted(err error) Outcome {
+	return Outcome{ExitCode: -1, ErrKind: ErrTransient, Err: fmt.Sprintf("aider: %v", err)}
+}
+
 func (a *aider) Run(ctx context.Context, req Request) Outcome {
 	tmp, err := os.MkdirTemp("", "architect-aider-")
 	if err != nil {
-		o := Outcome{ExitCode: -1, ErrKind: ErrTransient, Err: "aider: " + err.Error()}
-		return o
+		return aiderNotStarted(err)
 	}
 	defer os.RemoveAll(tmp)
 	msgFile := req.PromptFile
 	if msgFile == "" {
 		msgFile = filepath.Join(tmp, "prompt.md")
 		if err := os.WriteFile(msgFile, []byte(req.Prompt), 0o600); err != nil {
-			return Outcome{ExitCode: -1, ErrKind: ErrTransient, Err: "aider: " + err.Error()}
+			return aiderNotStarted(err)
 		}
 	}
 	history := filepath.Join(tmp, "llm-history.txt")
