@@ -103,15 +103,6 @@ func FindJudges(dir string, commands, extra []string) []Judge {
 	return out
 }
 
-// FindJudge finds the files that define the check command run in dir.
-func FindJudge(dir, command string) Judge {
-	j := Judge{Check: command}
-	f := j.finder(dir)
-	f.command(command, f.root, 0)
-	j.Files = f.files
-	return j
-}
-
 func (j Judge) finder(dir string) *finder {
 	root, err := filepath.Abs(dir)
 	if err != nil {
