@@ -247,3 +247,30 @@ func TestMakeRecipes(t *testing.T) {
 	is.Equal(makeRecipes(mk, []string{"test"}), []string{"echo $HOME  \t  more", "go test ./...", "go build"})
 	is.Equal(makeRecipes(mk, nil), []string{"go build"})
 }
+
+// make reads GNUmakefile, then makefile, then Makefile: the first there is
+// defines the target, and an agent that edits it changes the verdict.
+func TestFindJudgeMakefileName(t *testing.T) {
+	is := is.New(t)
+	both := judgeTree(t, map[string]string{
+		"GNUmakefile": "test:\n\ttrue\n",
+		"Makefile":    "test:\n\tfalse\n",
+	})
+	is.Equal(present(findJudge(both, "make test")), []string{"GNUmakefile"})
+	lower := judgeTree(t, map[string]string{"makefile": "test:\n\ttrue\n"})
+	is.Equal(present(findJudge(lower, "make test")), []string{"makefile"})
+	none := judgeTree(t, map[string]string{"check.sh": "true\n"})
+	is.Equal(findJudge(none, "make test").Files[0].Path, "Makefile") // absent: creating it changes the verdict
+}
+
+// bun's test runner reads bunfig.toml (a preload there runs before every
+// test): it defines `bun test`, present or absent.
+func TestFindJudgeBunTest(t *testing.T) {
+	is := is.New(t)
+	dir := judgeTree(t, map[string]string{"package.json": `{"scripts": {"test": "bun test"}}`})
+	var all []string
+	for _, f := range findJudge(dir, "bun test").Files {
+		all = append(all, f.Path)
+	}
+	is.True(slices.Contains(all, "bunfig.toml"))
+}
