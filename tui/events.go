@@ -75,8 +75,8 @@ var runHandlers = map[string]func(r *run, ev runlog.Event, t time.Time){
 	runlog.EventAgentSwitched:     (*run).agentSwitched,
 	runlog.EventBackoff:           (*run).waiting,
 	runlog.EventUsageLimitWait:    (*run).waiting,
-	runlog.EventPaused:            (*run).pausedAt,
-	runlog.EventResumed:           (*run).resumed,
+	runlog.EventPaused:            (*run).loopPaused,
+	runlog.EventResumed:           (*run).loopResumed,
 	runlog.EventLoopFinished:      (*run).loopFinished,
 }
 
@@ -237,13 +237,14 @@ func (r *run) waiting(ev runlog.Event, t time.Time) {
 	}
 }
 
-// pausedAt marks the run paused between iterations.
-func (r *run) pausedAt(_ runlog.Event, t time.Time) {
+// loopPaused marks the run paused between iterations.
+func (r *run) loopPaused(_ runlog.Event, t time.Time) {
 	r.paused = true
 	r.setPhase(phaseBetween, t)
 }
 
-func (r *run) resumed(runlog.Event, time.Time) { r.paused = false }
+// loopResumed marks the run going on.
+func (r *run) loopResumed(runlog.Event, time.Time) { r.paused = false }
 
 // loopFinished records how the run ended.
 func (r *run) loopFinished(ev runlog.Event, t time.Time) {
