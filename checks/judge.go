@@ -17,7 +17,7 @@ import (
 // configuration of the linter or test runner it starts. An agent that
 // rewrites one of those (check.sh to `exit 0`, the `test` script of
 // package.json, ruff.toml's rules) gets a passing check without fixing
-// anything. FindJudge names those files, from the command's text alone:
+// anything. FindJudges names those files, from the command's text alone:
 // the command is parsed (mvdan.cc/sh), never run, and the files it names
 // are read only to follow a script, a Makefile target, a justfile recipe
 // or an npm script one level down.
