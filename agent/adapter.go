@@ -29,7 +29,7 @@ type cliAdapter struct {
 }
 
 // newCLIAdapter configures the adapter of the agent name, whose usual
-// executable the table of CLIs (install.go) names.
+// executable the table of CLIs (clis.go) names.
 func newCLIAdapter(c Config, name string) cliAdapter {
 	bin := c.Bin
 	if bin == "" {

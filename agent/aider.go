@@ -67,18 +67,23 @@ func aiderCaches(dir string) map[string]bool {
 	return out
 }
 
+// aiderNotStarted is the outcome of a run that failed before aider
+// started (its temporary folder or prompt file): worth another try.
+func aiderNotStarted(err error) Outcome {
+	return Outcome{ExitCode: -1, ErrKind: ErrTransient, Err: fmt.Sprintf("aider: %v", err)}
+}
+
 func (a *aider) Run(ctx context.Context, req Request) Outcome {
 	tmp, err := os.MkdirTemp("", "architect-aider-")
 	if err != nil {
-		o := Outcome{ExitCode: -1, ErrKind: ErrTransient, Err: "aider: " + err.Error()}
-		return o
+		return aiderNotStarted(err)
 	}
 	defer os.RemoveAll(tmp)
 	msgFile := req.PromptFile
 	if msgFile == "" {
 		msgFile = filepath.Join(tmp, "prompt.md")
 		if err := os.WriteFile(msgFile, []byte(req.Prompt), 0o600); err != nil {
-			return Outcome{ExitCode: -1, ErrKind: ErrTransient, Err: "aider: " + err.Error()}
+			return aiderNotStarted(err)
 		}
 	}
 	history := filepath.Join(tmp, "llm-history.txt")
@@ -153,19 +158,13 @@ var (
 	}
 )
 
+// line reads one line of aider's output: a usage report (perhaps split
+// over lines), a token-limit report, the model, an edit, an API error and
+// aider's note on it.
 func (s *aiderStream) line(b []byte) {
 	line := strings.TrimSpace(proc.Clean(b))
-	if len(s.pending) > 0 {
-		cand := strings.Join(append(s.pending, line), " ")
-		if strings.Contains(cand, "Cost: $") && s.report(cand) {
-			s.pending = nil
-			return
-		}
-		if len(s.pending) < 3 && (strings.HasPrefix(line, "Cost: $") || !aiderReport().MatchString(strings.Join(s.pending, " "))) {
-			s.pending = append(s.pending, line) // a report split over lines
-			return
-		}
-		s.end() // a report without a cost; line is something else
+	if s.continueReport(line) {
+		return
 	}
 	switch {
 	case strings.HasPrefix(line, "Tokens: "):
@@ -175,8 +174,7 @@ func (s *aiderStream) line(b []byte) {
 	case aiderLimit().MatchString(line):
 		s.limitHit, s.limitInput, s.limit = true, false, nil
 		s.activity("error: " + line)
-	case s.limitHit && len(s.limit) < 3 && (strings.HasPrefix(line, "Input tokens: ~") ||
-		strings.HasPrefix(line, "Output tokens: ~") || strings.HasPrefix(line, "Total tokens: ~")):
+	case s.limitHit && len(s.limit) < 3 && aiderLimitLine(line):
 		s.limit = append(s.limit, capText(line, 200))
 		s.limitInput = s.limitInput || (strings.HasPrefix(line, "Input tokens:") && strings.HasSuffix(line, "possibly exhausted context window!"))
 	case aiderModel().MatchString(line):
@@ -187,11 +185,44 @@ func (s *aiderStream) line(b []byte) {
 		m := aiderError().FindStringSubmatch(line)
 		s.errName, s.errText, s.errNote = m[1], capText(m[2], 2000), ""
 		s.activity("error: " + claudeFirstLine(line, 160))
-	case s.errName != "" && slices.ContainsFunc(aiderNotes, func(n string) bool { return strings.HasPrefix(line, n) }):
+	case s.errName != "" && aiderNote(line):
 		s.errNote = line
 	case strings.HasPrefix(line, "Retrying in ") && s.errName != "":
 		s.activity(line)
 	}
+}
+
+// continueReport adds line to a usage report left pending, and reports
+// whether it took the line: when a report split over lines is whole or
+// goes on. A report without a cost is read as it is, and line is left to
+// be read as something else.
+func (s *aiderStream) continueReport(line string) bool {
+	if len(s.pending) == 0 {
+		return false
+	}
+	cand := strings.Join(append(s.pending, line), " ")
+	if strings.Contains(cand, "Cost: $") && s.report(cand) {
+		s.pending = nil
+		return true
+	}
+	if len(s.pending) < 3 && (strings.HasPrefix(line, "Cost: $") || !aiderReport().MatchString(strings.Join(s.pending, " "))) {
+		s.pending = append(s.pending, line) // a report split over lines
+		return true
+	}
+	s.end() // a report without a cost; line is something else
+	return false
+}
+
+// aiderLimitLine reports whether line is one of the counts of a
+// token-limit report.
+func aiderLimitLine(line string) bool {
+	return strings.HasPrefix(line, "Input tokens: ~") || strings.HasPrefix(line, "Output tokens: ~") || strings.HasPrefix(line, "Total tokens: ~")
+}
+
+// aiderNote reports whether line is one of aider's explanations of an API
+// error.
+func aiderNote(line string) bool {
+	return slices.ContainsFunc(aiderNotes, func(n string) bool { return strings.HasPrefix(line, n) })
 }
 
 // report reads a usage report; false if line is not one. A report means a

@@ -375,19 +375,9 @@ func codexResetAt(text string, now time.Time) Reset {
 		}
 		return Reset{}
 	}
-	hour, _ := strconv.Atoi(m[2])
-	minute, _ := strconv.Atoi(m[3])
-	if minute > 59 || hour > 23 {
+	hour, minute, ok := codexClock(m[2], m[3], m[4])
+	if !ok {
 		return Reset{}
-	}
-	if m[4] != "" { // a 12-hour clock
-		if hour < 1 || hour > 12 {
-			return Reset{}
-		}
-		hour %= 12
-		if strings.EqualFold(m[4], "p") {
-			hour += 12
-		}
 	}
 	date := strings.TrimSpace(m[1])
 	if date == "" {
@@ -397,7 +387,38 @@ func codexResetAt(text string, now time.Time) Reset {
 		}
 		return minuteReset(t)
 	}
-	year, month, day := 0, time.Month(0), 0
+	year, month, day, ok := codexDate(date)
+	if !ok {
+		return Reset{}
+	}
+	return minuteReset(time.Date(year, month, day, hour, minute, 0, 0, now.Location()))
+}
+
+// codexClock reads a time of day printed by Codex: the hour, the minute,
+// and "a" or "p" on a 12-hour clock ("" on a 24-hour one); ok is false
+// for a time that cannot be.
+func codexClock(h, m, ampm string) (hour, minute int, ok bool) {
+	hour, _ = strconv.Atoi(h)
+	minute, _ = strconv.Atoi(m)
+	if minute > 59 || hour > 23 {
+		return 0, 0, false
+	}
+	if ampm != "" { // a 12-hour clock
+		if hour < 1 || hour > 12 {
+			return 0, 0, false
+		}
+		hour %= 12
+		if strings.EqualFold(ampm, "p") {
+			hour += 12
+		}
+	}
+	return hour, minute, true
+}
+
+// codexDate reads a date printed by Codex in any of the locales of
+// monthNames ("Mar 17th, 2030", "10 de jul. de 2026,"); ok is false
+// unless it names a year, a month and a day, each once.
+func codexDate(date string) (year int, month time.Month, day int, ok bool) {
 	for _, w := range codexDateWord().FindAllString(date, -1) {
 		w = strings.TrimRight(strings.ToLower(w), ".")
 		if n, err := strconv.Atoi(strings.TrimRight(w, "stndrh")); err == nil && w[0] >= '0' && w[0] <= '9' {
@@ -407,7 +428,7 @@ func codexResetAt(text string, now time.Time) Reset {
 			case n >= 1 && n <= 31 && day == 0:
 				day = n
 			default:
-				return Reset{}
+				return 0, 0, 0, false
 			}
 			continue
 		}
@@ -415,10 +436,7 @@ func codexResetAt(text string, now time.Time) Reset {
 			month = mo
 		}
 	}
-	if year == 0 || month == 0 || day == 0 {
-		return Reset{}
-	}
-	return minuteReset(time.Date(year, month, day, hour, minute, 0, 0, now.Location()))
+	return year, month, day, year != 0 && month != 0 && day != 0
 }
 
 // monthNames are month abbreviations in English and in the locales Codex

@@ -244,6 +244,9 @@ func TestOpencodeErrorTable(t *testing.T) {
 		{name: "anthropic unified status rejected", stdout: event("APIError", "limited", 429, "", map[string]string{
 			"Anthropic-Ratelimit-Unified-Status": "rejected", "anthropic-ratelimit-unified-reset": "1795345200"}), exit: 1,
 			kind: ErrUsageLimit, err: "limited", reset: time.Unix(1795345200, 0)},
+		{name: "anthropic unified status rejected, without a 429", stdout: event("APIError", "limited", 0, "", map[string]string{
+			"Anthropic-Ratelimit-Unified-Status": "rejected", "anthropic-ratelimit-unified-reset": "1795345200"}), exit: 1,
+			kind: ErrUsageLimit, err: "limited", reset: time.Unix(1795345200, 0)},
 		{name: "claude's limit text", stdout: event("APIError", "You've hit your limit · resets 5pm (UTC)", 0, "", nil), exit: 1,
 			kind: ErrUsageLimit, err: "hit your limit", reset: time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC), within: time.Minute},
 		{name: "usage_not_included, reset from the headers", stdout: event("APIError", "usage_not_included", 0, "",

@@ -352,22 +352,30 @@ var opencodeErrors = errTable{
 // hit your limit · resets 5pm (…)" text; the other reset headers
 // (Retry-After, x-ratelimit-reset-*) when nothing else does.
 func usageLimit(text string, headers map[string]string, now time.Time) (bool, Reset) {
-	h := func(k string) string {
-		for hk, v := range headers {
-			if strings.EqualFold(hk, k) {
-				return v
-			}
+	limited, reset := planLimited(text, headers, now)
+	if !limited {
+		return false, Reset{}
+	}
+	if reset.At.IsZero() {
+		reset = bodyReset(text, now)
+	}
+	if reset.At.IsZero() {
+		if t := headerReset(headers, now); !t.IsZero() {
+			reset = exactReset(t)
 		}
-		return ""
 	}
-	limited := false
+	return true, reset
+}
+
+// planLimited reports whether the body or the headers say a plan's usage
+// limit was hit, and when it lifts if Anthropic's headers or Claude's
+// text say.
+func planLimited(text string, headers map[string]string, now time.Time) (bool, Reset) {
+	limited := strings.Contains(text, "usage_limit_reached") || containsFold(text, "usage limit has been reached", "usage_not_included")
 	var reset Reset
-	if strings.Contains(text, "usage_limit_reached") || containsFold(text, "usage limit has been reached", "usage_not_included") {
+	if strings.EqualFold(headerFold(headers, "anthropic-ratelimit-unified-status"), "rejected") {
 		limited = true
-	}
-	if strings.EqualFold(h("anthropic-ratelimit-unified-status"), "rejected") {
-		limited = true
-		if n, err := strconv.ParseInt(h("anthropic-ratelimit-unified-reset"), 10, 64); err == nil && n > 0 {
+		if n, err := strconv.ParseInt(headerFold(headers, "anthropic-ratelimit-unified-reset"), 10, 64); err == nil && n > 0 {
 			reset = exactReset(time.Unix(n, 0))
 		}
 	}
@@ -377,25 +385,34 @@ func usageLimit(text string, headers map[string]string, now time.Time) (bool, Re
 			reset = r
 		}
 	}
-	if !limited {
-		return false, Reset{}
-	}
-	if m := resetsAt().FindStringSubmatch(text); m != nil && reset.At.IsZero() {
+	return limited, reset
+}
+
+// bodyReset is when a ChatGPT-plan usage_limit_reached body says the limit
+// lifts: its resets_at, else its resets_in_seconds; zero when it does not say.
+func bodyReset(text string, now time.Time) Reset {
+	if m := resetsAt().FindStringSubmatch(text); m != nil {
 		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n > 0 {
-			reset = exactReset(time.Unix(n, 0))
+			return exactReset(time.Unix(n, 0))
 		}
 	}
-	if m := resetsIn().FindStringSubmatch(text); m != nil && reset.At.IsZero() {
+	if m := resetsIn().FindStringSubmatch(text); m != nil {
 		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n > 0 {
-			reset = exactReset(now.Add(time.Duration(n) * time.Second))
+			return exactReset(now.Add(time.Duration(n) * time.Second))
 		}
 	}
-	if reset.At.IsZero() {
-		if t := headerReset(headers, now); !t.IsZero() {
-			reset = exactReset(t)
+	return Reset{}
+}
+
+// headerFold is the value of header k, whatever the case of its name; ""
+// when there is none.
+func headerFold(headers map[string]string, k string) string {
+	for hk, v := range headers {
+		if strings.EqualFold(hk, k) {
+			return v
 		}
 	}
-	return true, reset
+	return ""
 }
 
 var (

@@ -96,39 +96,52 @@ func unitSeconds(u string) float64 {
 // limit they name must have lifted. Zero when none says.
 func headerReset(headers map[string]string, now time.Time) time.Time {
 	var latest time.Time
-	later := func(t time.Time) {
-		if t.After(latest) {
+	for k, v := range headers {
+		if t := oneHeaderReset(strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v), now); t.After(latest) {
 			latest = t
 		}
 	}
-	for k, v := range headers {
-		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
-		switch {
-		case k == "retry-after":
-			if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 && n < 1e7 {
-				later(now.Add(time.Duration(n * float64(time.Second))))
-			} else if t, err := http.ParseTime(v); err == nil {
-				later(t)
-			}
-		case k == "retry-after-ms":
-			if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 && n < 1e10 {
-				later(now.Add(time.Duration(n * float64(time.Millisecond))))
-			}
-		case strings.HasPrefix(k, "x-ratelimit-reset"), strings.HasPrefix(k, "x-codex-") && strings.HasSuffix(k, "-reset-at"):
-			later(resetValue(v, now))
-		case strings.HasPrefix(k, "x-codex-") && strings.HasSuffix(k, "-reset-after-seconds"):
-			if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 && n < 1e7 {
-				later(now.Add(time.Duration(n * float64(time.Second))))
-			}
-		case strings.HasPrefix(k, "anthropic-ratelimit-") && strings.HasSuffix(k, "-reset"):
-			if t, err := time.Parse(time.RFC3339, v); err == nil {
-				later(t)
-			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 1e9 {
-				later(time.Unix(n, 0))
-			}
+	return latest
+}
+
+// oneHeaderReset is when header k (lower case) with value v says to try
+// again; zero when it does not say.
+func oneHeaderReset(k, v string, now time.Time) time.Time {
+	switch {
+	case k == "retry-after":
+		if t, ok := afterUnits(v, now, time.Second, 1e7); ok {
+			return t
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return t
+		}
+	case k == "retry-after-ms":
+		t, _ := afterUnits(v, now, time.Millisecond, 1e10)
+		return t
+	case strings.HasPrefix(k, "x-ratelimit-reset"), strings.HasPrefix(k, "x-codex-") && strings.HasSuffix(k, "-reset-at"):
+		return resetValue(v, now)
+	case strings.HasPrefix(k, "x-codex-") && strings.HasSuffix(k, "-reset-after-seconds"):
+		t, _ := afterUnits(v, now, time.Second, 1e7)
+		return t
+	case strings.HasPrefix(k, "anthropic-ratelimit-") && strings.HasSuffix(k, "-reset"):
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			return t
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 1e9 {
+			return time.Unix(n, 0)
 		}
 	}
-	return latest
+	return time.Time{}
+}
+
+// afterUnits reads v as a number of units (above 0, below limit) and
+// is that long after now; ok is false when v is no such number.
+func afterUnits(v string, now time.Time, unit time.Duration, limit float64) (time.Time, bool) {
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(n > 0 && n < limit) { // NaN is no number either
+		return time.Time{}, false
+	}
+	return now.Add(time.Duration(n * float64(unit))), true
 }
 
 // resetValue reads an x-ratelimit-reset value: a Go-style duration ("1s",

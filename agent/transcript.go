@@ -110,6 +110,8 @@ func (t *transcript) addDelta(role, text string) {
 	}
 }
 
+// line adds one line of a CLI's output: a JSON event by its type, any
+// other line as the text it is.
 func (t *transcript) line(raw []byte) {
 	line := bytes.TrimSpace(raw)
 	var m map[string]json.RawMessage
@@ -120,75 +122,120 @@ func (t *transcript) line(raw []byte) {
 		}
 		return
 	}
-	typ := str(m["type"])
-	switch {
-	case typ == "system" || typ == "init":
-		if model := str(m["model"]); model != "" {
-			t.block("session", "model "+model)
-		}
-	case typ == "assistant" || typ == "user":
-		t.message(typ, m)
-	case typ == "message": // Gemini
-		role := str(m["role"])
-		if role == "user" {
-			return // the prompt, which is kept on its own
-		}
-		t.addDelta(role, str(m["content"]))
-	case typ == "thinking": // Cursor
-		t.addDelta("thinking", str(m["text"]))
-	case typ == "tool_use" && m["part"] != nil: // opencode
-		t.opencodeTool(m["part"])
-	case typ == "tool_use": // Gemini
-		id := str(m["tool_id"])
-		t.calls[id] = str(m["tool_name"])
-		t.block("tool call "+str(m["tool_name"]), args(m["parameters"]))
-	case typ == "tool_result":
-		label := "tool result"
-		if name := t.calls[str(m["tool_id"])]; name != "" {
-			label += " " + name
-		}
-		if st := str(m["status"]); st != "" && st != "success" {
-			label += " (" + st + ")"
-		}
-		out := str(m["output"])
-		if e := errorText(m["error"]); e != "" {
-			out = strings.TrimSpace(out + "\n" + e)
-		}
-		t.block(label, out)
-	case typ == "tool_call": // Cursor
-		t.cursorTool(m)
-	case typ == "text" && m["part"] != nil: // opencode
-		var p struct{ Text string }
-		_ = json.Unmarshal(m["part"], &p)
-		t.block("assistant", p.Text)
-	case typ == "step_finish": // opencode
-		var p struct {
-			Reason string
-			Cost   float64
-		}
-		_ = json.Unmarshal(m["part"], &p)
-		t.block("step finished", fmt.Sprintf("%s, cost $%.4f", p.Reason, p.Cost))
-	case strings.HasPrefix(typ, "item."): // Codex
-		if typ == "item.completed" {
-			t.codexItem(m["item"])
-		}
-	case typ == "turn.completed":
-		var u struct {
-			Usage map[string]int64 `json:"usage"`
-		}
-		_ = json.Unmarshal(line, &u)
-		t.block("turn finished", fmt.Sprintf("%d input tokens (%d cached), %d output", u.Usage["input_tokens"], u.Usage["cached_input_tokens"], u.Usage["output_tokens"]))
-	case typ == "turn.failed":
-		t.block("error", errorText(m["error"]))
-	case typ == "error":
-		e := str(m["message"])
-		if e == "" {
-			e = errorText(m["error"])
-		}
-		t.block("error", e)
-	case typ == "result":
-		t.result(m)
+	if h := transcriptEvents[str(m["type"])]; h != nil {
+		h(t, m, line)
 	}
+}
+
+// transcriptEvent adds one JSON event (m, read from line) to a transcript.
+type transcriptEvent func(t *transcript, m map[string]json.RawMessage, line []byte)
+
+// transcriptEvents are the JSON events a transcript shows, by their type;
+// the CLIs share some types and tell them apart by their fields.
+var transcriptEvents = map[string]transcriptEvent{
+	"system":         (*transcript).session,
+	"init":           (*transcript).session,
+	"assistant":      func(t *transcript, m map[string]json.RawMessage, _ []byte) { t.message("assistant", m) },
+	"user":           func(t *transcript, m map[string]json.RawMessage, _ []byte) { t.message("user", m) },
+	"message":        (*transcript).geminiMessage,
+	"thinking":       (*transcript).cursorThinking,
+	"tool_use":       (*transcript).toolUse,
+	"tool_result":    (*transcript).geminiToolResult,
+	"tool_call":      func(t *transcript, m map[string]json.RawMessage, _ []byte) { t.cursorTool(m) },
+	"text":           (*transcript).opencodeText,
+	"step_finish":    (*transcript).opencodeStep,
+	"item.completed": func(t *transcript, m map[string]json.RawMessage, _ []byte) { t.codexItem(m["item"]) },
+	"turn.completed": (*transcript).codexTurn,
+	"turn.failed":    func(t *transcript, m map[string]json.RawMessage, _ []byte) { t.block("error", errorText(m["error"])) },
+	"error":          (*transcript).errorEvent,
+	"result":         func(t *transcript, m map[string]json.RawMessage, _ []byte) { t.result(m) },
+}
+
+// session is the start of a session, which names the model.
+func (t *transcript) session(m map[string]json.RawMessage, _ []byte) {
+	if model := str(m["model"]); model != "" {
+		t.block("session", "model "+model)
+	}
+}
+
+// geminiMessage is a piece of one of Gemini's streamed messages; the
+// user's is the prompt, which is kept on its own.
+func (t *transcript) geminiMessage(m map[string]json.RawMessage, _ []byte) {
+	role := str(m["role"])
+	if role == "user" {
+		return
+	}
+	t.addDelta(role, str(m["content"]))
+}
+
+// cursorThinking is a piece of Cursor's streamed thinking.
+func (t *transcript) cursorThinking(m map[string]json.RawMessage, _ []byte) {
+	t.addDelta("thinking", str(m["text"]))
+}
+
+// toolUse is a tool call: opencode's has a part, Gemini's does not.
+func (t *transcript) toolUse(m map[string]json.RawMessage, _ []byte) {
+	if m["part"] != nil {
+		t.opencodeTool(m["part"])
+		return
+	}
+	id := str(m["tool_id"])
+	t.calls[id] = str(m["tool_name"])
+	t.block("tool call "+str(m["tool_name"]), args(m["parameters"]))
+}
+
+// geminiToolResult is the result of one of Gemini's tool calls.
+func (t *transcript) geminiToolResult(m map[string]json.RawMessage, _ []byte) {
+	label := "tool result"
+	if name := t.calls[str(m["tool_id"])]; name != "" {
+		label += " " + name
+	}
+	if st := str(m["status"]); st != "" && st != "success" {
+		label += " (" + st + ")"
+	}
+	out := str(m["output"])
+	if e := errorText(m["error"]); e != "" {
+		out = strings.TrimSpace(out + "\n" + e)
+	}
+	t.block(label, out)
+}
+
+// opencodeText is opencode's text, in its part.
+func (t *transcript) opencodeText(m map[string]json.RawMessage, _ []byte) {
+	if m["part"] == nil {
+		return
+	}
+	var p struct{ Text string }
+	_ = json.Unmarshal(m["part"], &p)
+	t.block("assistant", p.Text)
+}
+
+// opencodeStep is the end of one of opencode's steps, with its cost.
+func (t *transcript) opencodeStep(m map[string]json.RawMessage, _ []byte) {
+	var p struct {
+		Reason string
+		Cost   float64
+	}
+	_ = json.Unmarshal(m["part"], &p)
+	t.block("step finished", fmt.Sprintf("%s, cost $%.4f", p.Reason, p.Cost))
+}
+
+// codexTurn is the end of one of Codex's turns, with its tokens.
+func (t *transcript) codexTurn(_ map[string]json.RawMessage, line []byte) {
+	var u struct {
+		Usage map[string]int64 `json:"usage"`
+	}
+	_ = json.Unmarshal(line, &u)
+	t.block("turn finished", fmt.Sprintf("%d input tokens (%d cached), %d output", u.Usage["input_tokens"], u.Usage["cached_input_tokens"], u.Usage["output_tokens"]))
+}
+
+// errorEvent is an error: its message, or its error object.
+func (t *transcript) errorEvent(m map[string]json.RawMessage, _ []byte) {
+	e := str(m["message"])
+	if e == "" {
+		e = errorText(m["error"])
+	}
+	t.block("error", e)
 }
 
 // message is a Claude-style message: text, thinking, tool calls (from

@@ -41,6 +41,12 @@ func present(j Judge) []string {
 	return out
 }
 
+// findJudge finds the files that define one check command run in dir, as
+// a run finds them for each of its checks.
+func findJudge(dir, command string) Judge {
+	return FindJudges(dir, []string{command}, nil)[0]
+}
+
 func TestFindJudge(t *testing.T) {
 	tree := map[string]string{
 		"check.sh":             "#!/bin/sh\nruff check . && sh scripts/deep.sh\n",
@@ -102,7 +108,7 @@ func TestFindJudge(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {
 			is := is.New(t)
-			is.Equal(present(FindJudge(dir, c.cmd)), c.want)
+			is.Equal(present(findJudge(dir, c.cmd)), c.want)
 		})
 	}
 }
@@ -112,7 +118,7 @@ func TestFindJudge(t *testing.T) {
 func TestFindJudgeAbsentCandidates(t *testing.T) {
 	is := is.New(t)
 	dir := judgeTree(t, map[string]string{"app.py": ""})
-	j := FindJudge(dir, "ruff check .")
+	j := findJudge(dir, "ruff check .")
 	is.Equal(present(j), nil)
 	var all []string
 	for _, f := range j.Files {
@@ -144,12 +150,12 @@ func TestFindJudgeConftests(t *testing.T) {
 		}
 		return out
 	}
-	j := FindJudge(dir, "pytest -q")
+	j := findJudge(dir, "pytest -q")
 	is.True(slices.Contains(all(j), "tests/conftest.py")) // absent: creating it changes the verdict
 	is.Equal(present(j), []string{"tests/unit/conftest.py"})
-	is.Equal(present(FindJudge(dir, "python -m pytest suite/ tests/unit/test_b.py::test_x")), []string{"suite/conftest.py", "tests/unit/conftest.py"})
-	is.Equal(present(FindJudge(dir, "cd web && pytest")), []string{"tests/unit/conftest.py", "web/test/conftest.py"}) // and at the top
-	is.True(!slices.Contains(all(FindJudge(dir, "ruff check .")), "tests/conftest.py"))                               // not pytest's
+	is.Equal(present(findJudge(dir, "python -m pytest suite/ tests/unit/test_b.py::test_x")), []string{"suite/conftest.py", "tests/unit/conftest.py"})
+	is.Equal(present(findJudge(dir, "cd web && pytest")), []string{"tests/unit/conftest.py", "web/test/conftest.py"}) // and at the top
+	is.True(!slices.Contains(all(findJudge(dir, "ruff check .")), "tests/conftest.py"))                               // not pytest's
 }
 
 // The files a Makefile includes define its targets too (MAKEFLAGS += -i
@@ -160,7 +166,7 @@ func TestFindJudgeMakeIncludes(t *testing.T) {
 		"Makefile":  "include common.mk  # shared\n-include local.mk\ninclude $(ROOT)/x.mk\n\ntest:\n\tgrep -q good code.txt\n",
 		"common.mk": "GO ?= go\n",
 	})
-	j := FindJudge(dir, "make test")
+	j := findJudge(dir, "make test")
 	is.Equal(present(j), []string{"Makefile", "common.mk"})
 	var all []string
 	for _, f := range j.Files {
@@ -188,10 +194,10 @@ func TestFindJudgePackageManagerConfig(t *testing.T) {
 		}
 		return out
 	}
-	is.True(slices.Contains(all(FindJudge(dir, "npm test")), ".npmrc"))
-	is.True(slices.Contains(all(FindJudge(dir, "npm --prefix web test")), "web/.npmrc"))
-	is.Equal(present(FindJudge(dir, "yarn --cwd web test")), []string{"web/.yarnrc.yml", "web/package.json"})
-	is.True(!slices.Contains(all(FindJudge(dir, "node test.js")), ".npmrc")) // no package manager
+	is.True(slices.Contains(all(findJudge(dir, "npm test")), ".npmrc"))
+	is.True(slices.Contains(all(findJudge(dir, "npm --prefix web test")), "web/.npmrc"))
+	is.Equal(present(findJudge(dir, "yarn --cwd web test")), []string{"web/.yarnrc.yml", "web/package.json"})
+	is.True(!slices.Contains(all(findJudge(dir, "node test.js")), ".npmrc")) // no package manager
 }
 
 // The files outside the workspace are listed, marked Outside.
@@ -201,7 +207,7 @@ func TestFindJudgeOutside(t *testing.T) {
 	is.NoErr(os.WriteFile(filepath.Join(parent, "outside.sh"), []byte("true\n"), 0o644))
 	dir := filepath.Join(parent, "ws")
 	is.NoErr(os.Mkdir(dir, 0o755))
-	j := FindJudge(dir, "sh ../outside.sh")
+	j := findJudge(dir, "sh ../outside.sh")
 	is.Equal(len(j.Files), 1)
 	is.True(j.Files[0].Outside)
 	is.True(j.Files[0].Exists)
@@ -231,8 +237,8 @@ func TestFindJudgeOneLevel(t *testing.T) {
 		"ruff.toml":  "",
 		"other.toml": "",
 	})
-	is.Equal(present(FindJudge(dir, "make test")), []string{"Makefile", "a.sh"})
-	is.Equal(present(FindJudge(dir, "sh a.sh")), []string{"a.sh", "b.sh"})
+	is.Equal(present(findJudge(dir, "make test")), []string{"Makefile", "a.sh"})
+	is.Equal(present(findJudge(dir, "sh a.sh")), []string{"a.sh", "b.sh"})
 }
 
 func TestMakeRecipes(t *testing.T) {
@@ -240,4 +246,31 @@ func TestMakeRecipes(t *testing.T) {
 	mk := "VAR := 1\n.PHONY: test\n# comment\nbuild: ; go build\n\ntest: build\n\t@echo $$HOME \\\n\t  more\n\t-go test ./...\nother:\n\ttrue\n"
 	is.Equal(makeRecipes(mk, []string{"test"}), []string{"echo $HOME  \t  more", "go test ./...", "go build"})
 	is.Equal(makeRecipes(mk, nil), []string{"go build"})
+}
+
+// make reads GNUmakefile, then makefile, then Makefile: the first there is
+// defines the target, and an agent that edits it changes the verdict.
+func TestFindJudgeMakefileName(t *testing.T) {
+	is := is.New(t)
+	both := judgeTree(t, map[string]string{
+		"GNUmakefile": "test:\n\ttrue\n",
+		"Makefile":    "test:\n\tfalse\n",
+	})
+	is.Equal(present(findJudge(both, "make test")), []string{"GNUmakefile"})
+	lower := judgeTree(t, map[string]string{"makefile": "test:\n\ttrue\n"})
+	is.Equal(present(findJudge(lower, "make test")), []string{"makefile"})
+	none := judgeTree(t, map[string]string{"check.sh": "true\n"})
+	is.Equal(findJudge(none, "make test").Files[0].Path, "Makefile") // absent: creating it changes the verdict
+}
+
+// bun's test runner reads bunfig.toml (a preload there runs before every
+// test): it defines `bun test`, present or absent.
+func TestFindJudgeBunTest(t *testing.T) {
+	is := is.New(t)
+	dir := judgeTree(t, map[string]string{"package.json": `{"scripts": {"test": "bun test"}}`})
+	var all []string
+	for _, f := range findJudge(dir, "bun test").Files {
+		all = append(all, f.Path)
+	}
+	is.True(slices.Contains(all, "bunfig.toml"))
 }

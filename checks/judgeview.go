@@ -174,15 +174,31 @@ func makeTargets(parts []string) ([]string, bool) {
 // The rules of other targets (build, fmt, one added) are left out, so
 // editing or adding an unrelated target does not change the judge.
 func makeParts(data []byte, targets []string) []byte {
-	type rule struct {
-		line    string
-		targets []string
-		prereqs []string
-		recipe  []string
+	rules, other := readMakefile(data)
+	wanted := wantedTargets(rules, targets)
+	var b bytes.Buffer
+	for _, l := range other {
+		b.WriteString(l + "\n")
 	}
-	var rules []*rule
-	var other []string
-	var cur *rule
+	for _, r := range rules {
+		r.writeKept(&b, wanted)
+	}
+	return b.Bytes()
+}
+
+// makefileRule is one rule of a Makefile: its line, its targets and
+// prerequisites, and its recipe.
+type makefileRule struct {
+	line    string
+	targets []string
+	prereqs []string
+	recipe  []string
+}
+
+// readMakefile splits a Makefile into its rules and its other lines
+// (trimmed; blank lines and comments left out).
+func readMakefile(data []byte) (rules []*makefileRule, other []string) {
+	var cur *makefileRule
 	text := strings.ReplaceAll(string(data), "\\\n", " ")
 	for _, line := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(line)
@@ -203,9 +219,14 @@ func makeParts(data []byte, targets []string) []byte {
 		}
 		deps, _, _ := strings.Cut(m[2], ";")
 		deps, _, _ = strings.Cut(deps, "#")
-		cur = &rule{line: t, targets: strings.Fields(m[1]), prereqs: strings.Fields(strings.ReplaceAll(deps, "|", " "))}
+		cur = &makefileRule{line: t, targets: strings.Fields(m[1]), prereqs: strings.Fields(strings.ReplaceAll(deps, "|", " "))}
 		rules = append(rules, cur)
 	}
+	return rules, other
+}
+
+// wantedTargets is the targets and, in turn, their prerequisites.
+func wantedTargets(rules []*makefileRule, targets []string) map[string]bool {
 	wanted := map[string]bool{}
 	var queue []string
 	want := func(names ...string) {
@@ -226,36 +247,37 @@ func makeParts(data []byte, targets []string) []byte {
 			}
 		}
 	}
-	var b bytes.Buffer
-	for _, l := range other {
-		b.WriteString(l + "\n")
+	return wanted
+}
+
+// writeKept writes the rule to b when it can change what the wanted
+// targets run: a rule of a wanted target, a special target or a pattern
+// rule, recipe included; of a special target with prerequisites, only the
+// line with the wanted ones.
+func (r *makefileRule) writeKept(b *bytes.Buffer, wanted map[string]bool) {
+	special, kept := true, false
+	for _, t := range r.targets {
+		special = special && strings.HasPrefix(t, ".")
+		kept = kept || wanted[t] || strings.HasPrefix(t, ".") || strings.ContainsAny(t, "%$")
 	}
-	for _, r := range rules {
-		special, kept := true, false
-		for _, t := range r.targets {
-			special = special && strings.HasPrefix(t, ".")
-			kept = kept || wanted[t] || strings.HasPrefix(t, ".") || strings.ContainsAny(t, "%$")
+	if special && len(r.prereqs) > 0 {
+		// .PHONY: build fmt test: of a special target with prerequisites
+		// only the targets wanted count (adding fmt to .PHONY is fine).
+		var ours []string
+		for _, p := range r.prereqs {
+			if wanted[p] {
+				ours = append(ours, p)
+			}
 		}
-		if special && len(r.prereqs) > 0 {
-			// .PHONY: build fmt test: of a special target with prerequisites
-			// only the targets wanted count (adding fmt to .PHONY is fine).
-			var ours []string
-			for _, p := range r.prereqs {
-				if wanted[p] {
-					ours = append(ours, p)
-				}
-			}
-			if len(ours) > 0 {
-				b.WriteString(strings.Join(r.targets, " ") + ": " + strings.Join(ours, " ") + "\n")
-			}
-			continue
+		if len(ours) > 0 {
+			b.WriteString(strings.Join(r.targets, " ") + ": " + strings.Join(ours, " ") + "\n")
 		}
-		if kept {
-			b.WriteString(r.line + "\n")
-			for _, l := range r.recipe {
-				b.WriteString("\t" + l + "\n")
-			}
+		return
+	}
+	if kept {
+		b.WriteString(r.line + "\n")
+		for _, l := range r.recipe {
+			b.WriteString("\t" + l + "\n")
 		}
 	}
-	return b.Bytes()
 }

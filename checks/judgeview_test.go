@@ -84,13 +84,13 @@ func TestFindJudgeParts(t *testing.T) {
 		}
 		return m
 	}
-	is.Equal(parts(FindJudge(dir, "npm test")), map[string][]string{
+	is.Equal(parts(findJudge(dir, "npm test")), map[string][]string{
 		"package.json": {"scripts.pretest", "scripts.test", "scripts.posttest", "jest", "eslintConfig"}})
-	is.Equal(parts(FindJudge(dir, "ruff check . && mypy . && python -m pytest")), map[string][]string{
+	is.Equal(parts(findJudge(dir, "ruff check . && mypy . && python -m pytest")), map[string][]string{
 		"pyproject.toml": {"tool.ruff", "tool.mypy", "tool.pytest"}, "setup.cfg": {"mypy", "tool:pytest"}})
-	is.Equal(parts(FindJudge(dir, "mypy . && cat setup.cfg && sh setup.cfg")), map[string][]string{
+	is.Equal(parts(findJudge(dir, "mypy . && cat setup.cfg && sh setup.cfg")), map[string][]string{
 		"pyproject.toml": {"tool.mypy"}, "setup.cfg": nil})
 	mk := judgeTree(t, map[string]string{"Makefile": "all:\n\techo\ntest:\n\techo\nlint:\n\techo\n"})
-	is.Equal(parts(FindJudge(mk, "make test && make -C . lint")), map[string][]string{"Makefile": {"target test", "target lint"}})
-	is.Equal(parts(FindJudge(mk, "make test && make")), map[string][]string{"Makefile": nil}) // the default target: the first rule
+	is.Equal(parts(findJudge(mk, "make test && make -C . lint")), map[string][]string{"Makefile": {"target test", "target lint"}})
+	is.Equal(parts(findJudge(mk, "make test && make")), map[string][]string{"Makefile": nil}) // the default target: the first rule
 }

@@ -7,7 +7,7 @@ import (
 	"hash"
 	"strings"
 
-	"github.com/architect-dev/architect/internal/utf8cut"
+	"github.com/architect-dev/architect/textcut"
 )
 
 // segment is one file's part of a diff: from its "diff --git" line to the
@@ -204,7 +204,7 @@ func compose(segs []segment, limit int) (d Diff, need []int) {
 		return Diff{}, need
 	}
 	if total > int64(len(text)) {
-		text = utf8cut.TrimEnd(text)
+		text = textcut.TrimEnd(text)
 	}
 	return Diff{
 		Text:      string(text),

@@ -11,7 +11,6 @@ package hooks
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // DefaultTimeout bounds each hook, push and notification.
@@ -202,7 +202,7 @@ func (o *Observer) run(ctx context.Context, name, script string, vars []string) 
 }
 
 func (o *Observer) warn(format string, args ...any) {
-	fmt.Fprintf(o.cfg.Log, "architect: warning: "+format+"\n", args...)
+	usererr.Say(o.cfg.Log, usererr.LevelWarning, format, args...)
 }
 
 func boolText(b *bool) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // pusher pushes the loop's branch whenever its head moved since the last
@@ -24,7 +25,7 @@ type pusher struct {
 // newPusher returns nil, after a warning, when there is nothing it can push.
 func newPusher(ctx context.Context, cfg Config, workspace, branch string) *pusher {
 	warn := func(msg string) {
-		fmt.Fprintf(cfg.Log, "architect: warning: --push: %s; nothing will be pushed\n", msg)
+		usererr.Say(cfg.Log, usererr.LevelWarning, "--push: %s; nothing will be pushed", msg)
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
@@ -57,7 +58,7 @@ func (p *pusher) push(ctx context.Context, last bool) {
 		if last {
 			retry = ""
 		}
-		fmt.Fprintf(p.cfg.Log, "architect: warning: --push: could not push %s to %s%s: %s\n", p.branch, p.remote, retry, firstLine(err.Error()))
+		usererr.Say(p.cfg.Log, usererr.LevelWarning, "--push: could not push %s to %s%s: %s", p.branch, p.remote, retry, firstLine(err.Error()))
 		return
 	}
 	if p.failing {

@@ -3,7 +3,7 @@ package proc
 import (
 	"sync"
 
-	"github.com/architect-dev/architect/internal/utf8cut"
+	"github.com/architect-dev/architect/textcut"
 )
 
 // Head and Tail are the one head and the one tail buffer: proc's callers
@@ -96,7 +96,7 @@ func (t *Tail) kept() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.truncated() {
-		return utf8cut.TrimStart(t.bytes())
+		return textcut.TrimStart(t.bytes())
 	}
 	return t.bytes()
 }
@@ -144,7 +144,7 @@ func (h *Head) kept() []byte {
 	defer h.mu.Unlock()
 	b := append([]byte(nil), h.buf...)
 	if h.truncated() {
-		b = utf8cut.TrimEnd(b)
+		b = textcut.TrimEnd(b)
 	}
 	return b
 }

@@ -76,39 +76,51 @@ func skipEscape(b []byte, i int) int {
 	}
 	switch c := b[i]; {
 	case c == '[': // CSI: parameters 0x30–0x3F, intermediates 0x20–0x2F, final 0x40–0x7E
-		i++
-		for i < len(b) && b[i] >= 0x20 && b[i] <= 0x3f {
-			i++
-		}
-		if i < len(b) && b[i] >= 0x40 && b[i] <= 0x7e {
-			i++
-		}
-		return i
+		return skipFinal(b, skipWhile(b, i+1, 0x20, 0x3f), 0x40, 0x7e)
 	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_': // strings
-		for i++; i < len(b); i++ {
-			switch b[i] {
-			case 0x07:
-				return i + 1
-			case '\n':
-				return i
-			case 0x1b:
-				if i+1 < len(b) && b[i+1] == '\\' {
-					return i + 2
-				}
-				return i
-			}
-		}
-		return i
+		return skipString(b, i+1)
 	case c >= 0x20 && c <= 0x2f: // nF: intermediates, then a final byte
-		for i < len(b) && b[i] >= 0x20 && b[i] <= 0x2f {
-			i++
-		}
-		if i < len(b) && b[i] >= 0x30 && b[i] <= 0x7e {
-			i++
-		}
-		return i
+		return skipFinal(b, skipWhile(b, i, 0x20, 0x2f), 0x30, 0x7e)
 	case c >= 0x30 && c <= 0x7e: // two-byte sequences: ESC 7, ESC c, ESC M, …
 		return i + 1
 	}
 	return i // a lone ESC: dropped
+}
+
+// skipWhile returns the index of the first byte from b[i] on that is not
+// in lo–hi.
+func skipWhile(b []byte, i int, lo, hi byte) int {
+	for i < len(b) && b[i] >= lo && b[i] <= hi {
+		i++
+	}
+	return i
+}
+
+// skipFinal returns the index past b[i] when it is a final byte (in
+// lo–hi), i when it is not.
+func skipFinal(b []byte, i int, lo, hi byte) int {
+	if i < len(b) && b[i] >= lo && b[i] <= hi {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past a control string (OSC, DCS…)
+// whose body starts at b[i]: it ends at BEL or ESC \; a newline or
+// another ESC ends it too, and is kept.
+func skipString(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case 0x07:
+			return i + 1
+		case '\n':
+			return i
+		case 0x1b:
+			if i+1 < len(b) && b[i+1] == '\\' {
+				return i + 2
+			}
+			return i
+		}
+	}
+	return i
 }

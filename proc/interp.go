@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/architect-dev/architect/usererr"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -22,7 +23,7 @@ import (
 // process, in its process group, so ending the group ends them.
 func Interpret(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) < 2 || args[0] != "-c" {
-		fmt.Fprintln(stderr, "architect: error: the built-in shell takes -c SCRIPT")
+		usererr.Say(stderr, usererr.LevelError, "the built-in shell takes -c SCRIPT")
 		return 2
 	}
 	script, name, params := args[1], "sh", args[2:]

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"sync"
 
-	"github.com/architect-dev/architect/internal/utf8cut"
+	"github.com/architect-dev/architect/textcut"
 )
 
 // LineWriter is an io.Writer that splits what is written into lines and
@@ -88,9 +88,9 @@ func (w *LineWriter) endLine() {
 	case w.tail != nil:
 		tail := bytes.TrimSuffix(w.tail.Bytes(), []byte{'\r'})
 		if w.tail.Total() > int64(len(tail)) {
-			tail = utf8cut.TrimStart(tail)
+			tail = textcut.TrimStart(tail)
 		}
-		w.onLong(utf8cut.TrimEnd(w.buf), tail)
+		w.onLong(textcut.TrimEnd(w.buf), tail)
 		w.buf, w.tail = w.buf[:0], nil
 	case !w.skip:
 		w.emit(false)
@@ -111,7 +111,7 @@ func (w *LineWriter) Flush() {
 func (w *LineWriter) emit(cut bool) {
 	line := w.buf
 	if cut {
-		line = utf8cut.TrimEnd(line)
+		line = textcut.TrimEnd(line)
 	}
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	w.fn(line)

@@ -40,18 +40,8 @@
 // record in the run's state. On systems other than Linux only the
 // process groups are ended.
 //
-// What is hand-written here, and why no library does it: the supervision
-// above (os/exec starts and waits; no maintained library keeps a run's
-// descendants in a cgroup or under a subreaper and ends them all), and
-// Clean's escape sequences. Clean is not charmbracelet/x/ansi's decoder
-// (which the terminal UI uses to measure and strip what it draws) because
-// that one follows a terminal's state machine where Clean must not: a
-// string sequence (OSC, DCS, APC…) there ends only at ST, or for OSC at
-// BEL too, and runs on across newlines, so an unterminated one, or an APC
-// ended by BEL, would swallow the rest of the output ("\x1b_apc\x07x"
-// keeps "x" here and nothing there; TestClean has the cases); and it reads
-// the bytes 0x9b and 0x9c, which are also UTF-8 continuation bytes, as
-// CSI and ST.
+// No library keeps a run's descendants in a cgroup or under a subreaper and ends them all.
+// Clean is not charmbracelet/x/ansi's decoder, which lets an unended string sequence eat the rest (TestClean).
 package proc
 
 import (

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/architect-dev/architect/internal/utf8cut"
+	"github.com/architect-dev/architect/textcut"
 )
 
 // LineSampler is an io.Writer for output that is only watched, not parsed:
@@ -45,7 +45,7 @@ func (s *LineSampler) Write(p []byte) (int, error) {
 		line := bytes.TrimSpace(p[start:end])
 		if len(line) > 0 {
 			if len(line) > s.max {
-				line = utf8cut.TrimEnd(line[:s.max])
+				line = textcut.TrimEnd(line[:s.max])
 			}
 			s.fn(line)
 			s.next = now.Add(s.interval)

@@ -4,12 +4,13 @@ package proc
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
+
+	"github.com/architect-dev/architect/usererr"
 )
 
 // SupervisorCommand is the hidden command with which architect starts
@@ -33,7 +34,7 @@ const SupervisorCommand = "__supervise"
 func Supervise(args []string, in io.Reader) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	if len(args) != 2 {
-		fmt.Fprintln(os.Stderr, "architect: error: the supervisor needs a session and a cgroup")
+		usererr.Say(os.Stderr, usererr.LevelError, "the supervisor needs a session and a cgroup")
 		return 2
 	}
 	marker, cg := args[0], args[1]

@@ -191,23 +191,31 @@ func (d *Detector) endLine() {
 	for _, m := range d.decl.FindAllStringIndex(line, -1) {
 		d.declared(inBlock, d.copies(line[:m[0]], line[m[1]:]))
 	}
-	// One that started on earlier lines and ends here.
-	if d.pending != "" {
-		joined := d.pending + "\n" + line
-		if m := d.decl.FindStringIndex(joined); m != nil && m[1] > len(d.pending) {
-			d.declared(d.pendingFence || inBlock, d.copies(joined[:m[0]], joined[m[1]:]))
-			d.pending = ""
-		} else if len(joined) <= detectSpan && d.prefix.MatchString(joined) {
-			d.pending = joined
-			return
-		} else {
-			d.pending = ""
-		}
+	if d.pending != "" && d.continuePending(line, inBlock) {
+		return
 	}
 	// One that starts here and goes on on the next lines.
 	if d.prefix.MatchString(line) {
 		d.pending, d.pendingFence = line, inBlock
 	}
+}
+
+// continuePending reads line after the start of a declaration on earlier
+// lines (d.pending): the declaration ends here, or goes on (then it
+// reports true: line is read), or was none.
+func (d *Detector) continuePending(line string, inBlock bool) bool {
+	joined := d.pending + "\n" + line
+	if m := d.decl.FindStringIndex(joined); m != nil && m[1] > len(d.pending) {
+		d.declared(d.pendingFence || inBlock, d.copies(joined[:m[0]], joined[m[1]:]))
+		d.pending = ""
+		return false
+	}
+	if len(joined) <= detectSpan && d.prefix.MatchString(joined) {
+		d.pending = joined
+		return true
+	}
+	d.pending = ""
+	return false
 }
 
 // mayDeclare reports whether line holds "<promise>" or "</promise>", in any

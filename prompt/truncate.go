@@ -1,19 +1,19 @@
 package prompt
 
-import "github.com/architect-dev/architect/internal/utf8cut"
+import "github.com/architect-dev/architect/textcut"
 
 // Truncate keeps at most the first n bytes of s, cut back to the start of a
 // UTF-8 character so that none is split, and reports how many bytes it
 // left out. The caller bounds the accumulated diff with
 // Truncate(diff, DiffLimit). It is the prompt's name for the one cutter,
-// utf8cut.Head.
+// textcut.Head.
 func Truncate(s string, n int) (head string, rest int64) {
-	return utf8cut.Head(s, n)
+	return textcut.Head(s, n)
 }
 
 // TruncateTail keeps at most the last n bytes of s, moved forward to the
 // start of a UTF-8 character so that none is split, and reports how many
-// bytes it left out: utf8cut.Tail.
+// bytes it left out: textcut.Tail.
 func TruncateTail(s string, n int) (tail string, rest int64) {
-	return utf8cut.Tail(s, n)
+	return textcut.Tail(s, n)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // task is one row of the batch board.
@@ -337,7 +338,7 @@ func (b *Board) Finish(o Outcome) { b.s.send(boardDone(o)) }
 func (b *Board) Stop() {
 	b.once.Do(func() {
 		if _, err := b.s.finish(); err != nil {
-			fmt.Fprintf(b.s.out, "architect: warning: the terminal view ended: %v\n", err)
+			usererr.Say(b.s.out, usererr.LevelWarning, "the terminal view ended: %v", err)
 		}
 	})
 }

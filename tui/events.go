@@ -62,140 +62,198 @@ func eventTime(ev runlog.Event, now time.Time) time.Time {
 	return now
 }
 
+// runHandlers holds what each kind of event does to the run; the kinds
+// the view does not show are not in it.
+var runHandlers = map[string]func(r *run, ev runlog.Event, t time.Time){
+	runlog.EventLoopStarted:       (*run).loopStarted,
+	runlog.EventIterationStarted:  (*run).iterationStarted,
+	runlog.EventAgentActivity:     (*run).agentActivity,
+	runlog.EventAgentFinished:     (*run).agentFinished,
+	runlog.EventCheckStarted:      (*run).checkStarted,
+	runlog.EventCheckFinished:     (*run).checkFinished,
+	runlog.EventIterationFinished: (*run).iterationFinished,
+	runlog.EventAgentSwitched:     (*run).agentSwitched,
+	runlog.EventBackoff:           (*run).waiting,
+	runlog.EventUsageLimitWait:    (*run).waiting,
+	runlog.EventPaused:            (*run).loopPaused,
+	runlog.EventResumed:           (*run).loopResumed,
+	runlog.EventLoopFinished:      (*run).loopFinished,
+}
+
 // apply updates the run with one event.
 func (r *run) apply(ev runlog.Event, now time.Time) {
 	t := eventTime(ev, now)
 	if r.start.IsZero() {
 		r.start, r.phaseStart = t, t
 	}
-	setPhase := func(p string) { r.phase, r.phaseStart = p, t }
-	switch ev.Type {
-	case runlog.EventLoopStarted:
-		if ev.MaxIterations > 0 {
-			r.info.MaxIterations = ev.MaxIterations
-		}
-		if ev.Agent != "" && r.info.Agent == "" {
-			r.info.Agent = ev.Agent
-		}
-		if ev.Branch != "" {
-			r.info.Branch = ev.Branch
-		}
-		if ev.Workspace != "" && r.info.Workspace == "" {
-			r.info.Workspace = ev.Workspace
-		}
-		r.iteration = ev.Iteration
-		r.checks = r.checks[:0]
-		for _, c := range ev.Checks {
-			r.checks = append(r.checks, check{name: clean(c)})
-		}
-	case runlog.EventIterationStarted:
-		r.iteration = ev.Iteration
-		if ev.MaxIterations > 0 {
-			r.info.MaxIterations = ev.MaxIterations
-		}
-		if ev.Agent != "" {
-			r.agent = label(ev.Agent, ev.Model)
-		}
-		r.iterCost, r.steps, r.paused = 0, 0, false
-		for i, c := range r.checks {
-			r.checks[i] = check{name: c.name, lastFail: c.lastFail, failing: c.failing}
-		}
-		r.activity.add(divider(ev.Iteration))
-		setPhase(phaseAgent)
-	case runlog.EventAgentActivity:
-		for _, l := range cleanLines(ev.Text) {
-			if l != "" {
-				r.activity.add(l)
-			}
-		}
-	case runlog.EventAgentFinished:
-		if ev.Cost != nil {
-			r.iterCost = *ev.Cost
-		}
-		r.steps = ev.Steps
-		if ev.Error != "" {
-			r.activity.add("error: " + clean(firstLine(ev.Error)))
-		}
-		if len(r.checks) > 0 {
-			setPhase(phaseChecks)
-		}
-	case runlog.EventCheckStarted:
-		if c := r.check(ev); c != nil {
-			c.state, c.started = checkRunning, t
-		}
-		if r.phase != phaseChecks {
-			setPhase(phaseChecks)
-		}
-	case runlog.EventCheckFinished:
-		if c := r.check(ev); c != nil {
-			if ev.Passed != nil && *ev.Passed {
-				c.state, c.failing = checkPassed, false
-				r.passing[ev.Iteration]++
-			} else {
-				c.state, c.failing, c.lastFail = checkFailed, true, ev.Iteration
-			}
-			if ev.Duration != nil {
-				c.duration = *ev.Duration
-			}
-			if ev.ExitCode != nil {
-				c.exit = *ev.ExitCode
-			}
-			c.timedOut = ev.TimedOut
-		}
-	case runlog.EventIterationFinished:
-		row := Row{N: ev.Iteration, Cost: ev.Cost, Completion: ev.CompletionSignal, Commit: ev.Commit,
-			Passing: r.passing[ev.Iteration], Total: len(r.checks), Interrupted: ev.Interrupted, Ran: r.agent}
-		delete(r.passing, ev.Iteration)
-		if ev.CompletionTagFound != nil && *ev.CompletionTagFound && ev.CompletionSignal == "" {
-			row.Declared = "tag"
-		}
-		row.Judge, row.JudgeKept = judgeText(ev.JudgeChanged)
-		row.AllPassed = ev.AllChecksPassed != nil && *ev.AllChecksPassed
-		row.ChecksRun = ev.ChecksRun == nil && row.Total > 0 || ev.ChecksRun != nil && *ev.ChecksRun
-		row.Duration, row.Agent, row.Checks = value(ev.Duration), value(ev.AgentDuration), value(ev.ChecksDuration)
-		if d := ev.Diff; d != nil {
-			row.Added, row.Deleted, row.Files, row.DiffKnown = d.Added, d.Deleted, d.Files, true
-		}
-		if t := ev.TestsRemoved; t != nil {
-			row.TestsRemoved, row.TestsFailed = t.Count, t.Failed
-		}
-		if fc := ev.FinalCheck; fc != nil {
-			row.FinalFailed, row.FinalText = fc.Failed(), fc.Text()
-		}
-		r.addRow(row)
-		r.iterCost = 0
-		setPhase(phaseBetween)
-	case runlog.EventAgentSwitched:
+	if h := runHandlers[ev.Type]; h != nil {
+		h(r, ev, t)
+	}
+}
+
+// setPhase says the run entered phase p at t.
+func (r *run) setPhase(p string, t time.Time) { r.phase, r.phaseStart = p, t }
+
+// loopStarted takes the run's settings and its list of checks.
+func (r *run) loopStarted(ev runlog.Event, _ time.Time) {
+	if ev.MaxIterations > 0 {
+		r.info.MaxIterations = ev.MaxIterations
+	}
+	if ev.Agent != "" && r.info.Agent == "" {
+		r.info.Agent = ev.Agent
+	}
+	if ev.Branch != "" {
+		r.info.Branch = ev.Branch
+	}
+	if ev.Workspace != "" && r.info.Workspace == "" {
+		r.info.Workspace = ev.Workspace
+	}
+	r.iteration = ev.Iteration
+	r.checks = r.checks[:0]
+	for _, c := range ev.Checks {
+		r.checks = append(r.checks, check{name: clean(c)})
+	}
+}
+
+// iterationStarted resets what one iteration shows and starts the agent's phase.
+func (r *run) iterationStarted(ev runlog.Event, t time.Time) {
+	r.iteration = ev.Iteration
+	if ev.MaxIterations > 0 {
+		r.info.MaxIterations = ev.MaxIterations
+	}
+	if ev.Agent != "" {
 		r.agent = label(ev.Agent, ev.Model)
-		r.switched = fmt.Sprintf("switched from %s (%s)", clean(ev.From), strings.ReplaceAll(ev.Reason, "_", " "))
-		r.switchedFor = ev.Iteration
-	case runlog.EventBackoff, runlog.EventUsageLimitWait:
-		r.waitFor = ""
-		if ev.Agent != "" {
-			r.waitFor = label(ev.Agent, ev.Model)
+	}
+	r.iterCost, r.steps, r.paused = 0, 0, false
+	for i, c := range r.checks {
+		r.checks[i] = check{name: c.name, lastFail: c.lastFail, failing: c.failing}
+	}
+	r.activity.add(divider(ev.Iteration))
+	r.setPhase(phaseAgent, t)
+}
+
+// agentActivity adds the agent's non-empty lines to the activity pane.
+func (r *run) agentActivity(ev runlog.Event, _ time.Time) {
+	for _, l := range cleanLines(ev.Text) {
+		if l != "" {
+			r.activity.add(l)
 		}
-		setPhase(phaseBackoff)
-		if ev.Type == runlog.EventUsageLimitWait {
-			setPhase(phaseUsage)
-		}
-		r.attempt = ev.Attempt
-		r.until = t
-		if ev.Seconds != nil {
-			r.until = t.Add(time.Duration(*ev.Seconds * float64(time.Second)))
-		}
-	case runlog.EventPaused:
-		r.paused = true
-		setPhase(phaseBetween)
-	case runlog.EventResumed:
-		r.paused = false
-	case runlog.EventLoopFinished:
-		setPhase(phaseFinished)
-		r.finished, r.end = true, t
-		r.success = ev.Success != nil && *ev.Success
-		r.stopReason, r.stopDetail = ev.StopReason, clean(ev.StopDetail)
-		if ev.TotalIterations != nil {
-			r.iteration = *ev.TotalIterations
-		}
+	}
+}
+
+// agentFinished takes the agent's cost, steps and error; the checks' phase
+// starts when there are checks.
+func (r *run) agentFinished(ev runlog.Event, t time.Time) {
+	if ev.Cost != nil {
+		r.iterCost = *ev.Cost
+	}
+	r.steps = ev.Steps
+	if ev.Error != "" {
+		r.activity.add("error: " + clean(firstLine(ev.Error)))
+	}
+	if len(r.checks) > 0 {
+		r.setPhase(phaseChecks, t)
+	}
+}
+
+// checkStarted marks a check running.
+func (r *run) checkStarted(ev runlog.Event, t time.Time) {
+	if c := r.check(ev); c != nil {
+		c.state, c.started = checkRunning, t
+	}
+	if r.phase != phaseChecks {
+		r.setPhase(phaseChecks, t)
+	}
+}
+
+// checkFinished marks a check passed or failed, with its duration and exit.
+func (r *run) checkFinished(ev runlog.Event, _ time.Time) {
+	c := r.check(ev)
+	if c == nil {
+		return
+	}
+	if ev.Passed != nil && *ev.Passed {
+		c.state, c.failing = checkPassed, false
+		r.passing[ev.Iteration]++
+	} else {
+		c.state, c.failing, c.lastFail = checkFailed, true, ev.Iteration
+	}
+	if ev.Duration != nil {
+		c.duration = *ev.Duration
+	}
+	if ev.ExitCode != nil {
+		c.exit = *ev.ExitCode
+	}
+	c.timedOut = ev.TimedOut
+}
+
+// iterationFinished adds the iteration's row to the history.
+func (r *run) iterationFinished(ev runlog.Event, t time.Time) {
+	row := Row{N: ev.Iteration, Cost: ev.Cost, Completion: ev.CompletionSignal, Commit: ev.Commit,
+		Passing: r.passing[ev.Iteration], Total: len(r.checks), Interrupted: ev.Interrupted, Ran: r.agent}
+	delete(r.passing, ev.Iteration)
+	if ev.CompletionTagFound != nil && *ev.CompletionTagFound && ev.CompletionSignal == "" {
+		row.Declared = "tag"
+	}
+	row.Judge, row.JudgeKept = judgeText(ev.JudgeChanged)
+	row.AllPassed = ev.AllChecksPassed != nil && *ev.AllChecksPassed
+	row.ChecksRun = ev.ChecksRun == nil && row.Total > 0 || ev.ChecksRun != nil && *ev.ChecksRun
+	row.Duration, row.Agent, row.Checks = value(ev.Duration), value(ev.AgentDuration), value(ev.ChecksDuration)
+	if d := ev.Diff; d != nil {
+		row.Added, row.Deleted, row.Files, row.DiffKnown = d.Added, d.Deleted, d.Files, true
+	}
+	if tr := ev.TestsRemoved; tr != nil {
+		row.TestsRemoved, row.TestsFailed = tr.Count, tr.Failed
+	}
+	if fc := ev.FinalCheck; fc != nil {
+		row.FinalFailed, row.FinalText = fc.Failed(), fc.Text()
+	}
+	r.addRow(row)
+	r.iterCost = 0
+	r.setPhase(phaseBetween, t)
+}
+
+// agentSwitched shows the agent the run switched to, and why.
+func (r *run) agentSwitched(ev runlog.Event, _ time.Time) {
+	r.agent = label(ev.Agent, ev.Model)
+	r.switched = fmt.Sprintf("switched from %s (%s)", clean(ev.From), strings.ReplaceAll(ev.Reason, "_", " "))
+	r.switchedFor = ev.Iteration
+}
+
+// waiting starts a back-off or a wait for a usage limit, and when it ends.
+func (r *run) waiting(ev runlog.Event, t time.Time) {
+	r.waitFor = ""
+	if ev.Agent != "" {
+		r.waitFor = label(ev.Agent, ev.Model)
+	}
+	r.setPhase(phaseBackoff, t)
+	if ev.Type == runlog.EventUsageLimitWait {
+		r.setPhase(phaseUsage, t)
+	}
+	r.attempt = ev.Attempt
+	r.until = t
+	if ev.Seconds != nil {
+		r.until = t.Add(time.Duration(*ev.Seconds * float64(time.Second)))
+	}
+}
+
+// loopPaused marks the run paused between iterations.
+func (r *run) loopPaused(_ runlog.Event, t time.Time) {
+	r.paused = true
+	r.setPhase(phaseBetween, t)
+}
+
+// loopResumed marks the run going on.
+func (r *run) loopResumed(runlog.Event, time.Time) { r.paused = false }
+
+// loopFinished records how the run ended.
+func (r *run) loopFinished(ev runlog.Event, t time.Time) {
+	r.setPhase(phaseFinished, t)
+	r.finished, r.end = true, t
+	r.success = ev.Success != nil && *ev.Success
+	r.stopReason, r.stopDetail = ev.StopReason, clean(ev.StopDetail)
+	if ev.TotalIterations != nil {
+		r.iteration = *ev.TotalIterations
 	}
 }
 

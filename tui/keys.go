@@ -19,7 +19,8 @@ var keyHelp = [][2]string{
 	{"?", "this help; any key closes it"},
 }
 
-// key handles a key press.
+// key handles a key press: ctrl+c always interrupts; an open note, help
+// screen or detail takes the key before the main screen.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	if s == "ctrl+c" {
@@ -39,6 +40,12 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	return m.mainKey(s)
+}
+
+// mainKey handles a key pressed on the main screen, with no note, help
+// or detail open.
+func (m *Model) mainKey(s string) tea.Cmd {
 	switch s {
 	case "q":
 		return m.interrupt()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/architect-dev/architect/usererr"
 )
 
 // Live is a run's full-screen view on a terminal. The loop's events go to
@@ -45,7 +47,7 @@ func (l *Live) Stop() {
 		final, err := l.s.finish()
 		w := l.s.writer(l.s.out)
 		if err != nil {
-			fmt.Fprintf(l.s.out, "architect: warning: the terminal view ended: %v\n", err)
+			usererr.Say(l.s.out, usererr.LevelWarning, "the terminal view ended: %v", err)
 		}
 		m, ok := final.(*Model)
 		if !ok {

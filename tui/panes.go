@@ -65,21 +65,6 @@ func historyHead(nw int, diff bool) string {
 // historyRow is one iteration: checks passing, time, agent time, cost,
 // diff size, completion, error.
 func (m *Model) historyRow(r Row, nw int, diff bool) string {
-	var mark string
-	switch {
-	case r.FinalFailed:
-		mark = paint(styleBad, "✗")
-	case r.AllPassed && r.Completion != "":
-		mark = paint(styleGood, "✓")
-	case r.Interrupted != "":
-		mark = paint(styleWarn, "◌")
-	case r.TestsFailed:
-		mark = paint(styleBad, "✗")
-	case r.AllPassed:
-		mark = paint(styleWarn, "✓")
-	default:
-		mark = paint(styleBad, "✗")
-	}
 	checks := "-"
 	if r.ChecksRun || r.Total > 0 {
 		checks = fmt.Sprintf("%d/%d", r.Passing, r.Total)
@@ -88,7 +73,7 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 	if r.Cost != nil {
 		cost = money(*r.Cost)
 	}
-	line := "  " + right("#"+strconv.Itoa(r.N), nw) + "  " + mark + " " + fit(checks, 5) + "  " + right(secs(r.Duration), 7) +
+	line := "  " + right("#"+strconv.Itoa(r.N), nw) + "  " + r.mark() + " " + fit(checks, 5) + "  " + right(secs(r.Duration), 7) +
 		"  " + right(secs(r.Agent), 7) + "  " + right(cost, 9)
 	if diff {
 		d := ""
@@ -97,17 +82,7 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 		}
 		line += "  " + fit(d, 13)
 	}
-	switch {
-	case r.Completion != "":
-		line += "  " + fit(r.Completion, 4)
-	case r.Declared != "" && !r.AllPassed:
-		// Declared while the checks failed: shown, and why it did not count.
-		line += "  " + paint(styleWarn, r.Declared+" (checks failed)")
-	case r.Declared != "":
-		line += "  " + paint(styleWarn, r.Declared+" (not accepted)")
-	default:
-		line += "  " + fit("", 4)
-	}
+	line += "  " + r.done()
 	if r.Ran != "" && r.Ran != label(m.run.info.Agent, m.run.info.Model) {
 		line += "  " + paint(styleWarn, "on "+clean(r.Ran))
 	}
@@ -118,21 +93,66 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 		}
 		line += "  " + paint(st, fmt.Sprintf("%d test%s removed", r.TestsRemoved, plural(r.TestsRemoved)))
 	}
+	if note, ok := r.note(); ok {
+		line += "  " + note
+	}
+	return line
+}
+
+// mark is the row's sign: ✓ green for a success, ✓ yellow for checks that
+// passed without a completion, ◌ for an interrupted iteration, ✗ for a
+// failure.
+func (r Row) mark() string {
+	switch {
+	case r.FinalFailed:
+		return paint(styleBad, "✗")
+	case r.AllPassed && r.Completion != "":
+		return paint(styleGood, "✓")
+	case r.Interrupted != "":
+		return paint(styleWarn, "◌")
+	case r.TestsFailed:
+		return paint(styleBad, "✗")
+	case r.AllPassed:
+		return paint(styleWarn, "✓")
+	default:
+		return paint(styleBad, "✗")
+	}
+}
+
+// done is the row's "done" column: the completion, or a declaration that
+// did not count and why.
+func (r Row) done() string {
+	switch {
+	case r.Completion != "":
+		return fit(r.Completion, 4)
+	case r.Declared != "" && !r.AllPassed:
+		// Declared while the checks failed: shown, and why it did not count.
+		return paint(styleWarn, r.Declared+" (checks failed)")
+	case r.Declared != "":
+		return paint(styleWarn, r.Declared+" (not accepted)")
+	default:
+		return fit("", 4)
+	}
+}
+
+// note is what ended or spoiled the iteration, if anything did: its
+// interruption, the judge's finding, a failed last look, or its error.
+func (r Row) note() (string, bool) {
 	switch {
 	case r.Interrupted != "":
-		line += "  " + paint(styleWarn, clean(r.Interrupted))
+		return paint(styleWarn, clean(r.Interrupted)), true
 	case r.Judge != "" && r.JudgeKept:
-		line += "  " + paint(styleWarn, clean(r.Judge))
+		return paint(styleWarn, clean(r.Judge)), true
 	case r.Judge != "":
-		line += "  " + paint(styleBad, clean(r.Judge))
+		return paint(styleBad, clean(r.Judge)), true
 	case r.FinalFailed:
 		// A look that passed says nothing: the row's ✓ and the header
 		// say it.
-		line += "  " + paint(styleBad, clean("last look "+r.FinalText))
+		return paint(styleBad, clean("last look "+r.FinalText)), true
 	case r.Error != "":
-		line += "  " + paint(styleBad, clean(firstLine(r.Error)))
+		return paint(styleBad, clean(firstLine(r.Error))), true
 	}
-	return line
+	return "", false
 }
 
 // activityPane is the agent's latest activity, newest at the bottom,

@@ -1,4 +1,4 @@
-package utf8cut
+package textcut
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-// Package utf8cut is the one UTF-8-safe cutter: every place that keeps the
+// Package textcut is the one UTF-8-safe cutter: every place that keeps the
 // head or the tail of some text (the prompt's diff and check output, the
 // output buffers of proc, git's diffs in gitwt, the command line's
 // messages) cuts it here, so that no character is ever split in two and
@@ -18,7 +18,7 @@
 //
 // Bytes that are invalid UTF-8 whatever surrounds them are kept: they were
 // in the input, and cleaning them is the reader's job (proc.Clean).
-package utf8cut
+package textcut
 
 import "unicode/utf8"
 
