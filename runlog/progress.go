@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/architect-dev/architect/internal/utf8cut"
+	"github.com/architect-dev/architect/textcut"
 )
 
 // The progress file (ProgressFile) tells the next agent and the person what
@@ -171,7 +171,7 @@ func LastLine(s string) string {
 // Clip cuts s to at most n bytes at a character's boundary, marking the
 // cut with "…".
 func Clip(s string, n int) string {
-	if head, rest := utf8cut.Head(s, n); rest > 0 {
+	if head, rest := textcut.Head(s, n); rest > 0 {
 		return head + "…"
 	}
 	return s
