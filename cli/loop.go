@@ -143,7 +143,13 @@ func completeLoopFlags(c *cobra.Command) {
 
 // execute runs a validated configuration and reports the result.
 func execute(ctx context.Context, e *env, cfg config.Config) error {
-	return drive(ctx, e, cfg, "", func(deps loop.Deps) (*runlog.Result, error) { return loop.Run(ctx, cfg, deps) })
+	r, err := prepare(ctx, e, cfg, "")
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	res, err := loop.Run(ctx, cfg, r.deps)
+	return r.finish(res, err)
 }
 
 // resumeRun continues the saved run in workspace.
@@ -157,9 +163,13 @@ func resumeRun(ctx context.Context, e *env, workspace string, override func(*con
 		return runlog.Damaged(runlog.Path(workspace, runlog.StateFile), err)
 	}
 	override(&cfg)
-	return drive(ctx, e, cfg, workspace, func(deps loop.Deps) (*runlog.Result, error) {
-		return loop.Resume(ctx, workspace, func(c *config.Config) { *c = cfg }, deps)
-	})
+	r, err := prepare(ctx, e, cfg, workspace)
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	res, err := loop.Resume(ctx, workspace, func(c *config.Config) { *c = cfg }, r.deps)
+	return r.finish(res, err)
 }
 
 // savedConfig is the configuration a run's state keeps (its secrets
@@ -200,34 +210,51 @@ func newAgent(cfg config.Config) (agent.Agent, error) {
 	return ag, nil
 }
 
-// drive builds the agent for cfg, runs the pre-flight (refusing before
-// anything is created when it fails), runs start, and reports the result.
-// resumed is the workspace of the run start resumes, "" for a new run.
-func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start func(loop.Deps) (*runlog.Result, error)) error {
+// prepared is a run made ready by prepare: the loop's dependencies, and
+// what ends the watching and the containment once the loop returned.
+type prepared struct {
+	e         *env
+	cfg       config.Config
+	deps      loop.Deps
+	gha       *githubActions
+	stopWatch func()
+	release   func()
+}
+
+// prepare builds the agent for cfg, runs the pre-flight (refusing before
+// anything is created when it fails) and sets up the watching of the run.
+// resumed is the workspace of the run to resume, "" for a new run. The
+// caller runs the loop with deps, then calls finish, then release.
+func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r *prepared, err error) {
 	ag, err := newAgent(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer contain(e)() // before the pre-flight's first process
+	release := contain(e) // before the pre-flight's first process
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed != ""})
 	if err := pre.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if !cfg.Quiet {
 		printWarnings(e.stderr, pre.Warnings())
 	}
-	gha := startGitHubActions(e) // masks the secrets before anything runs
-	deps := loop.Deps{Agent: ag}
-	if deps.Redact, err = redactor(cfg); err != nil {
-		return err
+	r = &prepared{e: e, cfg: cfg, release: release}
+	r.gha = startGitHubActions(e) // masks the secrets before anything runs
+	r.deps = loop.Deps{Agent: ag}
+	if r.deps.Redact, err = redactor(cfg); err != nil {
+		return nil, err
 	}
-	stopWatch, err := watch(ctx, e, cfg, viewInfo(cfg, ag.Name(), resumed), &deps)
-	if err != nil {
-		return err
+	if r.stopWatch, err = watch(ctx, e, cfg, viewInfo(cfg, ag.Name(), resumed), &r.deps); err != nil {
+		return nil, err
 	}
-	gha.observe(&deps)
-	observed := deps.Events
-	deps.Events = func(ev runlog.Event) {
+	r.gha.observe(&r.deps)
+	observed := r.deps.Events
+	r.deps.Events = func(ev runlog.Event) {
 		if ev.Type == runlog.EventLoopStarted {
 			ws := ev.Workspace
 			e.workspace.Store(&ws)
@@ -236,17 +263,21 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 			observed(ev)
 		}
 	}
-	res, err := start(deps)
-	stopWatch()
+	return r, nil
+}
+
+// finish ends the watching and reports the loop's result res (or its error).
+func (r *prepared) finish(res *runlog.Result, err error) error {
+	r.stopWatch()
 	if err != nil {
 		return err
 	}
 	data, _ := json.MarshalIndent(res, "", "  ")
-	if cfg.JSON {
-		fmt.Fprintln(e.stdout, string(data))
+	if r.cfg.JSON {
+		fmt.Fprintln(r.e.stdout, string(data))
 	}
-	gha.finish(res, data)
-	printSummary(e.stderr, res, cfg)
+	r.gha.finish(res, data)
+	printSummary(r.e.stderr, res, r.cfg)
 	switch {
 	case res.Success:
 		return nil
