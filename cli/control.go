@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,71 +12,12 @@ import (
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/usererr"
 	"github.com/gofrs/flock"
 	"github.com/spf13/cobra"
 )
-
-// findRun locates the workspace of a run from dir: dir itself, its default
-// worktree, or a named worktree (--worktree-name, or the only one there is).
-func findRun(dir, name string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	where := abs
-	if dir != "." {
-		where = dir // as given with -C
-	}
-	if name != "" && !config.ValidWorktreeName(name) {
-		return "", &usererr.Error{Msg: fmt.Sprintf("--worktree-name %q: not a worktree name", name), Hint: "give the NAME of .architect-worktrees/NAME (`git worktree list` lists them)"}
-	}
-	has := hasRun
-	if name != "" {
-		if !config.ValidWorktreeName(name) {
-			return "", &usererr.Error{Msg: fmt.Sprintf("--worktree-name: %q is not a worktree name", name), Hint: "use the NAME the run was started with (letters, digits, '.', '_' and '-'); `ls .architect-worktrees` lists them"}
-		}
-		wtDir, _ := loop.WorktreeFor(name)
-		if ws := filepath.Join(abs, wtDir); has(ws) {
-			return ws, nil
-		}
-		return "", &usererr.Error{Msg: fmt.Sprintf("no run of --worktree-name %s under %s", name, where), Hint: "check --worktree-name, or pass the repository with -C DIR"}
-	}
-	if has(abs) {
-		return abs, nil
-	}
-	found := runsUnder(abs)
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return "", &usererr.Error{Msg: "no architect run in " + where, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
-	}
-	return "", &usererr.Error{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
-}
-
-// hasRun reports whether ws holds a run's state.
-func hasRun(ws string) bool {
-	_, err := os.Stat(filepath.Join(ws, runlog.StateDir, runlog.StateFile))
-	return err == nil
-}
-
-// runsUnder lists the runs in the worktrees of the repository at abs: the
-// default worktree's, then the named ones' (a batch's tasks).
-func runsUnder(abs string) []string {
-	var found []string
-	if ws := filepath.Join(abs, loop.DefaultWorktree); hasRun(ws) {
-		found = append(found, ws)
-	}
-	named, _ := filepath.Glob(filepath.Join(abs, loop.NamedWorktreesDir, "*"))
-	for _, ws := range named {
-		if hasRun(ws) {
-			found = append(found, ws)
-		}
-	}
-	return found
-}
 
 // controlCmd is a command that acts on one run, found with -C DIR and
 // --worktree-name NAME (findRun); run gets its workspace and state.
@@ -89,7 +29,7 @@ func controlCmd(use, short, long, example string, run func(ctx context.Context, 
 		GroupID: groupControl,
 		Args:    noArgs("select the run with -C DIR or --worktree-name NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := findRun(dir, name)
+			ws, err := merge.FindRun(dir, name)
 			if err != nil {
 				return err
 			}
@@ -124,8 +64,8 @@ func newStatusCmd(e *env) *cobra.Command {
 		dir, _ := cmd.Flags().GetString("dir")
 		name, _ := cmd.Flags().GetString("worktree-name")
 		jsonOut, _ := cmd.Flags().GetBool("json")
-		if abs, err := filepath.Abs(dir); err == nil && name == "" && !hasRun(abs) {
-			if runs := runsUnder(abs); len(runs) > 1 {
+		if abs, err := filepath.Abs(dir); err == nil && name == "" && !merge.HasRun(abs) {
+			if runs := merge.RunsUnder(abs); len(runs) > 1 {
 				return runStatusAll(e, abs, runs, jsonOut)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/redact"
 	"github.com/architect-dev/architect/report"
@@ -69,7 +70,7 @@ pre-flight error, 130 interrupted.`,
 				if task != "" || cfgPath != "" || dryRun || noConfig {
 					return &usererr.Error{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c, --no-config and --dry-run, or start a new run without --resume"}
 				}
-				ws, err := findRun(flagged.Dir, flagged.WorktreeName)
+				ws, err := merge.FindRun(flagged.Dir, flagged.WorktreeName)
 				if err != nil {
 					return err
 				}
@@ -290,7 +291,7 @@ func (r *prepared) finish(res *runlog.Result, err error) error {
 // viewInfo is what the view's header says about the run before it starts;
 // for a resumed run (in workspace resumed) also its earlier iterations.
 func viewInfo(cfg config.Config, agentName, resumed string) tui.Info {
-	info := tui.Info{Task: taskTitle(cfg.Task, cfg.Spec), Agent: agentName, Model: cfg.Model,
+	info := tui.Info{Task: merge.TaskTitle(cfg.Task, cfg.Spec), Agent: agentName, Model: cfg.Model,
 		MaxIterations: cfg.MaxIterations, Budget: cfg.MaxCost, MaxTime: cfg.MaxTime}
 	if resumed == "" {
 		return info
@@ -393,10 +394,10 @@ func printSummary(w io.Writer, r *runlog.Result, cfg config.Config) {
 		return
 	}
 	if n := branchCommits(r); n == 0 {
-		fmt.Fprintf(w, "architect: nothing was committed on branch %s; remove it and its worktree with `architect clean%s`\n", r.Branch, cleanName(r.Branch))
+		fmt.Fprintf(w, "architect: nothing was committed on branch %s; remove it and its worktree with `architect clean%s`\n", r.Branch, merge.NameArg(r.Branch))
 		return
 	}
-	fmt.Fprintf(w, "architect: the work is in %s on branch %s; bring it in with `architect merge%s` (or git merge %s)\n", r.WorktreePath, r.Branch, cleanName(r.Branch), r.Branch)
+	fmt.Fprintf(w, "architect: the work is in %s on branch %s; bring it in with `architect merge%s` (or git merge %s)\n", r.WorktreePath, r.Branch, merge.NameArg(r.Branch), r.Branch)
 }
 
 // branchCommits counts the commits of the run's branch since it began; -1
@@ -416,15 +417,6 @@ func branchCommits(r *runlog.Result) int {
 		return -1
 	}
 	return n
-}
-
-// cleanName is the NAME argument that names branch in clean and merge: ""
-// for the default worktree.
-func cleanName(branch string) string {
-	if branch == loop.DefaultBranch || branch == "" {
-		return ""
-	}
-	return " " + branch[len("architect/"):]
 }
 
 func plural(n int) string {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/redact"
 	"github.com/architect-dev/architect/runlog"
@@ -72,7 +73,7 @@ func runSay(e *env, dir, name, text string, now bool) error {
 	if err != nil {
 		return err
 	}
-	ws, err := findRun(dir, name)
+	ws, err := merge.FindRun(dir, name)
 	if err != nil {
 		return err
 	}

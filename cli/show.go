@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/report"
 	"github.com/architect-dev/architect/runlog"
@@ -75,7 +76,7 @@ On a terminal the text goes through a pager: $PAGER, else less; --no-pager
 }
 
 func runShow(e *env, n int, o showOptions) error {
-	ws, err := findRun(o.dir, o.worktree)
+	ws, err := merge.FindRun(o.dir, o.worktree)
 	if err != nil {
 		return err
 	}

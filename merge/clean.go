@@ -1,4 +1,4 @@
-package cli
+package merge
 
 import (
 	"context"
@@ -7,62 +7,33 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/usererr"
-	"github.com/spf13/cobra"
 )
 
-func newCleanCmd(e *env) *cobra.Command {
-	var force bool
-	var dir string
-	c := &cobra.Command{
-		Use:   "clean [NAME] [--force] [-C DIR]",
-		Short: "remove a loop's worktree and branch",
-		Long: `Removes the worktree and branch of a loop run with --worktree (or
---worktree-name NAME). Refuses when the branch has commits that are not
-merged into the current branch, unless --force; ` + "`architect merge`" + ` brings them
-in and cleans up in one step. The run's records (its .architect/: report,
-transcripts, cost) are moved to .architect/runs/ in the main checkout first.`,
-		Example: `  # After git merge architect/ralph-loop
-  architect clean
-
-  # A named worktree, unmerged work thrown away
-  architect clean fix-auth --force`,
-		GroupID:           groupFinish,
-		Args:              maxArgs(1, "clean takes at most one worktree NAME", "architect clean NAME"),
-		ValidArgsFunction: completeWorktreeNames,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			name := ""
-			if len(args) > 0 {
-				name = args[0]
-			}
-			return runClean(cmd.Context(), e, dir, name, force)
-		},
-	}
-	c.Flags().BoolVar(&force, "force", false, "remove even when the branch has commits not merged into the current branch, or the worktree has uncommitted changes")
-	c.Flags().StringVarP(&dir, "dir", "C", ".", "repository `directory`")
-	_ = c.MarkFlagDirname("dir")
-	return c
+// CleanOptions say which run's worktree and branch to remove.
+type CleanOptions struct {
+	Name  string    // the run's worktree NAME; "" for the default worktree
+	Dir   string    // the repository
+	Force bool      // remove even unmerged commits and uncommitted changes
+	Log   io.Writer // where what was done is said
 }
 
-// openRepo opens the repository of dir for clean and merge.
-func openRepo(ctx context.Context, dir, cmd string) (*gitwt.Repo, error) {
-	repo, err := gitwt.Open(ctx, dir)
-	if errors.Is(err, gitwt.ErrNotRepo) {
-		return nil, &usererr.Error{Msg: dir + " is not in a git repository", Hint: "run architect " + cmd + " inside the repository the loop ran in, or pass -C DIR"}
-	}
-	return repo, err
-}
-
-func runClean(ctx context.Context, e *env, dir, name string, force bool) error {
-	repo, err := openRepo(ctx, dir, "clean")
+// Clean removes the worktree and the branch of the run o names, after
+// moving its records to .architect/runs/ in the main checkout. Without
+// o.Force it refuses a branch with commits not merged into the current
+// branch; it always refuses while the run's loop is running.
+func Clean(ctx context.Context, o CleanOptions) error {
+	repo, err := openRepo(ctx, o.Dir, "clean")
 	if err != nil {
 		return err
 	}
-	wtDir, branch := loop.WorktreeFor(name)
+	wtDir, branch := loop.WorktreeFor(o.Name)
 	exists, err := repo.BranchExists(ctx, branch)
 	if err != nil {
 		return err
@@ -76,19 +47,28 @@ func runClean(ctx context.Context, e *env, dir, name string, force bool) error {
 	}
 	if n, err := repo.UnmergedCommits(ctx, branch, "HEAD"); err != nil {
 		return err
-	} else if n > 0 && !force {
+	} else if n > 0 && !o.Force {
 		return &usererr.Error{
 			Msg:  fmt.Sprintf("branch %s has %d commit%s not merged into %s; cleaning would lose them", branch, n, plural(n), current),
-			Hint: fmt.Sprintf("merge it first (architect merge%s, or git merge %s), or pass --force to delete it anyway", cleanName(branch), branch),
+			Hint: fmt.Sprintf("merge it first (architect merge%s, or git merge %s), or pass --force to delete it anyway", NameArg(branch), branch),
 		}
 	}
 	if ws, _ := runOf(repo.Dir(), wtDir); ws != "" && runlog.Running(ws) {
-		return &usererr.Error{Msg: fmt.Sprintf("the loop on %s is still running", branch), Hint: "wait for it to end, or stop it with `architect cancel" + nameFlag(name) + "`"}
+		return &usererr.Error{Msg: fmt.Sprintf("the loop on %s is still running", branch), Hint: "wait for it to end, or stop it with `architect cancel" + nameFlag(o.Name) + "`"}
 	}
-	if err := keepRecords(ctx, e.stderr, repo, wtDir, branch); err != nil {
+	if err := keepRecords(ctx, o.Log, repo, wtDir, branch); err != nil {
 		return err
 	}
-	return removeRun(ctx, e.stderr, repo, wtDir, branch, force)
+	return removeRun(ctx, o.Log, repo, wtDir, branch, o.Force)
+}
+
+// openRepo opens the repository of dir for clean and merge (cmd).
+func openRepo(ctx context.Context, dir, cmd string) (*gitwt.Repo, error) {
+	repo, err := gitwt.Open(ctx, dir)
+	if errors.Is(err, gitwt.ErrNotRepo) {
+		return nil, &usererr.Error{Msg: dir + " is not in a git repository", Hint: "run architect " + cmd + " inside the repository the loop ran in, or pass -C DIR"}
+	}
+	return repo, err
 }
 
 // keepRecords moves the records of the run in wtDir (report, transcripts,
@@ -108,7 +88,7 @@ func keepRecords(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, bran
 		to, err = archiveRecords(ws, repo.Dir(), branch)
 	}
 	if err != nil {
-		return &usererr.Error{Msg: "could not keep the run's records: " + err.Error(), Hint: "copy " + filepath.Join(ws, runlog.StateDir) + " somewhere safe, then run the command again"}
+		return &Error{What: "could not keep the run's records", Err: err, Hint: "copy " + filepath.Join(ws, runlog.StateDir) + " somewhere safe, then run the command again"}
 	}
 	fmt.Fprintf(w, "architect: the run's records are in %s\n", to)
 	return nil
@@ -121,7 +101,7 @@ func removeRun(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, branch
 		return err
 	} else if wt != "" {
 		if err := repo.RemoveWorktree(ctx, wt, force); err != nil {
-			return &usererr.Error{Msg: "could not remove the worktree " + wt + ": " + err.Error(), Hint: "commit or discard its changes, or pass --force"}
+			return &Error{What: "could not remove the worktree " + wt, Err: err, Hint: "commit or discard its changes, or pass --force"}
 		}
 	}
 	if err := repo.DeleteBranch(ctx, branch, true); err != nil {
@@ -129,4 +109,19 @@ func removeRun(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, branch
 	}
 	fmt.Fprintf(w, "architect: removed worktree %s and branch %s\n", wtDir, branch)
 	return nil
+}
+
+// archiveRecords moves the run's .architect/ records to
+// top/.architect/runs/<branch>-<time>/, so they outlive the worktree.
+func archiveRecords(ws, top, branch string) (string, error) {
+	from := filepath.Join(ws, runlog.StateDir)
+	name := strings.ReplaceAll(branch, "/", "-") + "-" + time.Now().UTC().Format("20060102T150405Z")
+	to := filepath.Join(top, runlog.StateDir, "runs", name)
+	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Rename(from, to); err != nil {
+		return "", err
+	}
+	return to, nil
 }

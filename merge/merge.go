@@ -1,190 +1,237 @@
-package cli
+// Package merge brings the work of a --worktree run home: it merges the
+// run's branch into the branch checked out in the main checkout, keeps the
+// run's records, and removes the worktree and the branch (Run); or removes
+// them without merging (Clean). It refuses, changing nothing, whenever
+// going on could lose work.
+package merge
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
-	"github.com/architect-dev/architect/prompt"
-	"github.com/architect-dev/architect/report"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/usererr"
-	"github.com/spf13/cobra"
 )
 
-func newMergeCmd(e *env) *cobra.Command {
-	var o mergeOptions
-	c := &cobra.Command{
-		Use:   "merge [NAME] [--squash] [--keep] [-C DIR]",
-		Short: "merge a loop's branch into the current branch, then remove its worktree",
-		Long: `Merges the branch of a --worktree run (architect/ralph-loop, or
-architect/NAME) into the branch checked out here, with a merge commit whose
-message is built from the task and the result; with --squash, as one
-ordinary commit instead of the per-iteration ones. Then the worktree and the
-branch are removed (--keep keeps them), and the run's records move to
-.architect/runs/ here.
+// Options say which run's branch to merge, and how.
+type Options struct {
+	Name   string    // the run's worktree NAME; "" for the default worktree
+	Dir    string    // the repository (its main checkout)
+	Squash bool      // one ordinary commit instead of a merge commit
+	Keep   bool      // keep the worktree and the branch after merging
+	Log    io.Writer // where what was done is said, one `architect:` line each
+}
 
-Nothing is lost: merge refuses, changing nothing, while the loop runs, when
-the worktree has uncommitted changes, when this checkout has uncommitted
-changes to tracked files, when an untracked file here would be overwritten,
-and when the merge would conflict (merge by hand then: git merge BRANCH).`,
-		Example: `  # Bring the default worktree's work in, keeping its commits
-  architect merge
+// Error is a step that failed once merging or cleaning had started: its
+// message, what to do about it, and its cause. Merge is set when the merge
+// itself failed (nothing was merged, or a squash left its changes staged).
+type Error struct {
+	What, Hint string
+	Err        error
+	Merge      bool
+}
 
-  # One commit for a named run's work
-  architect merge fix-auth --squash
-
-  # See what would come in first
-  git diff ...architect/ralph-loop`,
-		GroupID:           groupFinish,
-		Args:              maxArgs(1, "merge takes at most one worktree NAME", "architect merge [NAME] [--squash]"),
-		ValidArgsFunction: completeWorktreeNames,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				o.name = args[0]
-			}
-			return runMerge(cmd.Context(), e, o)
-		},
+// Error is What and the cause, "What: cause" (the cause alone without What).
+func (e *Error) Error() string {
+	if e.What == "" {
+		return e.Err.Error()
 	}
-	c.Flags().BoolVar(&o.squash, "squash", false, "make the branch's changes one commit on the current branch")
-	c.Flags().BoolVar(&o.keep, "keep", false, "keep the worktree and the branch after merging")
-	c.Flags().StringVarP(&o.dir, "dir", "C", ".", "repository `directory` (its main checkout)")
-	_ = c.MarkFlagDirname("dir")
-	return c
+	return e.What + ": " + e.Err.Error()
 }
 
-type mergeOptions struct {
-	name, dir    string
-	squash, keep bool
+func (e *Error) Unwrap() error { return e.Err }
+
+// target is the branch to merge and the one to merge it into.
+type target struct {
+	repo            *gitwt.Repo
+	wtDir, branch   string // the run's worktree (relative to the repository) and branch
+	current         string // the branch checked out here
+	ws              string // the run's workspace, "" when it has none
+	st              *runlog.State
+	check           gitwt.MergeCheck
+	squash, keepRun bool
 }
 
-func runMerge(ctx context.Context, e *env, o mergeOptions) error {
-	repo, err := openRepo(ctx, o.dir, "merge")
+// Run merges the branch of the run o names into the branch checked out in
+// o.Dir, then (unless o.Keep) moves the run's records to .architect/runs/
+// there and removes its worktree and branch.
+func Run(ctx context.Context, o Options) error {
+	t, err := resolve(ctx, o)
 	if err != nil {
 		return err
 	}
-	wtDir, branch := loop.WorktreeFor(o.name)
-	if ok, err := repo.BranchExists(ctx, branch); err != nil {
+	if t.check.Commits == 0 {
+		return t.nothingToMerge(ctx, o.Log)
+	}
+	if err := refusal(t.check, t.branch, t.current, t.squash); err != nil {
 		return err
+	}
+	tip, err := t.repo.Rev(ctx, t.branch)
+	if err != nil {
+		return err
+	}
+	head, err := t.merge(ctx, message(t.branch, t.check.Commits, t.st, t.ws))
+	if err != nil {
+		return err
+	}
+	how := "merged"
+	if t.squash {
+		how = fmt.Sprintf("squashed %d commit%s of", t.check.Commits, plural(t.check.Commits))
+	}
+	fmt.Fprintf(o.Log, "architect: %s %s into %s as %s\n", how, t.branch, t.current, short(head))
+	if t.keepRun {
+		return nil
+	}
+	return t.finish(ctx, o.Log, tip)
+}
+
+// resolve finds what o asks to merge and refuses what must not be merged
+// as it is: no such branch, a detached HEAD, the run's own worktree, a run
+// still going, uncommitted work in the run's worktree.
+func resolve(ctx context.Context, o Options) (*target, error) {
+	repo, err := openRepo(ctx, o.Dir, "merge")
+	if err != nil {
+		return nil, err
+	}
+	t := &target{repo: repo, squash: o.Squash, keepRun: o.Keep}
+	t.wtDir, t.branch = loop.WorktreeFor(o.Name)
+	if ok, err := repo.BranchExists(ctx, t.branch); err != nil {
+		return nil, err
 	} else if !ok {
-		return &usererr.Error{Msg: fmt.Sprintf("there is no branch %s to merge", branch), Hint: "name the run: architect merge NAME (its worktree is .architect-worktrees/NAME); `git worktree list` lists them"}
+		return nil, &usererr.Error{Msg: fmt.Sprintf("there is no branch %s to merge", t.branch), Hint: "name the run: architect merge NAME (its worktree is .architect-worktrees/NAME); `git worktree list` lists them"}
 	}
-	current, err := repo.CurrentBranch(ctx)
-	if err != nil {
-		return err
+	if t.current, err = repo.CurrentBranch(ctx); err != nil {
+		return nil, err
 	}
-	switch current {
+	switch t.current {
 	case "":
-		return &usererr.Error{Msg: "HEAD is detached here: there is no branch to merge into", Hint: "check out the branch to merge into (git switch main), then run architect merge"}
-	case branch:
-		return &usererr.Error{Msg: "this is the loop's own worktree (on " + branch + ")", Hint: "run architect merge in the main checkout, or pass it with -C DIR"}
+		return nil, &usererr.Error{Msg: "HEAD is detached here: there is no branch to merge into", Hint: "check out the branch to merge into (git switch main), then run architect merge"}
+	case t.branch:
+		return nil, &usererr.Error{Msg: "this is the loop's own worktree (on " + t.branch + ")", Hint: "run architect merge in the main checkout, or pass it with -C DIR"}
 	}
-	wt, err := repo.WorktreeOf(ctx, branch)
+	wt, err := repo.WorktreeOf(ctx, t.branch)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ws, st := runOf(repo.Dir(), wtDir)
-	if ws != "" && runlog.Running(ws) {
-		return &usererr.Error{Msg: fmt.Sprintf("the loop on %s is still running", branch), Hint: "wait for it to end, or stop it with `architect cancel" + nameFlag(o.name) + "`"}
+	t.ws, t.st = runOf(repo.Dir(), t.wtDir)
+	if t.ws != "" && runlog.Running(t.ws) {
+		return nil, &usererr.Error{Msg: fmt.Sprintf("the loop on %s is still running", t.branch), Hint: "wait for it to end, or stop it with `architect cancel" + nameFlag(o.Name) + "`"}
 	}
 	if wt != "" {
 		if err := worktreeClean(ctx, wt); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	mc, err := repo.CheckMerge(ctx, branch)
-	if err != nil {
+	if t.check, err = repo.CheckMerge(ctx, t.branch); err != nil {
 		if errors.Is(err, gitwt.ErrMergeTreeUnsupported) {
-			return &usererr.Error{Msg: err.Error(), Hint: "upgrade git, or merge by hand: git merge " + branch}
+			return nil, &Error{Err: err, Hint: "upgrade git, or merge by hand: git merge " + t.branch}
 		}
-		return err
+		return nil, err
 	}
-	if mc.Commits == 0 {
-		fmt.Fprintf(e.stderr, "architect: %s has nothing that %s lacks: nothing to merge\n", branch, current)
-		if o.keep {
-			return nil
-		}
-		if err := keepRecords(ctx, e.stderr, repo, wtDir, branch); err != nil {
-			return err
-		}
-		return removeRun(ctx, e.stderr, repo, wtDir, branch, false)
-	}
-	if err := mergeRefusal(mc, branch, current, o.squash); err != nil {
-		return err
-	}
-	msg := mergeMessage(branch, mc.Commits, st, ws)
-	tip, err := repo.Rev(ctx, branch)
-	if err != nil {
-		return err
-	}
-	// Untracked files here that the branch has with the same content (the
-	// uncommitted changes a --include-uncommitted run copied): the merge
-	// writes them back as they are. They are restored if it fails.
-	saved := map[string][]byte{}
-	for _, p := range mc.Same {
-		data, err := os.ReadFile(filepath.Join(repo.Dir(), p))
-		if err != nil {
-			return err
-		}
-		saved[p] = data
-	}
-	restore := func() {
-		for p, data := range saved {
-			path := filepath.Join(repo.Dir(), p)
-			if _, err := os.Lstat(path); err != nil {
-				_ = os.MkdirAll(filepath.Dir(path), 0o755)
-				_ = os.WriteFile(path, data, 0o644)
-			}
-		}
-	}
-	for p := range saved {
-		if err := os.Remove(filepath.Join(repo.Dir(), p)); err != nil {
-			restore()
-			return err
-		}
-	}
-	head, err := repo.MergeBranch(ctx, branch, msg, o.squash)
-	if err != nil {
-		if !o.squash {
-			_ = repo.AbortMerge(ctx)
-		}
-		restore()
-		hint := "nothing was merged; merge by hand with git merge " + branch
-		if o.squash {
-			hint = "if the changes are staged, commit them with `git commit`, or undo them with `git reset --merge`"
-		}
-		return &failure{msg: "merging " + branch + ": " + err.Error(), hint: hint, code: ExitNoSuccess}
-	}
-	how := "merged"
-	if o.squash {
-		how = fmt.Sprintf("squashed %d commit%s of", mc.Commits, plural(mc.Commits))
-	}
-	fmt.Fprintf(e.stderr, "architect: %s %s into %s as %s\n", how, branch, current, short(head))
-	if o.keep {
+	return t, nil
+}
+
+// nothingToMerge says so, and (unless --keep) cleans the run up.
+func (t *target) nothingToMerge(ctx context.Context, log io.Writer) error {
+	fmt.Fprintf(log, "architect: %s has nothing that %s lacks: nothing to merge\n", t.branch, t.current)
+	if t.keepRun {
 		return nil
 	}
-	if ws != "" && repo.Exclude(ctx, "/"+runlog.StateDir+"/") == nil {
-		if to, err := archiveRecords(ws, repo.Dir(), branch); err == nil {
-			fmt.Fprintf(e.stderr, "architect: the run's records are in %s\n", to)
-		}
-	}
-	if err := removeRun(ctx, e.stderr, repo, wtDir, branch, false); err != nil {
+	if err := keepRecords(ctx, log, t.repo, t.wtDir, t.branch); err != nil {
 		return err
 	}
-	if o.squash {
-		fmt.Fprintf(e.stderr, "architect: the branch's commits stay reachable for a while: git branch %s %s restores it\n", branch, short(tip))
+	return removeRun(ctx, log, t.repo, t.wtDir, t.branch, false)
+}
+
+// merge merges the branch with the message msg and returns the new head.
+// Untracked files here that the branch has with the same content (the
+// uncommitted changes a --include-uncommitted run copied) are set aside
+// first, since the merge writes them back as they are; they are restored
+// if it fails.
+func (t *target) merge(ctx context.Context, msg string) (string, error) {
+	aside, err := setAside(t.repo.Dir(), t.check.Same)
+	if err != nil {
+		return "", err
+	}
+	head, err := t.repo.MergeBranch(ctx, t.branch, msg, t.squash)
+	if err == nil {
+		return head, nil
+	}
+	if !t.squash {
+		_ = t.repo.AbortMerge(ctx)
+	}
+	aside.restore()
+	hint := "nothing was merged; merge by hand with git merge " + t.branch
+	if t.squash {
+		hint = "if the changes are staged, commit them with `git commit`, or undo them with `git reset --merge`"
+	}
+	return "", &Error{What: "merging " + t.branch, Err: err, Hint: hint, Merge: true}
+}
+
+// finish moves the run's records to .architect/runs/ here and removes the
+// worktree and the branch; after a squash it says how to get the branch's
+// commits back (tip was the branch's last commit).
+func (t *target) finish(ctx context.Context, log io.Writer, tip string) error {
+	if t.ws != "" && t.repo.Exclude(ctx, "/"+runlog.StateDir+"/") == nil {
+		if to, err := archiveRecords(t.ws, t.repo.Dir(), t.branch); err == nil {
+			fmt.Fprintf(log, "architect: the run's records are in %s\n", to)
+		}
+	}
+	if err := removeRun(ctx, log, t.repo, t.wtDir, t.branch, false); err != nil {
+		return err
+	}
+	if t.squash {
+		fmt.Fprintf(log, "architect: the branch's commits stay reachable for a while: git branch %s %s restores it\n", t.branch, short(tip))
 	}
 	return nil
 }
 
-// mergeRefusal is why merging must not start, or nil.
-func mergeRefusal(mc gitwt.MergeCheck, branch, current string, squash bool) error {
+// asideFiles are files read before they were removed, by path under dir.
+type asideFiles struct {
+	dir   string
+	files map[string][]byte
+}
+
+// setAside reads the files paths (relative to dir), then removes them; if
+// one cannot be removed, those removed are written back.
+func setAside(dir string, paths []string) (asideFiles, error) {
+	a := asideFiles{dir: dir, files: map[string][]byte{}}
+	for _, p := range paths {
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			return a, err
+		}
+		a.files[p] = data
+	}
+	for p := range a.files {
+		if err := os.Remove(filepath.Join(dir, p)); err != nil {
+			a.restore()
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// restore writes back each file set aside that is not there.
+func (a asideFiles) restore() {
+	for p, data := range a.files {
+		path := filepath.Join(a.dir, p)
+		if _, err := os.Lstat(path); err != nil {
+			_ = os.MkdirAll(filepath.Dir(path), 0o755)
+			_ = os.WriteFile(path, data, 0o644)
+		}
+	}
+}
+
+// refusal is why merging must not start, or nil.
+func refusal(mc gitwt.MergeCheck, branch, current string, squash bool) error {
 	by := "git merge " + branch
 	if squash {
 		by = "git merge --squash " + branch
@@ -203,7 +250,7 @@ func mergeRefusal(mc gitwt.MergeCheck, branch, current string, squash bool) erro
 	case len(mc.Conflicts) > 0:
 		return &usererr.Error{
 			Msg:  fmt.Sprintf("merging %s into %s would conflict in %s; nothing was changed", branch, current, listFew(mc.Conflicts)),
-			Hint: fmt.Sprintf("merge by hand: %s, resolve the conflicts, commit, then `architect clean%s`", by, cleanName(branch)),
+			Hint: fmt.Sprintf("merge by hand: %s, resolve the conflicts, commit, then `architect clean%s`", by, NameArg(branch)),
 		}
 	}
 	return nil
@@ -229,102 +276,14 @@ func worktreeClean(ctx context.Context, wt string) error {
 	return nil
 }
 
-// runOf finds the run recorded in the worktree wtDir of the repository at
-// top: its workspace and state ("" and nil when there is none).
-func runOf(top, wtDir string) (string, *runlog.State) {
-	ws, err := findRun(filepath.Join(top, wtDir), "")
-	if err != nil {
-		return "", nil
+// NameArg is the NAME argument that names branch in `architect clean` and
+// `architect merge`: "" for the default worktree's, " NAME" for
+// architect/NAME.
+func NameArg(branch string) string {
+	if branch == loop.DefaultBranch || branch == "" {
+		return ""
 	}
-	st, err := runlog.ReadState(ws)
-	if err != nil {
-		return ws, nil
-	}
-	return ws, st
-}
-
-// mergeMessage is the merge commit's message: a title from the task, then
-// the result, the checks and where the work came from.
-func mergeMessage(branch string, commits int, st *runlog.State, ws string) string {
-	if st == nil {
-		return fmt.Sprintf("architect: merge %s\n\n%d commit%s from the loop's branch %s.", branch, commits, plural(commits), branch)
-	}
-	var res runlog.Result
-	saved, err := runlog.ReadResult(ws)
-	haveResult := err == nil
-	if haveResult {
-		res = *saved
-	}
-	var b strings.Builder
-	cfg, _ := savedConfig(st) // what can be read of it
-	b.WriteString("architect: " + taskTitle(cfg.Task, cfg.Spec) + "\n\n")
-	switch {
-	case haveResult && res.Success:
-		fmt.Fprintf(&b, "Succeeded after %d iteration%s: every check passed and the agent declared completion.\n", res.TotalIterations, plural(res.TotalIterations))
-	case haveResult:
-		fmt.Fprintf(&b, "Stopped on %s after %d iteration%s, without success", res.StopReason, res.TotalIterations, plural(res.TotalIterations))
-		if res.StopDetail != "" {
-			b.WriteString(" (" + res.StopDetail + ")")
-		}
-		b.WriteString(".\n")
-	default:
-		fmt.Fprintf(&b, "Status: %s after %d iteration%s.\n", st.Status, st.Iteration, plural(st.Iteration))
-	}
-	if haveResult && len(res.Iterations) > 0 {
-		last := res.Iterations[len(res.Iterations)-1]
-		if len(last.CheckResults) > 0 {
-			b.WriteString("\nChecks in the last iteration:\n")
-			for _, c := range last.CheckResults {
-				status := "passed"
-				if !c.Passed {
-					status = "failed (" + c.Status() + ")"
-				}
-				fmt.Fprintf(&b, "- %s: %s\n", c.Name, status)
-			}
-		}
-		fmt.Fprintf(&b, "\nCost: %s.\n", res.Cost())
-	}
-	fmt.Fprintf(&b, "\nBranch %s (%d commit%s), agent %s.", branch, commits, plural(commits), cfg.Agent)
-	if cfg.Task != "" && strings.Contains(strings.TrimSpace(cfg.Task), "\n") {
-		b.WriteString("\n\nTask:\n" + clip(strings.TrimSpace(cfg.Task), 2000))
-	}
-	return b.String()
-}
-
-// taskTitle is a one-line title for the task or the spec (the report's).
-func taskTitle(task, spec string) string {
-	text, fallback := "", "loop result"
-	if spec != "" {
-		fallback = "work from " + filepath.Base(spec)
-		if data, err := os.ReadFile(spec); err == nil {
-			text = string(data)
-		}
-	}
-	return clip(report.Title(task, text, fallback), 72)
-}
-
-// clip cuts s to n bytes at a character boundary, marking the cut.
-func clip(s string, n int) string {
-	head, rest := prompt.Truncate(s, n)
-	if rest > 0 {
-		head += "…"
-	}
-	return head
-}
-
-// archiveRecords moves the run's .architect/ records to
-// top/.architect/runs/<branch>-<time>/, so they outlive the worktree.
-func archiveRecords(ws, top, branch string) (string, error) {
-	from := filepath.Join(ws, runlog.StateDir)
-	name := strings.ReplaceAll(branch, "/", "-") + "-" + time.Now().UTC().Format("20060102T150405Z")
-	to := filepath.Join(top, runlog.StateDir, "runs", name)
-	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
-		return "", err
-	}
-	if err := os.Rename(from, to); err != nil {
-		return "", err
-	}
-	return to, nil
+	return " " + branch[len("architect/"):]
 }
 
 func short(hash string) string {
@@ -349,4 +308,11 @@ func listFew(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
