@@ -241,8 +241,3 @@ func runDemoAgent(e *env, args []string) error {
 	}
 	return nil
 }
-
-// shellQuote quotes s for sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
