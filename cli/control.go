@@ -98,7 +98,7 @@ func runPause(e *env, ws string, st *runlog.State) error {
 	}
 	defer unlock()
 	if paused(ws, st) {
-		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is already paused\n", ws)
+		usererr.Say(e.stderr, usererr.LevelWarning, "ralph loop for %s is already paused", ws)
 		return nil
 	}
 	if err := runlog.WriteControl(ws, "pause"); err != nil {
@@ -139,7 +139,7 @@ func runResume(ctx context.Context, e *env, ws string, st *runlog.State) error {
 		}
 		defer unlock()
 		if !paused(ws, st) {
-			fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not paused\n", ws)
+			usererr.Say(e.stderr, usererr.LevelWarning, "ralph loop for %s is not paused", ws)
 			return nil
 		}
 		if err := runlog.WriteControl(ws, "resume"); err != nil {
@@ -157,7 +157,7 @@ func runResume(ctx context.Context, e *env, ws string, st *runlog.State) error {
 
 func runCancel(e *env, ws string, st *runlog.State) error {
 	if !runlog.Running(ws) {
-		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not running\n", ws)
+		usererr.Say(e.stderr, usererr.LevelWarning, "ralph loop for %s is not running", ws)
 		return nil
 	}
 	// The request first, so that the loop says who stopped it.

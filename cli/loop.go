@@ -320,9 +320,9 @@ func viewInfo(cfg config.Config, agentName, resumed string) tui.Info {
 // printWarnings prints pre-flight warnings, each with its hint.
 func printWarnings(w io.Writer, items []preflight.Item) {
 	for _, it := range items {
-		fmt.Fprintf(w, "architect: warning: %s\n", printable(it.Check+": "+it.Detail))
+		usererr.Say(w, usererr.LevelWarning, "%s", printable(it.Check+": "+it.Detail))
 		if it.Hint != "" {
-			fmt.Fprintf(w, "architect: hint: %s\n", printable(it.Hint))
+			usererr.Say(w, usererr.LevelHint, "%s", printable(it.Hint))
 		}
 	}
 }

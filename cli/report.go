@@ -132,7 +132,7 @@ func writeOverview(e *env, path, title string, runs []runDir) error {
 	for _, rd := range runs {
 		r, err := report.LoadDir(rd.dir)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "architect: warning: skipping the run in %s: %v\n", rd.dir, unwrapPath(err))
+			usererr.Say(e.stderr, usererr.LevelWarning, "skipping the run in %s: %v", rd.dir, unwrapPath(err))
 			continue
 		}
 		page := filepath.Join(rd.dir, report.File)

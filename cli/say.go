@@ -91,7 +91,7 @@ func runSay(e *env, dir, name, text string, now bool) error {
 	switch {
 	case !running:
 		fmt.Fprintf(e.stdout, "note queued for %s\n", ws)
-		fmt.Fprintf(e.stderr, "architect: warning: no loop is running in %s: the note waits for the run to go on (`architect resume -C %s`)\n", ws, ws)
+		usererr.Say(e.stderr, usererr.LevelWarning, "no loop is running in %s: the note waits for the run to go on (`architect resume -C %s`)", ws, ws)
 	case st.PausedFor != "":
 		fmt.Fprintf(e.stdout, "note queued for %s: the loop, paused on a stall, goes on with it\n", ws)
 	case st.Status == runlog.StatusPaused || controlAction(ws) == "pause":
