@@ -217,7 +217,7 @@ func redactor(cfg config.Config) (func(string) string, error) {
 func newAgent(cfg config.Config) (agent.Agent, error) {
 	ag, err := agent.New(cfg.AgentConfig())
 	if err != nil {
-		return nil, &usererr.Error{Msg: err.Error(), Hint: "see `architect loop --help` for the agents and their flags"}
+		return nil, &failure{err: err, hint: "see `architect loop --help` for the agents and their flags", code: ExitUsage}
 	}
 	return ag, nil
 }

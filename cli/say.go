@@ -126,7 +126,7 @@ func queueNote(ws string, st *runlog.State, text string, now bool) error {
 	}
 	if _, err := runlog.AddNote(ws, text, now); err != nil {
 		if errors.Is(err, runlog.ErrQueueFull) {
-			return &usererr.Error{Msg: err.Error(), Hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note"}
+			return &failure{err: err, hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note", code: ExitUsage}
 		}
 		if errors.Is(err, os.ErrPermission) {
 			return &usererr.Error{Msg: "cannot write the note into " + ws + ": " + unwrapPath(err), Hint: "run architect say as the user who runs the loop"}
