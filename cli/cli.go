@@ -1,7 +1,7 @@
 // Package cli is architect's command line: one cobra command per file
 // (pflag underneath), each parsing its flags into a configuration and
-// running the work; the outcome becomes output and an exit status in one
-// place (exitCode).
+// calling the package that does the work (loop, batch, merge); the outcome
+// becomes output and an exit status in one place (exitCode).
 package cli
 
 import (

@@ -17,7 +17,7 @@ import (
 )
 
 // controlCmd is a command that acts on one run, found with -C DIR and
-// --worktree-name NAME (findRun); run gets its workspace and state.
+// --worktree-name NAME (merge.FindRun); run gets its workspace and state.
 func controlCmd(use, short, long, example string, run func(ctx context.Context, ws string, st *runlog.State, jsonOut bool) error) *cobra.Command {
 	var dir, name string
 	var jsonOut bool
