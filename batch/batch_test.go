@@ -201,3 +201,18 @@ func TestExampleLoads(t *testing.T) {
 	is.Equal(tasks[1].Config.MaxIterations, 5)
 	is.Equal(tasks[0].Config.MaxIterations, 15)
 }
+
+// A task whose loop cannot run at all ends as an error line of its own,
+// with the reason, and as outcome "error".
+func TestErroredTaskSaysError(t *testing.T) {
+	is := is.New(t)
+	repo := gitRepo(t)
+	path := writeFile(t, "b.yaml", "defaults:\n  agent_cmd: unused\n  checks: [true]\n  max_iterations: 1\n  task: t\ntasks:\n  - id: e\n")
+	tasks, _, err := Load(path)
+	is.NoErr(err)
+	var log testutil.Buffer
+	res := Run(context.Background(), tasks, Options{Dir: repo, Parallel: 1, Log: &log}) // no agent for e
+	is.Equal(res[0].Outcome, Errored)
+	is.Equal(res[0].Error, "no agent for task e")
+	is.Equal(log.String(), "architect: [e] error: no agent for task e\n")
+}

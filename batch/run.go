@@ -147,7 +147,11 @@ func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
 			if opts.Finished != nil {
 				opts.Finished(out[i])
 			}
-			fmt.Fprintf(logw, "architect: %s\n", describe(out[i]))
+			if out[i].Outcome == Errored {
+				usererr.Say(logw, usererr.LevelError, "%s", out[i].Error)
+			} else {
+				fmt.Fprintf(logw, "architect: %s\n", describe(out[i]))
+			}
 			logw.flush()
 		})
 	}
@@ -184,7 +188,7 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 		if ev.Type == runlog.EventLoopFinished {
 			// The task's report, before its on_finish hook (which gets its path).
 			if _, err := report.WriteRun(ws, time.Now()); err != nil {
-				fmt.Fprintf(logw, "architect: warning: could not write the report: %v\n", err)
+				usererr.Say(logw, usererr.LevelWarning, "could not write the report: %v", err)
 			}
 		}
 		if hook != nil {
@@ -248,7 +252,8 @@ func errored(r TaskResult, err error) TaskResult {
 	return r
 }
 
-// describe is the one-line account of a task's end.
+// describe is the one-line account of a task's end that did not end in
+// an error (that one is an error line).
 func describe(r TaskResult) string {
 	switch r.Outcome {
 	case Succeeded:
@@ -257,8 +262,6 @@ func describe(r TaskResult) string {
 		return "already succeeded: not run again"
 	case NotStarted:
 		return "not started: the batch was interrupted"
-	case Errored:
-		return "error: " + r.Error
 	}
 	return fmt.Sprintf("%s: stopped on %s after %d iteration%s", r.Outcome, r.StopReason, r.Iterations, plural(r.Iterations))
 }

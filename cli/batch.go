@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/batch"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
@@ -91,7 +90,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		return nil
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "architect: warning: %s\n", printable(w))
+		usererr.Say(e.stderr, usererr.LevelWarning, "%s", printable(w))
 	}
 	if o.only != "" {
 		if tasks, err = batch.Only(tasks, o.only); err != nil {
@@ -99,72 +98,53 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		}
 	}
 	defer contain(e)() // before the pre-flight's first process
-	agents := map[string]agent.Agent{}
-	redacts := map[string]func(string) string{}
-	var failed preflight.Failures
-	probed := &preflight.AgentCache{}
-	for _, t := range tasks {
-		ag, err := batchAgent(t)
-		if err != nil {
-			return err
-		}
-		agents[t.ID] = ag
-		if redacts[t.ID], err = redactor(t.Config); err != nil {
-			return err
-		}
-		pre := preflight.Run(ctx, t.Config, ag, preflight.Options{NoWorkspace: true, Agents: probed})
-		for _, it := range pre.Items {
-			it.Check = "task " + t.ID + ": " + it.Check
-			switch {
-			case it.Status == preflight.Fail:
-				failed = append(failed, it)
-			case it.Status == preflight.Warn && !o.quiet:
-				printWarnings(e.stderr, []preflight.Item{it})
-			}
+	opts := batch.Options{Dir: o.dir, Parallel: o.parallel, Resume: o.resume}
+	warn := func(it preflight.Item) {
+		if !o.quiet {
+			printWarnings(e.stderr, []preflight.Item{it})
 		}
 	}
-	if len(failed) > 0 {
-		return failed
+	if err := batch.Setup(ctx, tasks, &opts, redactor, warn); err != nil {
+		return err
 	}
 	if !o.resume {
 		if err := batch.Preflight(ctx, o.dir, tasks); err != nil {
 			return err
 		}
 	}
-	opts := batch.Options{Dir: o.dir, Parallel: o.parallel, Resume: o.resume, Agents: agents, Redact: redacts}
-	var board *tui.Board
+	stop, restore := showBatch(e, tasks, o, &opts)
+	defer restore()
+	results := batch.Run(ctx, tasks, opts)
+	stop()
+	return reportBatch(ctx, e, results, o)
+}
+
+// showBatch sets opts up for the way the batch is watched: nothing with
+// --quiet, the board on a terminal (unless --plain), else plain lines on
+// stderr. stop ends the board when the tasks have ended; restore, once
+// the command is done, gives the interrupt messages back to stderr.
+func showBatch(e *env, tasks []batch.Task, o batchOptions, opts *batch.Options) (stop, restore func()) {
 	out, in, tty := e.terminal()
 	switch {
 	case o.quiet:
-	case tty && !o.plain:
-		ids := make([]string, len(tasks))
-		for i, t := range tasks {
-			ids[i] = t.ID
-		}
-		board = tui.StartBoard(ids, e.interrupt.key, tui.Options{Out: out, In: in, NoColor: e.noColor()})
-		defer e.interrupt.say(board)()
-		opts.Events, opts.Finished = board.Event, func(r batch.TaskResult) { board.Finish(outcome(r)) }
-	default:
+		return func() {}, func() {}
+	case !tty || o.plain:
 		opts.Log = e.stderr
+		return func() {}, func() {}
 	}
-	results := batch.Run(ctx, tasks, opts)
-	if board != nil {
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	board := tui.StartBoard(ids, e.interrupt.key, tui.Options{Out: out, In: in, NoColor: e.noColor()})
+	restore = e.interrupt.say(board)
+	opts.Events, opts.Finished = board.Event, func(r batch.TaskResult) { board.Finish(outcome(r)) }
+	return func() {
 		board.Stop()
 		if in != nil && in != e.stdin {
 			in.Close()
 		}
-	}
-	return reportBatch(ctx, e, results, o)
-}
-
-// batchAgent builds task t's agent.
-func batchAgent(t batch.Task) (agent.Agent, error) {
-	c := t.Config
-	ag, err := agent.New(c.AgentConfig())
-	if err != nil {
-		return nil, &usererr.Error{Msg: "task " + t.ID + ": " + err.Error(), Hint: "fix the task's agent options in the batch file"}
-	}
-	return ag, nil
+	}, restore
 }
 
 func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batchOptions) error {
@@ -191,7 +171,7 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batc
 	if abs, err := filepath.Abs(o.dir); err == nil && len(runs) > 0 {
 		path := filepath.Join(abs, runlog.StateDir, "overview.html")
 		if err := writeOverview(e, path, "architect batch "+filepath.Base(o.file), runs); err != nil {
-			fmt.Fprintf(e.stderr, "architect: warning: %v\n", err)
+			usererr.Say(e.stderr, usererr.LevelWarning, "%v", err)
 		} else {
 			fmt.Fprintf(e.stderr, "architect: report: %s\n", path)
 		}

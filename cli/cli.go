@@ -1,18 +1,18 @@
 // Package cli is architect's command line: one cobra command per file
 // (pflag underneath), each parsing its flags into a configuration and
-// running the work; the outcome becomes output and an exit status in one
-// place (exitCode).
+// calling the package that does the work (loop, batch, merge); the outcome
+// becomes output and an exit status in one place (exitCode).
 package cli
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sync/atomic"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/usererr"
@@ -63,13 +63,25 @@ var errNoSuccess = errors.New("no success")
 // errShown: the problem was already printed (usage on stderr); exit 2.
 var errShown = errors.New("usage shown")
 
-// failure is an error that ends a command with status code, with a hint.
+// failure is an error that ends a command with status code, with a hint;
+// err, when set, is its cause, and its text follows msg ("msg: cause").
 type failure struct {
 	msg, hint string
 	code      int
+	err       error
 }
 
-func (f *failure) Error() string { return f.msg }
+func (f *failure) Error() string {
+	switch {
+	case f.err == nil:
+		return f.msg
+	case f.msg == "":
+		return f.err.Error()
+	}
+	return f.msg + ": " + f.err.Error()
+}
+
+func (f *failure) Unwrap() error { return f.err }
 
 // genericHint follows an error that is neither the user's input nor a
 // refusal with its own hint.
@@ -77,21 +89,32 @@ const genericHint = "if the message does not say enough, report it with the comm
 
 // exitCode is the one place where outcomes become exit statuses. Every
 // error is printed as `architect: error: ...` then `architect: hint: ...`.
+// A failure or a merge.Error is taken as it is, before what it wraps.
 func exitCode(e *env, err error) int {
 	var ue *usererr.Error
 	var ce config.Errors
 	var pf preflight.Failures
 	var f *failure
+	var me *merge.Error
 	say := func(msg, hint string) {
-		fmt.Fprintf(e.stderr, "architect: error: %s\n", printable(msg))
+		usererr.Say(e.stderr, usererr.LevelError, "%s", printable(msg))
 		if hint == "" {
 			hint = genericHint
 		}
-		fmt.Fprintf(e.stderr, "architect: hint: %s\n", printable(hint))
+		usererr.Say(e.stderr, usererr.LevelHint, "%s", printable(hint))
 	}
 	switch {
 	case err == nil, errors.Is(err, pflag.ErrHelp):
 		return ExitOK
+	case errors.As(err, &f):
+		say(f.Error(), f.hint)
+		return f.code
+	case errors.As(err, &me):
+		say(me.Error(), me.Hint)
+		if me.Merge {
+			return ExitNoSuccess
+		}
+		return ExitUsage
 	case errors.Is(err, loop.ErrInterrupted):
 		return ExitInterrupted
 	case errors.Is(err, errNoSuccess):
@@ -111,9 +134,6 @@ func exitCode(e *env, err error) int {
 	case errors.As(err, &ue):
 		say(ue.Msg, ue.Hint)
 		return ExitUsage
-	case errors.As(err, &f):
-		say(f.msg, f.hint)
-		return f.code
 	default:
 		say(err.Error(), "")
 		return ExitNoSuccess
@@ -131,6 +151,6 @@ func contain(e *env) (release func()) {
 	return proc.Contain(proc.ContainOptions{
 		Supervisor: []string{proc.SupervisorCommand},
 		NoCgroup:   noCgroup != "" && noCgroup != "0",
-		Warn:       func(msg string) { fmt.Fprintf(e.stderr, "architect: warning: %s\n", msg) },
+		Warn:       func(msg string) { usererr.Say(e.stderr, usererr.LevelWarning, "%s", msg) },
 	})
 }

@@ -2,85 +2,22 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
-	"text/tabwriter"
-	"time"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/usererr"
 	"github.com/gofrs/flock"
 	"github.com/spf13/cobra"
 )
 
-// findRun locates the workspace of a run from dir: dir itself, its default
-// worktree, or a named worktree (--worktree-name, or the only one there is).
-func findRun(dir, name string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	where := abs
-	if dir != "." {
-		where = dir // as given with -C
-	}
-	if name != "" && !config.ValidWorktreeName(name) {
-		return "", &usererr.Error{Msg: fmt.Sprintf("--worktree-name %q: not a worktree name", name), Hint: "give the NAME of .architect-worktrees/NAME (`git worktree list` lists them)"}
-	}
-	has := hasRun
-	if name != "" {
-		if !config.ValidWorktreeName(name) {
-			return "", &usererr.Error{Msg: fmt.Sprintf("--worktree-name: %q is not a worktree name", name), Hint: "use the NAME the run was started with (letters, digits, '.', '_' and '-'); `ls .architect-worktrees` lists them"}
-		}
-		wtDir, _ := loop.WorktreeFor(name)
-		if ws := filepath.Join(abs, wtDir); has(ws) {
-			return ws, nil
-		}
-		return "", &usererr.Error{Msg: fmt.Sprintf("no run of --worktree-name %s under %s", name, where), Hint: "check --worktree-name, or pass the repository with -C DIR"}
-	}
-	if has(abs) {
-		return abs, nil
-	}
-	found := runsUnder(abs)
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return "", &usererr.Error{Msg: "no architect run in " + where, Hint: "pass the workspace of a run with -C DIR (a run keeps its state in DIR/.architect/state.json)"}
-	}
-	return "", &usererr.Error{Msg: "several runs under " + abs + ": " + strings.Join(found, ", "), Hint: "choose one with --worktree-name NAME or -C DIR"}
-}
-
-// hasRun reports whether ws holds a run's state.
-func hasRun(ws string) bool {
-	_, err := os.Stat(filepath.Join(ws, runlog.StateDir, runlog.StateFile))
-	return err == nil
-}
-
-// runsUnder lists the runs in the worktrees of the repository at abs: the
-// default worktree's, then the named ones' (a batch's tasks).
-func runsUnder(abs string) []string {
-	var found []string
-	if ws := filepath.Join(abs, loop.DefaultWorktree); hasRun(ws) {
-		found = append(found, ws)
-	}
-	named, _ := filepath.Glob(filepath.Join(abs, loop.NamedWorktreesDir, "*"))
-	for _, ws := range named {
-		if hasRun(ws) {
-			found = append(found, ws)
-		}
-	}
-	return found
-}
-
 // controlCmd is a command that acts on one run, found with -C DIR and
-// --worktree-name NAME (findRun); run gets its workspace and state.
+// --worktree-name NAME (merge.FindRun); run gets its workspace and state.
 func controlCmd(use, short, long, example string, run func(ctx context.Context, ws string, st *runlog.State, jsonOut bool) error) *cobra.Command {
 	var dir, name string
 	var jsonOut bool
@@ -89,7 +26,7 @@ func controlCmd(use, short, long, example string, run func(ctx context.Context, 
 		GroupID: groupControl,
 		Args:    noArgs("select the run with -C DIR or --worktree-name NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := findRun(dir, name)
+			ws, err := merge.FindRun(dir, name)
 			if err != nil {
 				return err
 			}
@@ -108,133 +45,6 @@ func controlCmd(use, short, long, example string, run func(ctx context.Context, 
 	_ = c.MarkFlagDirname("dir")
 	_ = c.RegisterFlagCompletionFunc("worktree-name", completeWorktreeNames)
 	return c
-}
-
-func newStatusCmd(e *env) *cobra.Command {
-	c := controlCmd("status [-C DIR] [--worktree-name NAME] [--json]", "show the state of a loop",
-		"Shows the state of the loop run in the workspace (or in the repository's\nworktree): status, phase, iteration, the last checks, failures, cost so\nfar, branch. In a repository with several runs in its worktrees (a\nbatch's tasks), one row per run.",
-		`  architect status
-  architect status --worktree-name fix-auth
-  architect status --json | jq .iteration`,
-		func(_ context.Context, ws string, st *runlog.State, jsonOut bool) error {
-			return runStatus(e, ws, st, jsonOut)
-		})
-	one := c.RunE
-	c.RunE = func(cmd *cobra.Command, args []string) error {
-		dir, _ := cmd.Flags().GetString("dir")
-		name, _ := cmd.Flags().GetString("worktree-name")
-		jsonOut, _ := cmd.Flags().GetBool("json")
-		if abs, err := filepath.Abs(dir); err == nil && name == "" && !hasRun(abs) {
-			if runs := runsUnder(abs); len(runs) > 1 {
-				return runStatusAll(e, abs, runs, jsonOut)
-			}
-		}
-		return one(cmd, args)
-	}
-	return c
-}
-
-// lastChecks is what a run's records say of its checks: the last
-// iteration whose checks ran, how many passed there and which failed, and
-// how many iterations ended with a failing check.
-type lastChecks struct {
-	Iteration         int      `json:"iteration"` // 0: no checks have run
-	Passing           int      `json:"passing"`
-	Total             int      `json:"total"`
-	Failing           []string `json:"failing"`
-	FailingIterations int      `json:"failing_iterations"`
-}
-
-func checksOf(ws string) lastChecks {
-	c := lastChecks{Failing: []string{}}
-	recs, err := runlog.ReadRecords(runlog.Path(ws, runlog.RecordsFile))
-	if err != nil {
-		return c
-	}
-	for _, r := range recs {
-		if !r.ChecksRun || len(r.CheckResults) == 0 {
-			continue
-		}
-		c.Iteration, c.Passing, c.Total, c.Failing = r.Iteration.Iteration, 0, len(r.CheckResults), []string{}
-		for _, cr := range r.CheckResults {
-			if cr.Passed {
-				c.Passing++
-			} else {
-				c.Failing = append(c.Failing, cr.Name)
-			}
-		}
-		if len(c.Failing) > 0 {
-			c.FailingIterations++
-		}
-	}
-	return c
-}
-
-// String is the checks in a few words: "1/2 passing", "-" before any ran.
-func (c lastChecks) String() string {
-	if c.Iteration == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%d/%d passing", c.Passing, c.Total)
-}
-
-// runStatusAll shows the runs in the worktrees of the repository at abs
-// (a batch's tasks), one row each.
-func runStatusAll(e *env, abs string, runs []string, jsonOut bool) error {
-	type row struct {
-		Name      string     `json:"name"`
-		Workspace string     `json:"workspace"`
-		Status    string     `json:"status"`
-		Running   bool       `json:"running"`
-		Iteration int        `json:"iteration"`
-		MaxIter   int        `json:"max_iterations"`
-		Checks    lastChecks `json:"checks"`
-		Cost      *float64   `json:"total_cost"`
-		KnownCost float64    `json:"known_cost"`
-		Stop      string     `json:"stop_reason,omitempty"`
-		Branch    string     `json:"branch,omitempty"`
-		cost      string
-	}
-	var rows []row
-	for _, ws := range runs {
-		st, err := runlog.ReadStateNow(ws)
-		if err != nil {
-			rows = append(rows, row{Name: filepath.Base(ws), Workspace: ws, Status: "unreadable (" + unwrapPath(err) + ")", Checks: lastChecks{Failing: []string{}}, cost: "-"})
-			continue
-		}
-		r := row{Name: filepath.Base(ws), Workspace: ws, Status: st.Status, Running: runlog.Running(ws), Iteration: st.Iteration,
-			MaxIter: st.MaxIterations, Checks: checksOf(ws), Cost: st.TotalCost, KnownCost: st.KnownCost, Stop: st.StopReason,
-			Branch: st.Branch, cost: st.Cost().String()}
-		if !r.Running && st.Active {
-			r.Status += " (process gone)"
-		}
-		rows = append(rows, r)
-	}
-	if jsonOut {
-		data, _ := json.MarshalIndent(struct {
-			Dir  string `json:"dir"`
-			Runs []row  `json:"runs"`
-		}{abs, rows}, "", "  ")
-		fmt.Fprintln(e.stdout, string(data))
-		return nil
-	}
-	w := e.stdout
-	fmt.Fprintf(w, "Runs under %s: %d\n", abs, len(rows))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTATUS\tITERATION\tCHECKS\tCOST\tSTOP REASON")
-	for _, r := range rows {
-		stop := r.Stop
-		if len(r.Checks.Failing) > 0 {
-			stop = strings.TrimSpace(stop + " (failing: " + strings.Join(r.Checks.Failing, ", ") + ")")
-		}
-		if stop == "" {
-			stop = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\n", r.Name, printable(r.Status), r.Iteration, r.MaxIter, r.Checks, r.cost, printable(stop))
-	}
-	_ = tw.Flush()
-	fmt.Fprintln(w, "One run in detail: architect status --worktree-name NAME")
-	return nil
 }
 
 func newPauseCmd(e *env) *cobra.Command {
@@ -278,103 +88,6 @@ func completeWorktreeNames(cmd *cobra.Command, _ []string, toComplete string) ([
 	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
-func runStatus(e *env, ws string, st *runlog.State, jsonOut bool) error {
-	running := runlog.Running(ws)
-	checks := checksOf(ws)
-	if jsonOut {
-		out := struct {
-			*runlog.State
-			Running bool       `json:"running"`
-			Checks  lastChecks `json:"checks"`
-		}{st, running, checks}
-		data, _ := json.MarshalIndent(out, "", "  ")
-		fmt.Fprintln(e.stdout, string(data))
-		return nil
-	}
-	status := st.Status
-	if !running && st.Active {
-		status += fmt.Sprintf(" (but process %d is gone: continue with `architect resume -C %s`)", st.PID, ws)
-	}
-	w := e.stdout
-	fmt.Fprintf(w, "Ralph Loop: %s\n", ws)
-	fmt.Fprintf(w, "Status: %s\n", status)
-	if st.Phase != "" && running {
-		fmt.Fprintf(w, "Phase: %s\n", st.Phase)
-	}
-	fmt.Fprintf(w, "Iteration: %d/%d\n", st.Iteration, st.MaxIterations)
-	fmt.Fprintf(w, "Started: %s\n", localTime(st.StartedAt))
-	if st.LastIterationAt != "" {
-		fmt.Fprintf(w, "Current iteration started: %s\n", localTime(st.LastIterationAt))
-	}
-	if checks.Iteration > 0 {
-		failing := ""
-		if len(checks.Failing) > 0 {
-			failing = " (failing: " + printable(strings.Join(checks.Failing, ", ")) + ")"
-		}
-		fmt.Fprintf(w, "Checks: %s in iteration %d%s\n", checks, checks.Iteration, failing)
-		fmt.Fprintf(w, "Iterations with failing checks: %d of %d\n", checks.FailingIterations, st.Iteration)
-	}
-	// An agent failure is the agent not doing its part (an error, a crash,
-	// a protected file changed), not a check that failed.
-	fmt.Fprintf(w, "Agent failures: %d (%d in a row)\n", st.ErrorCount, st.ConsecutiveErrors)
-	fmt.Fprintf(w, "Timeouts: %d\n", st.Timeouts)
-	cfg, _ := savedConfig(st) // what can be read of it
-	if cfg.InactivityTimeout > 0 {
-		fmt.Fprintf(w, "Inactivity timeout: %s\n", cfg.InactivityTimeout)
-	}
-	if cfg.DonePattern != "" {
-		fmt.Fprintf(w, "Done pattern: %s\n", cfg.DonePattern)
-	}
-	fmt.Fprintf(w, "Cost so far: %s\n", st.Cost())
-	if st.UsageLimitWaits > 0 {
-		fmt.Fprintf(w, "Usage-limit waits: %d, %s in all (at most %s)\n", st.UsageLimitWaits,
-			time.Duration(st.UsageLimitWaited*float64(time.Second)).Round(time.Second), config.FormatDuration(cfg.MaxUsageWait))
-	}
-	if st.WaitUntil != "" && running {
-		fmt.Fprintf(w, "Waiting until: %s\n", localTime(st.WaitUntil))
-	}
-	if st.Agent != "" {
-		fmt.Fprintf(w, "Agent: %s\n", st.Agent)
-	}
-	for _, a := range st.Agents {
-		switch {
-		case a.Retired:
-			fmt.Fprintf(w, "  %s: set aside for the rest of the run (%s)\n", a.Agent, a.Reason)
-		case a.Until != "":
-			fmt.Fprintf(w, "  %s: set aside until %s (%s)\n", a.Agent, localTime(a.Until), a.Reason)
-		}
-	}
-	if n := len(st.Switches); n > 0 {
-		last := st.Switches[n-1]
-		fmt.Fprintf(w, "Agent switches: %d (last: iteration %d, %s -> %s, %s)\n", n, last.Iteration, last.From, last.To, last.Reason)
-	}
-	if n := len(st.Stalls); n > 0 {
-		last := st.Stalls[n-1]
-		fmt.Fprintf(w, "Stalls: %d (last: iteration %d, %s: %s)\n", n, last.Iteration, last.Kind, last.Action)
-	}
-	if st.PausedFor != "" && running {
-		fmt.Fprintf(w, "Paused on: %s (go on with `architect say \"…\"` or `architect resume`)\n", st.PausedFor)
-	}
-	if notes, err := runlog.PendingNotes(ws); err == nil && len(notes) > 0 {
-		fmt.Fprintf(w, "Notes queued: %d (the next iteration's prompt carries them)\n", len(notes))
-	}
-	if st.StopReason != "" {
-		fmt.Fprintf(w, "Stop reason: %s\n", st.StopReason)
-	}
-	if st.Branch != "" {
-		fmt.Fprintf(w, "Branch: %s\n", st.Branch)
-	}
-	return nil
-}
-
-func localTime(s string) string {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return s
-	}
-	return t.Local().Format("2006-01-02 15:04:05")
-}
-
 func runPause(e *env, ws string, st *runlog.State) error {
 	if !runlog.Running(ws) {
 		return &usererr.Error{Msg: "no loop is running in " + ws, Hint: "see `architect status -C " + ws + "`"}
@@ -385,7 +98,7 @@ func runPause(e *env, ws string, st *runlog.State) error {
 	}
 	defer unlock()
 	if paused(ws, st) {
-		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is already paused\n", ws)
+		usererr.Say(e.stderr, usererr.LevelWarning, "ralph loop for %s is already paused", ws)
 		return nil
 	}
 	if err := runlog.WriteControl(ws, "pause"); err != nil {
@@ -426,7 +139,7 @@ func runResume(ctx context.Context, e *env, ws string, st *runlog.State) error {
 		}
 		defer unlock()
 		if !paused(ws, st) {
-			fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not paused\n", ws)
+			usererr.Say(e.stderr, usererr.LevelWarning, "ralph loop for %s is not paused", ws)
 			return nil
 		}
 		if err := runlog.WriteControl(ws, "resume"); err != nil {
@@ -444,7 +157,7 @@ func runResume(ctx context.Context, e *env, ws string, st *runlog.State) error {
 
 func runCancel(e *env, ws string, st *runlog.State) error {
 	if !runlog.Running(ws) {
-		fmt.Fprintf(e.stderr, "architect: warning: ralph loop for %s is not running\n", ws)
+		usererr.Say(e.stderr, usererr.LevelWarning, "ralph loop for %s is not running", ws)
 		return nil
 	}
 	// The request first, so that the loop says who stopped it.

@@ -129,7 +129,7 @@ func runDemo(ctx context.Context, e *env, keep, jsonOut bool) error {
 		}
 	}
 	if err := gitInitDemo(ctx, dir); err != nil {
-		fmt.Fprintf(e.stderr, "architect: warning: demo without git (%v)\n", err)
+		usererr.Say(e.stderr, usererr.LevelWarning, "demo without git (%v)", err)
 	}
 	cfg := config.Defaults()
 	cfg.Task = "Make the tests of package calc pass: Add and Reverse are wrong. Fix one function per iteration."
@@ -240,9 +240,4 @@ func runDemoAgent(e *env, args []string) error {
 		return os.WriteFile(rf, data, 0o600)
 	}
 	return nil
-}
-
-// shellQuote quotes s for sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // githubActions is architect's side of a GitHub Actions runner: masks,
@@ -55,12 +56,12 @@ func (g *githubActions) finish(res *runlog.Result, resultJSON []byte) {
 	g.rep.Finish(res)
 	if path, ok := g.e.lookup("GITHUB_STEP_SUMMARY"); ok && path != "" {
 		if err := ghactions.AppendFile(path, ghactions.Summary(res, diffStat(res))); err != nil {
-			fmt.Fprintf(g.e.stderr, "architect: warning: cannot write the step summary: %v\n", err)
+			usererr.Say(g.e.stderr, usererr.LevelWarning, "cannot write the step summary: %v", err)
 		}
 	}
 	if path, ok := g.e.lookup("GITHUB_OUTPUT"); ok && path != "" {
 		if err := ghactions.AppendFile(path, ghactions.FormatOutputs(ghactions.Outputs(res, resultJSON))); err != nil {
-			fmt.Fprintf(g.e.stderr, "architect: warning: cannot write the step outputs: %v\n", err)
+			usererr.Say(g.e.stderr, usererr.LevelWarning, "cannot write the step outputs: %v", err)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func runInit(e *env, dir string, force, planBuild bool) error {
 	if len(existing) > 0 && !force {
 		// Nothing is written unless everything can be.
 		for _, name := range existing[:len(existing)-1] {
-			fmt.Fprintf(e.stderr, "architect: error: %s already exists (use --force to overwrite)\n", name)
+			usererr.Say(e.stderr, usererr.LevelError, "%s already exists (use --force to overwrite)", name)
 		}
 		return &failure{
 			msg:  fmt.Sprintf("%s already exists (use --force to overwrite)", existing[len(existing)-1]),
@@ -98,13 +98,13 @@ func runInit(e *env, dir string, force, planBuild bool) error {
 		}
 	}
 	if len(p.Checks) == 0 {
-		fmt.Fprintln(e.stderr, "architect: warning: no checks detected: add the commands that must pass under checks: in ralph.yaml")
+		usererr.Say(e.stderr, usererr.LevelWarning, "no checks detected: add the commands that must pass under checks: in ralph.yaml")
 	} else {
 		fmt.Fprintf(e.stderr, "architect: checks detected (%s): %s\n", strings.Join(p.Sources, ", "), strings.Join(p.Checks, "; "))
 	}
 	switch {
 	case p.Agent == "":
-		fmt.Fprintf(e.stderr, "architect: warning: no agent CLI found on PATH, so ralph.yaml names claude: %s, or set agent_cmd\n", starter.InstallHint())
+		usererr.Say(e.stderr, usererr.LevelWarning, "no agent CLI found on PATH, so ralph.yaml names claude: %s, or set agent_cmd", starter.InstallHint())
 	case len(p.AgentsFound) > 1:
 		fmt.Fprintf(e.stderr, "architect: agent: %s (installed: %s; change agent: in ralph.yaml to use another)\n", p.Agent, strings.Join(p.AgentsFound, ", "))
 	default:

@@ -3,20 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/redact"
 	"github.com/architect-dev/architect/report"
@@ -27,9 +22,7 @@ import (
 )
 
 func newLoopCmd(e *env) *cobra.Command {
-	var flagged config.Config
-	var cfgPath string
-	var resume, dryRun, noConfig bool
+	var o loopOptions
 	c := &cobra.Command{
 		Use:   "loop [TASK] [flags]",
 		Short: "run an agent in a check-driven loop until the checks pass",
@@ -60,71 +53,90 @@ pre-flight error, 130 interrupted.`,
 		GroupID: groupRun,
 		Args:    maxArgs(1, "expected one TASK argument", `quote the task: architect loop "fix the failing test" --check "go test ./..."`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fs := cmd.Flags()
 			task := ""
 			if len(args) > 0 {
 				task = args[0]
 			}
-			if resume {
-				if task != "" || cfgPath != "" || dryRun || noConfig {
-					return &usererr.Error{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c, --no-config and --dry-run, or start a new run without --resume"}
-				}
-				ws, err := findRun(flagged.Dir, flagged.WorktreeName)
-				if err != nil {
-					return err
-				}
-				return resumeRun(cmd.Context(), e, ws, func(c *config.Config) {
-					config.Override(fs, &flagged, c)
-					c.Quiet, c.Plain, c.JSON = flagged.Quiet, flagged.Plain, flagged.JSON
-				})
-			}
-			if noConfig && fs.Changed("config") {
-				return &usererr.Error{Msg: "--no-config and -c both given", Hint: "-c FILE reads FILE; --no-config reads no file at all: give one of them"}
-			}
-			var path string
-			found := false
-			if !noConfig {
-				var err error
-				if path, err = configPath(cmd, e, cfgPath); err != nil {
-					return err
-				}
-				if path == "" {
-					if path, err = projectConfig(flagged.Dir); err != nil {
-						return err
-					}
-					found = path != ""
-				}
-			}
-			cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &flagged)
-			if found && (err != nil || !cfg.Quiet) {
-				fmt.Fprintf(e.stderr, "architect: reading %s (the project's configuration; -c FILE reads another, --no-config none)\n", printable(path))
-			}
-			if err != nil {
-				return err
-			}
-			if dryRun {
-				return dryRunLoop(cmd.Context(), e, cfg, src, warnings, path)
-			}
-			if !cfg.Quiet {
-				for _, w := range warnings {
-					fmt.Fprintf(e.stderr, "architect: warning: %s\n", printable(w))
-				}
-			}
-			return execute(cmd.Context(), e, cfg)
+			return runLoop(cmd, e, &o, task)
 		},
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
-	fs.StringVarP(&cfgPath, "config", "c", "", "YAML configuration `file` (its ralph_loop: section); also ARCHITECT_CONFIG; without either, the project's ralph.yaml if there is one")
-	fs.BoolVar(&noConfig, "no-config", false, "read no configuration file, not even the project's ralph.yaml")
-	config.RegisterFlags(fs, &flagged)
-	fs.BoolVar(&resume, "resume", false, "continue the run saved in the workspace's .architect/state.json (flags given adjust its configuration)")
-	fs.BoolVar(&dryRun, "dry-run", false, "print the resolved configuration (and where each value came from), the pre-flight results and the first prompt; run nothing")
+	fs.StringVarP(&o.cfgPath, "config", "c", "", "YAML configuration `file` (its ralph_loop: section); also ARCHITECT_CONFIG; without either, the project's ralph.yaml if there is one")
+	fs.BoolVar(&o.noConfig, "no-config", false, "read no configuration file, not even the project's ralph.yaml")
+	config.RegisterFlags(fs, &o.flagged)
+	fs.BoolVar(&o.resume, "resume", false, "continue the run saved in the workspace's .architect/state.json (flags given adjust its configuration)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the resolved configuration (and where each value came from), the pre-flight results and the first prompt; run nothing")
 	group(c, config.GroupTask, "config", "no-config")
 	group(c, config.GroupWorkspace, "resume")
 	group(c, config.GroupOutput, "dry-run")
 	completeLoopFlags(c)
 	return c
+}
+
+// loopOptions are the flags of `architect loop`: the configuration they
+// set (flagged), and those that say where it comes from and what to do.
+type loopOptions struct {
+	flagged                  config.Config
+	cfgPath                  string
+	resume, dryRun, noConfig bool
+}
+
+// runLoop runs `architect loop`: --resume continues the saved run;
+// otherwise the configuration is read (the file, the environment, the
+// flags), then shown (--dry-run) or run.
+func runLoop(cmd *cobra.Command, e *env, o *loopOptions, task string) error {
+	fs := cmd.Flags()
+	if o.resume {
+		if task != "" || o.cfgPath != "" || o.dryRun || o.noConfig {
+			return &usererr.Error{Msg: "--resume continues the saved run with its own task and configuration", Hint: "drop TASK, -c, --no-config and --dry-run, or start a new run without --resume"}
+		}
+		ws, err := merge.FindRun(o.flagged.Dir, o.flagged.WorktreeName)
+		if err != nil {
+			return err
+		}
+		return resumeRun(cmd.Context(), e, ws, func(c *config.Config) {
+			config.Override(fs, &o.flagged, c)
+			c.Quiet, c.Plain, c.JSON = o.flagged.Quiet, o.flagged.Plain, o.flagged.JSON
+		})
+	}
+	path, found, err := loopConfigFile(cmd, e, o)
+	if err != nil {
+		return err
+	}
+	cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &o.flagged)
+	if found && (err != nil || !cfg.Quiet) {
+		fmt.Fprintf(e.stderr, "architect: reading %s (the project's configuration; -c FILE reads another, --no-config none)\n", printable(path))
+	}
+	if err != nil {
+		return err
+	}
+	if o.dryRun {
+		return dryRunLoop(cmd.Context(), e, cfg, src, warnings, path)
+	}
+	if !cfg.Quiet {
+		for _, w := range warnings {
+			usererr.Say(e.stderr, usererr.LevelWarning, "%s", printable(w))
+		}
+	}
+	return execute(cmd.Context(), e, cfg)
+}
+
+// loopConfigFile is the configuration file the loop reads: -c's or
+// ARCHITECT_CONFIG's, else the project's ralph.yaml (found), else none
+// ("", and none with --no-config).
+func loopConfigFile(cmd *cobra.Command, e *env, o *loopOptions) (path string, found bool, err error) {
+	if o.noConfig && cmd.Flags().Changed("config") {
+		return "", false, &usererr.Error{Msg: "--no-config and -c both given", Hint: "-c FILE reads FILE; --no-config reads no file at all: give one of them"}
+	}
+	if o.noConfig {
+		return "", false, nil
+	}
+	if path, err = configPath(cmd, e, o.cfgPath); err != nil || path != "" {
+		return path, false, err
+	}
+	path, err = projectConfig(o.flagged.Dir)
+	return path, path != "", err
 }
 
 // completeLoopFlags registers the completions of the flags whose values
@@ -143,7 +155,13 @@ func completeLoopFlags(c *cobra.Command) {
 
 // execute runs a validated configuration and reports the result.
 func execute(ctx context.Context, e *env, cfg config.Config) error {
-	return drive(ctx, e, cfg, "", func(deps loop.Deps) (*runlog.Result, error) { return loop.Run(ctx, cfg, deps) })
+	r, err := prepare(ctx, e, cfg, "")
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	res, err := loop.Run(ctx, cfg, r.deps)
+	return r.finish(res, err)
 }
 
 // resumeRun continues the saved run in workspace.
@@ -157,9 +175,13 @@ func resumeRun(ctx context.Context, e *env, workspace string, override func(*con
 		return runlog.Damaged(runlog.Path(workspace, runlog.StateFile), err)
 	}
 	override(&cfg)
-	return drive(ctx, e, cfg, workspace, func(deps loop.Deps) (*runlog.Result, error) {
-		return loop.Resume(ctx, workspace, func(c *config.Config) { *c = cfg }, deps)
-	})
+	r, err := prepare(ctx, e, cfg, workspace)
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	res, err := loop.Resume(ctx, workspace, func(c *config.Config) { *c = cfg }, r.deps)
+	return r.finish(res, err)
 }
 
 // savedConfig is the configuration a run's state keeps (its secrets
@@ -195,39 +217,56 @@ func redactor(cfg config.Config) (func(string) string, error) {
 func newAgent(cfg config.Config) (agent.Agent, error) {
 	ag, err := agent.New(cfg.AgentConfig())
 	if err != nil {
-		return nil, &usererr.Error{Msg: err.Error(), Hint: "see `architect loop --help` for the agents and their flags"}
+		return nil, &failure{err: err, hint: "see `architect loop --help` for the agents and their flags", code: ExitUsage}
 	}
 	return ag, nil
 }
 
-// drive builds the agent for cfg, runs the pre-flight (refusing before
-// anything is created when it fails), runs start, and reports the result.
-// resumed is the workspace of the run start resumes, "" for a new run.
-func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start func(loop.Deps) (*runlog.Result, error)) error {
+// prepared is a run made ready by prepare: the loop's dependencies, and
+// what ends the watching and the containment once the loop returned.
+type prepared struct {
+	e         *env
+	cfg       config.Config
+	deps      loop.Deps
+	gha       *githubActions
+	stopWatch func()
+	release   func()
+}
+
+// prepare builds the agent for cfg, runs the pre-flight (refusing before
+// anything is created when it fails) and sets up the watching of the run.
+// resumed is the workspace of the run to resume, "" for a new run. The
+// caller runs the loop with deps, then calls finish, then release.
+func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r *prepared, err error) {
 	ag, err := newAgent(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer contain(e)() // before the pre-flight's first process
+	release := contain(e) // before the pre-flight's first process
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed != ""})
 	if err := pre.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if !cfg.Quiet {
 		printWarnings(e.stderr, pre.Warnings())
 	}
-	gha := startGitHubActions(e) // masks the secrets before anything runs
-	deps := loop.Deps{Agent: ag}
-	if deps.Redact, err = redactor(cfg); err != nil {
-		return err
+	r = &prepared{e: e, cfg: cfg, release: release}
+	r.gha = startGitHubActions(e) // masks the secrets before anything runs
+	r.deps = loop.Deps{Agent: ag}
+	if r.deps.Redact, err = redactor(cfg); err != nil {
+		return nil, err
 	}
-	stopWatch, err := watch(ctx, e, cfg, viewInfo(cfg, ag.Name(), resumed), &deps)
-	if err != nil {
-		return err
+	if r.stopWatch, err = watch(ctx, e, cfg, viewInfo(cfg, ag.Name(), resumed), &r.deps); err != nil {
+		return nil, err
 	}
-	gha.observe(&deps)
-	observed := deps.Events
-	deps.Events = func(ev runlog.Event) {
+	r.gha.observe(&r.deps)
+	observed := r.deps.Events
+	r.deps.Events = func(ev runlog.Event) {
 		if ev.Type == runlog.EventLoopStarted {
 			ws := ev.Workspace
 			e.workspace.Store(&ws)
@@ -236,17 +275,21 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 			observed(ev)
 		}
 	}
-	res, err := start(deps)
-	stopWatch()
+	return r, nil
+}
+
+// finish ends the watching and reports the loop's result res (or its error).
+func (r *prepared) finish(res *runlog.Result, err error) error {
+	r.stopWatch()
 	if err != nil {
 		return err
 	}
 	data, _ := json.MarshalIndent(res, "", "  ")
-	if cfg.JSON {
-		fmt.Fprintln(e.stdout, string(data))
+	if r.cfg.JSON {
+		fmt.Fprintln(r.e.stdout, string(data))
 	}
-	gha.finish(res, data)
-	printSummary(e.stderr, res, cfg)
+	r.gha.finish(res, data)
+	printSummary(r.e.stderr, res, r.cfg)
 	switch {
 	case res.Success:
 		return nil
@@ -259,7 +302,7 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 // viewInfo is what the view's header says about the run before it starts;
 // for a resumed run (in workspace resumed) also its earlier iterations.
 func viewInfo(cfg config.Config, agentName, resumed string) tui.Info {
-	info := tui.Info{Task: taskTitle(cfg.Task, cfg.Spec), Agent: agentName, Model: cfg.Model,
+	info := tui.Info{Task: merge.TaskTitle(cfg.Task, cfg.Spec), Agent: agentName, Model: cfg.Model,
 		MaxIterations: cfg.MaxIterations, Budget: cfg.MaxCost, MaxTime: cfg.MaxTime}
 	if resumed == "" {
 		return info
@@ -277,236 +320,9 @@ func viewInfo(cfg config.Config, agentName, resumed string) tui.Info {
 // printWarnings prints pre-flight warnings, each with its hint.
 func printWarnings(w io.Writer, items []preflight.Item) {
 	for _, it := range items {
-		fmt.Fprintf(w, "architect: warning: %s\n", printable(it.Check+": "+it.Detail))
+		usererr.Say(w, usererr.LevelWarning, "%s", printable(it.Check+": "+it.Detail))
 		if it.Hint != "" {
-			fmt.Fprintf(w, "architect: hint: %s\n", printable(it.Hint))
+			usererr.Say(w, usererr.LevelHint, "%s", printable(it.Hint))
 		}
 	}
-}
-
-// printSummary prints how the run cfg ended: the outcome, the checks
-// still failing, what happened on the way, where the report and the work
-// are, and for a run that did not succeed the command that goes on.
-func printSummary(w io.Writer, r *runlog.Result, cfg config.Config) {
-	tail := fmt.Sprintf("after %d iteration%s (cost %s, %.1fs)", r.TotalIterations, plural(r.TotalIterations), r.Cost(), r.TotalDuration)
-	switch {
-	case r.Success && r.NoChecks:
-		fmt.Fprintf(w, "architect: done: the agent declared completion %s; no check was run (the run has none), so nothing was verified\n", tail)
-	case r.Success:
-		fmt.Fprintf(w, "architect: success: all checks passed and the agent declared completion %s\n", tail)
-		// What the success rests on that the run only recorded: a check's
-		// definition changed (--judge warn), tests gone (--tests warn).
-		for _, c := range r.JudgeChanged {
-			if c.Kept {
-				fmt.Fprintf(w, "architect: warning: %s (kept: --judge warn)\n", printable(c.Text()))
-			}
-		}
-		if t := r.TestsRemoved; t != nil && !t.Failed && t.Count > 0 {
-			gone := slices.Concat(t.Tests, t.NotRun)
-			if len(gone) < t.Count {
-				gone = append(gone, fmt.Sprintf("%d more", t.Count-len(gone)))
-			}
-			fmt.Fprintf(w, "architect: warning: %d test%s of the start removed (kept: --tests warn): %s\n", t.Count, plural(t.Count), printable(strings.Join(gone, ", ")))
-		}
-	default:
-		detail := ""
-		if r.StopDetail != "" {
-			detail = ": " + strings.TrimSuffix(r.StopDetail, " (hint: "+r.StopHint+")") // the hint has a line of its own
-		}
-		fmt.Fprintf(w, "architect: no success: stopped on %s%s; %d iteration%s, cost %s, %.1fs\n", r.StopReason, detail,
-			r.TotalIterations, plural(r.TotalIterations), r.Cost(), r.TotalDuration)
-		if line := failingLine(r); line != "" {
-			fmt.Fprintf(w, "architect: %s\n", line)
-		}
-	}
-	if r.StopHint != "" {
-		fmt.Fprintf(w, "architect: hint: %s\n", r.StopHint)
-	}
-	defer func() {
-		if next := nextStep(r, cfg); next != "" {
-			fmt.Fprintf(w, "architect: next: %s\n", next)
-		}
-	}()
-	if r.UsageLimitWaits > 0 {
-		fmt.Fprintf(w, "architect: waited %s in all for the agent's usage limit (%d wait%s)\n",
-			time.Duration(r.UsageLimitWaited*float64(time.Second)).Round(time.Second), r.UsageLimitWaits, plural(r.UsageLimitWaits))
-	}
-	for _, sw := range r.Switches {
-		fmt.Fprintf(w, "architect: iteration %d ran on %s instead of %s (%s: %s)\n", sw.Iteration, sw.To, sw.From, sw.Reason, sw.Detail)
-	}
-	if len(r.Agents) > 1 {
-		var parts []string
-		for _, a := range r.Agents {
-			cost := "cost unknown"
-			if a.Cost != nil {
-				cost = fmt.Sprintf("$%.4f", *a.Cost)
-			} else if a.KnownCost > 0 {
-				cost = fmt.Sprintf("at least $%.4f", a.KnownCost)
-			}
-			parts = append(parts, fmt.Sprintf("%s %d iteration%s, %s", agentLabel(a.Agent, a.Model), a.Iterations, plural(a.Iterations), cost))
-		}
-		fmt.Fprintf(w, "architect: by agent: %s\n", strings.Join(parts, "; "))
-	}
-	for _, s := range r.Stalls {
-		fmt.Fprintf(w, "architect: stalled at iteration %d on %s: %s (%s)\n", s.Iteration, s.Agent, s.Detail, s.Action)
-	}
-	if r.NotesDelivered > 0 {
-		fmt.Fprintf(w, "architect: %d note%s from you reached the agent\n", r.NotesDelivered, plural(r.NotesDelivered))
-	}
-	if r.Workspace != "" {
-		if _, err := os.Stat(filepath.Join(r.Workspace, runlog.StateDir, report.File)); err == nil {
-			fmt.Fprintf(w, "architect: report: %s\n", filepath.Join(r.Workspace, runlog.StateDir, report.File))
-		}
-	}
-	if r.WorktreePath == "" {
-		return
-	}
-	if n := branchCommits(r); n == 0 {
-		fmt.Fprintf(w, "architect: nothing was committed on branch %s; remove it and its worktree with `architect clean%s`\n", r.Branch, cleanName(r.Branch))
-		return
-	}
-	fmt.Fprintf(w, "architect: the work is in %s on branch %s; bring it in with `architect merge%s` (or git merge %s)\n", r.WorktreePath, r.Branch, cleanName(r.Branch), r.Branch)
-}
-
-// branchCommits counts the commits of the run's branch since it began; -1
-// when unknown.
-func branchCommits(r *runlog.Result) int {
-	if r.InitialRef == "" {
-		return -1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	repo, err := gitwt.Open(ctx, r.WorktreePath)
-	if err != nil {
-		return -1
-	}
-	n, err := repo.UnmergedCommits(ctx, r.Branch, r.InitialRef)
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-// cleanName is the NAME argument that names branch in clean and merge: ""
-// for the default worktree.
-func cleanName(branch string) string {
-	if branch == loop.DefaultBranch || branch == "" {
-		return ""
-	}
-	return " " + branch[len("architect/"):]
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-// unwrapPath drops the path an *os.PathError repeats.
-func unwrapPath(err error) string {
-	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// agentLabel names an agent and its model: "codex:gpt-5.5".
-func agentLabel(name, model string) string {
-	if model == "" {
-		return name
-	}
-	return name + ":" + model
-}
-
-// shellArg is s as one word of a command line to copy: as it is when sh
-// would read it so, else quoted.
-func shellArg(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./~@%+=:,-") == "" && s[0] != '~' {
-		return s
-	}
-	return shellQuote(s)
-}
-
-// maxFailing bounds the failing checks the summary names.
-const maxFailing = 5
-
-// failingLine names the checks that failed in the last iteration that ran
-// them: "failing after iteration 5: go test ./... (exit status 1)"; "" when
-// none failed or none ran.
-func failingLine(r *runlog.Result) string {
-	for i := len(r.Iterations) - 1; i >= 0; i-- {
-		it := r.Iterations[i]
-		if len(it.CheckResults) == 0 {
-			continue
-		}
-		var names []string
-		for _, c := range it.CheckResults {
-			if !c.Passed {
-				names = append(names, fmt.Sprintf("%s (%s)", printable(c.Name), c.Status()))
-			}
-		}
-		if len(names) == 0 {
-			return ""
-		}
-		if len(names) > maxFailing {
-			names = append(names[:maxFailing], fmt.Sprintf("and %d more", len(names)-maxFailing))
-		}
-		return fmt.Sprintf("failing after iteration %d: %s", it.Iteration, strings.Join(names, "; "))
-	}
-	return ""
-}
-
-// nextStep is the command that goes on with a run that did not succeed,
-// as the user types it from here (with -C naming the workspace when it is
-// not the current folder): more of the limit it met, or a look at what
-// failed first when it went round in circles. "" for a run that succeeded.
-func nextStep(r *runlog.Result, cfg config.Config) string {
-	if r.Success || r.Workspace == "" {
-		return ""
-	}
-	at := workspaceArg(r.Workspace)
-	resume := "`architect loop --resume" + at
-	switch r.StopReason {
-	case runlog.StopMaxIterations:
-		return fmt.Sprintf("allow more iterations with %s --max-iterations %d`", resume, min(max(cfg.MaxIterations, r.TotalIterations)*2, 1000))
-	case runlog.StopBudget:
-		return fmt.Sprintf("raise the budget with %s --max-cost %s`", resume, strconv.FormatFloat(cfg.MaxCost*2, 'f', -1, 64))
-	case runlog.StopTimeout:
-		return fmt.Sprintf("give it more time with %s --max-time %s`", resume, config.FormatDuration(cfg.MaxTime*2))
-	case runlog.StopCostUnknown:
-		return "go on without a budget with " + resume + " --max-cost 0`"
-	case runlog.StopIdle, runlog.StopStalled:
-		if n := len(r.Iterations); n > 0 && r.Iterations[n-1].ChecksRun && r.Iterations[n-1].AllChecksPassed {
-			// Nothing failed: the agent left the checks passing without declaring completion.
-			return fmt.Sprintf("the checks pass but the agent did not declare completion: see what it said with `architect show%s`, then go on with %s`", at, resume)
-		}
-		return fmt.Sprintf("see what failed with `architect show%s --checks`, then go on with %s`", at, resume)
-	case runlog.StopCircuitBreaker, runlog.StopAgentError, runlog.StopError:
-		return fmt.Sprintf("see what failed with `architect show%s --checks`, then go on with %s`", at, resume)
-	}
-	return "go on with " + resume + "`" // stopped, interrupted, cancelled, waiting
-}
-
-// workspaceArg is " -C DIR" naming workspace from the current folder
-// (relative when it is under it), "" when it is the current folder.
-func workspaceArg(workspace string) string {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return " -C " + shellArg(workspace)
-	}
-	resolved := func(p string) string {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r
-		}
-		return p
-	}
-	rel, err := filepath.Rel(resolved(cwd), resolved(workspace))
-	switch {
-	case err == nil && rel == ".":
-		return ""
-	case err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)):
-		return " -C " + shellArg(rel)
-	}
-	return " -C " + shellArg(workspace)
 }

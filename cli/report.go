@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/report"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/usererr"
@@ -63,7 +64,7 @@ func runReport(e *env, dir, wt, out string, all bool) error {
 	}
 	var runs []runDir
 	if wt != "" {
-		ws, err := findRun(dir, wt)
+		ws, err := merge.FindRun(dir, wt)
 		if err != nil {
 			return err
 		}
@@ -73,7 +74,7 @@ func runReport(e *env, dir, wt, out string, all bool) error {
 	}
 	switch {
 	case len(runs) == 0:
-		_, err := findRun(dir, "") // says why, with its hint
+		_, err := merge.FindRun(dir, "") // says why, with its hint
 		return err
 	case len(runs) == 1 && !all:
 		r, err := report.LoadDir(runs[0].dir)
@@ -131,7 +132,7 @@ func writeOverview(e *env, path, title string, runs []runDir) error {
 	for _, rd := range runs {
 		r, err := report.LoadDir(rd.dir)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "architect: warning: skipping the run in %s: %v\n", rd.dir, unwrapPath(err))
+			usererr.Say(e.stderr, usererr.LevelWarning, "skipping the run in %s: %v", rd.dir, unwrapPath(err))
 			continue
 		}
 		page := filepath.Join(rd.dir, report.File)

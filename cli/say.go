@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/redact"
 	"github.com/architect-dev/architect/runlog"
@@ -72,7 +73,7 @@ func runSay(e *env, dir, name, text string, now bool) error {
 	if err != nil {
 		return err
 	}
-	ws, err := findRun(dir, name)
+	ws, err := merge.FindRun(dir, name)
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func runSay(e *env, dir, name, text string, now bool) error {
 	switch {
 	case !running:
 		fmt.Fprintf(e.stdout, "note queued for %s\n", ws)
-		fmt.Fprintf(e.stderr, "architect: warning: no loop is running in %s: the note waits for the run to go on (`architect resume -C %s`)\n", ws, ws)
+		usererr.Say(e.stderr, usererr.LevelWarning, "no loop is running in %s: the note waits for the run to go on (`architect resume -C %s`)", ws, ws)
 	case st.PausedFor != "":
 		fmt.Fprintf(e.stdout, "note queued for %s: the loop, paused on a stall, goes on with it\n", ws)
 	case st.Status == runlog.StatusPaused || controlAction(ws) == "pause":
@@ -125,7 +126,7 @@ func queueNote(ws string, st *runlog.State, text string, now bool) error {
 	}
 	if _, err := runlog.AddNote(ws, text, now); err != nil {
 		if errors.Is(err, runlog.ErrQueueFull) {
-			return &usererr.Error{Msg: err.Error(), Hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note"}
+			return &failure{err: err, hint: "wait for the next iteration to take them (`architect status` counts them), or say it all in one note", code: ExitUsage}
 		}
 		if errors.Is(err, os.ErrPermission) {
 			return &usererr.Error{Msg: "cannot write the note into " + ws + ": " + unwrapPath(err), Hint: "run architect say as the user who runs the loop"}

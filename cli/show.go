@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/report"
 	"github.com/architect-dev/architect/runlog"
@@ -75,17 +76,37 @@ On a terminal the text goes through a pager: $PAGER, else less; --no-pager
 }
 
 func runShow(e *env, n int, o showOptions) error {
-	ws, err := findRun(o.dir, o.worktree)
+	it, err := findIteration(o.dir, o.worktree, n)
 	if err != nil {
 		return err
+	}
+	return page(e, it.text(o), o.noPager)
+}
+
+// shownIteration is the iteration show prints: its number, its record
+// (nil while it runs, or when it was not recorded) and its transcript
+// folder.
+type shownIteration struct {
+	ws, dir string
+	n       int
+	rec     *runlog.Iteration
+	running bool // the iteration is the one running now
+}
+
+// findIteration finds iteration n (0: the last) of the run in dir (or its
+// worktree name).
+func findIteration(dir, name string, n int) (*shownIteration, error) {
+	ws, err := merge.FindRun(dir, name)
+	if err != nil {
+		return nil, err
 	}
 	st, err := runlog.ReadState(ws)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	its, err := report.ReadIterations(ws)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	running := runlog.Running(ws) && st.Iteration > len(its)
 	last := len(its)
@@ -93,21 +114,26 @@ func runShow(e *env, n int, o showOptions) error {
 		last = st.Iteration
 	}
 	if last == 0 {
-		return &usererr.Error{Msg: "the run in " + ws + " has no iteration yet", Hint: "wait for its first iteration, or see `architect status`"}
+		return nil, &usererr.Error{Msg: "the run in " + ws + " has no iteration yet", Hint: "wait for its first iteration, or see `architect status`"}
 	}
 	if n == 0 {
 		n = last
 	}
 	if n > last {
-		return &usererr.Error{Msg: fmt.Sprintf("the run in %s has no iteration %d: it has %d", ws, n, last), Hint: "architect show " + strconv.Itoa(last)}
+		return nil, &usererr.Error{Msg: fmt.Sprintf("the run in %s has no iteration %d: it has %d", ws, n, last), Hint: "architect show " + strconv.Itoa(last)}
 	}
-	var rec *runlog.Iteration
+	it := &shownIteration{ws: ws, dir: filepath.Join(ws, runlog.StateDir, runlog.TranscriptDir(n)), n: n, running: running && n == last}
 	for i := range its {
 		if its[i].Iteration == n {
-			rec = &its[i]
+			it.rec = &its[i]
 		}
 	}
-	dir := filepath.Join(ws, runlog.StateDir, runlog.TranscriptDir(n))
+	return it, nil
+}
+
+// text is what show prints of the iteration: the parts o asks for, in
+// order, or without any its summary, transcript and checks.
+func (it *shownIteration) text(o showOptions) []byte {
 	var b bytes.Buffer
 	parts := 0
 	part := func(title string, text func() string) {
@@ -115,44 +141,54 @@ func runShow(e *env, n int, o showOptions) error {
 			b.WriteString("\n")
 		}
 		parts++
-		fmt.Fprintf(&b, "── %s ──\n%s", title, strings.TrimRight(text(), "\n")+"\n")
+		fmt.Fprintf(&b, "── iteration %d: %s ──\n%s", it.n, title, strings.TrimRight(text(), "\n")+"\n")
 	}
 	if o.prompt {
-		part(fmt.Sprintf("iteration %d: prompt", n), func() string {
-			return readOr(filepath.Join(ws, runlog.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"), "(the prompt was not found)")
-		})
+		part("prompt", it.prompt)
 	}
 	if o.raw {
-		part(fmt.Sprintf("iteration %d: the agent's output", n), func() string {
-			out := readOr(filepath.Join(dir, runlog.AgentStdoutFile), "(the agent printed nothing)")
-			if errText := readOr(filepath.Join(dir, runlog.AgentStderrFile), ""); strings.TrimSpace(errText) != "" {
-				out += "\n── standard error ──\n" + errText
-			}
-			return out
-		})
+		part("the agent's output", it.rawOutput)
 	}
 	if o.checks {
-		part(fmt.Sprintf("iteration %d: checks", n), func() string { return checksText(dir, rec) })
+		part("checks", func() string { return checksText(it.dir, it.rec) })
 	}
 	if o.diff {
-		part(fmt.Sprintf("iteration %d: diff", n), func() string {
-			if d := readOr(filepath.Join(dir, runlog.DiffFile), ""); d != "" {
-				return d
-			}
-			if rec != nil && rec.DiffStat != "" {
-				return "(no diff was kept for this iteration; the changes so far:)\n" + rec.DiffStat
-			}
-			return "(no diff was kept for this iteration)"
-		})
+		part("diff", it.diff)
 	}
 	if parts == 0 {
-		b.WriteString(summary(n, rec, running && n == last))
-		b.WriteString("\n" + transcriptText(dir))
-		if rec != nil {
-			b.WriteString("\n" + checksSummary(rec))
+		b.WriteString(summary(it.n, it.rec, it.running))
+		b.WriteString("\n" + transcriptText(it.dir))
+		if it.rec != nil {
+			b.WriteString("\n" + checksSummary(it.rec))
 		}
 	}
-	return page(e, b.Bytes(), o.noPager)
+	return b.Bytes()
+}
+
+// prompt is the prompt the agent got.
+func (it *shownIteration) prompt() string {
+	return readOr(filepath.Join(it.ws, runlog.StateDir, "prompts", "iteration-"+strconv.Itoa(it.n)+".md"), "(the prompt was not found)")
+}
+
+// rawOutput is the agent's output stream as it came, then its standard
+// error when it wrote any.
+func (it *shownIteration) rawOutput() string {
+	out := readOr(filepath.Join(it.dir, runlog.AgentStdoutFile), "(the agent printed nothing)")
+	if errText := readOr(filepath.Join(it.dir, runlog.AgentStderrFile), ""); strings.TrimSpace(errText) != "" {
+		out += "\n── standard error ──\n" + errText
+	}
+	return out
+}
+
+// diff is the iteration's diff as kept, else the diff stat of its record.
+func (it *shownIteration) diff() string {
+	if d := readOr(filepath.Join(it.dir, runlog.DiffFile), ""); d != "" {
+		return d
+	}
+	if it.rec != nil && it.rec.DiffStat != "" {
+		return "(no diff was kept for this iteration; the changes so far:)\n" + it.rec.DiffStat
+	}
+	return "(no diff was kept for this iteration)"
 }
 
 // readOr is the file at path, or or when it cannot be read.

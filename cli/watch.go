@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -109,7 +108,7 @@ func writeReportAtEnd(workspace func() string, log io.Writer) func(runlog.Event)
 			return
 		}
 		if _, err := report.WriteRun(workspace(), time.Now()); err != nil {
-			fmt.Fprintf(log, "architect: warning: could not write the report: %v\n", err)
+			usererr.Say(log, usererr.LevelWarning, "could not write the report: %v", err)
 		}
 	}
 }

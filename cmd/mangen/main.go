@@ -2,7 +2,7 @@
 // (architect.1, architect-loop.1, ...), from the same command tree that
 // `architect help` prints, so the two cannot disagree:
 //
-//	go run ./internal/mangen -o man      # then: man -l man/architect-loop.1
+//	go run ./cmd/mangen -o man      # then: man -l man/architect-loop.1
 //
 // It is a build step rather than an `architect man` command so that the
 // architect binary does not carry the roff generator.

@@ -1,0 +1,57 @@
+package batch
+
+import (
+	"context"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/preflight"
+	"github.com/architect-dev/architect/usererr"
+)
+
+// Setup builds every task's agent and secret masking and runs every
+// task's pre-flight, before any task starts, filling opts.Agents and
+// opts.Redact. A task whose agent cannot be built, or whose masking cannot
+// be made, refuses the batch; so do the pre-flight failures of all tasks,
+// together (preflight.Failures, each named by its task). redactor makes a
+// task's masking as `architect loop` makes a run's; warn gets each
+// pre-flight warning.
+func Setup(ctx context.Context, tasks []Task, opts *Options, redactor func(config.Config) (func(string) string, error), warn func(preflight.Item)) error {
+	opts.Agents = map[string]agent.Agent{}
+	opts.Redact = map[string]func(string) string{}
+	var failed preflight.Failures
+	probed := &preflight.AgentCache{}
+	for _, t := range tasks {
+		ag, err := taskAgent(t)
+		if err != nil {
+			return err
+		}
+		opts.Agents[t.ID] = ag
+		if opts.Redact[t.ID], err = redactor(t.Config); err != nil {
+			return err
+		}
+		pre := preflight.Run(ctx, t.Config, ag, preflight.Options{NoWorkspace: true, Agents: probed})
+		for _, it := range pre.Items {
+			it.Check = "task " + t.ID + ": " + it.Check
+			switch it.Status {
+			case preflight.Fail:
+				failed = append(failed, it)
+			case preflight.Warn:
+				warn(it)
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return failed
+	}
+	return nil
+}
+
+// taskAgent builds task t's agent.
+func taskAgent(t Task) (agent.Agent, error) {
+	ag, err := agent.New(t.Config.AgentConfig())
+	if err != nil {
+		return nil, &usererr.Error{Msg: "task " + t.ID + ": " + err.Error(), Hint: "fix the task's agent options in the batch file"}
+	}
+	return ag, nil
+}

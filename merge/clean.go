@@ -1,0 +1,127 @@
+package merge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
+)
+
+// CleanOptions say which run's worktree and branch to remove.
+type CleanOptions struct {
+	Name  string    // the run's worktree NAME; "" for the default worktree
+	Dir   string    // the repository
+	Force bool      // remove even unmerged commits and uncommitted changes
+	Log   io.Writer // where what was done is said
+}
+
+// Clean removes the worktree and the branch of the run o names, after
+// moving its records to .architect/runs/ in the main checkout. Without
+// o.Force it refuses a branch with commits not merged into the current
+// branch; it always refuses while the run's loop is running.
+func Clean(ctx context.Context, o CleanOptions) error {
+	repo, err := openRepo(ctx, o.Dir, "clean")
+	if err != nil {
+		return err
+	}
+	wtDir, branch := loop.WorktreeFor(o.Name)
+	exists, err := repo.BranchExists(ctx, branch)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return &usererr.Error{Msg: fmt.Sprintf("there is no branch %s to clean", branch), Hint: "list the worktrees with `git worktree list`"}
+	}
+	current, err := repo.CurrentBranch(ctx)
+	if err != nil {
+		return err
+	}
+	if n, err := repo.UnmergedCommits(ctx, branch, "HEAD"); err != nil {
+		return err
+	} else if n > 0 && !o.Force {
+		return &usererr.Error{
+			Msg:  fmt.Sprintf("branch %s has %d commit%s not merged into %s; cleaning would lose them", branch, n, plural(n), current),
+			Hint: fmt.Sprintf("merge it first (architect merge%s, or git merge %s), or pass --force to delete it anyway", NameArg(branch), branch),
+		}
+	}
+	if ws, _ := runOf(repo.Dir(), wtDir); ws != "" && runlog.Running(ws) {
+		return &usererr.Error{Msg: fmt.Sprintf("the loop on %s is still running", branch), Hint: "wait for it to end, or stop it with `architect cancel" + nameFlag(o.Name) + "`"}
+	}
+	if err := keepRecords(ctx, o.Log, repo, wtDir, branch); err != nil {
+		return err
+	}
+	return removeRun(ctx, o.Log, repo, wtDir, branch, o.Force)
+}
+
+// openRepo opens the repository of dir for clean and merge (cmd).
+func openRepo(ctx context.Context, dir, cmd string) (*gitwt.Repo, error) {
+	repo, err := gitwt.Open(ctx, dir)
+	if errors.Is(err, gitwt.ErrNotRepo) {
+		return nil, &usererr.Error{Msg: dir + " is not in a git repository", Hint: "run architect " + cmd + " inside the repository the loop ran in, or pass -C DIR"}
+	}
+	return repo, err
+}
+
+// keepRecords moves the records of the run in wtDir (report, transcripts,
+// cost: its .architect/) to the main checkout's .architect/runs/, so
+// removing the worktree loses none of them, and says where they went.
+func keepRecords(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, branch string) error {
+	ws, _ := runOf(repo.Dir(), wtDir)
+	if ws == "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(ws, runlog.StateDir)); err != nil {
+		return nil // no records to keep
+	}
+	err := repo.Exclude(ctx, "/"+runlog.StateDir+"/")
+	to := ""
+	if err == nil {
+		to, err = archiveRecords(ws, repo.Dir(), branch)
+	}
+	if err != nil {
+		return &Error{What: "could not keep the run's records", Err: err, Hint: "copy " + filepath.Join(ws, runlog.StateDir) + " somewhere safe, then run the command again"}
+	}
+	fmt.Fprintf(w, "architect: the run's records are in %s\n", to)
+	return nil
+}
+
+// removeRun removes the worktree that has branch checked out, then the
+// branch.
+func removeRun(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, branch string, force bool) error {
+	if wt, err := repo.WorktreeOf(ctx, branch); err != nil {
+		return err
+	} else if wt != "" {
+		if err := repo.RemoveWorktree(ctx, wt, force); err != nil {
+			return &Error{What: "could not remove the worktree " + wt, Err: err, Hint: "commit or discard its changes, or pass --force"}
+		}
+	}
+	if err := repo.DeleteBranch(ctx, branch, true); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "architect: removed worktree %s and branch %s\n", wtDir, branch)
+	return nil
+}
+
+// archiveRecords moves the run's .architect/ records to
+// top/.architect/runs/<branch>-<time>/, so they outlive the worktree.
+func archiveRecords(ws, top, branch string) (string, error) {
+	from := filepath.Join(ws, runlog.StateDir)
+	name := strings.ReplaceAll(branch, "/", "-") + "-" + time.Now().UTC().Format("20060102T150405Z")
+	to := filepath.Join(top, runlog.StateDir, "runs", name)
+	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Rename(from, to); err != nil {
+		return "", err
+	}
+	return to, nil
+}
