@@ -191,19 +191,34 @@ func (c *Config) validateChecks(src Sources, bad func(key, msg, hint string)) {
 			bad("protect", fmt.Sprintf("%q: %v", p, err), "use a glob relative to the workspace, e.g. 'tests/**' or '*_test.go'")
 		}
 	}
-	if c.CheckShell != "" {
-		// Resolved (and probed for pipefail) here so that the error names
-		// where the value came from; resolutions are cached, the run's own
-		// costs nothing more.
-		if _, err := proc.ResolveShell(context.Background(), c.CheckShell); err != nil {
-			msg, hint := err.Error(), proc.ShellHint
-			var ue *usererr.Error
-			if errors.As(err, &ue) {
-				msg, hint = ue.Msg, ue.Hint
-			}
-			bad("check_shell", msg, hint)
-		}
+	c.validateCheckShell(bad)
+	c.validateJudge(bad)
+	if _, err := redact.New(nil, c.Redact); err != nil {
+		bad("redact", RegexpProblem(err), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
 	}
+	c.validateNoChecks(src, bad)
+}
+
+// validateCheckShell resolves --check-shell (and probes it for pipefail)
+// here, so that the error names where the value came from; resolutions
+// are cached, the run's own costs nothing more.
+func (c *Config) validateCheckShell(bad func(key, msg, hint string)) {
+	if c.CheckShell == "" {
+		return
+	}
+	if _, err := proc.ResolveShell(context.Background(), c.CheckShell); err != nil {
+		msg, hint := err.Error(), proc.ShellHint
+		var ue *usererr.Error
+		if errors.As(err, &ue) {
+			msg, hint = ue.Msg, ue.Hint
+		}
+		bad("check_shell", msg, hint)
+	}
+}
+
+// validateJudge reports an unknown --judge mode and judge files that are
+// not paths inside the workspace.
+func (c *Config) validateJudge(bad func(key, msg, hint string)) {
 	switch c.Judge {
 	case JudgeProtect, JudgeWarn, JudgeOff, "": // "": a run saved before judge existed
 	default:
@@ -214,9 +229,12 @@ func (c *Config) validateChecks(src Sources, bad func(key, msg, hint string)) {
 			bad("judge_files", fmt.Sprintf("%q is not a path inside the workspace", p), "give a path relative to the workspace, e.g. --judge-file scripts/lint.sh")
 		}
 	}
-	if _, err := redact.New(nil, c.Redact); err != nil {
-		bad("redact", RegexpProblem(err), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
-	}
+}
+
+// validateNoChecks settles checks against --no-checks: checks given win
+// over checks: [] in the file, contradict the flag, and a run with
+// neither is refused (but in plan mode).
+func (c *Config) validateNoChecks(src Sources, bad func(key, msg, hint string)) {
 	switch {
 	case len(c.Checks) > 0 && c.NoChecks && strings.HasPrefix(src["no_checks"], "--"):
 		bad("no_checks", "--no-checks and --check contradict each other", "drop one of them")
