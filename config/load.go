@@ -21,18 +21,12 @@ import (
 // Sources says where each key got its value ("default" when absent).
 type Sources map[string]string
 
-// Load builds the configuration: defaults, then the file at path (if not
-// ""), then the environment (lookup), then the flags set on fs (whose values
-// were parsed into flagged, see RegisterFlags), then the TASK argument (if
-// not ""). It returns every problem it finds at once as Errors, and warnings
-// worth printing.
-func Load(path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, []string, error) {
-	c, _, warnings, err := LoadSources(path, task, lookup, fs, flagged)
-	return c, warnings, err
-}
-
-// LoadSources is Load that also says where each key got its value, for
-// `architect loop --dry-run`.
+// LoadSources builds the configuration: defaults, then the file at path
+// (if not ""), then the environment (lookup), then the flags set on fs
+// (whose values were parsed into flagged, see RegisterFlags), then the
+// TASK argument (if not ""). It returns every problem it finds at once as
+// Errors, and warnings worth printing; and says where each key got its
+// value, for `architect loop --dry-run`.
 func LoadSources(path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, Sources, []string, error) {
 	c := Defaults()
 	src := Sources{}
@@ -60,16 +54,6 @@ func LoadSources(path, task string, lookup func(string) (string, bool), fs *pfla
 	}
 	warnings, err := c.validate(src)
 	return c, src, warnings, err
-}
-
-// LoadFile reads a ralph.yaml on top of the defaults, with no environment
-// or flags: for tools that show a configuration.
-func LoadFile(path string) (Config, error) {
-	c := Defaults()
-	if errs := loadFile(path, &c, Sources{}); len(errs) > 0 {
-		return c, errs
-	}
-	return c, nil
 }
 
 func loadFile(path string, c *Config, src Sources) Errors {
@@ -442,9 +426,6 @@ func yamlKeys() []string {
 	sort.Strings(keys)
 	return keys
 }
-
-// YAMLKeys lists every key of the ralph_loop: section.
-func YAMLKeys() []string { return yamlKeys() }
 
 func unknownKey(path string, k *yaml.Node, known []string, where string) *Error {
 	e := &Error{Source: at(path, k), Msg: fmt.Sprintf("unknown key %q in %s", k.Value, where)}

@@ -31,8 +31,9 @@ func ApplyYAML(path, prefix, where string, m *yaml.Node, c *Config, src Sources)
 	return errs
 }
 
-// Validate normalises c and reports every problem at once, as Load does;
-// src says where each key came from. It returns warnings worth printing.
+// Validate normalises c and reports every problem at once, as LoadSources
+// does; src says where each key came from. It returns warnings worth
+// printing.
 func (c *Config) Validate(src Sources) ([]string, error) { return c.validate(src) }
 
 // MaxWorktreeName is the longest worktree name: far below the 255 bytes a

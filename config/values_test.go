@@ -34,7 +34,7 @@ func TestDoorRefuses(t *testing.T) {
 			if tc.env == "ARCHITECT_TASK" {
 				task = ""
 			}
-			_, _, err := Load("", task, envOf(map[string]string{tc.env: tc.value, "ARCHITECT_AGENT_CMD": "true"}), nil, nil)
+			_, _, _, err := LoadSources("", task, envOf(map[string]string{tc.env: tc.value, "ARCHITECT_AGENT_CMD": "true"}), nil, nil)
 			if err == nil || !strings.Contains(err.(Errors)[0].Error(), tc.want) {
 				t.Fatalf("%s=%.40q: got %v, want %q", tc.env, tc.value, err, tc.want)
 			}
@@ -47,7 +47,7 @@ func TestDoorRefuses(t *testing.T) {
 // breaks, and the limits are inclusive.
 func TestDoorAccepts(t *testing.T) {
 	is := is.New(t)
-	c, _, err := Load("", "line one\n\tline two \x1b[31m", envOf(map[string]string{
+	c, _, _, err := LoadSources("", "line one\n\tline two \x1b[31m", envOf(map[string]string{
 		"ARCHITECT_AGENT_CMD": "printf '%s\\n' done\nexit 0",
 		"ARCHITECT_CHECKS":    strings.Repeat("c", maxArg),
 		"ARCHITECT_MODEL":     "héllo-✓",

@@ -109,9 +109,6 @@ func (s *Snapshot) Restore() ([]string, error) {
 	return changed, errors.Join(errs...)
 }
 
-// Len is the number of protected files recorded.
-func (s *Snapshot) Len() int { return len(s.files) }
-
 // walk calls fn for every non-directory under s.dir that matches a pattern.
 // A directory that replaced a protected file is reported too.
 func (s *Snapshot) walk(fn func(rel, abs string, d fs.DirEntry) error) error {
