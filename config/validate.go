@@ -17,7 +17,9 @@ import (
 	"github.com/architect-dev/architect/usererr"
 )
 
-// Modes (--mode): seed 000's plan and build.
+// Modes (--mode): the two halves of the Ralph workflow. Plan writes
+// IMPLEMENTATION_PLAN.md and needs no check; build works through the plan,
+// one commit per iteration.
 const (
 	ModePlan  = "plan"
 	ModeBuild = "build"
