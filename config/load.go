@@ -111,7 +111,7 @@ func YAMLError(path string, data []byte, err error) *Error {
 	if line > 0 {
 		src = fmt.Sprintf("%s:%d", path, line)
 	}
-	return &Error{Source: src, Msg: "not valid YAML: " + msg, Hint: "fix the YAML syntax (indent with spaces, quote values containing ': ')"}
+	return &Error{Source: src, Msg: "not valid YAML: " + msg, Hint: "fix the YAML syntax (indent with spaces, quote values containing ': ')", Err: err}
 }
 
 var yamlLine = regexp.MustCompile(`^line (\d+): `)
@@ -155,7 +155,7 @@ func ReadText(path, what string) ([]byte, *Error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{Source: path, Msg: "cannot read the " + what + ": " + unwrapPathErr(err), Hint: "check the path"}
+		return nil, &Error{Source: path, Msg: "cannot read the " + what + ": " + unwrapPathErr(err), Hint: "check the path", Err: err}
 	}
 	if !utf8.Valid(data) {
 		line, start := 1, 0
@@ -202,7 +202,7 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			continue
 		}
 		if err := setFromNode(o, c, v); err != nil {
-			errs = append(errs, &Error{Source: at(path, v), Key: o.key, Msg: err.Error(), Hint: "see ralph.yaml.example for the accepted values"})
+			errs = append(errs, errorOf(at(path, v), o.key, err, "see ralph.yaml.example for the accepted values"))
 			continue
 		}
 		if o.key == "checks" && v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
@@ -305,7 +305,7 @@ func loadHooks(path string, m *yaml.Node, c *Config, src Sources) Errors {
 		}
 		o, _ := lookupOption(k.Value)
 		if err := setFromNode(o, c, v); err != nil {
-			errs = append(errs, &Error{Source: at(path, v), Key: "hooks." + k.Value, Msg: err.Error(), Hint: "give a shell command"})
+			errs = append(errs, errorOf(at(path, v), "hooks."+k.Value, err, "give a shell command"))
 			continue
 		}
 		src[o.key] = at(path, k)
@@ -327,7 +327,7 @@ func loadEnv(lookup func(string) (string, bool), c *Config, src Sources) Errors 
 			continue
 		}
 		if err := o.set(c, v, true); err != nil {
-			errs = append(errs, &Error{Source: o.envName(), Key: o.key, Msg: err.Error(), Hint: "fix or unset " + o.envName()})
+			errs = append(errs, errorOf(o.envName(), o.key, err, "fix or unset "+o.envName()))
 			continue
 		}
 		if o.key == "spec" {

@@ -45,22 +45,22 @@ const maxPattern = 1024
 // checkValues reports every value that cannot be recorded or shown as
 // given; src says where each came from.
 func (c *Config) checkValues(src Sources) Errors {
-	p := &problems{src: src}
-	c.checkOptionValues(p)
-	c.checkPrices(p)
-	c.checkPatterns(p)
+	ps := &problems{src: src}
+	c.checkOptionValues(ps)
+	c.checkPrices(ps)
+	c.checkPatterns(ps)
 	if abs, err := filepath.Abs(c.Dir); err == nil && !utf8.ValidString(abs) {
-		p.bad("dir", "the workspace's path is not valid UTF-8", "run architect from (or give -C) a folder whose path is UTF-8: the run's records name it")
+		ps.add("dir", "the workspace's path is not valid UTF-8", "run architect from (or give -C) a folder whose path is UTF-8: the run's records name it")
 	}
-	if len(p.errs) == 0 {
+	if len(ps.errs) == 0 {
 		if msg := c.doneFileProblem(); msg != "" {
-			p.bad("done_file", msg, "give the path of a file the agent creates when it is done (relative to the workspace)")
+			ps.add("done_file", msg, "give the path of a file the agent creates when it is done (relative to the workspace)")
 		}
 		for _, key := range c.unrecorded() {
-			p.bad(key, "cannot be recorded as given (the run's state is JSON)", "give a finite number, or text in UTF-8")
+			ps.add(key, "cannot be recorded as given (the run's state is JSON)", "give a finite number, or text in UTF-8")
 		}
 	}
-	return p.errs
+	return ps.errs
 }
 
 // problems collects the problems found, each named by its key and where
@@ -70,39 +70,45 @@ type problems struct {
 	errs Errors
 }
 
-func (p *problems) bad(key, msg, hint string) {
-	p.errs = append(p.errs, &Error{Source: p.src[key], Key: key, Msg: msg, Hint: hint})
+func (ps *problems) add(key, msg, hint string) {
+	ps.errs = append(ps.errs, &Error{Source: ps.src[key], Key: key, Msg: msg, Hint: hint})
+}
+
+// addErr adds the problem err, which says it in full, keeping it as the
+// cause.
+func (ps *problems) addErr(key string, err error, hint string) {
+	ps.errs = append(ps.errs, errorOf(ps.src[key], key, err, hint))
 }
 
 // checkOptionValues checks every text, list item and number of the option
 // table.
-func (c *Config) checkOptionValues(p *problems) {
+func (c *Config) checkOptionValues(ps *problems) {
 	for _, o := range options {
 		switch v := o.field(c).(type) {
 		case *string:
 			if msg, hint := textProblem(*v, o.key); msg != "" {
-				p.bad(o.key, msg, hint)
+				ps.add(o.key, msg, hint)
 			}
 		case *[]string:
 			for i, s := range *v {
 				if msg, hint := textProblem(s, o.key+"[]"); msg != "" {
-					p.bad(o.key, fmt.Sprintf("item %d %s", i+1, msg), hint)
+					ps.add(o.key, fmt.Sprintf("item %d %s", i+1, msg), hint)
 				}
 			}
 		case *float64:
 			if math.IsNaN(*v) || math.IsInf(*v, 0) {
-				p.bad(o.key, fmt.Sprintf("%v is not a number", *v), "give a finite number, e.g. 5 or 2.50")
+				ps.add(o.key, fmt.Sprintf("%v is not a number", *v), "give a finite number, e.g. 5 or 2.50")
 			}
 		}
 	}
 }
 
 // checkPrices checks that every model's prices are numbers.
-func (c *Config) checkPrices(p *problems) {
+func (c *Config) checkPrices(ps *problems) {
 	for model, pr := range c.Prices {
 		for _, f := range []float64{pr.Input, pr.CachedInput, pr.Output} {
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				p.bad("prices", fmt.Sprintf("the price of %q is not a number: %v", model, f), "prices are USD per million tokens, e.g. 3.00")
+				ps.add("prices", fmt.Sprintf("the price of %q is not a number: %v", model, f), "prices are USD per million tokens, e.g. 3.00")
 				break
 			}
 		}
@@ -110,11 +116,11 @@ func (c *Config) checkPrices(p *problems) {
 }
 
 // checkPatterns bounds the size of the regular expressions (maxPattern).
-func (c *Config) checkPatterns(p *problems) {
+func (c *Config) checkPatterns(ps *problems) {
 	for _, key := range []string{"redact", "done_pattern"} {
 		for _, pat := range c.patterns(key) {
 			if len(pat) > maxPattern {
-				p.bad(key, fmt.Sprintf("a pattern of %d bytes is too long (at most %d)", len(pat), maxPattern), "match the secret's shape, e.g. 'ghp_[A-Za-z0-9]{36}', not its whole text")
+				ps.add(key, fmt.Sprintf("a pattern of %d bytes is too long (at most %d)", len(pat), maxPattern), "match the secret's shape, e.g. 'ghp_[A-Za-z0-9]{36}', not its whole text")
 			}
 		}
 	}
