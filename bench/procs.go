@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -63,8 +64,11 @@ func timed(dir, name string, args ...string) (wall, cpu time.Duration) {
 	}
 	wall = time.Since(start)
 	cpu = ownCPU(cmd.Process.Pid)
-	if err := cmd.Wait(); err != nil && !strings.Contains(err.Error(), "exit status 1") {
-		fatal(fmt.Errorf("%s %v: %w", name, args, err))
+	// Exit status 1 is a loop that ended without success: still measured.
+	if err := cmd.Wait(); err != nil {
+		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			fatal(fmt.Errorf("%s %v: %w", name, args, err))
+		}
 	}
 	return wall, cpu
 }
