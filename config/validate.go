@@ -29,6 +29,33 @@ const (
 // no TASK or --spec is given: PROMPT_plan.md or PROMPT_build.md.
 func ModePromptFile(mode string) string { return "PROMPT_" + mode + ".md" }
 
+// Validate normalises c and reports every problem at once, as LoadSources
+// does; src says where each key came from. It returns warnings worth
+// printing.
+func (c *Config) Validate(src Sources) ([]string, error) { return c.validate(src) }
+
+// MaxWorktreeName is the longest worktree name: far below the 255 bytes a
+// file name (and a branch name's last part) may have.
+const MaxWorktreeName = 100
+
+// ValidWorktreeName reports whether name can name a worktree folder
+// (.architect-worktrees/NAME) and a branch (architect/NAME): letters,
+// digits, '.', '_' and '-', starting with a letter or digit, at most
+// MaxWorktreeName of them, without ".." or a ".lock" ending (git refuses
+// both in a branch name).
+func ValidWorktreeName(name string) bool {
+	if name == "" || len(name) > MaxWorktreeName || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
+		return false
+	}
+	for i, r := range name {
+		alnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if !alnum && (i == 0 || r != '.' && r != '_' && r != '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // validate normalises c and reports every problem at once. src tells where
 // each key came from, so errors can point at the right place. The checks
 // run section by section, in the order the problems are listed.
