@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The cost of supervision against the number of processes on the machine
-// (issue 24): architect must find its runs' processes in time that grows
+// The cost of supervision against the number of processes on the
+// machine: architect must find its runs' processes in time that grows
 // with the run, not with the machine. Each scenario measures its
 // conditions side by side, interleaved, in one run: the idle machine, and
 // the same machine with 1,000 and 5,000 unrelated `sleep` processes that

@@ -30,7 +30,7 @@ func bigFixture(name string, n int) string {
 }
 
 // scaleChange is the agent of the scale scenario: it changes one file
-// (edit, the case) or adds one (new).
+// (edit, the usual case) or adds one (new).
 var scaleChange = flag.String("scale-change", "edit", "scale: what the agent does each iteration: edit (one file) or new (a new file)")
 
 // changeOne is the scale scenario's agent command.
