@@ -1,11 +1,14 @@
 package config
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/architect-dev/architect/agent"
 )
 
 // What the door refuses, through the environment (read as a YAML scalar
@@ -67,4 +70,19 @@ func TestUnrecordedBackstop(t *testing.T) {
 	is.Equal(c.unrecorded(), []string(nil))
 	c.Model = "a\xffb"
 	is.Equal(c.unrecorded(), []string{"model"})
+}
+
+// A price that is not a number, in a configuration not read from a file
+// (a saved run, a caller's own), is refused by Validate: spending it could
+// never reach a budget.
+func TestPriceNotANumberRefused(t *testing.T) {
+	is := is.New(t)
+	c := Defaults()
+	c.Task, c.NoChecks = "t", true
+	c.Prices = agent.Prices{"m": {Input: 1, Output: math.NaN()}}
+	_, err := c.Validate(Sources{})
+	is.True(err != nil)
+	es := err.(Errors)
+	is.Equal(es[0].Key, "prices")
+	is.True(strings.Contains(es[0].Msg, `the price of "m" is not a number`))
 }
