@@ -11,9 +11,9 @@ import (
 	"unicode/utf8"
 )
 
-// Values are checked at the door: whatever the run's records could not
-// hold as given, or a person could not read back as written, is refused
-// before anything starts, so that a run that starts can always be saved
+// Values are checked as they are read: whatever the run's records could
+// not hold as given, or a person could not read back as written, is
+// refused before anything starts, so that a run that starts can always be saved
 // and resumed. The records are JSON: a number must be finite and a text
 // valid UTF-8 (Go's encoder would fail on NaN, and silently turn invalid
 // UTF-8 into U+FFFD, so that a resumed run would look for another file or
