@@ -20,7 +20,7 @@ var lookSizes = flag.String("look-sizes", "1000,10000", "look: repository sizes 
 const lookEnvFiles = 10000
 
 // lookScenario measures the clean last look (final_check clean) against
-// what the issue sets as its price: one worktree checkout plus one run of
+// its target price: one worktree checkout plus one run of
 // the checks. Each run is one iteration whose agent changes one file and
 // declares completion; its record holds the look's checkout time (the
 // snapshot commit, `git worktree add`, bringing node_modules in, removing

@@ -30,7 +30,7 @@ func bigFixture(name string, n int) string {
 }
 
 // scaleChange is the agent of the scale scenario: it changes one file
-// (edit, the case) or adds one (new).
+// (edit, the usual case) or adds one (new).
 var scaleChange = flag.String("scale-change", "edit", "scale: what the agent does each iteration: edit (one file) or new (a new file)")
 
 // changeOne is the scale scenario's agent command.
@@ -56,106 +56,22 @@ func scale() {
 		must(err)
 		sizes = append(sizes, n)
 	}
-	type repos struct {
-		arch, plain, baseline     string
-		own, span, plainT, starts []float64
-		perRun                    []float64 // each run's median overhead
-		baseOwn, basePerRun       []float64 // the same for -baseline's build
-		baseStarts                []float64
-	}
-	all := make([]*repos, len(sizes))
+	all := make([]*scaleRepos, len(sizes))
 	for i, n := range sizes {
-		all[i] = &repos{arch: bigFixture(fmt.Sprintf("scale-%d", n), n), plain: bigFixture(fmt.Sprintf("scale-%d-git", n), n)}
-		if *base != "" {
-			all[i].baseline = bigFixture(fmt.Sprintf("scale-%d-base", n), n)
-		}
+		all[i] = newScaleRepos(n)
 	}
 	// Every size in every run, so that the sizes compared with each other
 	// are measured close together in time on a machine whose load drifts.
 	for r := range *runs {
-		for i, n := range sizes {
-			s := all[i]
-			// loop runs a build on dir, checks that each iteration
-			// committed, and returns its costs.
-			loop := func(dir string) (own, span []float64, start float64) {
-				before := gitCount(dir)
-				res, _, _ := run(dir, "change", "--mode", "build", "--agent-cmd", changeOne(), "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
-				if len(res.Iterations) != scaleIterations {
-					fatal(fmt.Errorf("scale %d: %d iterations (%s)", n, len(res.Iterations), res.StopReason))
-				}
-				if c := gitCount(dir) - before; c != scaleIterations {
-					fatal(fmt.Errorf("scale %d: %d commits for %d iterations", n, c, scaleIterations))
-				}
-				return iterationCosts(dir)
-			}
-			archRun := func() {
-				this := func() {
-					o, sp, st := loop(s.arch)
-					s.own, s.span, s.starts = append(s.own, o...), append(s.span, sp...), append(s.starts, st)
-					s.perRun = append(s.perRun, median(o))
-				}
-				if *base == "" {
-					this()
-					return
-				}
-				// The baseline build right before or after, on its own copy.
-				alternate(r, this, func() {
-					saved := bin
-					bin = *base
-					o, _, st := loop(s.baseline)
-					bin = saved
-					s.baseOwn, s.baseStarts = append(s.baseOwn, o...), append(s.baseStarts, st)
-					s.basePerRun = append(s.basePerRun, median(o))
-				})
-			}
-			plainRun := func() {
-				for range scaleIterations {
-					sh(s.plain, changeOne())
-					t0 := time.Now()
-					git(s.plain, "add", "-A")
-					git(s.plain, "commit", "-q", "-m", "iteration")
-					out, err := exec.Command("git", "-C", s.plain, "diff", "HEAD~1").Output()
-					must(err)
-					if len(out) == 0 {
-						fatal(fmt.Errorf("scale %d: plain git saw no change", n))
-					}
-					s.plainT = append(s.plainT, time.Since(t0).Seconds()*1000)
-				}
-			}
-			alternate(r, archRun, plainRun)
+		for _, s := range all {
+			alternate(r, func() { s.archRun(r) }, s.plainRun)
 		}
 	}
-	for i, n := range sizes {
-		s := all[i]
-		o, p := median(s.own), median(s.plainT)
-		name := fmt.Sprintf("per-iteration overhead, %d files, one changed and committed per iteration", n)
-		if *scaleChange == "new" {
-			name = fmt.Sprintf("per-iteration overhead, %d files, one added and committed per iteration", n)
-		}
-		value := fmt.Sprintf("%.1f ms (checks finished → iteration recorded: %.1f ms); plain git add -A && git commit && git diff HEAD~1: %.1f ms; ratio %.2f; from the process's start to the first iteration (watching the tree, the first look at it): %.0f ms",
-			o, median(s.span), p, o/p, median(s.starts))
-		if *base != "" {
-			value += fmt.Sprintf("; baseline build: %.1f ms, ratio to plain git %.2f, to the first iteration %.0f ms", median(s.baseOwn), median(s.baseOwn)/p, median(s.baseStarts))
-		}
-		switch {
-		case i == len(sizes)-1:
-			report(name, value, "≤ 0.5× plain git", o <= p/2)
-			var ratios []float64
-			for r := range s.perRun {
-				ratios = append(ratios, s.perRun[r]/all[0].perRun[r])
-			}
-			m := median(ratios)
-			value := fmt.Sprintf("%.2f× (each run: %s)", m, list(ratios))
-			if *base != "" {
-				var br []float64
-				for r := range s.basePerRun {
-					br = append(br, s.basePerRun[r]/all[0].basePerRun[r])
-				}
-				value += fmt.Sprintf("; baseline build: %.2f× (each run: %s)", median(br), list(br))
-			}
-			report(fmt.Sprintf("per-iteration overhead, %d files against %d (median of the runs' ratios)", n, sizes[0]), value, "≤ 3×", m <= 3)
-		default:
-			report(name, value, "-", true)
+	for i, s := range all {
+		if i == len(all)-1 {
+			s.reportLargest(all[0])
+		} else {
+			report(s.name(), s.value(), "-", true)
 		}
 	}
 	for _, s := range all {
@@ -165,6 +81,118 @@ func scale() {
 			}
 		}
 	}
+}
+
+// scaleRepos are the copies of one size's repository (architect's, plain
+// git's, -baseline's build's) and what was measured on them.
+type scaleRepos struct {
+	n                         int // files
+	arch, plain, baseline     string
+	own, span, plainT, starts []float64
+	perRun                    []float64 // each run's median overhead
+	baseOwn, basePerRun       []float64 // the same for -baseline's build
+	baseStarts                []float64
+}
+
+func newScaleRepos(n int) *scaleRepos {
+	s := &scaleRepos{n: n, arch: bigFixture(fmt.Sprintf("scale-%d", n), n), plain: bigFixture(fmt.Sprintf("scale-%d-git", n), n)}
+	if *base != "" {
+		s.baseline = bigFixture(fmt.Sprintf("scale-%d-base", n), n)
+	}
+	return s
+}
+
+// loop runs a build on dir, checks that each iteration committed, and
+// returns its costs.
+func (s *scaleRepos) loop(dir string) (own, span []float64, start float64) {
+	before := gitCount(dir)
+	res, _, _ := run(dir, "change", "--mode", "build", "--agent-cmd", changeOne(), "--check", "true", "--max-iterations", strconv.Itoa(scaleIterations))
+	if len(res.Iterations) != scaleIterations {
+		fatal(fmt.Errorf("scale %d: %d iterations (%s)", s.n, len(res.Iterations), res.StopReason))
+	}
+	if c := gitCount(dir) - before; c != scaleIterations {
+		fatal(fmt.Errorf("scale %d: %d commits for %d iterations", s.n, c, scaleIterations))
+	}
+	return iterationCosts(dir)
+}
+
+// archRun is run r of architect on its copy, and with -baseline, of the
+// baseline build right before or after, on its own copy.
+func (s *scaleRepos) archRun(r int) {
+	this := func() {
+		o, sp, st := s.loop(s.arch)
+		s.own, s.span, s.starts = append(s.own, o...), append(s.span, sp...), append(s.starts, st)
+		s.perRun = append(s.perRun, median(o))
+	}
+	if *base == "" {
+		this()
+		return
+	}
+	alternate(r, this, func() {
+		saved := bin
+		bin = *base
+		o, _, st := s.loop(s.baseline)
+		bin = saved
+		s.baseOwn, s.baseStarts = append(s.baseOwn, o...), append(s.baseStarts, st)
+		s.basePerRun = append(s.basePerRun, median(o))
+	})
+}
+
+// plainRun is plain git doing an iteration's work, as many times.
+func (s *scaleRepos) plainRun() {
+	for range scaleIterations {
+		sh(s.plain, changeOne())
+		t0 := time.Now()
+		git(s.plain, "add", "-A")
+		git(s.plain, "commit", "-q", "-m", "iteration")
+		out, err := exec.Command("git", "-C", s.plain, "diff", "HEAD~1").Output()
+		must(err)
+		if len(out) == 0 {
+			fatal(fmt.Errorf("scale %d: plain git saw no change", s.n))
+		}
+		s.plainT = append(s.plainT, time.Since(t0).Seconds()*1000)
+	}
+}
+
+// name is the size's line in the report.
+func (s *scaleRepos) name() string {
+	if *scaleChange == "new" {
+		return fmt.Sprintf("per-iteration overhead, %d files, one added and committed per iteration", s.n)
+	}
+	return fmt.Sprintf("per-iteration overhead, %d files, one changed and committed per iteration", s.n)
+}
+
+// value is the size's figures: architect's overhead, plain git's, their
+// ratio and the start-up, and the baseline build's.
+func (s *scaleRepos) value() string {
+	o, p := median(s.own), median(s.plainT)
+	value := fmt.Sprintf("%.1f ms (checks finished → iteration recorded: %.1f ms); plain git add -A && git commit && git diff HEAD~1: %.1f ms; ratio %.2f; from the process's start to the first iteration (watching the tree, the first look at it): %.0f ms",
+		o, median(s.span), p, o/p, median(s.starts))
+	if *base != "" {
+		value += fmt.Sprintf("; baseline build: %.1f ms, ratio to plain git %.2f, to the first iteration %.0f ms", median(s.baseOwn), median(s.baseOwn)/p, median(s.baseStarts))
+	}
+	return value
+}
+
+// reportLargest reports the largest size against its target, and its
+// overhead against the smallest size's (first), run by run.
+func (s *scaleRepos) reportLargest(first *scaleRepos) {
+	o, p := median(s.own), median(s.plainT)
+	report(s.name(), s.value(), "≤ 0.5× plain git", o <= p/2)
+	var ratios []float64
+	for r := range s.perRun {
+		ratios = append(ratios, s.perRun[r]/first.perRun[r])
+	}
+	m := median(ratios)
+	value := fmt.Sprintf("%.2f× (each run: %s)", m, list(ratios))
+	if *base != "" {
+		var br []float64
+		for r := range s.basePerRun {
+			br = append(br, s.basePerRun[r]/first.basePerRun[r])
+		}
+		value += fmt.Sprintf("; baseline build: %.2f× (each run: %s)", median(br), list(br))
+	}
+	report(fmt.Sprintf("per-iteration overhead, %d files against %d (median of the runs' ratios)", s.n, first.n), value, "≤ 3×", m <= 3)
 }
 
 // gitCount is how many commits HEAD has.

@@ -168,6 +168,17 @@ type Error struct {
 	Key    string
 	Msg    string
 	Hint   string
+	// Err is the error Msg tells, when one caused the problem: kept for
+	// errors.Is and errors.As.
+	Err error
+}
+
+// Unwrap returns the error that caused the problem, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// errorOf is the problem err, which says it in full, at source and key.
+func errorOf(source, key string, err error, hint string) *Error {
+	return &Error{Source: source, Key: key, Msg: err.Error(), Hint: hint, Err: err}
 }
 
 // Error names the option once: by the flag or variable that set it

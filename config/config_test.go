@@ -28,6 +28,17 @@ func writeFile(t *testing.T, name, text string) string {
 	return p
 }
 
+// loadFileOnly reads a ralph.yaml on top of the defaults, as LoadSources
+// does before the environment, the flags and the validation: what the
+// file alone sets, and the problems it alone has.
+func loadFileOnly(path string) (Config, error) {
+	c := Defaults()
+	if errs := loadFile(path, &c, Sources{}); len(errs) > 0 {
+		return c, errs
+	}
+	return c, nil
+}
+
 func parse(t *testing.T, args ...string) (*pflag.FlagSet, *Config) {
 	t.Helper()
 	fs := pflag.NewFlagSet("loop", pflag.ContinueOnError)
@@ -42,7 +53,7 @@ func parse(t *testing.T, args ...string) (*pflag.FlagSet, *Config) {
 func TestDefaultsMatchTheSeed(t *testing.T) {
 	is := is.New(t)
 	fs, fl := parse(t, "--check", "true")
-	c, warnings, err := Load("", "fix it", noEnv, fs, fl)
+	c, _, warnings, err := LoadSources("", "fix it", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.MaxIterations, 25)
 	is.Equal(c.CompletionTag, "COMPLETE")
@@ -61,7 +72,7 @@ func TestDefaultsMatchTheSeed(t *testing.T) {
 func TestNoChecksNeedsOptIn(t *testing.T) {
 	is := is.New(t)
 	fs, fl := parse(t)
-	_, _, err := Load("", "fix it", noEnv, fs, fl)
+	_, _, _, err := LoadSources("", "fix it", noEnv, fs, fl)
 	es, ok := err.(Errors)
 	is.True(ok)
 	is.Equal(len(es), 1)
@@ -69,31 +80,31 @@ func TestNoChecksNeedsOptIn(t *testing.T) {
 	is.True(strings.Contains(es[0].Hint, "--no-checks"))
 
 	fs, fl = parse(t, "--no-checks")
-	c, _, err := Load("", "fix it", noEnv, fs, fl)
+	c, _, _, err := LoadSources("", "fix it", noEnv, fs, fl)
 	is.NoErr(err)
 	is.True(c.NoChecks)
 
 	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  checks: []\n")
 	fs, fl = parse(t)
-	c, _, err = Load(file, "fix it", noEnv, fs, fl)
+	c, _, _, err = LoadSources(file, "fix it", noEnv, fs, fl)
 	is.NoErr(err)
 	is.True(c.NoChecks) // written out: on purpose
 	fs, fl = parse(t, "--check", "go test ./...")
-	c, _, err = Load(file, "fix it", noEnv, fs, fl)
+	c, _, _, err = LoadSources(file, "fix it", noEnv, fs, fl)
 	is.NoErr(err)
 	is.True(!c.NoChecks) // the checks given win over the file's []
 
 	file = writeFile(t, "ralph.yaml", "ralph_loop:\n  checks:\n")
 	fs, fl = parse(t)
-	_, _, err = Load(file, "fix it", noEnv, fs, fl)
+	_, _, _, err = LoadSources(file, "fix it", noEnv, fs, fl)
 	is.True(err != nil) // an empty value is no opt-in
 
 	fs, fl = parse(t, "--no-checks", "--check", "true")
-	_, _, err = Load("", "fix it", noEnv, fs, fl)
+	_, _, _, err = LoadSources("", "fix it", noEnv, fs, fl)
 	is.True(err != nil) // contradictory
 
 	fs, fl = parse(t, "--mode", "plan")
-	_, _, err = Load("", "fix it", noEnv, fs, fl)
+	_, _, _, err = LoadSources("", "fix it", noEnv, fs, fl)
 	is.NoErr(err)
 }
 
@@ -102,14 +113,14 @@ func TestNoChecksNeedsOptIn(t *testing.T) {
 func TestMaxCostCommandAgent(t *testing.T) {
 	is := is.New(t)
 	fs, fl := parse(t, "--check", "true", "--agent-cmd", "./agent.sh", "--max-cost", "5")
-	_, _, err := Load("", "fix it", noEnv, fs, fl)
+	_, _, _, err := LoadSources("", "fix it", noEnv, fs, fl)
 	es, ok := err.(Errors)
 	is.True(ok)
 	is.Equal(es[0].Key, "max_cost")
 	is.True(strings.Contains(es[0].Hint, "ARCHITECT_RESULT_FILE"))
 	is.True(strings.Contains(es[0].Hint, "--agent-reports-cost"))
 	fs, fl = parse(t, "--check", "true", "--agent-cmd", "./agent.sh", "--max-cost", "5", "--agent-reports-cost")
-	_, _, err = Load("", "fix it", noEnv, fs, fl)
+	_, _, _, err = LoadSources("", "fix it", noEnv, fs, fl)
 	is.NoErr(err)
 }
 
@@ -119,7 +130,7 @@ func TestPrecedence(t *testing.T) {
 	env := envOf(map[string]string{"ARCHITECT_MAX_ITERATIONS": "9", "ARCHITECT_MAX_TIME": "1h", "ARCHITECT_UNRELATED": "x"})
 
 	fs, fl := parse(t)
-	c, _, err := Load(file, "t", env, fs, fl)
+	c, _, _, err := LoadSources(file, "t", env, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.MaxIterations, 9)           // env beats file
 	is.Equal(c.MaxCost, 2.5)               // file beats default
@@ -129,7 +140,7 @@ func TestPrecedence(t *testing.T) {
 	is.Equal(c.Agent, "command") // agent_cmd selects the command agent
 
 	fs, fl = parse(t, "--max-iterations", "3", "--check", "go test ./... -run 'A,B'", "--max-time", "90")
-	c, _, err = Load(file, "t", env, fs, fl)
+	c, _, _, err = LoadSources(file, "t", env, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.MaxIterations, 3)                             // flag beats env
 	is.Equal(c.Checks, []string{"go test ./... -run 'A,B'"}) // flags replace the file's list; commas are not split
@@ -140,7 +151,7 @@ func TestErrorsNameKeyAndLine(t *testing.T) {
 	is := is.New(t)
 	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  max_iteration: 3\n  max_cost: lots\n  checks: {a: b}\nextra: 1\n")
 	fs, fl := parse(t)
-	_, _, err := Load(file, "t", noEnv, fs, fl)
+	_, _, _, err := LoadSources(file, "t", noEnv, fs, fl)
 	is.True(err != nil)
 	es := err.(Errors)
 	is.Equal(len(es), 4) // every problem at once
@@ -177,7 +188,7 @@ func TestValidation(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			is := is.New(t)
 			fs, fl := parse(t, tc.args...)
-			_, _, err := Load("", tc.task, noEnv, fs, fl)
+			_, _, _, err := LoadSources("", tc.task, noEnv, fs, fl)
 			is.True(err != nil)
 			is.True(strings.Contains(err.(Errors)[0].Error(), tc.want))
 			is.True(err.(Errors)[0].Hint != "")
@@ -188,7 +199,7 @@ func TestValidation(t *testing.T) {
 func TestHighIterationWarning(t *testing.T) {
 	is := is.New(t)
 	fs, fl := parse(t, "--max-iterations", "51", "--check", "true")
-	_, warnings, err := Load("", "t", noEnv, fs, fl)
+	_, _, warnings, err := LoadSources("", "t", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(warnings, []string{"high iteration count (>50) may consume significant resources"})
 }
@@ -199,14 +210,14 @@ func TestSpecRelativeToConfigFile(t *testing.T) {
 	is.NoErr(os.WriteFile(filepath.Join(dir, "spec.md"), []byte("spec"), 0o644))
 	is.NoErr(os.WriteFile(filepath.Join(dir, "ralph.yaml"), []byte("ralph_loop:\n  spec: spec.md\n  checks: [true]\n"), 0o644))
 	fs, fl := parse(t)
-	c, _, err := Load(filepath.Join(dir, "ralph.yaml"), "", noEnv, fs, fl)
+	c, _, _, err := LoadSources(filepath.Join(dir, "ralph.yaml"), "", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.Spec, filepath.Join(dir, "spec.md"))
 
 	// named from the folder it is in (the project's ralph.yaml): the spec
 	// is still a whole path, for a run resumed from elsewhere
 	t.Chdir(dir)
-	c, _, err = Load("ralph.yaml", "", noEnv, fs, fl)
+	c, _, _, err = LoadSources("ralph.yaml", "", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.Spec, filepath.Join(dir, "spec.md"))
 }
@@ -214,11 +225,11 @@ func TestSpecRelativeToConfigFile(t *testing.T) {
 func TestPrices(t *testing.T) {
 	is := is.New(t)
 	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  task: t\nprices:\n  my-model: {input: 3, cached_input: 0.3, output: 15}\n")
-	c, err := LoadFile(file)
+	c, err := loadFileOnly(file)
 	is.NoErr(err)
 	is.Equal(c.Prices["my-model"].Output, 15.0)
 	bad := writeFile(t, "bad.yaml", "prices:\n  m: {input: -1, outptu: 2}\n")
-	_, err = LoadFile(bad)
+	_, err = loadFileOnly(bad)
 	is.Equal(len(err.(Errors)), 2)
 }
 
@@ -228,10 +239,10 @@ func TestExampleDocumentsEveryKey(t *testing.T) {
 	is := is.New(t)
 	data, err := os.ReadFile("../ralph.yaml.example")
 	is.NoErr(err)
-	for _, k := range YAMLKeys() {
+	for _, k := range yamlKeys() {
 		is.True(regexp.MustCompile(`(?m)^\s*#?\s*` + k + `:`).Match(data)) // every key is documented
 	}
-	_, err = LoadFile("../ralph.yaml.example")
+	_, err = loadFileOnly("../ralph.yaml.example")
 	is.NoErr(err)
 }
 
@@ -253,14 +264,14 @@ func TestParseDuration(t *testing.T) {
 func TestHooksSection(t *testing.T) {
 	is := is.New(t)
 	path := writeFile(t, "hooks.yaml", "ralph_loop:\n  task: t\n  push: true\n  events: '-'\n  hooks:\n    on_iteration: echo it\n    on_finish: echo done\n")
-	c, err := LoadFile(path)
+	c, err := loadFileOnly(path)
 	is.NoErr(err)
 	is.Equal(c.OnIteration, "echo it")
 	is.Equal(c.OnFinish, "echo done")
 	is.True(c.Push)
 	is.Equal(c.Events, "-")
 	bad := writeFile(t, "badhooks.yaml", "ralph_loop:\n  hooks:\n    on_finsh: x\n")
-	_, err = LoadFile(bad)
+	_, err = loadFileOnly(bad)
 	is.True(err != nil)
 	is.True(strings.Contains(err.Error(), `unknown key "on_finsh" in hooks`)) // names the typo
 }
@@ -272,7 +283,7 @@ func TestValidationOrder(t *testing.T) {
 	fs, fl := parse(t, "--agent", "codex", "--agent-cmd", "x", "--worktree-name", "../up",
 		"--max-iterations", "0", "--completion-tag", "two words", "--on-usage-limit", "retry",
 		"--kill-grace", "0s", "--check", " ")
-	_, _, err := Load("", "", noEnv, fs, fl)
+	_, _, _, err := LoadSources("", "", noEnv, fs, fl)
 	is.True(err != nil)
 	var keys []string
 	for _, e := range err.(Errors) {
@@ -302,7 +313,7 @@ func TestYAMLErrorOnItsLine(t *testing.T) {
 	} {
 		file := writeFile(t, "ralph.yaml", tc.text)
 		fs, fl := parse(t)
-		_, _, err := Load(file, "", noEnv, fs, fl)
+		_, _, _, err := LoadSources(file, "", noEnv, fs, fl)
 		es, ok := err.(Errors)
 		is.True(ok)                                                 // Errors
 		is.Equal(len(es), 1)                                        // one syntax error

@@ -16,7 +16,7 @@ type Setting struct {
 }
 
 // Describe lists every option of c in the table's order, then the prices,
-// each with its source from src (Load's), for `architect loop --dry-run`.
+// each with its source from src (LoadSources's), for `architect loop --dry-run`.
 func Describe(c Config, src Sources) []Setting {
 	var out []Setting
 	for _, o := range options {

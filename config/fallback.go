@@ -84,7 +84,7 @@ func AgentLabel(ac agent.Config) string {
 
 // validateFallback reports the problems of the fallback list and of the
 // stall options that depend on it.
-func (c *Config) validateFallback(bad func(key, msg, hint string)) {
+func (c *Config) validateFallback(ps *problems) {
 	seen := map[string]bool{AgentLabel(c.AgentConfig()): true}
 	if c.Agent == "command" {
 		seen["command:"+c.AgentCmd] = true
@@ -92,7 +92,7 @@ func (c *Config) validateFallback(bad func(key, msg, hint string)) {
 	for _, e := range c.Fallback {
 		name, model, err := ParseFallback(e)
 		if err != nil {
-			bad("fallback", err.Error(), "give each fallback as AGENT or AGENT:MODEL, e.g. --fallback codex:gpt-5.5 (command:CMD for a shell command)")
+			ps.addErr("fallback", err, "give each fallback as AGENT or AGENT:MODEL, e.g. --fallback codex:gpt-5.5 (command:CMD for a shell command)")
 			continue
 		}
 		key := AgentLabel(agent.Config{Name: name, Model: model})
@@ -100,7 +100,7 @@ func (c *Config) validateFallback(bad func(key, msg, hint string)) {
 			key = "command:" + model
 		}
 		if seen[key] {
-			bad("fallback", fmt.Sprintf("%q is already in the list (or is the run's own agent)", e), "give each agent (and model) once")
+			ps.add("fallback", fmt.Sprintf("%q is already in the list (or is the run's own agent)", e), "give each agent (and model) once")
 			continue
 		}
 		seen[key] = true
@@ -109,20 +109,20 @@ func (c *Config) validateFallback(bad func(key, msg, hint string)) {
 	case StallStop, StallPause:
 	case StallFallback:
 		if len(c.Fallback) == 0 {
-			bad("on_stall", "fallback needs an agent to fall back on, and none is given", "add one with --fallback AGENT[:MODEL], or use --on-stall stop or pause")
+			ps.add("on_stall", "fallback needs an agent to fall back on, and none is given", "add one with --fallback AGENT[:MODEL], or use --on-stall stop or pause")
 		}
 	default:
-		bad("on_stall", fmt.Sprintf("%q is none of stop, fallback, pause", c.OnStall), "use --on-stall stop, fallback or pause")
+		ps.add("on_stall", fmt.Sprintf("%q is none of stop, fallback, pause", c.OnStall), "use --on-stall stop, fallback or pause")
 	}
 	switch c.FinalCheck {
 	case FinalCheckClean, FinalCheckSame, FinalCheckOff:
 	default:
-		bad("final_check", fmt.Sprintf("%q is none of clean, same, off", c.FinalCheck), "use --final-check clean, same or off")
+		ps.add("final_check", fmt.Sprintf("%q is none of clean, same, off", c.FinalCheck), "use --final-check clean, same or off")
 	}
 	if c.OutageRetries < 0 || c.OutageRetries > 100 {
-		bad("outage_retries", fmt.Sprintf("%d is out of range", c.OutageRetries), "use a number from 0 to 100")
+		ps.add("outage_retries", fmt.Sprintf("%d is out of range", c.OutageRetries), "use a number from 0 to 100")
 	}
 	if c.StallThreshold < 0 || c.StallThreshold > 1000 {
-		bad("stall_threshold", fmt.Sprintf("%d is out of range", c.StallThreshold), "use a number from 0 (never) to 1000")
+		ps.add("stall_threshold", fmt.Sprintf("%d is out of range", c.StallThreshold), "use a number from 0 (never) to 1000")
 	}
 }

@@ -14,7 +14,7 @@ func TestFallbackEntries(t *testing.T) {
 	fs, fl := parse(t, "--check", "true", "--agent", "claude", "--agent-bin", "/opt/claude", "--agent-arg", "--max-turns",
 		"--fallback", "codex:gpt-5.5", "--fallback", "claude:haiku", "--fallback", "command:./my-agent --fast",
 		"--fallback", "opencode:anthropic/claude-sonnet-4-5")
-	c, _, err := Load("", "fix it", noEnv, fs, fl)
+	c, _, _, err := LoadSources("", "fix it", noEnv, fs, fl)
 	is.NoErr(err)
 	got := c.FallbackAgents()
 	is.Equal(len(got), 4)
@@ -28,10 +28,10 @@ func TestFallbackEntries(t *testing.T) {
 
 	// From the file and the environment: one entry per line.
 	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  checks: [true]\n  fallback: [gemini:gemini-2.5-pro, codex]\n")
-	c, _, err = Load(file, "fix it", noEnv, nil, nil)
+	c, _, _, err = LoadSources(file, "fix it", noEnv, nil, nil)
 	is.NoErr(err)
 	is.Equal(c.Fallback, []string{"gemini:gemini-2.5-pro", "codex"})
-	c, _, err = Load("", "fix it", envOf(map[string]string{"ARCHITECT_FALLBACK": "codex\ngemini", "ARCHITECT_CHECKS": "true"}), nil, nil)
+	c, _, _, err = LoadSources("", "fix it", envOf(map[string]string{"ARCHITECT_FALLBACK": "codex\ngemini", "ARCHITECT_CHECKS": "true"}), nil, nil)
 	is.NoErr(err)
 	is.Equal(c.Fallback, []string{"codex", "gemini"})
 	is.Equal(c.OutageRetries, 2)
@@ -58,7 +58,7 @@ func TestFallbackValidation(t *testing.T) {
 		{[]string{"--stall-threshold", "5000"}, "--stall-threshold: 5000 is out of range"},
 	} {
 		fs, fl := parse(t, append([]string{"--check", "true"}, tc.args...)...)
-		_, _, err := Load("", "fix it", noEnv, fs, fl)
+		_, _, _, err := LoadSources("", "fix it", noEnv, fs, fl)
 		if err == nil || !strings.Contains(err.(Errors)[0].Error(), tc.want) {
 			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
 		}

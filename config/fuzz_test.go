@@ -32,11 +32,11 @@ func FuzzConfigYAML(f *testing.F) {
 		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadFile(path)
+		_, err := loadFileOnly(path)
 		if err != nil {
 			var es Errors
 			if !errors.As(err, &es) || len(es) == 0 {
-				t.Fatalf("LoadFile error %T %v: not a list of problems", err, err)
+				t.Fatalf("loadFileOnly error %T %v: not a list of problems", err, err)
 			}
 			for _, e := range es {
 				if e.Source == "" || e.Msg == "" {

@@ -19,7 +19,7 @@ func TestDoorRefusesNaNFromAFlag(t *testing.T) {
 			var flagged Config
 			fs.Float64Var(&flagged.MaxCost, "max-cost", 0, "")
 			is.NoErr(fs.Parse([]string{"--max-cost", v}))
-			_, _, err := Load("", "the task", envOf(map[string]string{"ARCHITECT_AGENT_CMD": "true"}), fs, &flagged)
+			_, _, _, err := LoadSources("", "the task", envOf(map[string]string{"ARCHITECT_AGENT_CMD": "true"}), fs, &flagged)
 			is.True(err != nil) // a value that is not a number was let through
 			is.True(strings.Contains(err.Error(), "--max-cost"))
 			is.True(strings.Contains(err.Error(), v+" is not a number"))

@@ -21,18 +21,12 @@ import (
 // Sources says where each key got its value ("default" when absent).
 type Sources map[string]string
 
-// Load builds the configuration: defaults, then the file at path (if not
-// ""), then the environment (lookup), then the flags set on fs (whose values
-// were parsed into flagged, see RegisterFlags), then the TASK argument (if
-// not ""). It returns every problem it finds at once as Errors, and warnings
-// worth printing.
-func Load(path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, []string, error) {
-	c, _, warnings, err := LoadSources(path, task, lookup, fs, flagged)
-	return c, warnings, err
-}
-
-// LoadSources is Load that also says where each key got its value, for
-// `architect loop --dry-run`.
+// LoadSources builds the configuration: defaults, then the file at path
+// (if not ""), then the environment (lookup), then the flags set on fs
+// (whose values were parsed into flagged, see RegisterFlags), then the
+// TASK argument (if not ""). It returns every problem it finds at once as
+// Errors, and warnings worth printing; and says where each key got its
+// value, for `architect loop --dry-run`.
 func LoadSources(path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, Sources, []string, error) {
 	c := Defaults()
 	src := Sources{}
@@ -60,16 +54,6 @@ func LoadSources(path, task string, lookup func(string) (string, bool), fs *pfla
 	}
 	warnings, err := c.validate(src)
 	return c, src, warnings, err
-}
-
-// LoadFile reads a ralph.yaml on top of the defaults, with no environment
-// or flags: for tools that show a configuration.
-func LoadFile(path string) (Config, error) {
-	c := Defaults()
-	if errs := loadFile(path, &c, Sources{}); len(errs) > 0 {
-		return c, errs
-	}
-	return c, nil
 }
 
 func loadFile(path string, c *Config, src Sources) Errors {
@@ -127,7 +111,7 @@ func YAMLError(path string, data []byte, err error) *Error {
 	if line > 0 {
 		src = fmt.Sprintf("%s:%d", path, line)
 	}
-	return &Error{Source: src, Msg: "not valid YAML: " + msg, Hint: "fix the YAML syntax (indent with spaces, quote values containing ': ')"}
+	return &Error{Source: src, Msg: "not valid YAML: " + msg, Hint: "fix the YAML syntax (indent with spaces, quote values containing ': ')", Err: err}
 }
 
 var yamlLine = regexp.MustCompile(`^line (\d+): `)
@@ -171,7 +155,7 @@ func ReadText(path, what string) ([]byte, *Error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{Source: path, Msg: "cannot read the " + what + ": " + unwrapPathErr(err), Hint: "check the path"}
+		return nil, &Error{Source: path, Msg: "cannot read the " + what + ": " + unwrapPathErr(err), Hint: "check the path", Err: err}
 	}
 	if !utf8.Valid(data) {
 		line, start := 1, 0
@@ -218,7 +202,7 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			continue
 		}
 		if err := setFromNode(o, c, v); err != nil {
-			errs = append(errs, &Error{Source: at(path, v), Key: o.key, Msg: err.Error(), Hint: "see ralph.yaml.example for the accepted values"})
+			errs = append(errs, errorOf(at(path, v), o.key, err, "see ralph.yaml.example for the accepted values"))
 			continue
 		}
 		if o.key == "checks" && v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
@@ -321,7 +305,7 @@ func loadHooks(path string, m *yaml.Node, c *Config, src Sources) Errors {
 		}
 		o, _ := lookupOption(k.Value)
 		if err := setFromNode(o, c, v); err != nil {
-			errs = append(errs, &Error{Source: at(path, v), Key: "hooks." + k.Value, Msg: err.Error(), Hint: "give a shell command"})
+			errs = append(errs, errorOf(at(path, v), "hooks."+k.Value, err, "give a shell command"))
 			continue
 		}
 		src[o.key] = at(path, k)
@@ -343,7 +327,7 @@ func loadEnv(lookup func(string) (string, bool), c *Config, src Sources) Errors 
 			continue
 		}
 		if err := o.set(c, v, true); err != nil {
-			errs = append(errs, &Error{Source: o.envName(), Key: o.key, Msg: err.Error(), Hint: "fix or unset " + o.envName()})
+			errs = append(errs, errorOf(o.envName(), o.key, err, "fix or unset "+o.envName()))
 			continue
 		}
 		if o.key == "spec" {
@@ -442,9 +426,6 @@ func yamlKeys() []string {
 	sort.Strings(keys)
 	return keys
 }
-
-// YAMLKeys lists every key of the ralph_loop: section.
-func YAMLKeys() []string { return yamlKeys() }
 
 func unknownKey(path string, k *yaml.Node, known []string, where string) *Error {
 	e := &Error{Source: at(path, k), Msg: fmt.Sprintf("unknown key %q in %s", k.Value, where)}

@@ -14,7 +14,7 @@ func TestModePromptFileIsTheSpec(t *testing.T) {
 	dir := t.TempDir()
 	is.NoErr(os.WriteFile(filepath.Join(dir, "PROMPT_plan.md"), []byte("plan it"), 0o644))
 	fs, fl := parse(t, "--mode", "plan", "-C", dir)
-	c, warnings, err := Load("", "", noEnv, fs, fl)
+	c, _, warnings, err := LoadSources("", "", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.Spec, filepath.Join(dir, "PROMPT_plan.md"))
 	is.Equal(len(warnings), 0) // checks are optional in plan mode
@@ -23,7 +23,7 @@ func TestModePromptFileIsTheSpec(t *testing.T) {
 func TestModeWithTaskKeepsTheTask(t *testing.T) {
 	is := is.New(t)
 	fs, fl := parse(t, "--mode", "build", "--check", "true")
-	c, _, err := Load("", "do it", noEnv, fs, fl)
+	c, _, _, err := LoadSources("", "do it", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.Spec, "")
 	is.Equal(c.Mode, "build")
@@ -37,7 +37,7 @@ func TestModeErrors(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			is := is.New(t)
 			fs, fl := parse(t, "--mode", tc.mode, "-C", t.TempDir(), "--check", "true")
-			_, _, err := Load("", "", noEnv, fs, fl)
+			_, _, _, err := LoadSources("", "", noEnv, fs, fl)
 			es, ok := err.(Errors)
 			is.True(ok)
 			is.True(len(es) >= 1)
@@ -53,10 +53,10 @@ func TestModeErrors(t *testing.T) {
 func TestModeFromEnvAndFile(t *testing.T) {
 	is := is.New(t)
 	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  mode: plan\n  task: analyse\n")
-	c, _, err := Load(file, "", noEnv, nil, nil)
+	c, _, _, err := LoadSources(file, "", noEnv, nil, nil)
 	is.NoErr(err)
 	is.Equal(c.Mode, "plan")
-	c, _, err = Load("", "x", envOf(map[string]string{"ARCHITECT_MODE": "build", "ARCHITECT_CHECKS": "true"}), nil, nil)
+	c, _, _, err = LoadSources("", "x", envOf(map[string]string{"ARCHITECT_MODE": "build", "ARCHITECT_CHECKS": "true"}), nil, nil)
 	is.NoErr(err)
 	is.Equal(c.Mode, "build")
 }

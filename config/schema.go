@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -87,7 +88,7 @@ func Schema() []byte {
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
-		panic("config: schema: " + err.Error())
+		panic(fmt.Errorf("config: schema: %w", err))
 	}
 	return append(data, '\n')
 }

@@ -119,7 +119,7 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 				t.Fatalf("schema: valid=%v, want %v (%v)", schemaErr == nil, tc.valid, schemaErr)
 			}
 			path := writeFile(t, "ralph.yaml", tc.yaml)
-			c, loadErr := LoadFile(path)
+			c, loadErr := loadFileOnly(path)
 			if loadErr == nil {
 				// A run needs a task and checks, which a flag may give as
 				// well as the file: no file is invalid for lacking them.

@@ -182,25 +182,3 @@ func link(src, dst, rel string) error {
 	}
 	return errors.Join(errs...)
 }
-
-// Describe says in a few words what BringIn did, for the record and the
-// report: "node_modules, .env brought in as at the start; .venv changed
-// during the run, left out".
-func Describe(bs []Brought) string {
-	var in, changed []string
-	for _, b := range bs {
-		if b.Changed {
-			changed = append(changed, b.Path)
-		} else {
-			in = append(in, b.Path)
-		}
-	}
-	var parts []string
-	if len(in) > 0 {
-		parts = append(parts, strings.Join(in, ", ")+" brought in as at the start")
-	}
-	if len(changed) > 0 {
-		parts = append(parts, strings.Join(changed, ", ")+" changed during the run, left out")
-	}
-	return strings.Join(parts, "; ")
-}

@@ -120,7 +120,6 @@ func TestBringIn(t *testing.T) {
 	got, err := BringIn(from, to, start)
 	is.NoErr(err)
 	is.Equal(got, []Brought{{Path: ".env.local", Changed: true}, {Path: ".venv"}, {Path: "node_modules"}})
-	is.Equal(Describe(got), ".venv, node_modules brought in as at the start; .env.local changed during the run, left out")
 
 	data, err := os.ReadFile(filepath.Join(to, "node_modules/x/index.js"))
 	is.NoErr(err)

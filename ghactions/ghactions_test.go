@@ -177,3 +177,12 @@ func TestSummaryFinalCheck(t *testing.T) {
 	is.True(strings.Contains(md, "**Last look:** ✅ passed in a clean checkout of the final tree (checkout 0.2s, checks 1.5s; node_modules brought in as at the start)"))
 	is.True(strings.Contains(md, "| 1 | ✅ 1/1 | yes |"))
 }
+
+// A diff stat holding a fence of its own (a file named with backquotes) is
+// put in a longer fence, so that it cannot end the summary's block.
+func TestSummaryFenceLongerThanTheStat(t *testing.T) {
+	is := is.New(t)
+	md := Summary(&runlog.Result{Success: true, TotalIterations: 1}, " ```x``` | 1 +\n")
+	is.True(strings.Contains(md, "````text\n ```x``` | 1 +\n````\n"))
+	is.True(strings.Contains(Summary(&runlog.Result{}, ""), "### Changes\n\nNo changes.\n"))
+}

@@ -16,18 +16,7 @@ import (
 // duration) and stat, the final `git diff --stat`.
 func Summary(r *runlog.Result, stat string) string {
 	var b strings.Builder
-	switch {
-	case r.Success && r.NoChecks:
-		fmt.Fprintf(&b, "## ☑️ architect: done, unchecked\n\nThe agent declared completion after %d iteration%s. **No check was run** (`--no-checks`): nothing here was verified.\n\n", r.TotalIterations, plural(r.TotalIterations))
-	case r.Success:
-		fmt.Fprintf(&b, "## ✅ architect: success\n\nAll checks passed and the agent declared completion after %d iteration%s.\n\n", r.TotalIterations, plural(r.TotalIterations))
-	default:
-		detail := ""
-		if r.StopDetail != "" {
-			detail = ": " + cell(r.StopDetail)
-		}
-		fmt.Fprintf(&b, "## ❌ architect: no success\n\nStopped on `%s`%s after %d iteration%s.\n\n", r.StopReason, detail, r.TotalIterations, plural(r.TotalIterations))
-	}
+	b.WriteString(outcomeHeading(r))
 	fmt.Fprintf(&b, "**Cost:** %s · **Duration:** %s", r.Cost(), seconds(r.TotalDuration))
 	if r.Branch != "" {
 		fmt.Fprintf(&b, " · **Branch:** `%s`", strings.ReplaceAll(r.Branch, "`", ""))
@@ -36,38 +25,7 @@ func Summary(r *runlog.Result, stat string) string {
 	if len(r.Iterations) > 0 {
 		b.WriteString("| Iteration | Checks passed | Completion | Cost | Duration |\n|---:|:---|:---:|---:|---:|\n")
 		for _, it := range r.Iterations {
-			passed := 0
-			var failed []string
-			for _, c := range it.CheckResults {
-				if c.Passed {
-					passed++
-				} else {
-					failed = append(failed, "`"+strings.ReplaceAll(cell(c.Name), "`", "'")+"`")
-				}
-			}
-			checks := fmt.Sprintf("%d/%d", passed, len(it.CheckResults))
-			if it.Interrupted != "" {
-				checks = "⏹ not run (interrupted: " + it.Interrupted + ")"
-			} else if r.NoChecks {
-				checks = "none (no checks)"
-			} else if it.AllChecksPassed {
-				checks = "✅ " + checks
-			} else if len(failed) > 0 {
-				checks = "❌ " + checks + " (failing: " + strings.Join(failed, ", ") + ")"
-			}
-			checks += testsCell(it)
-			done := "no"
-			if it.CompletionTagFound || it.CompletionSignal != "" {
-				done = "yes"
-			}
-			if it.FinalCheck.Failed() {
-				done = "yes, ❌ last look " + it.FinalCheck.Status
-			}
-			c := "unknown"
-			if it.Cost != nil {
-				c = fmt.Sprintf("$%.4f", *it.Cost)
-			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", it.Iteration, checks, done, c, seconds(it.Duration))
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", it.Iteration, checksCell(r, it), completionCell(it), costCell(it), seconds(it.Duration))
 		}
 		b.WriteString("\n")
 	}
@@ -80,16 +38,83 @@ func Summary(r *runlog.Result, stat string) string {
 		}
 		fmt.Fprintf(&b, "**Last look:** %s %s\n\n", mark, cell(fc.Text()))
 	}
-	if s := strings.TrimRight(stat, "\n"); s != "" {
-		fence := "```"
-		for strings.Contains(s, fence) {
-			fence += "`"
-		}
-		fmt.Fprintf(&b, "### Changes\n\n%stext\n%s\n%s\n", fence, s, fence)
-	} else {
-		b.WriteString("### Changes\n\nNo changes.\n")
-	}
+	b.WriteString(changesSection(stat))
 	return b.String()
+}
+
+// outcomeHeading is the summary's heading and first sentence: success,
+// success without checks, or where the run stopped.
+func outcomeHeading(r *runlog.Result) string {
+	switch {
+	case r.Success && r.NoChecks:
+		return fmt.Sprintf("## ☑️ architect: done, unchecked\n\nThe agent declared completion after %d iteration%s. **No check was run** (`--no-checks`): nothing here was verified.\n\n", r.TotalIterations, plural(r.TotalIterations))
+	case r.Success:
+		return fmt.Sprintf("## ✅ architect: success\n\nAll checks passed and the agent declared completion after %d iteration%s.\n\n", r.TotalIterations, plural(r.TotalIterations))
+	}
+	detail := ""
+	if r.StopDetail != "" {
+		detail = ": " + cell(r.StopDetail)
+	}
+	return fmt.Sprintf("## ❌ architect: no success\n\nStopped on `%s`%s after %d iteration%s.\n\n", r.StopReason, detail, r.TotalIterations, plural(r.TotalIterations))
+}
+
+// checksCell says what an iteration's checks gave: how many passed, the
+// failing ones by name, or why none ran; then the tests' count.
+func checksCell(r *runlog.Result, it runlog.Iteration) string {
+	passed := 0
+	var failed []string
+	for _, c := range it.CheckResults {
+		if c.Passed {
+			passed++
+		} else {
+			failed = append(failed, "`"+strings.ReplaceAll(cell(c.Name), "`", "'")+"`")
+		}
+	}
+	checks := fmt.Sprintf("%d/%d", passed, len(it.CheckResults))
+	switch {
+	case it.Interrupted != "":
+		checks = "⏹ not run (interrupted: " + it.Interrupted + ")"
+	case r.NoChecks:
+		checks = "none (no checks)"
+	case it.AllChecksPassed:
+		checks = "✅ " + checks
+	case len(failed) > 0:
+		checks = "❌ " + checks + " (failing: " + strings.Join(failed, ", ") + ")"
+	}
+	return checks + testsCell(it)
+}
+
+// completionCell says whether the agent declared completion, and whether
+// the last look took the success back.
+func completionCell(it runlog.Iteration) string {
+	if it.FinalCheck.Failed() {
+		return "yes, ❌ last look " + it.FinalCheck.Status
+	}
+	if it.CompletionTagFound || it.CompletionSignal != "" {
+		return "yes"
+	}
+	return "no"
+}
+
+func costCell(it runlog.Iteration) string {
+	if it.Cost != nil {
+		return fmt.Sprintf("$%.4f", *it.Cost)
+	}
+	return "unknown"
+}
+
+// changesSection is the final `git diff --stat` in a fence longer than any
+// run of backquotes in it.
+func changesSection(stat string) string {
+	s := strings.TrimRight(stat, "\n")
+	if s == "" {
+		return "### Changes\n\nNo changes.\n"
+	}
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fmt.Sprintf("### Changes\n\n%stext\n%s\n%s\n", fence, s, fence)
 }
 
 // cell keeps text on one table row.

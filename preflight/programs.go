@@ -36,8 +36,19 @@ func Programs(script string, lookPath func(string) (string, error)) []string {
 	if err != nil {
 		return nil
 	}
-	funcs := map[string]bool{}
-	probes := false
+	funcs, probes := definitions(f)
+	if probes {
+		return nil
+	}
+	w := &programWalk{funcs: funcs, seen: map[string]bool{}, lookPath: lookPath}
+	syntax.Walk(f, w.visit)
+	return w.missing
+}
+
+// definitions returns the functions the script defines, and whether it
+// tests for programs itself (command -v, which, type, hash).
+func definitions(f *syntax.File) (funcs map[string]bool, probes bool) {
+	funcs = map[string]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.FuncDecl:
@@ -45,49 +56,71 @@ func Programs(script string, lookPath func(string) (string, error)) []string {
 				funcs[n.Name.Value] = true
 			}
 		case *syntax.CallExpr:
-			words := literals(n.Args)
-			if len(words) > 0 && (probeCommands[words[0]] || words[0] == "command" && len(words) > 1 && (words[1] == "-v" || words[1] == "-V")) {
+			if probesPrograms(literals(n.Args)) {
 				probes = true
 			}
 		}
 		return true
 	})
-	if probes {
-		return nil
+	return funcs, probes
+}
+
+// probesPrograms reports whether a command with these words tests whether
+// a program exists.
+func probesPrograms(words []string) bool {
+	if len(words) == 0 {
+		return false
 	}
-	var missing []string
-	seen := map[string]bool{}
-	stopped := false
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if _, decl := n.(*syntax.DeclClause); decl { // export, declare, ...
-			stopped = true
+	return probeCommands[words[0]] || words[0] == "command" && len(words) > 1 && (words[1] == "-v" || words[1] == "-V")
+}
+
+// programWalk visits a script's commands in order, looking up each
+// program started by name, until a command that can change PATH.
+type programWalk struct {
+	funcs    map[string]bool // the functions the script defines
+	seen     map[string]bool // the names looked up already
+	lookPath func(string) (string, error)
+	stopped  bool // PATH may have changed: nothing more is looked up
+	missing  []string
+}
+
+func (w *programWalk) visit(n syntax.Node) bool {
+	if _, decl := n.(*syntax.DeclClause); decl { // export, declare, ...
+		w.stopped = true
+	}
+	call, ok := n.(*syntax.CallExpr)
+	if w.stopped || !ok {
+		return !w.stopped
+	}
+	if setsPATH(call) {
+		w.stopped = true
+		return false
+	}
+	for _, name := range started(literals(call.Args)) {
+		switch {
+		case envChangers[name]:
+			w.stopped = true
+			return false
+		case name == "" || strings.Contains(name, "/") || builtins[name] || w.funcs[name] || w.seen[name]:
+			continue
 		}
-		call, ok := n.(*syntax.CallExpr)
-		if stopped || !ok {
-			return !stopped
+		w.seen[name] = true
+		if _, err := w.lookPath(name); err != nil {
+			w.missing = append(w.missing, name)
 		}
-		for _, a := range call.Assigns {
-			if a.Name != nil && a.Name.Value == "PATH" && len(call.Args) == 0 {
-				stopped = true
-				return false
-			}
+	}
+	return true
+}
+
+// setsPATH reports whether call is an assignment of PATH alone
+// (`PATH=...`), which changes it for what follows.
+func setsPATH(call *syntax.CallExpr) bool {
+	for _, a := range call.Assigns {
+		if a.Name != nil && a.Name.Value == "PATH" && len(call.Args) == 0 {
+			return true
 		}
-		for _, name := range started(literals(call.Args)) {
-			switch {
-			case envChangers[name]:
-				stopped = true
-				return false
-			case name == "" || strings.Contains(name, "/") || builtins[name] || funcs[name] || seen[name]:
-				continue
-			}
-			seen[name] = true
-			if _, err := lookPath(name); err != nil {
-				missing = append(missing, name)
-			}
-		}
-		return true
-	})
-	return missing
+	}
+	return false
 }
 
 // literals is the words' literal text, "" for a word that is not a plain

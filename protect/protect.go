@@ -8,14 +8,8 @@
 // Files are named by glob patterns relative to the workspace (see Match).
 // The contents are kept in memory, bounded by MaxBytes.
 //
-// Match is hand-written (path.Match per segment, plus "**") rather than
-// github.com/bmatcuk/doublestar, because doublestar would change which
-// files a protect list covers: its syntax is a larger one ("{a,b}"
-// alternatives, "[!a]" negation, where path.Match reads those literally),
-// and its negated classes match the separator, so "a[^x]b" matches "a/b"
-// (v4.10.4, against its own documentation). A differential fuzz found
-// these; making doublestar agree would take rewriting each pattern before
-// handing it over, more code than the matcher. TestMatch pins the cases.
+// Match is path.Match per segment plus "**" (not doublestar, whose larger
+// syntax would change what a protect list covers; TestMatch pins it).
 package protect
 
 import (
@@ -108,9 +102,6 @@ func (s *Snapshot) Restore() ([]string, error) {
 	slices.Sort(changed)
 	return changed, errors.Join(errs...)
 }
-
-// Len is the number of protected files recorded.
-func (s *Snapshot) Len() int { return len(s.files) }
 
 // walk calls fn for every non-directory under s.dir that matches a pattern.
 // A directory that replaced a protected file is reported too.

@@ -31,7 +31,7 @@ func TestRestore(t *testing.T) {
 
 	s, err := Take(dir, []string{"*_test.go", "tests/**"}, []string{".git", ".architect"})
 	is.NoErr(err)
-	is.Equal(s.Len(), 3)
+	is.Equal(len(s.files), 3)
 
 	changed, err := s.Restore()
 	is.NoErr(err)

@@ -182,51 +182,84 @@ func (d detector) packageManager(field string) string {
 // python: pytest, ruff, mypy and pyright when the project configures or
 // depends on them, run through uv or poetry when the project uses one.
 func (d detector) python(p *Project) []candidate {
-	if !d.exists("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "requirements.txt", "requirements-dev.txt") {
+	if !d.exists(pyMarkers...) {
 		return nil
 	}
-	pyproject := d.read("pyproject.toml")
-	setupCfg := d.read("setup.cfg")
-	reqs := d.read("requirements.txt") + d.read("requirements-dev.txt") + d.read("requirements_dev.txt")
-	deps := pyproject + "\n" + setupCfg + "\n" + reqs
-	section := func(text, name string) bool {
-		return regexp.MustCompile(`(?m)^\s*\[` + regexp.QuoteMeta(name) + `[\].]`).MatchString(text)
-	}
-	dependsOn := func(name string) bool {
-		return regexp.MustCompile(`(?mi)(^|["'\s,\[])` + regexp.QuoteMeta(name) + `\s*([<>=!~;\[,"']|$)`).MatchString(deps)
-	}
-	runner, tool := "", ""
-	switch {
-	case d.exists("uv.lock"):
-		runner, tool = "uv run ", " (uv)"
-	case d.exists("poetry.lock") || section(pyproject, "tool.poetry"):
-		runner, tool = "poetry run ", " (poetry)"
-	}
-	source := "pyproject.toml"
-	if pyproject == "" {
-		for _, f := range []string{"setup.py", "setup.cfg", "pytest.ini", "tox.ini", "requirements.txt", "requirements-dev.txt"} {
-			if d.exists(f) {
-				source = f
-				break
-			}
-		}
-	}
-	p.found("python", source+tool)
+	py := d.readPython()
+	runner, tool := py.runner(d)
+	p.found("python", py.source(d)+tool)
 	var out []candidate
-	if d.exists("pytest.ini", "conftest.py") || section(pyproject, "tool.pytest") || section(setupCfg, "tool:pytest") ||
-		section(d.read("tox.ini"), "pytest") || dependsOn("pytest") || d.hasTests() {
+	if d.exists("pytest.ini", "conftest.py") || py.section("tool.pytest") || pySection(py.setupCfg, "tool:pytest") ||
+		pySection(d.read("tox.ini"), "pytest") || py.dependsOn("pytest") || d.hasTests() {
 		out = append(out, candidate{roleTest, runner + "pytest"})
 	}
-	if d.exists("ruff.toml", ".ruff.toml") || section(pyproject, "tool.ruff") || dependsOn("ruff") {
+	if d.exists("ruff.toml", ".ruff.toml") || py.section("tool.ruff") || py.dependsOn("ruff") {
 		out = append(out, candidate{roleLint, runner + "ruff check ."})
 	}
-	if d.exists("mypy.ini", ".mypy.ini") || section(pyproject, "tool.mypy") || section(setupCfg, "mypy") {
+	if d.exists("mypy.ini", ".mypy.ini") || py.section("tool.mypy") || pySection(py.setupCfg, "mypy") {
 		out = append(out, candidate{roleTypes, runner + "mypy ."})
 	}
-	if d.exists("pyrightconfig.json") || section(pyproject, "tool.pyright") {
+	if d.exists("pyrightconfig.json") || py.section("tool.pyright") {
 		out = append(out, candidate{roleTypes, runner + "pyright"})
 	}
 	return out
+}
+
+// pyMarkers are the files that make a folder a Python project, the
+// first one present naming it when there is no pyproject.toml.
+var pyMarkers = []string{"pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "requirements.txt", "requirements-dev.txt"}
+
+// pythonFiles are the texts of a Python project's configuration.
+type pythonFiles struct {
+	pyproject, setupCfg string
+	deps                string // pyproject.toml, setup.cfg and the requirements files together
+}
+
+func (d detector) readPython() pythonFiles {
+	py := pythonFiles{pyproject: d.read("pyproject.toml"), setupCfg: d.read("setup.cfg")}
+	reqs := d.read("requirements.txt") + d.read("requirements-dev.txt") + d.read("requirements_dev.txt")
+	py.deps = py.pyproject + "\n" + py.setupCfg + "\n" + reqs
+	return py
+}
+
+// pySection reports whether the INI or TOML text has the section name
+// (or a subsection of it).
+func pySection(text, name string) bool {
+	return regexp.MustCompile(`(?m)^\s*\[` + regexp.QuoteMeta(name) + `[\].]`).MatchString(text)
+}
+
+// section reports whether pyproject.toml has the section name.
+func (py pythonFiles) section(name string) bool { return pySection(py.pyproject, name) }
+
+// dependsOn reports whether the project lists the package name among its
+// dependencies.
+func (py pythonFiles) dependsOn(name string) bool {
+	return regexp.MustCompile(`(?mi)(^|["'\s,\[])` + regexp.QuoteMeta(name) + `\s*([<>=!~;\[,"']|$)`).MatchString(py.deps)
+}
+
+// runner is the prefix that runs a tool in the project's environment
+// (uv run, poetry run; "" for neither), and the words that say so.
+func (py pythonFiles) runner(d detector) (prefix, tool string) {
+	switch {
+	case d.exists("uv.lock"):
+		return "uv run ", " (uv)"
+	case d.exists("poetry.lock") || py.section("tool.poetry"):
+		return "poetry run ", " (poetry)"
+	}
+	return "", ""
+}
+
+// source is the file that showed the project is Python.
+func (py pythonFiles) source(d detector) string {
+	if py.pyproject != "" {
+		return "pyproject.toml"
+	}
+	for _, f := range pyMarkers[1:] {
+		if d.exists(f) {
+			return f
+		}
+	}
+	return "pyproject.toml"
 }
 
 // hasTests reports whether tests/ or test/ holds pytest-style files.

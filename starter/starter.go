@@ -1,7 +1,7 @@
 // Package starter holds what `architect init` and `architect template`
-// write for a new project: the prompt templates (seed 003's PROMPT.md,
-// adapted to architect's loop, and the plan and build prompts of seed 000)
-// and a ralph.yaml whose checks are detected from the project's files.
+// write for a new project: the prompt templates (PROMPT.md for a plain run,
+// the plan and build prompts of --mode) and a ralph.yaml whose checks are
+// detected from the project's files.
 package starter
 
 import (

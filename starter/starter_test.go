@@ -135,3 +135,27 @@ func TestIsTemplate(t *testing.T) {
 		is.True(!IsTemplate(Template(mode))) // the plan and build prompts are used as they are
 	}
 }
+
+// Without a pyproject.toml, the first Python file present names the
+// project; setup.cfg and tox.ini sections configure the tools.
+func TestDetectPythonSource(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		checks  []string
+		sources []string
+	}{
+		{"setup.py before tox.ini", map[string]string{"setup.py": "", "tox.ini": "[pytest]\n"}, []string{"pytest"}, []string{"setup.py"}},
+		{"setup.cfg with mypy", map[string]string{"setup.cfg": "[mypy]\nstrict = True\n"}, []string{"mypy ."}, []string{"setup.cfg"}},
+		{"setup.cfg with tool:pytest", map[string]string{"setup.cfg": "[tool:pytest]\n", "poetry.lock": ""}, []string{"poetry run pytest"}, []string{"setup.cfg (poetry)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			dir := t.TempDir()
+			write(t, dir, tc.files)
+			p := Detect(dir)
+			is.Equal(p.Checks, tc.checks)
+			is.Equal(p.Sources, tc.sources)
+		})
+	}
+}

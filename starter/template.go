@@ -3,8 +3,8 @@ package starter
 import "strings"
 
 // Template returns the starter prompt: PROMPT.md for mode "", or the plan
-// or build prompt. Like seed 003's, they are minimal and direct: less
-// prompt leaves more context for the work. Edit them for the project (where
+// or build prompt. They are minimal and direct: less prompt leaves more
+// context for the work. Edit them for the project (where
 // the specs are, how to test by hand, what not to touch).
 func Template(mode string) string {
 	switch mode {

@@ -85,62 +85,82 @@ func goNames(data []byte) []string {
 // pyNames: def test_… (and async def), named Class.test_… inside a class,
 // the class told by indentation.
 func pyNames(data []byte) []string {
-	var out []string
-	class, classIndent := "", -1
+	p := &pyScan{classIndent: -1}
+	lines(data, p.line)
+	if p.module {
+		for i := range p.out {
+			if !strings.HasSuffix(p.out[i], " [skip]") {
+				p.out[i] += " [skip]"
+			}
+		}
+	}
+	return p.out
+}
+
+// pyScan reads a Python test file line by line.
+type pyScan struct {
+	out         []string
+	class       string // the class whose body is being read, "" outside one
+	classIndent int    // its indentation, -1 outside a class
 	// skipped: a decorator seen since the last def or class skips what
 	// follows; classSkipped, the class's; module, every test of the file
 	// (pytestmark = pytest.mark.skip, __test__ = False, pytest.skip(...,
 	// allow_module_level=True)).
-	skipped, classSkipped, module := false, false, false
-	lines(data, func(line []byte) {
-		trimmed := bytes.TrimLeft(line, " \t")
-		if len(trimmed) == 0 || trimmed[0] == '#' {
-			return
-		}
-		indent := len(line) - len(trimmed)
-		if class != "" && indent <= classIndent {
-			class, classIndent, classSkipped = "", -1, false
-		}
-		if trimmed[0] == '@' {
-			skipped = skipped || pySkips(trimmed)
-			return
-		}
-		if indent == 0 && (bytes.HasPrefix(trimmed, []byte("pytestmark")) && pySkips(trimmed) ||
-			bytes.HasPrefix(trimmed, []byte("__test__")) && bytes.Contains(trimmed, []byte("False")) ||
-			bytes.Contains(trimmed, []byte("allow_module_level"))) {
-			module = true
-		}
-		if rest, ok := bytes.CutPrefix(trimmed, []byte("class ")); ok && class == "" {
-			class, classIndent, classSkipped, skipped = ident(bytes.TrimLeft(rest, " ")), indent, skipped, false
-			return
-		}
-		trimmed, _ = bytes.CutPrefix(trimmed, []byte("async "))
-		rest, ok := bytes.CutPrefix(trimmed, []byte("def "))
-		if !ok {
-			return
-		}
-		skip := skipped || class != "" && indent > classIndent && classSkipped
-		skipped = false
-		name := ident(bytes.TrimLeft(rest, " "))
-		if len(name) < 4 || name[:4] != "test" {
-			return
-		}
-		if class != "" && indent > classIndent {
-			name = class + "." + name
-		}
-		if skip {
-			name += " [skip]" // not run: a test made so is one removed
-		}
-		out = append(out, name)
-	})
-	if module {
-		for i := range out {
-			if !strings.HasSuffix(out[i], " [skip]") {
-				out[i] += " [skip]"
-			}
-		}
+	skipped, classSkipped, module bool
+}
+
+func (p *pyScan) line(line []byte) {
+	trimmed := bytes.TrimLeft(line, " \t")
+	if len(trimmed) == 0 || trimmed[0] == '#' {
+		return
 	}
-	return out
+	indent := len(line) - len(trimmed)
+	if p.class != "" && indent <= p.classIndent {
+		p.class, p.classIndent, p.classSkipped = "", -1, false
+	}
+	if trimmed[0] == '@' {
+		p.skipped = p.skipped || pySkips(trimmed)
+		return
+	}
+	if indent == 0 && pySkipsModule(trimmed) {
+		p.module = true
+	}
+	if rest, ok := bytes.CutPrefix(trimmed, []byte("class ")); ok && p.class == "" {
+		p.class, p.classIndent, p.classSkipped, p.skipped = ident(bytes.TrimLeft(rest, " ")), indent, p.skipped, false
+		return
+	}
+	trimmed, _ = bytes.CutPrefix(trimmed, []byte("async "))
+	if rest, ok := bytes.CutPrefix(trimmed, []byte("def ")); ok {
+		p.def(rest, indent)
+	}
+}
+
+// def reads a function definition (rest follows "def "): a test when its
+// name starts with test, skipped by a decorator of its own or its class's.
+func (p *pyScan) def(rest []byte, indent int) {
+	inClass := p.class != "" && indent > p.classIndent
+	skip := p.skipped || inClass && p.classSkipped
+	p.skipped = false
+	name := ident(bytes.TrimLeft(rest, " "))
+	if len(name) < 4 || name[:4] != "test" {
+		return
+	}
+	if inClass {
+		name = p.class + "." + name
+	}
+	if skip {
+		name += " [skip]" // not run: a test made so is one removed
+	}
+	p.out = append(p.out, name)
+}
+
+// pySkipsModule reports whether a top-level line skips every test of the
+// file: pytestmark = pytest.mark.skip, __test__ = False, pytest.skip(...,
+// allow_module_level=True).
+func pySkipsModule(trimmed []byte) bool {
+	return bytes.HasPrefix(trimmed, []byte("pytestmark")) && pySkips(trimmed) ||
+		bytes.HasPrefix(trimmed, []byte("__test__")) && bytes.Contains(trimmed, []byte("False")) ||
+		bytes.Contains(trimmed, []byte("allow_module_level"))
 }
 
 // pySkips reports whether a decorator or a pytestmark skips tests:

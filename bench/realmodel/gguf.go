@@ -147,94 +147,137 @@ func checkGGUF(path string) (*GGUF, error) {
 		return nil, err
 	}
 	g := &ggufReader{r: bufio.NewReaderSize(f, 1<<20), size: st.Size()}
-	var magic [4]byte
-	g.read(magic[:])
-	if g.err == nil && string(magic[:]) != "GGUF" {
-		return nil, fmt.Errorf("%s: not a GGUF file (magic %q)", path, magic[:])
+	out, nt, err := g.header()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	out := &GGUF{Version: g.u32(), Meta: map[string]any{}, FileSize: st.Size(), TypeCounts: map[string]int{}}
-	if g.err == nil && (out.Version < 2 || out.Version > 3) {
-		return nil, fmt.Errorf("%s: GGUF version %d (want 2 or 3)", path, out.Version)
-	}
-	nt, nkv := g.u64(), g.u64()
-	if g.err == nil && (nt > 1<<20 || nkv > 1<<20) {
-		return nil, fmt.Errorf("%s: %d tensors and %d metadata keys: not a sane header", path, nt, nkv)
-	}
-	for i := uint64(0); i < nkv && g.err == nil; i++ {
-		k := g.str()
-		out.Meta[k] = g.value(g.u32(), 0)
-	}
-	type tensor struct {
-		name        string
-		off, nbytes int64
-	}
-	tensors := make([]tensor, 0, nt)
-	for i := uint64(0); i < nt && g.err == nil; i++ {
-		name := g.str()
-		nd := g.u32()
-		if nd == 0 || nd > 4 {
-			g.err = fmt.Errorf("tensor %q has %d dimensions", name, nd)
-			break
-		}
-		elems := int64(1)
-		for range nd {
-			d := g.u64()
-			if d == 0 || d > 1<<40 || elems > math.MaxInt64/int64(d) {
-				g.err = fmt.Errorf("tensor %q has a dimension of %d", name, d)
-			}
-			elems *= int64(d)
-		}
-		typ := g.u32()
-		off := int64(g.u64())
-		tt, ok := ggmlTypes[typ]
-		if g.err == nil && !ok {
-			g.err = fmt.Errorf("tensor %q has ggml type %d, unknown here", name, typ)
-		}
-		if g.err != nil {
-			break
-		}
-		if elems%tt.block != 0 {
-			g.err = fmt.Errorf("tensor %q: %d elements is not a whole number of %s blocks", name, elems, tt.name)
-			break
-		}
-		out.Params += elems
-		out.TypeCounts[tt.name]++
-		tensors = append(tensors, tensor{name, off, elems / tt.block * tt.size})
-	}
+	tensors := g.tensors(nt, out)
 	if g.err != nil {
 		if errors.Is(g.err, io.ErrUnexpectedEOF) || errors.Is(g.err, io.EOF) {
 			return nil, fmt.Errorf("%s: the header is cut short at byte %d", path, g.n)
 		}
 		return nil, fmt.Errorf("%s: %w", path, g.err)
 	}
+	if err := out.place(g.n, tensors); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// ggufTensor is one entry of the tensor table: where its data begins,
+// relative to the data section, and how many bytes it takes.
+type ggufTensor struct {
+	name        string
+	off, nbytes int64
+}
+
+// header reads the magic, the version and the metadata, and returns the
+// number of tensors the table that follows holds. A read error is left in
+// g.err for the caller.
+func (g *ggufReader) header() (*GGUF, uint64, error) {
+	var magic [4]byte
+	g.read(magic[:])
+	if g.err == nil && string(magic[:]) != "GGUF" {
+		return nil, 0, fmt.Errorf("not a GGUF file (magic %q)", magic[:])
+	}
+	out := &GGUF{Version: g.u32(), Meta: map[string]any{}, FileSize: g.size, TypeCounts: map[string]int{}}
+	if g.err == nil && (out.Version < 2 || out.Version > 3) {
+		return nil, 0, fmt.Errorf("GGUF version %d (want 2 or 3)", out.Version)
+	}
+	nt, nkv := g.u64(), g.u64()
+	if g.err == nil && (nt > 1<<20 || nkv > 1<<20) {
+		return nil, 0, fmt.Errorf("%d tensors and %d metadata keys: not a sane header", nt, nkv)
+	}
+	for i := uint64(0); i < nkv && g.err == nil; i++ {
+		k := g.str()
+		out.Meta[k] = g.value(g.u32(), 0)
+	}
+	return out, nt, nil
+}
+
+// tensors reads the n entries of the tensor table, counting their
+// elements and types into out; it stops at the first bad entry, whose
+// problem it leaves in g.err.
+func (g *ggufReader) tensors(n uint64, out *GGUF) []ggufTensor {
+	tensors := make([]ggufTensor, 0, n)
+	for i := uint64(0); i < n && g.err == nil; i++ {
+		t, ok := g.tensor(out)
+		if !ok {
+			break
+		}
+		tensors = append(tensors, t)
+	}
 	out.Tensors = len(tensors)
+	return tensors
+}
+
+// tensor reads one entry of the tensor table: name, dimensions, ggml type
+// and data offset; false when the entry is bad or cut short (see g.err).
+func (g *ggufReader) tensor(out *GGUF) (ggufTensor, bool) {
+	name := g.str()
+	nd := g.u32()
+	if nd == 0 || nd > 4 {
+		g.err = fmt.Errorf("tensor %q has %d dimensions", name, nd)
+		return ggufTensor{}, false
+	}
+	elems := int64(1)
+	for range nd {
+		d := g.u64()
+		if d == 0 || d > 1<<40 || elems > math.MaxInt64/int64(d) {
+			g.err = fmt.Errorf("tensor %q has a dimension of %d", name, d)
+		}
+		elems *= int64(d)
+	}
+	typ := g.u32()
+	off := int64(g.u64())
+	tt, ok := ggmlTypes[typ]
+	if g.err == nil && !ok {
+		g.err = fmt.Errorf("tensor %q has ggml type %d, unknown here", name, typ)
+	}
+	if g.err != nil {
+		return ggufTensor{}, false
+	}
+	if elems%tt.block != 0 {
+		g.err = fmt.Errorf("tensor %q: %d elements is not a whole number of %s blocks", name, elems, tt.name)
+		return ggufTensor{}, false
+	}
+	out.Params += elems
+	out.TypeCounts[tt.name]++
+	return ggufTensor{name, off, elems / tt.block * tt.size}, true
+}
+
+// place lays the tensors out after the header, which ends at byte
+// headerEnd: the data aligned, each tensor after the one before it with
+// no gap of an alignment or more, and the last one ending where the file
+// ends.
+func (out *GGUF) place(headerEnd int64, tensors []ggufTensor) error {
 	out.Alignment = 32
 	if a, ok := out.Meta["general.alignment"].(int64); ok {
 		if a <= 0 || a&(a-1) != 0 {
-			return nil, fmt.Errorf("%s: general.alignment %d is not a power of two", path, a)
+			return fmt.Errorf("general.alignment %d is not a power of two", a)
 		}
 		out.Alignment = a
 	}
-	out.DataStart = (g.n + out.Alignment - 1) / out.Alignment * out.Alignment
+	out.DataStart = (headerEnd + out.Alignment - 1) / out.Alignment * out.Alignment
 	end := int64(0)
 	for i, t := range tensors {
 		if t.off%out.Alignment != 0 {
-			return nil, fmt.Errorf("%s: tensor %q at data offset %d is not aligned to %d", path, t.name, t.off, out.Alignment)
+			return fmt.Errorf("tensor %q at data offset %d is not aligned to %d", t.name, t.off, out.Alignment)
 		}
 		if t.off < end {
-			return nil, fmt.Errorf("%s: tensor %q at data offset %d overlaps the tensor before it (ends at %d)", path, t.name, t.off, end)
+			return fmt.Errorf("tensor %q at data offset %d overlaps the tensor before it (ends at %d)", t.name, t.off, end)
 		}
 		if i > 0 && t.off-end >= out.Alignment {
-			return nil, fmt.Errorf("%s: a gap of %d bytes before tensor %q", path, t.off-end, t.name)
+			return fmt.Errorf("a gap of %d bytes before tensor %q", t.off-end, t.name)
 		}
 		end = t.off + t.nbytes
 	}
 	out.DataEnd = out.DataStart + end
 	if out.DataEnd > out.FileSize {
-		return nil, fmt.Errorf("%s: the tensors end at byte %d but the file has %d: it is cut short", path, out.DataEnd, out.FileSize)
+		return fmt.Errorf("the tensors end at byte %d but the file has %d: it is cut short", out.DataEnd, out.FileSize)
 	}
 	if pad := out.FileSize - out.DataEnd; pad >= out.Alignment {
-		return nil, fmt.Errorf("%s: %d bytes follow the last tensor: the file holds more than the model", path, pad)
+		return fmt.Errorf("%d bytes follow the last tensor: the file holds more than the model", pad)
 	}
-	return out, nil
+	return nil
 }

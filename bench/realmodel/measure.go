@@ -50,12 +50,34 @@ type measurement struct {
 	deadline                                     time.Time
 }
 
+// measureArgs are the flags of `realmodel measure` that choose the
+// problems and the modes run on each.
+type measureArgs struct {
+	humaneval, modes, only string
+	n, first               int
+	seed                   uint64
+}
+
 func runMeasure(args []string) error {
+	m, a, err := parseMeasure(args)
+	if err != nil {
+		return err
+	}
+	probs, err := a.problems()
+	if err != nil {
+		return err
+	}
+	return m.runAll(probs, strings.Split(a.modes, ","))
+}
+
+// parseMeasure reads the flags of `realmodel measure`.
+func parseMeasure(args []string) (measurement, measureArgs, error) {
 	fs := flag.NewFlagSet("measure", flag.ContinueOnError)
-	he := fs.String("humaneval", "", "HumanEval.jsonl.gz")
-	n := fs.Int("n", 40, "problems in the subset")
-	seed := fs.Uint64("seed", 26, "the subset's seed")
-	modes := fs.String("modes", "direct,single,loop", "what to run per problem: direct (the plain prompt, greedy), single (architect, one iteration, -attempts independent times), loop (architect loop, -iterations)")
+	var a measureArgs
+	fs.StringVar(&a.humaneval, "humaneval", "", "HumanEval.jsonl.gz")
+	fs.IntVar(&a.n, "n", 40, "problems in the subset")
+	fs.Uint64Var(&a.seed, "seed", 26, "the subset's seed")
+	fs.StringVar(&a.modes, "modes", "direct,single,loop", "what to run per problem: direct (the plain prompt, greedy), single (architect, one iteration, -attempts independent times), loop (architect loop, -iterations)")
 	m := measurement{}
 	fs.StringVar(&m.endpoint, "endpoint", "http://127.0.0.1:8088/v1", "the model's endpoint")
 	fs.StringVar(&m.architect, "architect", "", "the architect binary")
@@ -65,42 +87,50 @@ func runMeasure(args []string) error {
 	fs.IntVar(&m.attempts, "attempts", 4, "independent single-iteration attempts per problem")
 	fs.IntVar(&m.iterations, "iterations", 4, "the loop's --max-iterations")
 	fs.StringVar(&m.declare, "declare", "code", "how the agent declares completion: code (an answer that defines the function does, by architect's --done-pattern) or tag (the model must print <promise>COMPLETE</promise>)")
-	first := fs.Int("first", 0, "run only the first K problems of the subset (0: all)")
-	only := fs.String("tasks", "", "run only these problems of the subset (comma-separated task IDs, HumanEval/N)")
+	fs.IntVar(&a.first, "first", 0, "run only the first K problems of the subset (0: all)")
+	fs.StringVar(&a.only, "tasks", "", "run only these problems of the subset (comma-separated task IDs, HumanEval/N)")
 	budget := fs.Duration("budget", 0, "start no new run after this long (0: no limit); a rerun resumes")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return m, a, err
 	}
-	if *he == "" || m.architect == "" || m.out == "" || m.usage == "" {
-		return errors.New("measure needs -humaneval, -architect, -out and -usage")
+	if a.humaneval == "" || m.architect == "" || m.out == "" || m.usage == "" {
+		return m, a, errors.New("measure needs -humaneval, -architect, -out and -usage")
 	}
 	if m.declare != "code" && m.declare != "tag" {
-		return fmt.Errorf("-declare %q: want code or tag", m.declare)
+		return m, a, fmt.Errorf("-declare %q: want code or tag", m.declare)
 	}
 	if *budget > 0 {
 		m.deadline = time.Now().Add(*budget)
 	}
 	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	m.self = self
-	all, err := loadProblems(*he)
+	return m, a, err
+}
+
+// problems loads HumanEval and returns the subset to run: -n problems by
+// -seed, cut to -first, narrowed to -tasks.
+func (a measureArgs) problems() ([]problem, error) {
+	all, err := loadProblems(a.humaneval)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(all) != 164 {
-		return fmt.Errorf("%s holds %d problems, HumanEval has 164", *he, len(all))
+		return nil, fmt.Errorf("%s holds %d problems, HumanEval has 164", a.humaneval, len(all))
 	}
-	probs := subset(all, *n, *seed)
-	if *first > 0 && *first < len(probs) {
-		probs = probs[:*first]
+	probs := subset(all, a.n, a.seed)
+	if a.first > 0 && a.first < len(probs) {
+		probs = probs[:a.first]
 	}
-	if *only != "" {
-		if probs, err = onlyTasks(probs, *only); err != nil {
-			return err
-		}
+	if a.only != "" {
+		return onlyTasks(probs, a.only)
 	}
+	return probs, nil
+}
+
+// runAll runs every mode on every problem, each run appended to
+// results.jsonl as it ends; a run already there is not run again, and no
+// run starts after the deadline.
+func (m measurement) runAll(probs []problem, modes []string) error {
 	results := filepath.Join(m.out, "results.jsonl")
 	done, err := readRecords(results)
 	if err != nil {
@@ -116,12 +146,8 @@ func runMeasure(args []string) error {
 	}
 	defer f.Close()
 	for i, p := range probs {
-		for _, mode := range strings.Split(*modes, ",") {
-			count := 1
-			if mode == "single" {
-				count = m.attempts
-			}
-			for a := 1; a <= count; a++ {
+		for _, mode := range modes {
+			for a := 1; a <= m.attemptsOf(mode); a++ {
 				r := record{Label: m.label, Task: p.TaskID, Mode: mode, Attempt: a}
 				if seen[r.key()] {
 					continue
@@ -142,6 +168,14 @@ func runMeasure(args []string) error {
 		}
 	}
 	return nil
+}
+
+// attemptsOf is how many independent runs a mode gets per problem.
+func (m measurement) attemptsOf(mode string) int {
+	if mode == "single" {
+		return m.attempts
+	}
+	return 1
 }
 
 // run makes the task repository and runs one record's mode in it.

@@ -324,3 +324,29 @@ func TestOnlyTasks(t *testing.T) {
 	is.True(err != nil)
 	is.Equal(err.Error(), `-tasks: "", "HumanEval/9" not in the subset (see -n and -seed)`)
 }
+
+// A tensor of no dimension, or of a dimension of 0, is a broken table.
+func TestCheckGGUFDimensions(t *testing.T) {
+	is := is.New(t)
+	for _, dims := range [][]uint64{{}, {0}, {8, 0}} {
+		_, err := checkGGUF(writeTemp(t, ggufFile("tiny", []tensorSpec{{"a", dims, 0, 0}}, 32)))
+		is.True(err != nil)
+		is.True(strings.Contains(err.Error(), "dimension")) // names the dimensions
+	}
+}
+
+// (c) counts a problem as solved when any attempt solved it, the first as
+// well as the last.
+func TestFiguresAnyAttempt(t *testing.T) {
+	is := is.New(t)
+	recs := []record{
+		{Label: "x", Task: "t1", Mode: "single", Attempt: 1, Solved: true},
+		{Label: "x", Task: "t1", Mode: "single", Attempt: 2},
+	}
+	_, figs := figures(recs, 2)
+	is.Equal(len(figs), 3) // (a), (c) and the mean
+	is.Equal(figs[1].Name, "(c) 2 independent attempts, any passes the check")
+	is.Equal(figs[1].Solved, 1)
+	is.Equal(figs[2].Solved, 1) // one attempt of two
+	is.Equal(figs[2].Of, 2)
+}

@@ -35,19 +35,57 @@ func (f figure) String() string {
 // figures computes the report's lines for one label's records, over the
 // problems every mode finished (so the lines compare the same problems).
 func figures(recs []record, attempts int) (tasks []string, out []figure) {
-	by := map[string]map[string]record{} // task → mode#attempt → record
-	present := map[string]bool{}         // mode#attempt seen for some task
-	for _, r := range recs {
-		present[fmt.Sprintf("%s#%d", r.Mode, r.Attempt)] = true
-		if by[r.Task] == nil {
-			by[r.Task] = map[string]record{}
-		}
-		by[r.Task][fmt.Sprintf("%s#%d", r.Mode, r.Attempt)] = r
+	rt := tabulate(recs)
+	rt.tasks = rt.whole(attempts)
+	var singles []string
+	for a := 1; a <= attempts; a++ {
+		singles = append(singles, fmt.Sprintf("single#%d", a))
 	}
-	for t, m := range by {
+	add := func(name string, keys []string) {
+		if f, ok := rt.figure(name, keys); ok {
+			out = append(out, f)
+		}
+	}
+	add("plain HumanEval prompt, greedy, no architect (checks the weights)", []string{"direct#1"})
+	add("(a) one attempt: architect, 1 iteration", []string{"single#1"})
+	add("(b) architect loop, up to 4 iterations", []string{"loop#1"})
+	if attempts > 1 {
+		add(fmt.Sprintf("(c) %d independent attempts, any passes the check", attempts), singles)
+	}
+	if attempts > 1 && rt.present[singles[0]] {
+		out = append(out, rt.mean(attempts, singles))
+	}
+	return rt.tasks, out
+}
+
+// recordTable is one label's records by task and by run (mode#attempt).
+type recordTable struct {
+	by      map[string]map[string]record // task → mode#attempt → record
+	present map[string]bool              // mode#attempt seen for some task
+	tasks   []string                     // the tasks compared, in HumanEval's order
+}
+
+func tabulate(recs []record) recordTable {
+	rt := recordTable{by: map[string]map[string]record{}, present: map[string]bool{}}
+	for _, r := range recs {
+		k := fmt.Sprintf("%s#%d", r.Mode, r.Attempt)
+		rt.present[k] = true
+		if rt.by[r.Task] == nil {
+			rt.by[r.Task] = map[string]record{}
+		}
+		rt.by[r.Task][k] = r
+	}
+	return rt
+}
+
+// whole lists, sorted, the tasks that have a record of every run measured
+// for some task.
+func (rt recordTable) whole(attempts int) []string {
+	var tasks []string
+	for t, m := range rt.by {
 		whole := true
 		for _, k := range modeKeys(attempts) {
-			if _, ok := m[k]; present[k] && !ok {
+			if _, ok := m[k]; rt.present[k] && !ok {
 				whole = false
 			}
 		}
@@ -61,50 +99,48 @@ func figures(recs []record, attempts int) (tasks []string, out []figure) {
 		}
 		return strings.Compare(a, b)
 	})
-	n := len(tasks)
-	add := func(name string, keys []string) {
-		if len(keys) == 0 {
-			return
+	return tasks
+}
+
+// figure is the line for a way of running made of the runs keys: a task
+// is solved when any of them solved it. False when one of the runs was
+// not measured.
+func (rt recordTable) figure(name string, keys []string) (figure, bool) {
+	if len(keys) == 0 {
+		return figure{}, false
+	}
+	for _, k := range keys {
+		if !rt.present[k] {
+			return figure{}, false // not measured
 		}
+	}
+	f := figure{Name: name, Of: len(rt.tasks)}
+	for _, t := range rt.tasks {
+		solved := false
 		for _, k := range keys {
-			if !present[k] {
-				return // not measured
+			r := rt.by[t][k]
+			f.Seconds += r.Seconds
+			f.Tokens += r.PromptTokens + r.CompletionTokens
+			f.Runs++
+			if r.Success {
+				f.Declared++
 			}
+			solved = solved || r.Solved
 		}
-		f := figure{Name: name, Of: n}
-		for _, t := range tasks {
-			solved := false
-			for _, k := range keys {
-				r := by[t][k]
-				f.Seconds += r.Seconds
-				f.Tokens += r.PromptTokens + r.CompletionTokens
-				f.Runs++
-				if r.Success {
-					f.Declared++
-				}
-				solved = solved || r.Solved
-			}
-			if solved {
-				f.Solved++
-			}
+		if solved {
+			f.Solved++
 		}
-		out = append(out, f)
 	}
-	var singles []string
-	for a := 1; a <= attempts; a++ {
-		singles = append(singles, fmt.Sprintf("single#%d", a))
-	}
-	add("plain HumanEval prompt, greedy, no architect (checks the weights)", []string{"direct#1"})
-	add("(a) one attempt: architect, 1 iteration", []string{"single#1"})
-	add("(b) architect loop, up to 4 iterations", []string{"loop#1"})
-	if attempts > 1 {
-		add(fmt.Sprintf("(c) %d independent attempts, any passes the check", attempts), singles)
-	}
-	// The mean over the independent attempts: a steadier estimate of (a).
+	return f, true
+}
+
+// mean is the mean over the independent attempts (singles): a steadier
+// estimate of one attempt.
+func (rt recordTable) mean(attempts int, singles []string) figure {
 	mean := figure{Name: fmt.Sprintf("(a) averaged over the %d attempts (solved attempts / attempts)", attempts)}
-	for _, t := range tasks {
+	for _, t := range rt.tasks {
 		for _, k := range singles {
-			r := by[t][k]
+			r := rt.by[t][k]
 			mean.Of++
 			mean.Seconds += r.Seconds
 			mean.Tokens += r.PromptTokens + r.CompletionTokens
@@ -116,10 +152,7 @@ func figures(recs []record, attempts int) (tasks []string, out []figure) {
 			}
 		}
 	}
-	if attempts > 1 && present[singles[0]] {
-		out = append(out, mean)
-	}
-	return tasks, out
+	return mean
 }
 
 func modeKeys(attempts int) []string {

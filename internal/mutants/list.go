@@ -97,9 +97,9 @@ var mutants = []mutant{
 	{
 		name:      "config/nan-accepted",
 		guarantee: "a number that is not a number (NaN) is refused before the run starts: a NaN budget would never stop anything",
-		file:      "config/door.go",
-		find:      `if math.IsNaN(*p) || math.IsInf(*p, 0) {`,
-		replace:   `if math.IsInf(*p, 0) {`,
+		file:      "config/values.go",
+		find:      `if math.IsNaN(*v) || math.IsInf(*v, 0) {`,
+		replace:   `if math.IsInf(*v, 0) {`,
 		run:       "TestDoor",
 	},
 
@@ -560,7 +560,7 @@ var mutants = []mutant{
 	{
 		name:      "config/invalid-utf8-accepted",
 		guarantee: "a text that is not valid UTF-8 is refused at the door: JSON records would change it, and a resume would run something else",
-		file:      "config/door.go",
+		file:      "config/values.go",
 		find:      `if !utf8.ValidString(s) {`,
 		replace:   `if false && !utf8.ValidString(s) {`,
 		run:       "TestDoorRefuses$",

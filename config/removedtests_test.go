@@ -42,17 +42,17 @@ func TestTestsModeDefault(t *testing.T) {
 func TestTestsFlagAndFile(t *testing.T) {
 	is := is.New(t)
 	fs, fl := parse(t, "--tests", "warn", "--check", "true")
-	c, _, err := Load("", "fix it", noEnv, fs, fl)
+	c, _, _, err := LoadSources("", "fix it", noEnv, fs, fl)
 	is.NoErr(err)
 	is.Equal(c.Tests, TestsWarn)
 
 	file := writeFile(t, "ralph.yaml", "ralph_loop:\n  tests: off\n  task: fix it\n  checks: [\"true\"]\n")
-	c, _, err = Load(file, "", noEnv, nil, nil)
+	c, _, _, err = LoadSources(file, "", noEnv, nil, nil)
 	is.NoErr(err)
 	is.Equal(c.Tests, TestsOff)
 
 	fs, fl = parse(t, "--tests", "drop", "--check", "true")
-	_, _, err = Load("", "fix it", noEnv, fs, fl)
+	_, _, _, err = LoadSources("", "fix it", noEnv, fs, fl)
 	es, ok := err.(Errors)
 	is.True(ok)
 	is.Equal(len(es), 1)

@@ -47,11 +47,11 @@ func (c Config) TestsMode(spec string) (mode, why string) {
 }
 
 // validateTests reports an unknown tests value.
-func (c *Config) validateTests(bad func(key, msg, hint string)) {
+func (c *Config) validateTests(ps *problems) {
 	switch c.Tests {
 	case "", TestsKeep, TestsWarn, TestsOff:
 	default:
-		bad("tests", fmt.Sprintf("%q is none of keep, warn, off", c.Tests), "use --tests keep (a removed test fails the iteration), warn (recorded only) or off")
+		ps.add("tests", fmt.Sprintf("%q is none of keep, warn, off", c.Tests), "use --tests keep (a removed test fails the iteration), warn (recorded only) or off")
 	}
 }
 

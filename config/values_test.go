@@ -1,11 +1,14 @@
 package config
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/architect-dev/architect/agent"
 )
 
 // What the door refuses, through the environment (read as a YAML scalar
@@ -34,7 +37,7 @@ func TestDoorRefuses(t *testing.T) {
 			if tc.env == "ARCHITECT_TASK" {
 				task = ""
 			}
-			_, _, err := Load("", task, envOf(map[string]string{tc.env: tc.value, "ARCHITECT_AGENT_CMD": "true"}), nil, nil)
+			_, _, _, err := LoadSources("", task, envOf(map[string]string{tc.env: tc.value, "ARCHITECT_AGENT_CMD": "true"}), nil, nil)
 			if err == nil || !strings.Contains(err.(Errors)[0].Error(), tc.want) {
 				t.Fatalf("%s=%.40q: got %v, want %q", tc.env, tc.value, err, tc.want)
 			}
@@ -47,7 +50,7 @@ func TestDoorRefuses(t *testing.T) {
 // breaks, and the limits are inclusive.
 func TestDoorAccepts(t *testing.T) {
 	is := is.New(t)
-	c, _, err := Load("", "line one\n\tline two \x1b[31m", envOf(map[string]string{
+	c, _, _, err := LoadSources("", "line one\n\tline two \x1b[31m", envOf(map[string]string{
 		"ARCHITECT_AGENT_CMD": "printf '%s\\n' done\nexit 0",
 		"ARCHITECT_CHECKS":    strings.Repeat("c", maxArg),
 		"ARCHITECT_MODEL":     "héllo-✓",
@@ -67,4 +70,19 @@ func TestUnrecordedBackstop(t *testing.T) {
 	is.Equal(c.unrecorded(), []string(nil))
 	c.Model = "a\xffb"
 	is.Equal(c.unrecorded(), []string{"model"})
+}
+
+// A price that is not a number, in a configuration not read from a file
+// (a saved run, a caller's own), is refused by Validate: spending it could
+// never reach a budget.
+func TestPriceNotANumberRefused(t *testing.T) {
+	is := is.New(t)
+	c := Defaults()
+	c.Task, c.NoChecks = "t", true
+	c.Prices = agent.Prices{"m": {Input: 1, Output: math.NaN()}}
+	_, err := c.Validate(Sources{})
+	is.True(err != nil)
+	es := err.(Errors)
+	is.Equal(es[0].Key, "prices")
+	is.True(strings.Contains(es[0].Msg, `the price of "m" is not a number`))
 }

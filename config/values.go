@@ -11,9 +11,9 @@ import (
 	"unicode/utf8"
 )
 
-// Values are checked at the door: whatever the run's records could not
-// hold as given, or a person could not read back as written, is refused
-// before anything starts, so that a run that starts can always be saved
+// Values are checked as they are read: whatever the run's records could
+// not hold as given, or a person could not read back as written, is
+// refused before anything starts, so that a run that starts can always be saved
 // and resumed. The records are JSON: a number must be finite and a text
 // valid UTF-8 (Go's encoder would fail on NaN, and silently turn invalid
 // UTF-8 into U+FFFD, so that a resumed run would look for another file or
@@ -45,55 +45,85 @@ const maxPattern = 1024
 // checkValues reports every value that cannot be recorded or shown as
 // given; src says where each came from.
 func (c *Config) checkValues(src Sources) Errors {
-	var errs Errors
-	bad := func(key, msg, hint string) {
-		errs = append(errs, &Error{Source: src[key], Key: key, Msg: msg, Hint: hint})
+	ps := &problems{src: src}
+	c.checkOptionValues(ps)
+	c.checkPrices(ps)
+	c.checkPatterns(ps)
+	if abs, err := filepath.Abs(c.Dir); err == nil && !utf8.ValidString(abs) {
+		ps.add("dir", "the workspace's path is not valid UTF-8", "run architect from (or give -C) a folder whose path is UTF-8: the run's records name it")
 	}
+	if len(ps.errs) == 0 {
+		if msg := c.doneFileProblem(); msg != "" {
+			ps.add("done_file", msg, "give the path of a file the agent creates when it is done (relative to the workspace)")
+		}
+		for _, key := range c.unrecorded() {
+			ps.add(key, "cannot be recorded as given (the run's state is JSON)", "give a finite number, or text in UTF-8")
+		}
+	}
+	return ps.errs
+}
+
+// problems collects the problems found, each named by its key and where
+// its value came from.
+type problems struct {
+	src  Sources
+	errs Errors
+}
+
+func (ps *problems) add(key, msg, hint string) {
+	ps.errs = append(ps.errs, &Error{Source: ps.src[key], Key: key, Msg: msg, Hint: hint})
+}
+
+// addErr adds the problem err, which says it in full, keeping it as the
+// cause.
+func (ps *problems) addErr(key string, err error, hint string) {
+	ps.errs = append(ps.errs, errorOf(ps.src[key], key, err, hint))
+}
+
+// checkOptionValues checks every text, list item and number of the option
+// table.
+func (c *Config) checkOptionValues(ps *problems) {
 	for _, o := range options {
-		switch p := o.field(c).(type) {
+		switch v := o.field(c).(type) {
 		case *string:
-			if msg, hint := textProblem(*p, o.key); msg != "" {
-				bad(o.key, msg, hint)
+			if msg, hint := textProblem(*v, o.key); msg != "" {
+				ps.add(o.key, msg, hint)
 			}
 		case *[]string:
-			for i, s := range *p {
+			for i, s := range *v {
 				if msg, hint := textProblem(s, o.key+"[]"); msg != "" {
-					bad(o.key, fmt.Sprintf("item %d %s", i+1, msg), hint)
+					ps.add(o.key, fmt.Sprintf("item %d %s", i+1, msg), hint)
 				}
 			}
 		case *float64:
-			if math.IsNaN(*p) || math.IsInf(*p, 0) {
-				bad(o.key, fmt.Sprintf("%v is not a number", *p), "give a finite number, e.g. 5 or 2.50")
+			if math.IsNaN(*v) || math.IsInf(*v, 0) {
+				ps.add(o.key, fmt.Sprintf("%v is not a number", *v), "give a finite number, e.g. 5 or 2.50")
 			}
 		}
 	}
-	for model, p := range c.Prices {
-		for _, f := range []float64{p.Input, p.CachedInput, p.Output} {
+}
+
+// checkPrices checks that every model's prices are numbers.
+func (c *Config) checkPrices(ps *problems) {
+	for model, pr := range c.Prices {
+		for _, f := range []float64{pr.Input, pr.CachedInput, pr.Output} {
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				bad("prices", fmt.Sprintf("the price of %q is not a number: %v", model, f), "prices are USD per million tokens, e.g. 3.00")
+				ps.add("prices", fmt.Sprintf("the price of %q is not a number: %v", model, f), "prices are USD per million tokens, e.g. 3.00")
 				break
 			}
 		}
 	}
+}
+
+// checkPatterns bounds the size of the regular expressions (maxPattern).
+func (c *Config) checkPatterns(ps *problems) {
 	for _, key := range []string{"redact", "done_pattern"} {
-		for _, p := range c.patterns(key) {
-			if len(p) > maxPattern {
-				bad(key, fmt.Sprintf("a pattern of %d bytes is too long (at most %d)", len(p), maxPattern), "match the secret's shape, e.g. 'ghp_[A-Za-z0-9]{36}', not its whole text")
+		for _, pat := range c.patterns(key) {
+			if len(pat) > maxPattern {
+				ps.add(key, fmt.Sprintf("a pattern of %d bytes is too long (at most %d)", len(pat), maxPattern), "match the secret's shape, e.g. 'ghp_[A-Za-z0-9]{36}', not its whole text")
 			}
 		}
 	}
-	if abs, err := filepath.Abs(c.Dir); err == nil && !utf8.ValidString(abs) {
-		bad("dir", "the workspace's path is not valid UTF-8", "run architect from (or give -C) a folder whose path is UTF-8: the run's records name it")
-	}
-	if len(errs) == 0 {
-		if msg := c.doneFileProblem(); msg != "" {
-			bad("done_file", msg, "give the path of a file the agent creates when it is done (relative to the workspace)")
-		}
-		for _, key := range c.unrecorded() {
-			bad(key, "cannot be recorded as given (the run's state is JSON)", "give a finite number, or text in UTF-8")
-		}
-	}
-	return errs
 }
 
 // doneFileProblem says why the done file can never signal completion: a
