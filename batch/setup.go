@@ -51,7 +51,7 @@ func Setup(ctx context.Context, tasks []Task, opts *Options, redactor func(confi
 func taskAgent(t Task) (agent.Agent, error) {
 	ag, err := agent.New(t.Config.AgentConfig())
 	if err != nil {
-		return nil, &usererr.Error{Msg: "task " + t.ID + ": " + err.Error(), Hint: "fix the task's agent options in the batch file"}
+		return nil, &usererr.Error{Msg: "task " + t.ID + ": " + err.Error(), Hint: "fix the task's agent options in the batch file", Err: err}
 	}
 	return ag, nil
 }

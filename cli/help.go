@@ -157,7 +157,7 @@ func flagError(c *cobra.Command, err error) error {
 	case errors.As(err, &syntax):
 		return &usererr.Error{Msg: "malformed flag " + syntax.GetSpecifiedFlag(), Hint: "flags are -x or --name (" + hint + ")"}
 	}
-	return &usererr.Error{Msg: err.Error(), Hint: hint}
+	return &usererr.Error{Msg: err.Error(), Hint: hint, Err: err}
 }
 
 // valueProblem says what is wrong with value in plain words.

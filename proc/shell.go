@@ -134,7 +134,7 @@ func self() (string, error) {
 func builtinShell() (ScriptShell, error) {
 	exe, err := self()
 	if err != nil {
-		return ScriptShell{}, &usererr.Error{Msg: fmt.Sprintf("the built-in shell cannot be started: %v", err), Hint: ShellHint}
+		return ScriptShell{}, &usererr.Error{Msg: fmt.Sprintf("the built-in shell cannot be started: %v", err), Hint: ShellHint, Err: err}
 	}
 	return ScriptShell{Path: exe, Args: []string{ShellCommand, "-c"}, Arg0: os.Args[0],
 		Name: "architect's built-in shell (mvdan.cc/sh) with pipefail"}, nil

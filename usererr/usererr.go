@@ -7,7 +7,14 @@
 package usererr
 
 // Error is a problem with what the user asked for (exit status 2), and
-// what to do about it.
-type Error struct{ Msg, Hint string }
+// what to do about it. Err, when set, is the cause Msg already tells of in
+// words: kept so that errors.Is and errors.As see through to it.
+type Error struct {
+	Msg, Hint string
+	Err       error
+}
 
 func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
