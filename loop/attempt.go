@@ -14,6 +14,7 @@ import (
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/runlog"
 )
@@ -23,9 +24,11 @@ import (
 const wrapUp = 3 * time.Second
 
 // iteration is one iteration of the loop as it goes through its steps,
-// top to bottom (iterate): the prompt, the agent, the checks, the verdict,
-// the record, the decision. Each step reads what the steps before it left
-// here and adds its own; the record it builds is written once, complete.
+// top to bottom (iterate, run.go): the prompt, the agent, the checks, the
+// verdict, the record, the decision. Each step reads what the steps before
+// it left here and adds its own; the record it builds is written once,
+// complete. It is one attempt's value: the agent it ran on, what it did and
+// what the checks said of it, so that attempts can be compared.
 type iteration struct {
 	n      int
 	began  time.Time
@@ -35,6 +38,9 @@ type iteration struct {
 	tr     *transcript
 	o      agent.Outcome // the agent's run, made safe
 	rec    record        // the record, built step by step
+	// diff is the snapshot taken after the checks, for the next prompt (nil
+	// when none was taken).
+	diff *gitwt.Diff
 	// refused: the agent met its usage limit before doing anything, which
 	// is not an iteration (nothing is recorded).
 	refused bool
@@ -46,55 +52,20 @@ type iteration struct {
 	signalErr error
 }
 
-// iterate runs iteration i through its steps and reports whether the loop
-// stops. An interrupted iteration (Ctrl-C, SIGTERM, --max-time,
-// --max-cost, a note for now) is recorded like any other, then the loop
-// stops for its reason (or, for a note, goes on at once).
-func (r *runner) iterate(ctx, runCtx context.Context, i int) (stop bool) {
-	x := r.attempt(ctx, runCtx, i) // prompt → agent → checks
-	switch {
-	case x == nil:
-		return true // no agent was started; the stop reason is set
-	case x.refused:
-		// The same iteration again, on the next agent or after the wait: a
-		// usage limit is not an iteration.
-		return !r.limitHit(x.o)
-	case x.rec.Interrupted != "":
-		if !r.recordIteration(runCtx, x) {
-			return true
-		}
-		if x.rec.Interrupted == runlog.InterruptNote {
-			return false
-		}
-		r.stopInterrupted(ctx, runCtx, x.rec)
-		return true
-	}
-	if x.o.ErrKind != agent.ErrUsageLimit {
-		r.agent().Guesses = 0
-	}
-	r.verdict(runCtx, x)
-	if !r.recordIteration(runCtx, x) {
-		return true
-	}
-	return r.decide(runCtx, x)
-}
-
-// attempt runs the steps of iteration i that need no decision: the prompt,
-// the agent and the checks. It returns nil when no agent was started (the
-// prompt could not be built, or the run was stopped first: the stop reason
-// is set); an iteration the run stopped comes back with Interrupted set
-// and no check results.
-func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
+// newIteration is iteration i as it begins, on the current agent.
+func (r *runner) newIteration(i int) *iteration {
 	x := &iteration{n: i, began: r.deps.Now(), slot: r.agent()}
 	x.rec.Iteration = runlog.Iteration{Iteration: i, Agent: x.slot.name, Model: x.slot.model, StartedAt: stamp(x.began), CheckResults: []runlog.CheckResult{}}
-	r.st.Iteration = i
-	r.st.LastIterationAt = stamp(x.began)
-	// The last record on disk before this agent starts (its start writes
-	// the inflight file again).
-	if !r.writePrompt(ctx, runCtx, x) || !r.synced() {
-		return nil
-	}
+	return x
+}
 
+// attempt is the attempt step of iteration x, whose prompt is written:
+// the agent, then the checks, in the workspace. What it did is put on x:
+// refused when the agent met its usage limit before doing anything,
+// Interrupted (and no check results) when the run stopped it, the
+// snapshot of the changes for the next prompt otherwise.
+func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
+	i := x.n
 	agentCtx, cancelAgent := context.WithCancelCause(runCtx)
 	defer cancelAgent(nil)
 	x.tr = r.openTranscript(i)
@@ -106,17 +77,17 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 	r.runAgent(agentCtx, x, cancelAgent)
 	if why := interruption(ctx, runCtx, agentCtx); why != "" {
 		r.interrupted(ctx, x, why)
-		return x
+		return
 	}
 	if x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o) {
 		r.inflightDone()
 		x.refused = true
-		return x
+		return
 	}
 	if x.o.ErrKind == agent.ErrFatal {
 		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
 		x.rec.Failed = true
-		return x
+		return
 	}
 	if x.o.ExitCode != agent.ExitWaiting {
 		// A run stopped by a timeout did not finish: whatever it printed is
@@ -133,7 +104,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 		if why := interruption(ctx, runCtx, nil); why != "" {
 			x.rec.CheckResults, x.rec.AllChecksPassed = []runlog.CheckResult{}, false
 			r.interrupted(ctx, x, why)
-			return x
+			return
 		}
 		r.judgeTests(x)
 	}
@@ -148,32 +119,30 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 		if d, err := r.ws.diff(gctx); err == nil {
 			x.rec.Tree = d.Tree
 			x.rec.DiffStat = r.deps.Redact(d.Stat)
-			r.last.diff = &d
+			x.diff = &d
 			r.keepPatch(i, d.Text)
 			r.keepRunDiff(d)
 		}
 	}
-	return x
 }
 
 // writePrompt is the prompt step: the notes the prompt carries, the
-// prompt built and masked, written to prompts/iteration-N.md. It reports
-// whether the iteration goes on (the stop reason is set when not).
-func (r *runner) writePrompt(ctx, runCtx context.Context, x *iteration) bool {
+// prompt built from last (what the iterations so far left) and masked,
+// written to prompts/iteration-N.md. It returns why the run stops instead
+// of starting the agent, if it does.
+func (r *runner) writePrompt(ctx, runCtx context.Context, x *iteration, last carried) *stop {
 	x.rec.Notes = r.takeNotes(x.n)
-	text, err := r.buildPrompt(runCtx, x.n, x.rec.Notes)
+	text, err := r.buildPrompt(runCtx, x.n, x.rec.Notes, last)
 	if err != nil {
-		r.stop(runlog.StopError, err.Error())
-		return false
+		return stopAt(runlog.StopError, err.Error())
 	}
 	x.prompt = r.deps.Redact(text)
 	x.file = r.ws.state("prompts", "iteration-"+strconv.Itoa(x.n)+".md")
 	if err := os.WriteFile(x.file, []byte(x.prompt), 0o600); err != nil {
-		r.stop(runlog.StopError, "writing the prompt: "+err.Error())
-		return false
+		return stopAt(runlog.StopError, "writing the prompt: "+err.Error())
 	}
 	// Stopped while the prompt was built: no agent started.
-	return !r.stopped(ctx, runCtx)
+	return r.stopped(ctx, runCtx)
 }
 
 // runAgent is the agent step: the agent runs under agentCtx (which its
@@ -229,9 +198,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	// once its cost is kept.
 	_ = os.Remove(r.ws.state(runlog.AgentResultFile))
 	it.ProtectedRestored = r.restoreProtected(snap, i)
-	r.last.protectNote = protectNote(i, it.ProtectedRestored)
 	it.JudgeChanged = r.guardJudge(i)
-	r.last.judgeNote = judgeNote(i, it.JudgeChanged)
 	fillFromOutcome(it, o)
 	final, _ := prompt.TruncateTail(o.FinalMessage, runlog.FinalMessageLimit)
 	it.FinalMessage = final
@@ -277,7 +244,6 @@ func (r *runner) interrupted(ctx context.Context, x *iteration, why string) {
 			x.rec.Tree, x.rec.DiffStat = d.Tree, r.deps.Redact(d.Stat)
 			r.keepRunDiff(d)
 		}
-		r.last.diff = nil
 	}
 	r.logf("iteration %d/%d: interrupted (%s); its checks did not run", it.Iteration, r.cfg.MaxIterations, r.interruptText(why))
 }
