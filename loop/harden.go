@@ -47,12 +47,11 @@ func (r *runner) cleanText(s string) string {
 // it (which knows what a record does not: the configured timeout, a
 // signal, a failure to start).
 func (r *runner) sanitizeCheck(idx int, c checks.Result) runlog.CheckResult {
-	name := c.Name
 	if idx < len(r.shown.Checks) {
-		name = r.shown.Checks[idx]
+		c.Name = r.shown.Checks[idx]
 	}
-	return runlog.CheckResult{Name: name, Passed: c.Passed, ExitCode: c.ExitCode, TimedOut: c.TimedOut, Duration: c.Duration,
-		Output: r.deps.Redact(c.Output), OutputBytes: c.OutputBytes, Said: c.Status()}
+	c.Output = r.deps.Redact(c.Output)
+	return c
 }
 
 // redactConfig returns cfg with its secrets masked, for what architect
