@@ -13,11 +13,6 @@ import (
 // pollEvery is how often waits look for pause and resume requests.
 const pollEvery = 500 * time.Millisecond
 
-func (r *runner) pauseRequested() bool { return r.control() == runlog.ControlPause }
-
-// control is the request in the control file: pause, resume, cancel, stop or "".
-func (r *runner) control() string { return runlog.ReadControl(r.ws.state(runlog.ControlFile)) }
-
 // holdPaused waits while a pause is requested; for a pause the loop made
 // itself on a stall (forStall), a note (architect say) also ends it. It
 // reports false when the run was cancelled or ran out of time meanwhile.

@@ -9,6 +9,11 @@ import (
 // view's keys (p, s). The loop tells the watchers what it did with events,
 // so that a view shows a pause asked from another terminal.
 
+// control is the request in the control file: pause, resume, cancel, stop or "".
+func (r *runner) control() string { return runlog.ReadControl(r.ws.state(runlog.ControlFile)) }
+
+func (r *runner) pauseRequested() bool { return r.control() == runlog.ControlPause }
+
 // emitPaused and emitResumed tell the watchers; a pause's reason is
 // "asked" (architect pause, the view's key) or "stall" (--on-stall pause).
 func (r *runner) emitPaused(reason, detail string) {
