@@ -93,12 +93,12 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 		// A run stopped by a timeout did not finish: whatever it printed is
 		// not a final message, so it cannot declare completion.
 		if !x.o.TimedOut && !x.o.Inactive {
-			x.rec.CompletionTagFound, x.rec.patternFound = r.searchFinal(x.o, x.prompt)
+			x.rec.CompletionTagFound, x.rec.patternFound = searchFinal(r.cfg, x.o, x.prompt)
 		}
 		r.compareTests(x)
 		r.beforeChecks(runCtx)
 		r.runChecks(runCtx, x)
-		gctx, cancel := r.gitContext(ctx, runCtx)
+		gctx, cancel := gitContext(ctx, runCtx)
 		r.afterChecks(gctx) // what the checks created stays out of the commit
 		cancel()
 		if why := interruption(ctx, runCtx, nil); why != "" {
@@ -114,7 +114,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 	x.rec.ChecksID = checksID(x.rec.CheckResults)
 	if r.ws.repo != nil {
 		// One snapshot serves idle detection, the record and the next prompt.
-		gctx, cancel := r.gitContext(ctx, runCtx)
+		gctx, cancel := gitContext(ctx, runCtx)
 		defer cancel()
 		if d, err := r.ws.diff(gctx); err == nil {
 			x.rec.Tree = d.Tree
@@ -233,7 +233,7 @@ func (r *runner) interrupted(ctx context.Context, x *iteration, why string) {
 	it.ChecksRun = false
 	it.CompletionTagFound = false
 	it.Duration = r.deps.Now().Sub(x.began).Seconds()
-	e := "interrupted: " + r.interruptText(why) + "; its checks did not run"
+	e := "interrupted: " + interruptText(r.cfg, why) + "; its checks did not run"
 	it.Error = &e
 	// Only what the record of an interrupted iteration holds.
 	x.rec = record{Record: runlog.Record{Iteration: *it}}
@@ -245,16 +245,16 @@ func (r *runner) interrupted(ctx context.Context, x *iteration, why string) {
 			r.keepRunDiff(d)
 		}
 	}
-	r.logf("iteration %d/%d: interrupted (%s); its checks did not run", it.Iteration, r.cfg.MaxIterations, r.interruptText(why))
+	r.logf("iteration %d/%d: interrupted (%s); its checks did not run", it.Iteration, r.cfg.MaxIterations, interruptText(r.cfg, why))
 }
 
 // interruptText says in words why an iteration was interrupted.
-func (r *runner) interruptText(why string) string {
+func interruptText(cfg config.Config, why string) string {
 	switch why {
 	case runlog.InterruptMaxTime:
-		return "max-time of " + config.FormatDuration(r.cfg.MaxTime) + " reached"
+		return "max-time of " + config.FormatDuration(cfg.MaxTime) + " reached"
 	case runlog.InterruptMaxCost:
-		return fmt.Sprintf("the agent's spending reached the $%.4f budget", r.cfg.MaxCost)
+		return fmt.Sprintf("the agent's spending reached the $%.4f budget", cfg.MaxCost)
 	case runlog.InterruptKilled:
 		return "architect was killed"
 	case runlog.InterruptNote:
@@ -266,7 +266,7 @@ func (r *runner) interruptText(why string) string {
 // gitContext is the context git runs under for an iteration: the run's
 // deadline, or a short one of its own (wrapUp) when the run is already
 // stopping, so that what the iteration left is still recorded.
-func (r *runner) gitContext(ctx, runCtx context.Context) (context.Context, context.CancelFunc) {
+func gitContext(ctx, runCtx context.Context) (context.Context, context.CancelFunc) {
 	if runCtx.Err() == nil {
 		return runCtx, func() {}
 	}
@@ -287,13 +287,13 @@ func didWork(o agent.Outcome) bool {
 // agent's final message: as the adapter found them in a message too large
 // to keep, or in the message itself. promptText is the prompt the agent
 // was given, whose copies do not count.
-func (r *runner) searchFinal(o agent.Outcome, promptText string) (tag, pattern bool) {
+func searchFinal(cfg config.Config, o agent.Outcome, promptText string) (tag, pattern bool) {
 	if s := o.Searched; s != nil {
 		return s.Tag, s.Pattern
 	}
-	tag = prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag, promptText)
-	if r.cfg.DonePattern != "" {
-		if re, err := regexp.Compile(r.cfg.DonePattern); err == nil {
+	tag = prompt.HasCompletion(o.FinalMessage, cfg.CompletionTag, promptText)
+	if cfg.DonePattern != "" {
+		if re, err := regexp.Compile(cfg.DonePattern); err == nil {
 			pattern = re.MatchString(o.FinalMessage)
 		}
 	}

@@ -17,12 +17,12 @@ import (
 // checks has none to pass), it changed no protected file, it was not
 // interrupted and its agent could run at all. (An agent stopped by a
 // timeout declares nothing: see iteration and completionSignal.)
-func (r *runner) succeeded(rec record) bool {
+func succeeded(cfg config.Config, rec record) bool {
 	switch {
 	case len(rec.ProtectedRestored) > 0, judgeFailed(rec.JudgeChanged), testsFailed(rec), rec.Interrupted != "",
 		rec.ErrorKind == string(agent.ErrFatal), rec.ExitCode == agent.ExitWaiting:
 		return false
-	case len(r.cfg.Checks) == 0:
+	case len(cfg.Checks) == 0:
 		return true
 	}
 	return rec.AllChecksPassed && rec.ChecksRun
@@ -34,7 +34,7 @@ func (r *runner) succeeded(rec record) bool {
 // record names its signal: a run killed before it saves the verdict
 // resumes as the success it was.
 func (r *runner) verdict(ctx context.Context, x *iteration) {
-	x.ok = r.succeeded(x.rec)
+	x.ok = succeeded(r.cfg, x.rec)
 	x.signal, x.signalErr = r.completionSignal(x.rec)
 	if x.ok && x.signal != "" && x.signalErr == nil {
 		// The last look: a success that holds only in the agent's tree
@@ -101,9 +101,9 @@ func (r *runner) iterationStop(x *iteration) *stop {
 	switch {
 	case signal != "" && x.ok:
 		r.logf("iteration %d/%d: completion signalled (%s)", i, r.cfg.MaxIterations, signal)
-		return stopAt(r.successReason(), "")
+		return stopAt(successReason(r.cfg), "")
 	case signal != "":
-		r.logf("iteration %d/%d: completion signalled (%s) but %s", i, r.cfg.MaxIterations, signal, r.notYet(x.rec))
+		r.logf("iteration %d/%d: completion signalled (%s) but %s", i, r.cfg.MaxIterations, signal, notYet(x.rec))
 	default:
 		r.logf("iteration %d/%d: no completion signal", i, r.cfg.MaxIterations)
 	}
@@ -160,7 +160,7 @@ func (r *runner) safetyStop(x *iteration) *stop {
 }
 
 // notYet says why a declared completion does not end the run.
-func (r *runner) notYet(rec record) string {
+func notYet(rec record) string {
 	switch {
 	case len(rec.ProtectedRestored) > 0:
 		return "the agent changed protected files"
@@ -268,7 +268,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) *stop {
 	if len(r.cfg.Checks) == 0 {
 		detail = "the DONE file is present (the run has no checks)"
 	}
-	return stopAt(r.successReason(), detail)
+	return stopAt(successReason(r.cfg), detail)
 }
 
 // idleRun counts the iterations at the end of records that changed

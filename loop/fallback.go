@@ -33,6 +33,12 @@ type slot struct {
 
 func (s *slot) free(now time.Time) bool { return !s.Retired && !now.Before(s.until) }
 
+// agents are the run's agents, and which one the next iteration runs on.
+type agents struct {
+	slots []*slot // the run's agent, then its fallbacks
+	cur   int     // the slot the next iteration runs on
+}
+
 // newSlots builds the run's agents: deps.Agent, then each fallback, with
 // deps.NewAgent (agent.New by default).
 func newSlots(cfg config.Config, deps Deps) ([]*slot, error) {
@@ -66,8 +72,8 @@ func newSlots(cfg config.Config, deps Deps) ([]*slot, error) {
 
 // restoreSlots takes back what a resumed run's state says of its agents,
 // by label: the agents set aside stay so until their time.
-func (r *runner) restoreSlots(saved []runlog.AgentSlot, current string) {
-	for _, s := range r.slots {
+func (a *agents) restoreSlots(saved []runlog.AgentSlot, current string) {
+	for _, s := range a.slots {
 		for _, st := range saved {
 			if st.Agent != s.Agent {
 				continue
@@ -78,21 +84,20 @@ func (r *runner) restoreSlots(saved []runlog.AgentSlot, current string) {
 			}
 		}
 		if s.Agent == current {
-			r.cur = slices.Index(r.slots, s)
+			a.cur = slices.Index(a.slots, s)
 		}
 	}
 }
 
 // agent is the agent the next iteration runs on.
-func (r *runner) agent() *slot { return r.slots[r.cur] }
+func (a *agents) agent() *slot { return a.slots[a.cur] }
 
 // hasFallback reports whether the run has agents to fall back on.
-func (r *runner) hasFallback() bool { return len(r.slots) > 1 }
+func (a *agents) hasFallback() bool { return len(a.slots) > 1 }
 
 // firstFree is the first agent that is free now, or nil.
-func (r *runner) firstFree() *slot {
-	now := r.deps.Now()
-	for _, s := range r.slots {
+func (a *agents) firstFree(now time.Time) *slot {
+	for _, s := range a.slots {
 		if s.free(now) {
 			return s
 		}
@@ -101,10 +106,9 @@ func (r *runner) firstFree() *slot {
 }
 
 // freeOther reports whether an agent other than the current one is free.
-func (r *runner) freeOther() bool {
-	now := r.deps.Now()
-	for i, s := range r.slots {
-		if i != r.cur && s.free(now) {
+func (a *agents) freeOther(now time.Time) bool {
+	for i, s := range a.slots {
+		if i != a.cur && s.free(now) {
 			return true
 		}
 	}
@@ -113,8 +117,8 @@ func (r *runner) freeOther() bool {
 
 // setAside marks the current agent unusable until until (or for the rest
 // of the run, retired) for reason.
-func (r *runner) setAside(until time.Time, exact bool, reason string, retired bool) {
-	s := r.agent()
+func (a *agents) setAside(until time.Time, exact bool, reason string, retired bool) {
+	s := a.agent()
 	s.until, s.Exact, s.Reason, s.Retired = until, exact, reason, retired
 	s.Until = ""
 	if !until.IsZero() {
@@ -132,7 +136,7 @@ func (r *runner) switchTo(next *slot) runlog.Switch {
 		detail = next.Agent + "'s usage limit has reset"
 	}
 	if !from.free(r.deps.Now()) {
-		reason, detail = from.Reason, r.asideText(from)
+		reason, detail = from.Reason, asideText(from)
 	}
 	r.cur = slices.Index(r.slots, next)
 	i := len(r.records) + 1
@@ -149,9 +153,9 @@ func (r *runner) switchTo(next *slot) runlog.Switch {
 
 // nextFree is the agent that frees first, of those set aside for a
 // time; nil when every agent is retired.
-func (r *runner) nextFree() *slot {
+func (a *agents) nextFree() *slot {
 	var best *slot
-	for _, s := range r.slots {
+	for _, s := range a.slots {
 		if !s.Retired && (best == nil || s.until.Before(best.until)) {
 			best = s
 		}
@@ -160,7 +164,7 @@ func (r *runner) nextFree() *slot {
 }
 
 // asideText says why an agent is set aside, and until when.
-func (r *runner) asideText(s *slot) string {
+func asideText(s *slot) string {
 	var what string
 	switch s.Reason {
 	case runlog.SwitchUsageLimit:
@@ -179,18 +183,18 @@ func (r *runner) asideText(s *slot) string {
 }
 
 // labels lists the run's agents.
-func (r *runner) labels() string {
+func (a *agents) labels() string {
 	var l []string
-	for _, s := range r.slots {
+	for _, s := range a.slots {
 		l = append(l, s.Agent)
 	}
 	return strings.Join(l, ", ")
 }
 
 // fallbackEntries are the run's fallbacks, for the loop_started event.
-func (r *runner) fallbackEntries() []string {
+func (a *agents) fallbackEntries() []string {
 	var l []string
-	for _, s := range r.slots[1:] {
+	for _, s := range a.slots[1:] {
 		l = append(l, s.Agent)
 	}
 	return l
@@ -214,7 +218,7 @@ func outageRun(records []record, label string) int {
 // outage: it failed more than --outage-retries times in a row (n) and
 // another agent is free, so the next iteration runs on it, at once.
 func (r *runner) outageDue(o agent.Outcome) (n int, due bool) {
-	if o.ErrKind != agent.ErrOutage || !r.freeOther() {
+	if o.ErrKind != agent.ErrOutage || !r.freeOther(r.deps.Now()) {
 		return 0, false
 	}
 	n = outageRun(r.records, r.agent().Agent)
@@ -242,4 +246,15 @@ func agentLabel(name, model string) string {
 		return name
 	}
 	return name + ":" + model
+}
+
+// otherAgentLeft reports whether an agent other than the current one has
+// not stalled (it may be set aside for a while).
+func (a *agents) otherAgentLeft() bool {
+	for i, s := range a.slots {
+		if i != a.cur && !s.Retired {
+			return true
+		}
+	}
+	return false
 }

@@ -16,15 +16,13 @@
 // repeating an iteration, or any of its cost. The files and their formats
 // are the runlog package's; the loop keeps only the runner.
 //
-// The waits after failed agent runs and at usage limits (wait.go) are not
-// github.com/cenkalti/backoff's: each is one line of arithmetic on a count
-// the run's state keeps (failures in a row, guesses at a reset time), so a
-// resumed run waits as the killed one would have; the wait itself gives
-// way to pause, stop and notes, never passes --max-time, and is announced
-// with its end time. backoff keeps its count inside a stateful BackOff
-// value, adds jitter unless told not to, and its Retry neither gives way
-// nor tells when it will end: what would be left of it here is the one
-// line.
+// One iteration is plain steps (run.go): the prompt, the attempt (the
+// agent, then the checks), the verdict, the record, the decision, each a
+// call that returns what it produced; the run's loop in run.go calls them
+// in order and alone writes the run's state, and a stop is a value a step
+// returns.
+//
+// The waits (wait.go) are arithmetic on the state's counts, not cenkalti/backoff, so they survive a resume.
 package loop
 
 import (
@@ -97,8 +95,7 @@ type runner struct {
 	ilog         *os.File
 
 	// The agents (fallback.go) and the person's notes (notes.go).
-	slots     []*slot       // the run's agent, then its fallbacks
-	cur       int           // the slot the next iteration runs on
+	agents                  // the run's agent, then its fallbacks
 	lastLimit agent.Outcome // the last usage limit met, for the wait's messages
 	notes     notes
 
@@ -304,4 +301,4 @@ func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.deps.Log, "architect: "+format+"\n", args...)
 }
 
-func (r *runner) warn(msg string) { fmt.Fprintf(r.deps.Log, "architect: warning: %s\n", msg) }
+func (r *runner) warn(msg string) { usererr.Say(r.deps.Log, usererr.LevelWarning, msg) }

@@ -46,7 +46,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	}
 	runCtx, cancel := r.deadline(ctx, st.Elapsed)
 	defer cancel()
-	gctx, gcancel := r.gitContext(ctx, runCtx) // a run out of time still opens, to say so
+	gctx, gcancel := gitContext(ctx, runCtx) // a run out of time still opens, to say so
 	defer gcancel()
 	ws, err := reopenWorkspace(gctx, st, saved.Mode)
 	if err != nil {
@@ -83,7 +83,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	r.resumeTests()
 	r.logf("resuming after iteration %d of %d (%d recorded)", len(r.records), cfg.MaxIterations, len(r.records))
 	if n := len(r.records); n > 0 && r.records[n-1].Interrupted != "" {
-		r.logf("iteration %d was interrupted (%s) before its checks ran: its changes are in the workspace, and the next iteration is told", n, r.interruptText(r.records[n-1].Interrupted))
+		r.logf("iteration %d was interrupted (%s) before its checks ran: its changes are in the workspace, and the next iteration is told", n, interruptText(r.cfg, r.records[n-1].Interrupted))
 	}
 	return r.session(ctx, runCtx, st)
 }

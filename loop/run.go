@@ -121,7 +121,7 @@ func (r *runner) run(ctx, runCtx context.Context) *stop {
 	if n := len(r.records); n > 0 && r.records[n-1].CompletionSignal != "" {
 		// A resumed run that was killed after recording its successful
 		// last iteration, before saving that it had succeeded.
-		return stopAt(r.successReason(), "")
+		return stopAt(successReason(r.cfg), "")
 	}
 	for {
 		i := len(r.records) + 1
@@ -328,7 +328,7 @@ const (
 // usage-limit wait). It returns why the run stops instead, if it does.
 func (r *runner) pickAgent(ctx, runCtx context.Context) (pick, *stop) {
 	for {
-		if next := r.firstFree(); next != nil {
+		if next := r.firstFree(r.deps.Now()); next != nil {
 			if next != r.agent() {
 				r.st.Switches = append(r.st.Switches, r.switchTo(next))
 				r.saveSlots()

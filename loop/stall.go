@@ -164,14 +164,3 @@ func (r *runner) announceStall(st runlog.Stall) {
 	r.logEvent("STALL", "iteration %d: %s (%s)", st.Iteration, st.Detail, st.Action)
 	r.ev.emit(runlog.Event{Type: runlog.EventStall, Iteration: st.Iteration, StallKind: st.Kind, Count: st.Iterations, Action: st.Action, Detail: st.Detail})
 }
-
-// otherAgentLeft reports whether an agent other than the current one has
-// not stalled (it may be set aside for a while).
-func (r *runner) otherAgentLeft() bool {
-	for i, s := range r.slots {
-		if i != r.cur && !s.Retired {
-			return true
-		}
-	}
-	return false
-}

@@ -30,8 +30,8 @@ var errTimeUp = errors.New("max-time reached")
 
 // successReason is how a run that succeeds ends: all_checks_passed, or for
 // a run without checks, agent_declared_complete_without_checks.
-func (r *runner) successReason() string {
-	if len(r.cfg.Checks) == 0 {
+func successReason(cfg config.Config) string {
+	if len(cfg.Checks) == 0 {
 		return runlog.StopNoChecks
 	}
 	return runlog.StopSuccess
@@ -70,9 +70,9 @@ func (r *runner) stopAsked() *stop {
 // --max-iterations, or with --max-cost spent.
 func (r *runner) limitReached(i int) *stop {
 	if i > r.cfg.MaxIterations {
-		return stopAt(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations)+r.testsStopNote()+r.lastLookFailed())
+		return stopAt(runlog.StopMaxIterations, fmt.Sprintf("the limit of %d iterations was reached", r.cfg.MaxIterations)+r.testsStopNote()+lastLookFailed(r.records))
 	}
-	if r.overBudget() {
+	if overBudget(r.cfg, r.res.KnownCost) {
 		return stopAt(runlog.StopBudget, fmt.Sprintf("spent $%.4f of the $%.4f budget", r.res.KnownCost, r.cfg.MaxCost))
 	}
 	return nil
@@ -80,18 +80,18 @@ func (r *runner) limitReached(i int) *stop {
 
 // lastLookFailed says, for the stop detail, that the last iteration would
 // have succeeded but for its last look; "" otherwise.
-func (r *runner) lastLookFailed() string {
-	n := len(r.records)
-	if n == 0 || !r.records[n-1].FinalCheck.Failed() {
+func lastLookFailed(records []record) string {
+	n := len(records)
+	if n == 0 || !records[n-1].FinalCheck.Failed() {
 		return ""
 	}
-	return "; iteration " + fmt.Sprint(n) + "'s success did not stand: the last look " + r.records[n-1].FinalCheck.Status + ": " + r.records[n-1].FinalCheck.Reason
+	return "; iteration " + fmt.Sprint(n) + "'s success did not stand: the last look " + records[n-1].FinalCheck.Status + ": " + records[n-1].FinalCheck.Reason
 }
 
 // overBudget reports whether what the run is known to have spent reached
 // --max-cost.
-func (r *runner) overBudget() bool {
-	return r.cfg.MaxCost > 0 && r.res.KnownCost >= r.cfg.MaxCost
+func overBudget(cfg config.Config, spent float64) bool {
+	return cfg.MaxCost > 0 && spent >= cfg.MaxCost
 }
 
 // interruptStop is why the loop ends after an interrupted iteration: the

@@ -78,7 +78,7 @@ func (r *runner) wait(ctx context.Context, d time.Duration) waitEnd {
 // stops at once, on timeout). It returns why the run stops, or nil.
 func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int) *stop {
 	i := rec.Iteration.Iteration
-	if i >= r.cfg.MaxIterations || r.overBudget() {
+	if i >= r.cfg.MaxIterations || overBudget(r.cfg, r.res.KnownCost) {
 		return nil // the loop stops at its next check, without waiting for nothing
 	}
 	d := time.Duration(1<<min(n-1, 30)) * time.Second
@@ -136,7 +136,7 @@ func (r *runner) limitHit(o agent.Outcome) *stop {
 	until, exact := r.usageUntil(cur, o)
 	r.lastLimit = o
 	r.setAside(until, exact, runlog.SwitchUsageLimit, false)
-	if r.cfg.OnUsageLimit == "stop" && !r.freeOther() {
+	if r.cfg.OnUsageLimit == "stop" && !r.freeOther(r.deps.Now()) {
 		who := "the agent"
 		if r.hasFallback() {
 			who = "every agent (" + r.labels() + ")"

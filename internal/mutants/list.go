@@ -30,7 +30,7 @@ var mutants = []mutant{
 	{
 		name:      "loop/elapsed-not-accumulated",
 		guarantee: "--max-time spans every session of a run: after two or more resumes it does not stretch",
-		file:      "loop/loop.go",
+		file:      "loop/run.go",
 		find:      `s.Elapsed += r.deps.Now().Sub(r.start).Seconds()`,
 		replace:   `s.Elapsed = r.deps.Now().Sub(r.start).Seconds()`,
 		run:       "TestResumeMaxTime",
@@ -38,7 +38,7 @@ var mutants = []mutant{
 	{
 		name:      "loop/resume-after-success-runs-again",
 		guarantee: "a run killed after recording its successful last iteration ends as that success on --resume, without running (and paying) an agent again",
-		file:      "loop/loop.go",
+		file:      "loop/run.go",
 		find:      `if n := len(r.records); n > 0 && r.records[n-1].CompletionSignal != "" {`,
 		replace:   `if n := len(r.records); false && n > 0 && r.records[n-1].CompletionSignal != "" {`,
 		run:       "TestResumeAfterRecordedSuccess",
@@ -63,7 +63,7 @@ var mutants = []mutant{
 		name:      "loop/done-file-success-on-cut-checks",
 		guarantee: "the DONE file ends the run in success only when its checks ran to the end: checks cut short by a stop earn nothing",
 		file:      "loop/decide.go",
-		find:      "\tif ctx.Err() != nil {\n\t\treturn false\n\t}\n\tif mode := r.cfg.FinalCheck;",
+		find:      "\tif ctx.Err() != nil {\n\t\treturn nil\n\t}\n\tif mode := r.cfg.FinalCheck;",
 		replace:   "\tif mode := r.cfg.FinalCheck;",
 		run:       "TestDoneFile",
 	},
@@ -78,7 +78,7 @@ var mutants = []mutant{
 	{
 		name:      "loop/cut-checks-recorded-as-run",
 		guarantee: "checks cut short by a stop are recorded as not run",
-		file:      "loop/iteration.go",
+		file:      "loop/attempt.go",
 		find:      `it.ChecksRun = ctx.Err() == nil`,
 		replace:   `it.ChecksRun = true`,
 		run:       "TestChecksCutShort|TestInterrupted|TestMaxTimeDuringChecks",
@@ -165,9 +165,9 @@ var mutants = []mutant{
 	{
 		name:      "loop/budget-reached-not-stopped",
 		guarantee: "--max-cost stops the run once the money spent reaches the limit, not only past it",
-		file:      "loop/loop.go",
-		find:      `return r.cfg.MaxCost > 0 && r.res.KnownCost >= r.cfg.MaxCost`,
-		replace:   `return r.cfg.MaxCost > 0 && r.res.KnownCost > r.cfg.MaxCost`,
+		file:      "loop/stop.go",
+		find:      `return cfg.MaxCost > 0 && spent >= cfg.MaxCost`,
+		replace:   `return cfg.MaxCost > 0 && spent > cfg.MaxCost`,
 		run:       "TestBudget",
 	},
 	{
@@ -182,14 +182,14 @@ var mutants = []mutant{
 		name:      "loop/unknown-cost-under-budget",
 		guarantee: "with --max-cost, an iteration whose cost is unknown stops the run: the budget can no longer be enforced",
 		file:      "loop/decide.go",
-		find:      `if r.cfg.MaxCost > 0 && it.Cost == nil {`,
-		replace:   `if false && r.cfg.MaxCost > 0 && it.Cost == nil {`,
+		find:      `if r.cfg.MaxCost > 0 && x.rec.Cost == nil {`,
+		replace:   `if false && r.cfg.MaxCost > 0 && x.rec.Cost == nil {`,
 		run:       "TestUnknownCost",
 	},
 	{
 		name:      "loop/max-iterations-passed",
 		guarantee: "the run never starts more iterations than --max-iterations",
-		file:      "loop/loop.go",
+		file:      "loop/stop.go",
 		find:      `if i > r.cfg.MaxIterations {`,
 		replace:   `if i > r.cfg.MaxIterations+1 {`,
 		run:       "TestUnknownCost|TestNoBackoffWhenTheLoopStopsAnyway",
@@ -240,8 +240,8 @@ var mutants = []mutant{
 		name:      "loop/completion-ends-without-success",
 		guarantee: "a completion signal whose iteration did not succeed does not end the run",
 		file:      "loop/decide.go",
-		find:      `if signal != "" && ok {`,
-		replace:   `if signal != "" {`,
+		find:      `case signal != "" && x.ok:`,
+		replace:   `case signal != "":`,
 		run:       "TestDonePatternNeedsChecks|TestProtectedChange|TestFailingCheckIsNoSuccessWithoutTheLastLook",
 	},
 	{
@@ -303,7 +303,7 @@ var mutants = []mutant{
 	{
 		name:      "loop/checks-ignore-check-shell",
 		guarantee: "the loop runs its checks in the shell the run chose (--check-shell)",
-		file:      "loop/iteration.go",
+		file:      "loop/attempt.go",
 		find:      `Shell:   r.cfg.CheckShell,`,
 		replace:   `Shell:   "",`,
 		run:       "TestPipelineCheckNeverPasses",
@@ -407,7 +407,7 @@ var mutants = []mutant{
 	{
 		name:      "loop/protected-files-not-restored",
 		guarantee: "protected files the agent changed are restored after its run",
-		file:      "loop/iteration.go",
+		file:      "loop/attempt.go",
 		find:      `it.ProtectedRestored = r.restoreProtected(snap, i)`,
 		replace:   `_ = snap`,
 		run:       "TestProtectedChange",
@@ -423,7 +423,7 @@ var mutants = []mutant{
 	{
 		name:      "loop/timed-out-agent-tag-read",
 		guarantee: "what an agent stopped by a timeout printed is not read for the completion tag (the layer before completionSignal, alone)",
-		file:      "loop/iteration.go",
+		file:      "loop/attempt.go",
 		find:      `if !x.o.TimedOut && !x.o.Inactive {`,
 		replace:   `if true {`,
 		run:       "TestTimedOutAgentCannotDeclareCompletion",
@@ -432,8 +432,8 @@ var mutants = []mutant{
 		name:      "loop/fatal-error-retried",
 		guarantee: "a fatal agent error (bad key, unknown model) stops the run at once, in the agent's words",
 		file:      "loop/decide.go",
-		find:      `if o.ErrKind == agent.ErrFatal {`,
-		replace:   `if false && o.ErrKind == agent.ErrFatal {`,
+		find:      `case o.ErrKind == agent.ErrFatal:`,
+		replace:   `case false && o.ErrKind == agent.ErrFatal:`,
 		run:       "TestFatal",
 	},
 	{
@@ -457,7 +457,7 @@ var mutants = []mutant{
 	{
 		name:      "loop/final-message-unredacted",
 		guarantee: "a secret in the agent's final message is masked where it enters: no file of the run holds it",
-		file:      "loop/harden.go",
+		file:      "loop/redact.go",
 		find:      `o.FinalMessage = r.cleanText(o.FinalMessage)`,
 		replace:   `o.FinalMessage = proc.Clean([]byte(o.FinalMessage))`,
 		run:       "TestSecretsInAgentAndCheckOutputMasked",
@@ -465,9 +465,9 @@ var mutants = []mutant{
 	{
 		name:      "loop/check-output-unredacted",
 		guarantee: "a secret a check prints is masked in the records",
-		file:      "loop/harden.go",
-		find:      `Output: r.deps.Redact(c.Output), OutputBytes: c.OutputBytes`,
-		replace:   `Output: c.Output, OutputBytes: c.OutputBytes`,
+		file:      "loop/redact.go",
+		find:      `c.Output = r.deps.Redact(c.Output)`,
+		replace:   `c.Output = proc.Clean([]byte(c.Output))`,
 		run:       "TestSecretsInAgentAndCheckOutputMasked",
 	},
 	{
@@ -491,7 +491,7 @@ var mutants = []mutant{
 	{
 		name:      "loop/new-run-over-interrupted",
 		guarantee: "a new run over an interrupted one is refused (continue it with --resume) unless --new says to set it aside",
-		file:      "loop/fresh.go",
+		file:      "loop/newrun.go",
 		find:      `if err != nil || !st.Interrupted(false) {`,
 		replace:   `if true || err != nil || !st.Interrupted(false) {`,
 		run:       "TestNewRunOverAnInterruptedOne",
