@@ -32,9 +32,10 @@ const wrapUp = 3 * time.Second
 type iteration struct {
 	n      int
 	began  time.Time
-	slot   *slot  // the agent it runs on
-	prompt string // the prompt as the agent saw it (masked)
-	file   string // where the prompt is
+	slot   *slot      // the agent it runs on
+	ws     *workspace // where the agent and the checks run: the run's own
+	prompt string     // the prompt as the agent saw it (masked)
+	file   string     // where the prompt is
 	tr     *transcript
 	o      agent.Outcome // the agent's run, made safe
 	rec    record        // the record, built step by step
@@ -54,7 +55,7 @@ type iteration struct {
 
 // newIteration is iteration i as it begins, on the current agent.
 func (r *runner) newIteration(i int) *iteration {
-	x := &iteration{n: i, began: r.deps.Now(), slot: r.agent()}
+	x := &iteration{n: i, began: r.deps.Now(), slot: r.agent(), ws: r.ws}
 	x.rec.Iteration = runlog.Iteration{Iteration: i, Agent: x.slot.name, Model: x.slot.model, StartedAt: stamp(x.began), CheckResults: []runlog.CheckResult{}}
 	return x
 }
@@ -112,11 +113,11 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 	failed := x.o.Failed() && x.o.ExitCode != agent.ExitWaiting && x.o.ErrKind != agent.ErrUsageLimit
 	x.rec.Failed = failed || len(x.rec.ProtectedRestored) > 0 || judgeFailed(x.rec.JudgeChanged) || testsFailed(x.rec)
 	x.rec.ChecksID = checksID(x.rec.CheckResults)
-	if r.ws.repo != nil {
+	if x.ws.repo != nil {
 		// One snapshot serves idle detection, the record and the next prompt.
 		gctx, cancel := gitContext(ctx, runCtx)
 		defer cancel()
-		if d, err := r.ws.diff(gctx); err == nil {
+		if d, err := x.ws.diff(gctx); err == nil {
 			x.rec.Tree = d.Tree
 			x.rec.DiffStat = r.deps.Redact(d.Stat)
 			x.diff = &d
@@ -166,7 +167,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		Prompt:            x.prompt,
 		PromptFile:        x.file,
 		ResultFile:        r.ws.state(runlog.AgentResultFile),
-		Dir:               r.ws.dir,
+		Dir:               x.ws.dir,
 		Iteration:         i,
 		MaxIterations:     r.cfg.MaxIterations,
 		Timeout:           r.cfg.IterationTimeout,
@@ -237,10 +238,10 @@ func (r *runner) interrupted(ctx context.Context, x *iteration, why string) {
 	it.Error = &e
 	// Only what the record of an interrupted iteration holds.
 	x.rec = record{Record: runlog.Record{Iteration: *it}}
-	if r.ws.repo != nil {
+	if x.ws.repo != nil {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wrapUp)
 		defer cancel()
-		if d, err := r.ws.diff(wctx); err == nil {
+		if d, err := x.ws.diff(wctx); err == nil {
 			x.rec.Tree, x.rec.DiffStat = d.Tree, r.deps.Redact(d.Stat)
 			r.keepRunDiff(d)
 		}
@@ -330,7 +331,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 	i := it.Iteration
 	wit := r.witnesses()
 	results := checks.Run(ctx, r.cfg.Checks, checks.Options{
-		Dir:     r.ws.dir,
+		Dir:     x.ws.dir,
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
 		Shell:   r.cfg.CheckShell,

@@ -233,7 +233,7 @@ func TestChecksCutShortAreNotRun(t *testing.T) {
 	r := bareRunner(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	x := &iteration{n: 1}
+	x := &iteration{n: 1, ws: r.ws}
 	x.rec.Iteration = runlog.Iteration{Iteration: 1}
 	r.runChecks(ctx, x)
 	is.True(!x.rec.ChecksRun)
