@@ -16,7 +16,8 @@ import (
 
 // The run's loop, and the only writer of the run's state: the state saved
 // in state.json (r.st), the result (r.res) and what the iterations so far
-// leave to the next prompt (r.last). One iteration goes through its steps
+// leave to the next prompt (r.last; transcript.go's keepPatch keeps its
+// last patch). One iteration goes through its steps
 // here, in order, each one call away:
 //
 //	prompt    r.writePrompt   (attempt.go)  the prompt, built from values and written
