@@ -159,7 +159,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
 	r.ev.emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
-	snap := r.snapshotProtected()
+	snap := r.snapshotProtected(x.ws.dir)
 	copyOut, copyErr := x.tr.agentCopies()
 	agentBegan := r.deps.Now()
 	stopNotes := r.watchNotes(agentCtx, i, cancelAgent)

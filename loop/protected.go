@@ -15,13 +15,14 @@ import (
 // protectSkip are the top-level folders never searched for protected files.
 var protectSkip = []string{".git", runlog.StateDir, DefaultWorktree, NamedWorktreesDir}
 
-// snapshotProtected records the protected files before the agent runs; nil
-// when nothing is protected or the snapshot failed (then reported).
-func (r *runner) snapshotProtected() *protect.Snapshot {
+// snapshotProtected records the protected files in dir (where the agent
+// works) before the agent runs; nil when nothing is protected or the
+// snapshot failed (then reported).
+func (r *runner) snapshotProtected(dir string) *protect.Snapshot {
 	if len(r.cfg.Protect) == 0 {
 		return nil
 	}
-	s, err := protect.Take(r.ws.dir, r.cfg.Protect, protectSkip)
+	s, err := protect.Take(dir, r.cfg.Protect, protectSkip)
 	if err != nil {
 		r.warn("cannot record the protected files: " + err.Error())
 		return nil
