@@ -81,7 +81,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 		return
 	}
 	if x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o) {
-		r.inflightDone()
+		r.ws.inflightDone()
 		x.refused = true
 		return
 	}

@@ -10,9 +10,9 @@ import (
 // so that a view shows a pause asked from another terminal.
 
 // control is the request in the control file: pause, resume, cancel, stop or "".
-func (r *runner) control() string { return runlog.ReadControl(r.ws.state(runlog.ControlFile)) }
+func (w *workspace) control() string { return runlog.ReadControl(w.state(runlog.ControlFile)) }
 
-func (r *runner) pauseRequested() bool { return r.control() == runlog.ControlPause }
+func (w *workspace) pauseRequested() bool { return w.control() == runlog.ControlPause }
 
 // emitPaused and emitResumed tell the watchers; a pause's reason is
 // "asked" (architect pause, the view's key) or "stall" (--on-stall pause).

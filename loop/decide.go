@@ -203,21 +203,21 @@ func (r *runner) completionSignal(rec record) (string, error) {
 	return "", nil
 }
 
-func (r *runner) donePath() string {
-	if r.cfg.DoneFile == "" {
-		return r.ws.state(runlog.DoneFile)
+func donePath(cfg config.Config, ws *workspace) string {
+	if cfg.DoneFile == "" {
+		return ws.state(runlog.DoneFile)
 	}
-	if filepath.IsAbs(r.cfg.DoneFile) {
-		return r.cfg.DoneFile
+	if filepath.IsAbs(cfg.DoneFile) {
+		return cfg.DoneFile
 	}
-	return filepath.Join(r.ws.dir, r.cfg.DoneFile)
+	return filepath.Join(ws.dir, cfg.DoneFile)
 }
 
 func (r *runner) doneFileExists() (bool, error) {
-	fi, err := os.Stat(r.donePath())
+	fi, err := os.Stat(donePath(r.cfg, r.ws))
 	switch {
 	case err == nil && fi.IsDir():
-		return false, fmt.Errorf("the DONE file %s is a directory: remove it (the agent signals completion by creating a file there)", r.donePath())
+		return false, fmt.Errorf("the DONE file %s is a directory: remove it (the agent signals completion by creating a file there)", donePath(r.cfg, r.ws))
 	case err == nil:
 		// A --done-file that was there before the run signals nothing until
 		// it changes (see noteDoneFile).
@@ -239,7 +239,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) *stop {
 	if !done || r.testsGoneBeforeDone() {
 		return nil
 	}
-	r.logf("%s is present: running the checks before starting an agent", r.donePath())
+	r.logf("%s is present: running the checks before starting an agent", donePath(r.cfg, r.ws))
 	r.save(runlog.PhaseChecks)
 	rs := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: r.ws.dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell})
 	for _, c := range rs {
@@ -263,7 +263,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) *stop {
 		}
 		r.doneLook = fc // the look that let the run succeed
 	}
-	r.logEvent("DONE", "%s present and every check passes", r.donePath())
+	r.logEvent("DONE", "%s present and every check passes", donePath(r.cfg, r.ws))
 	detail := "the DONE file is present and every check passes"
 	if len(r.cfg.Checks) == 0 {
 		detail = "the DONE file is present (the run has no checks)"

@@ -58,7 +58,7 @@ func (r *runner) commitIteration(gitCtx context.Context, rec *record, from strin
 		rec.CommitDeferred = "another git process was using the index (" + r.cleanText(err.Error()) + "); nothing was lost: the changes stay in the working tree and the next commit takes them"
 		r.warn("iteration " + strconv.Itoa(rec.Iteration.Iteration) + " not committed: " + rec.CommitDeferred)
 	case err != nil:
-		r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.branchName() + ": " + r.cleanText(err.Error()))
+		r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.ws.branchName() + ": " + r.cleanText(err.Error()))
 	case committed:
 		rec.Commit = hash
 	}
@@ -77,9 +77,9 @@ func lastResults(it runlog.Iteration) []runlog.CheckResult {
 }
 
 // branchName names the branch commits go to, for messages.
-func (r *runner) branchName() string {
-	if r.ws.branch != "" {
-		return r.ws.branch
+func (w *workspace) branchName() string {
+	if w.branch != "" {
+		return w.branch
 	}
 	return "the current branch"
 }
@@ -163,6 +163,6 @@ func (r *runner) synced() (bool, *stop) {
 	for _, id := range rec.NoteIDs {
 		_ = os.Remove(r.ws.state(runlog.NotesDir, id+".json"))
 	}
-	r.inflightDone()
+	r.ws.inflightDone()
 	return true, nil
 }

@@ -293,7 +293,7 @@ func (r *runner) stalled(st runlog.Stall) *stop {
 // (`architect say`) also ends the pause. It returns why the run stops
 // (cancelled or out of time while paused), or nil.
 func (r *runner) pause(ctx, runCtx context.Context) *stop {
-	if !r.pauseRequested() {
+	if !r.ws.pauseRequested() {
 		return nil
 	}
 	r.st.Status = runlog.StatusPaused

@@ -50,7 +50,7 @@ func (r *runner) stopped(ctx, runCtx context.Context) *stop {
 
 // cancelText says who cancelled the run, when the control file says.
 func (r *runner) cancelText() string {
-	if r.control() == "cancel" {
+	if r.ws.control() == "cancel" {
 		return "cancelled with `architect cancel`"
 	}
 	return "interrupted"
@@ -59,7 +59,7 @@ func (r *runner) cancelText() string {
 // stopAsked stops the loop when a stop was asked (architect stop, the
 // view's key).
 func (r *runner) stopAsked() *stop {
-	if r.control() != runlog.ControlStop {
+	if r.ws.control() != runlog.ControlStop {
 		return nil
 	}
 	r.logf("stopping after iteration %d, as asked", len(r.records))

@@ -17,7 +17,7 @@ const pollEvery = 500 * time.Millisecond
 // itself on a stall (forStall), a note (architect say) also ends it. It
 // reports false when the run was cancelled or ran out of time meanwhile.
 func (r *runner) holdPaused(runCtx context.Context, forStall bool) bool {
-	for r.pauseRequested() {
+	for r.ws.pauseRequested() {
 		if forStall && len(r.pendingNotes()) > 0 {
 			r.logf("a note arrived: going on with it")
 			if err := runlog.WriteControl(r.ws.dir, "resume"); err != nil {
@@ -62,7 +62,7 @@ func (r *runner) wait(ctx context.Context, d time.Duration) waitEnd {
 			}
 			return waitDone
 		}
-		if a := r.control(); a == runlog.ControlPause || a == runlog.ControlStop || r.noteForNow() {
+		if a := r.ws.control(); a == runlog.ControlPause || a == runlog.ControlStop || r.noteForNow() {
 			return waitCut
 		}
 		if err := r.deps.Sleep(ctx, min(left, pollEvery)); err != nil {

@@ -71,8 +71,8 @@ var mutants = []mutant{
 		name:      "loop/pause-waits-out-backoff",
 		guarantee: "architect pause ends a backoff or usage-limit wait at once",
 		file:      "loop/wait.go",
-		find:      `if a := r.control(); a == runlog.ControlPause || a == runlog.ControlStop || r.noteForNow() {`,
-		replace:   `if a := r.control(); a == runlog.ControlStop || r.noteForNow() {`,
+		find:      `if a := r.ws.control(); a == runlog.ControlPause || a == runlog.ControlStop || r.noteForNow() {`,
+		replace:   `if a := r.ws.control(); a == runlog.ControlStop || r.noteForNow() {`,
 		run:       "TestPause",
 	},
 	{
