@@ -17,6 +17,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/runlog"
 )
 
 // Defaults for Options.
@@ -25,41 +26,40 @@ const (
 	DefaultTailBytes = 16 << 10
 )
 
-// Result is the outcome of one check.
-type Result struct {
-	Name        string  `json:"name"` // the command
-	Passed      bool    `json:"passed"`
-	ExitCode    int     `json:"exit_code"` // -1 when killed or never started
-	TimedOut    bool    `json:"timed_out"`
-	Duration    float64 `json:"duration"`     // seconds
-	Output      string  `json:"output"`       // cleaned tail of stdout and stderr combined
-	OutputBytes int64   `json:"output_bytes"` // all the output, of which Output is the end
+// Result is the outcome of one check: the type the run's records keep.
+// Run sets its Said to how the check ended in words (see ending), so that
+// its Status says "timeout after 1.5s", "canceled", "could not start" or
+// "killed by SIGKILL", which a result read back from JSON cannot tell.
+type Result = runlog.CheckResult
 
-	timeout  time.Duration // configured, for Status
+// ending is what Run knows of how a check ended that a Result does not
+// keep: the configured timeout, a cancel, a failure to start, a signal.
+type ending struct {
+	timeout  time.Duration // configured
 	canceled bool
 	startErr bool
 	signal   string
 }
 
-// Status says in a few words how the check ended, as people expect to read
-// it: "exit status 1", "timeout after 120s".
-func (r Result) Status() string {
+// status says in a few words how the check r ended, as people expect to
+// read it: "exit status 1", "timeout after 120s".
+func (e ending) status(r Result) string {
 	switch {
 	case r.TimedOut:
-		d := r.timeout
-		if d == 0 { // a Result decoded from JSON
+		d := e.timeout
+		if d == 0 { // not known: as a Result decoded from JSON says it
 			d = time.Duration(r.Duration * float64(time.Second)).Round(time.Second)
 		}
 		if d%time.Second == 0 {
 			return fmt.Sprintf("timeout after %ds", d/time.Second)
 		}
 		return "timeout after " + d.String()
-	case r.canceled:
+	case e.canceled:
 		return "canceled"
-	case r.startErr:
+	case e.startErr:
 		return "could not start"
-	case r.signal != "":
-		return "killed by " + r.signal
+	case e.signal != "":
+		return "killed by " + e.signal
 	}
 	return fmt.Sprintf("exit status %d", r.ExitCode)
 }
@@ -115,7 +115,8 @@ func Run(ctx context.Context, cmds []string, opt Options) []Result {
 				copyTo = opt.Output(i)
 			}
 			if shErr != nil {
-				results[i] = Result{Name: name, ExitCode: -1, Output: shErr.Error(), timeout: opt.Timeout, startErr: true}
+				results[i] = Result{Name: name, ExitCode: -1, Output: shErr.Error()}
+				results[i].Said = ending{timeout: opt.Timeout, startErr: true}.status(results[i])
 			} else {
 				results[i] = run(ctx, sh, name, opt, copyTo)
 			}
@@ -156,11 +157,8 @@ func run(ctx context.Context, sh proc.ScriptShell, name string, opt Options, cop
 		Duration:    pr.Duration.Seconds(),
 		Output:      out.String(),
 		OutputBytes: out.Total(),
-		timeout:     opt.Timeout,
-		canceled:    pr.Canceled,
-		startErr:    pr.StartErr != nil,
-		signal:      pr.Signalled,
 	}
+	r.Said = ending{timeout: opt.Timeout, canceled: pr.Canceled, startErr: pr.StartErr != nil, signal: pr.Signalled}.status(r)
 	if pr.StartErr != nil {
 		r.Output = proc.Clean([]byte(pr.StartErr.Error()))
 	}

@@ -118,7 +118,7 @@ func TestStatusFromJSON(t *testing.T) {
 	is := is.New(t)
 	is.Equal(Result{TimedOut: true, Duration: 120.2}.Status(), "timeout after 120s")
 	is.Equal(Result{ExitCode: 2}.Status(), "exit status 2")
-	is.Equal(Result{TimedOut: true, timeout: 1500 * time.Millisecond}.Status(), "timeout after 1.5s")
+	is.Equal(ending{timeout: 1500 * time.Millisecond}.status(Result{TimedOut: true}), "timeout after 1.5s")
 }
 
 // closingBuffer records what it got and whether it was closed.

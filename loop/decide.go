@@ -12,26 +12,17 @@ import (
 	"github.com/architect-dev/architect/runlog"
 )
 
-// successReason is how a run that succeeds ends: all_checks_passed, or for
-// a run without checks, agent_declared_complete_without_checks.
-func (r *runner) successReason() string {
-	if len(r.cfg.Checks) == 0 {
-		return runlog.StopNoChecks
-	}
-	return runlog.StopSuccess
-}
-
 // succeeded reports whether an iteration allows the run to succeed once
 // the agent declared completion: its checks all passed (a run without
 // checks has none to pass), it changed no protected file, it was not
 // interrupted and its agent could run at all. (An agent stopped by a
 // timeout declares nothing: see iteration and completionSignal.)
-func (r *runner) succeeded(rec record) bool {
+func succeeded(cfg config.Config, rec record) bool {
 	switch {
 	case len(rec.ProtectedRestored) > 0, judgeFailed(rec.JudgeChanged), testsFailed(rec), rec.Interrupted != "",
 		rec.ErrorKind == string(agent.ErrFatal), rec.ExitCode == agent.ExitWaiting:
 		return false
-	case len(r.cfg.Checks) == 0:
+	case len(cfg.Checks) == 0:
 		return true
 	}
 	return rec.AllChecksPassed && rec.ChecksRun
@@ -43,7 +34,7 @@ func (r *runner) succeeded(rec record) bool {
 // record names its signal: a run killed before it saves the verdict
 // resumes as the success it was.
 func (r *runner) verdict(ctx context.Context, x *iteration) {
-	x.ok = r.succeeded(x.rec)
+	x.ok = succeeded(r.cfg, x.rec)
 	x.signal, x.signalErr = r.completionSignal(x.rec)
 	if x.ok && x.signal != "" && x.signalErr == nil {
 		// The last look: a success that holds only in the agent's tree
@@ -55,92 +46,121 @@ func (r *runner) verdict(ctx context.Context, x *iteration) {
 	}
 }
 
-// decide applies the verdict and the safety nets after the iteration is
-// recorded; it reports whether the loop stops.
-func (r *runner) decide(runCtx context.Context, x *iteration) bool {
+// decision is what the decision step concluded on a recorded iteration,
+// for the run's loop to carry out (act, run.go): the run stops (stop); the
+// last iterations went round in circles (stall: recorded, then acted on
+// as --on-stall says); the agent met its usage limit after doing some
+// work (limit: set aside like any usage limit); an agent in an outage
+// makes way for another (outage: its failures in a row); or the
+// backoff-th failure in a row is waited out. The zero value goes on at
+// once.
+type decision struct {
+	stop    *stop
+	stall   *runlog.Stall
+	limit   bool
+	outage  int
+	backoff int
+}
+
+// decide is the decision step: the verdict and the safety nets, applied
+// after the iteration is recorded.
+func (r *runner) decide(x *iteration) decision {
+	if s := r.iterationStop(x); s != nil {
+		return decision{stop: s}
+	}
+	d := decision{stall: r.stallSeen()}
 	rec, o := x.rec, x.o
-	it := rec.Iteration
-	i := it.Iteration
-	if o.ErrKind == agent.ErrFatal {
+	switch {
+	case o.ErrKind == agent.ErrUsageLimit:
+		d.limit = true
+	case !rec.Failed:
+	default:
+		if n, ok := r.outageDue(o); ok {
+			d.outage = n
+			break
+		}
+		n := r.st.ConsecutiveErrors
+		if limit := r.cfg.MaxConsecutiveErrors; limit > 0 && n >= limit {
+			r.logf("%d consecutive failures, stopping loop", n)
+			d.stop = stopAt(runlog.StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, firstLine(r.st.LastError)))
+			break
+		}
+		d.backoff = n
+	}
+	return d
+}
+
+// iterationStop is why the run ends with iteration x: its agent cannot go
+// on, it succeeded, or a safety net (an unknown cost under a budget, the
+// WAIT file, idleness) holds; nil when none does.
+func (r *runner) iterationStop(x *iteration) *stop {
+	if s := r.agentStop(x); s != nil {
+		return s
+	}
+	i, signal := x.n, x.signal
+	switch {
+	case signal != "" && x.ok:
+		r.logf("iteration %d/%d: completion signalled (%s)", i, r.cfg.MaxIterations, signal)
+		return stopAt(successReason(r.cfg), "")
+	case signal != "":
+		r.logf("iteration %d/%d: completion signalled (%s) but %s", i, r.cfg.MaxIterations, signal, notYet(x.rec))
+	default:
+		r.logf("iteration %d/%d: no completion signal", i, r.cfg.MaxIterations)
+	}
+	return r.safetyStop(x)
+}
+
+// agentStop is why the run ends because of what the agent did: a fatal
+// error, the exit status that asks to wait, a completion signal that could
+// not be looked for, a last look that could not be made.
+func (r *runner) agentStop(x *iteration) *stop {
+	o := x.o
+	switch {
+	case o.ErrKind == agent.ErrFatal:
 		// In the agent's own words, with what to do about it.
 		msg := o.Err
 		if o.Hint != "" {
 			msg += " (hint: " + o.Hint + ")"
 		}
-		r.stop(runlog.StopAgentError, msg)
-		r.res.StopHint = o.Hint
-		return true
+		return &stop{reason: runlog.StopAgentError, detail: msg, hint: o.Hint}
+	case o.ExitCode == agent.ExitWaiting:
+		return stopAt(runlog.StopWaiting, fmt.Sprintf("the agent exited with status %d: waiting without restart; continue with `architect loop --resume`", agent.ExitWaiting))
+	case x.signalErr != nil:
+		return stopAt(runlog.StopError, x.signalErr.Error())
 	}
-	if o.ExitCode == agent.ExitWaiting {
-		r.stop(runlog.StopWaiting, fmt.Sprintf("the agent exited with status %d: waiting without restart; continue with `architect loop --resume`", agent.ExitWaiting))
-		return true
-	}
-	signal, ok := x.signal, x.ok
-	if x.signalErr != nil {
-		r.stop(runlog.StopError, x.signalErr.Error())
-		return true
-	}
-	if fc := rec.FinalCheck; fc != nil && fc.Status == runlog.FinalError {
-		r.logf("iteration %d/%d: completion signalled (%s) but %s", i, r.cfg.MaxIterations, signal, fc.Reason)
-		r.stop(runlog.StopError, "the checks passed and the agent declared completion, but "+fc.Reason+
+	if fc := x.rec.FinalCheck; fc != nil && fc.Status == runlog.FinalError {
+		r.logf("iteration %d/%d: completion signalled (%s) but %s", x.n, r.cfg.MaxIterations, x.signal, fc.Reason)
+		return stopAt(runlog.StopError, "the checks passed and the agent declared completion, but "+fc.Reason+
 			"; no success is reported without it (--final-check same runs the last look in the workspace instead)")
-		return true
 	}
-	switch {
-	case signal != "" && ok:
-		r.logf("iteration %d/%d: completion signalled (%s)", i, r.cfg.MaxIterations, signal)
-	case signal != "":
-		r.logf("iteration %d/%d: completion signalled (%s) but %s", i, r.cfg.MaxIterations, signal, r.notYet(rec))
-	default:
-		r.logf("iteration %d/%d: no completion signal", i, r.cfg.MaxIterations)
-	}
-	if signal != "" && ok {
-		r.stop(r.successReason(), "")
-		return true
-	}
-	if r.cfg.MaxCost > 0 && it.Cost == nil {
-		r.stop(runlog.StopCostUnknown, fmt.Sprintf("the cost of iteration %d is unknown, so the $%.4f budget can no longer be enforced; "+
+	return nil
+}
+
+// safetyStop is why the run ends after an iteration that did not
+// succeed: its cost is unknown under a budget, the agent left the WAIT
+// file, or the last iterations changed nothing (--idle-threshold).
+func (r *runner) safetyStop(x *iteration) *stop {
+	i := x.n
+	if r.cfg.MaxCost > 0 && x.rec.Cost == nil {
+		return stopAt(runlog.StopCostUnknown, fmt.Sprintf("the cost of iteration %d is unknown, so the $%.4f budget can no longer be enforced; "+
 			"continue with `architect loop --resume --max-cost 0` to go on without a budget", i, r.cfg.MaxCost))
-		return true
 	}
 	if _, err := os.Stat(r.ws.state(runlog.WaitFile)); err == nil {
 		r.logEvent("WAIT", "iteration %d: %s present", i, runlog.WaitFile)
-		r.stop(runlog.StopWaiting, r.ws.state(runlog.WaitFile)+" is present: waiting without restart; continue with `architect loop --resume`")
-		return true
+		return stopAt(runlog.StopWaiting, r.ws.state(runlog.WaitFile)+" is present: waiting without restart; continue with `architect loop --resume`")
 	}
 	if n := r.cfg.IdleThreshold; n > 0 && r.st.IdleIterations >= n {
 		what := fmt.Sprintf("%d iterations in a row", r.st.IdleIterations)
 		if r.st.IdleIterations == 1 {
 			what = "the last iteration"
 		}
-		r.stop(runlog.StopIdle, what+" changed nothing and left the checks as they were")
-		return true
+		return stopAt(runlog.StopIdle, what+" changed nothing and left the checks as they were")
 	}
-	if r.checkStall() {
-		return true
-	}
-	if o.ErrKind == agent.ErrUsageLimit {
-		// The run did some work, then met the usage limit: recorded, and
-		// waited out (or the next agent takes over) like any usage limit.
-		return !r.limitHit(o)
-	}
-	if !rec.Failed {
-		return false
-	}
-	if r.outageFallback(o) {
-		return false // the next iteration runs on another agent, at once
-	}
-	n := r.st.ConsecutiveErrors
-	if limit := r.cfg.MaxConsecutiveErrors; limit > 0 && n >= limit {
-		r.logf("%d consecutive failures, stopping loop", n)
-		r.stop(runlog.StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, firstLine(r.st.LastError)))
-		return true
-	}
-	return !r.backoff(runCtx, rec, o, n)
+	return nil
 }
 
 // notYet says why a declared completion does not end the run.
-func (r *runner) notYet(rec record) string {
+func notYet(rec record) string {
 	switch {
 	case len(rec.ProtectedRestored) > 0:
 		return "the agent changed protected files"
@@ -183,21 +203,21 @@ func (r *runner) completionSignal(rec record) (string, error) {
 	return "", nil
 }
 
-func (r *runner) donePath() string {
-	if r.cfg.DoneFile == "" {
-		return r.ws.state(runlog.DoneFile)
+func donePath(cfg config.Config, ws *workspace) string {
+	if cfg.DoneFile == "" {
+		return ws.state(runlog.DoneFile)
 	}
-	if filepath.IsAbs(r.cfg.DoneFile) {
-		return r.cfg.DoneFile
+	if filepath.IsAbs(cfg.DoneFile) {
+		return cfg.DoneFile
 	}
-	return filepath.Join(r.ws.dir, r.cfg.DoneFile)
+	return filepath.Join(ws.dir, cfg.DoneFile)
 }
 
 func (r *runner) doneFileExists() (bool, error) {
-	fi, err := os.Stat(r.donePath())
+	fi, err := os.Stat(donePath(r.cfg, r.ws))
 	switch {
 	case err == nil && fi.IsDir():
-		return false, fmt.Errorf("the DONE file %s is a directory: remove it (the agent signals completion by creating a file there)", r.donePath())
+		return false, fmt.Errorf("the DONE file %s is a directory: remove it (the agent signals completion by creating a file there)", donePath(r.cfg, r.ws))
 	case err == nil:
 		// A --done-file that was there before the run signals nothing until
 		// it changes (see noteDoneFile).
@@ -208,50 +228,47 @@ func (r *runner) doneFileExists() (bool, error) {
 	return false, err
 }
 
-// doneBeforeIteration checks the DONE file before an iteration (seed 001):
-// when it is there, the checks run without the agent, and the loop ends
-// with success if they all pass.
-func (r *runner) doneBeforeIteration(ctx context.Context) bool {
+// doneBeforeIteration checks the DONE file before an iteration: when it
+// is there, the checks run without the agent, and the loop ends with
+// success if they all pass (and the last look, when one is made, too).
+func (r *runner) doneBeforeIteration(ctx context.Context) *stop {
 	done, err := r.doneFileExists()
 	if err != nil {
-		r.stop(runlog.StopError, err.Error())
-		return true
+		return stopAt(runlog.StopError, err.Error())
 	}
 	if !done || r.testsGoneBeforeDone() {
-		return false
+		return nil
 	}
-	r.logf("%s is present: running the checks before starting an agent", r.donePath())
+	r.logf("%s is present: running the checks before starting an agent", donePath(r.cfg, r.ws))
 	r.save(runlog.PhaseChecks)
 	rs := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: r.ws.dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell})
 	for _, c := range rs {
 		if !c.Passed {
 			r.logf("the DONE file is present but %s fails (%s): continuing", c.Name, c.Status())
-			return false
+			return nil
 		}
 	}
 	if ctx.Err() != nil {
-		return false
+		return nil
 	}
 	if mode := r.cfg.FinalCheck; mode != "" && mode != config.FinalCheckOff && len(r.cfg.Checks) > 0 {
 		fc := r.look(ctx, len(r.records)+1, mode)
 		switch {
 		case fc.Status == runlog.FinalError:
-			r.stop(runlog.StopError, "the DONE file is present and every check passes, but "+fc.Reason+
+			return stopAt(runlog.StopError, "the DONE file is present and every check passes, but "+fc.Reason+
 				"; no success is reported without it (--final-check same runs the last look in the workspace instead)")
-			return true
 		case fc.Failed():
 			r.logf("the DONE file is present and every check passes, but the last look failed: continuing")
-			return false
+			return nil
 		}
 		r.doneLook = fc // the look that let the run succeed
 	}
-	r.logEvent("DONE", "%s present and every check passes", r.donePath())
+	r.logEvent("DONE", "%s present and every check passes", donePath(r.cfg, r.ws))
 	detail := "the DONE file is present and every check passes"
 	if len(r.cfg.Checks) == 0 {
 		detail = "the DONE file is present (the run has no checks)"
 	}
-	r.stop(r.successReason(), detail)
-	return true
+	return stopAt(successReason(r.cfg), detail)
 }
 
 // idleRun counts the iterations at the end of records that changed

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"time"
@@ -33,6 +32,12 @@ type slot struct {
 }
 
 func (s *slot) free(now time.Time) bool { return !s.Retired && !now.Before(s.until) }
+
+// agents are the run's agents, and which one the next iteration runs on.
+type agents struct {
+	slots []*slot // the run's agent, then its fallbacks
+	cur   int     // the slot the next iteration runs on
+}
 
 // newSlots builds the run's agents: deps.Agent, then each fallback, with
 // deps.NewAgent (agent.New by default).
@@ -67,8 +72,8 @@ func newSlots(cfg config.Config, deps Deps) ([]*slot, error) {
 
 // restoreSlots takes back what a resumed run's state says of its agents,
 // by label: the agents set aside stay so until their time.
-func (r *runner) restoreSlots(saved []runlog.AgentSlot, current string) {
-	for _, s := range r.slots {
+func (a *agents) restoreSlots(saved []runlog.AgentSlot, current string) {
+	for _, s := range a.slots {
 		for _, st := range saved {
 			if st.Agent != s.Agent {
 				continue
@@ -79,21 +84,20 @@ func (r *runner) restoreSlots(saved []runlog.AgentSlot, current string) {
 			}
 		}
 		if s.Agent == current {
-			r.cur = slices.Index(r.slots, s)
+			a.cur = slices.Index(a.slots, s)
 		}
 	}
 }
 
 // agent is the agent the next iteration runs on.
-func (r *runner) agent() *slot { return r.slots[r.cur] }
+func (a *agents) agent() *slot { return a.slots[a.cur] }
 
 // hasFallback reports whether the run has agents to fall back on.
-func (r *runner) hasFallback() bool { return len(r.slots) > 1 }
+func (a *agents) hasFallback() bool { return len(a.slots) > 1 }
 
 // firstFree is the first agent that is free now, or nil.
-func (r *runner) firstFree() *slot {
-	now := r.deps.Now()
-	for _, s := range r.slots {
+func (a *agents) firstFree(now time.Time) *slot {
+	for _, s := range a.slots {
 		if s.free(now) {
 			return s
 		}
@@ -102,10 +106,9 @@ func (r *runner) firstFree() *slot {
 }
 
 // freeOther reports whether an agent other than the current one is free.
-func (r *runner) freeOther() bool {
-	now := r.deps.Now()
-	for i, s := range r.slots {
-		if i != r.cur && s.free(now) {
+func (a *agents) freeOther(now time.Time) bool {
+	for i, s := range a.slots {
+		if i != a.cur && s.free(now) {
 			return true
 		}
 	}
@@ -114,25 +117,30 @@ func (r *runner) freeOther() bool {
 
 // setAside marks the current agent unusable until until (or for the rest
 // of the run, retired) for reason.
-func (r *runner) setAside(until time.Time, exact bool, reason string, retired bool) {
-	s := r.agent()
+func (a *agents) setAside(until time.Time, exact bool, reason string, retired bool) {
+	s := a.agent()
 	s.until, s.Exact, s.Reason, s.Retired = until, exact, reason, retired
 	s.Until = ""
 	if !until.IsZero() {
 		s.Until = stamp(until)
 	}
-	r.saveSlots()
 }
 
-// switchTo makes slot the current agent, and says so: a line, an event,
-// an entry of the state. detail says why, in words.
-func (r *runner) switchTo(next *slot, reason, detail string) {
+// switchTo makes next the current agent, in place of one that is not
+// free or that the run goes back from, and says so: a line, an event. It
+// returns the switch, for the state.
+func (r *runner) switchTo(next *slot) runlog.Switch {
 	from := r.agent()
+	reason, detail := runlog.SwitchBack, next.Agent+" is free again"
+	if next.Reason == runlog.SwitchUsageLimit {
+		detail = next.Agent + "'s usage limit has reset"
+	}
+	if !from.free(r.deps.Now()) {
+		reason, detail = from.Reason, asideText(from)
+	}
 	r.cur = slices.Index(r.slots, next)
 	i := len(r.records) + 1
 	sw := runlog.Switch{Iteration: i, From: from.Agent, To: next.Agent, Reason: reason, Detail: r.deps.Redact(detail), At: stamp(r.deps.Now())}
-	r.st.Switches = append(r.st.Switches, sw)
-	r.saveSlots()
 	r.logf("switching agents: iteration %d runs on %s instead of %s (%s)", i, next.Agent, from.Agent, sw.Detail)
 	r.logEvent("SWITCH", "iteration %d: %s -> %s (%s)", i, from.Agent, next.Agent, reason)
 	ev := runlog.Event{Type: runlog.EventAgentSwitched, Iteration: i, Agent: next.name, Model: next.model, From: from.Agent, Reason: reason, Detail: sw.Detail}
@@ -140,72 +148,14 @@ func (r *runner) switchTo(next *slot, reason, detail string) {
 		ev.Until = stamp(from.until)
 	}
 	r.ev.emit(ev)
-	r.save("agent_switched")
-}
-
-// saveSlots copies the agents' state into the run's state.
-func (r *runner) saveSlots() {
-	r.st.Agent = r.agent().Agent
-	if !r.hasFallback() && r.agent().Reason == "" {
-		r.st.Agents = nil
-		return
-	}
-	r.st.Agents = r.st.Agents[:0]
-	for _, s := range r.slots {
-		r.st.Agents = append(r.st.Agents, s.AgentSlot)
-	}
-}
-
-// What pickAgent did.
-type pick int
-
-const (
-	picked pick = iota // the next iteration runs on r.agent()
-	again              // a wait ended early (a pause or a note): look again from the top of the loop
-	halt               // the loop stops (the reason is set)
-)
-
-// pickAgent chooses the agent of the next iteration: the first free one,
-// going back to an earlier agent once it is free again. When none is
-// free, it waits for the one that frees first (counted and bounded as a
-// usage-limit wait).
-func (r *runner) pickAgent(ctx, runCtx context.Context) pick {
-	for {
-		if next := r.firstFree(); next != nil {
-			if next != r.agent() {
-				cur := r.agent()
-				reason, detail := runlog.SwitchBack, next.Agent+" is free again"
-				if next.Reason == runlog.SwitchUsageLimit {
-					detail = next.Agent + "'s usage limit has reset"
-				}
-				if !cur.free(r.deps.Now()) {
-					reason, detail = cur.Reason, r.asideText(cur)
-				}
-				r.switchTo(next, reason, detail)
-			}
-			next.Reason, next.Exact, next.Until, next.until = "", false, "", time.Time{}
-			r.saveSlots()
-			return picked
-		}
-		wait := r.nextFree()
-		if wait == nil {
-			r.stop(runlog.StopStalled, "every agent of the run stalled ("+r.labels()+"): none is left to fall back on")
-			return halt
-		}
-		switch r.waitForAgent(ctx, runCtx, wait) {
-		case waitStopped:
-			return halt
-		case waitCut:
-			return again
-		}
-	}
+	return sw
 }
 
 // nextFree is the agent that frees first, of those set aside for a
 // time; nil when every agent is retired.
-func (r *runner) nextFree() *slot {
+func (a *agents) nextFree() *slot {
 	var best *slot
-	for _, s := range r.slots {
+	for _, s := range a.slots {
 		if !s.Retired && (best == nil || s.until.Before(best.until)) {
 			best = s
 		}
@@ -214,7 +164,7 @@ func (r *runner) nextFree() *slot {
 }
 
 // asideText says why an agent is set aside, and until when.
-func (r *runner) asideText(s *slot) string {
+func asideText(s *slot) string {
 	var what string
 	switch s.Reason {
 	case runlog.SwitchUsageLimit:
@@ -233,18 +183,18 @@ func (r *runner) asideText(s *slot) string {
 }
 
 // labels lists the run's agents.
-func (r *runner) labels() string {
+func (a *agents) labels() string {
 	var l []string
-	for _, s := range r.slots {
+	for _, s := range a.slots {
 		l = append(l, s.Agent)
 	}
 	return strings.Join(l, ", ")
 }
 
 // fallbackEntries are the run's fallbacks, for the loop_started event.
-func (r *runner) fallbackEntries() []string {
+func (a *agents) fallbackEntries() []string {
 	var l []string
-	for _, s := range r.slots[1:] {
+	for _, s := range a.slots[1:] {
 		l = append(l, s.Agent)
 	}
 	return l
@@ -264,26 +214,26 @@ func outageRun(records []record, label string) int {
 	return n
 }
 
-// outageFallback sets the current agent aside after an outage when it
-// failed more than --outage-retries times in a row and another agent is
-// free: the next iteration runs on it, at once. It reports whether it did.
-func (r *runner) outageFallback(o agent.Outcome) bool {
-	cur := r.agent()
-	if o.ErrKind != agent.ErrOutage || !r.freeOther() {
-		return false
+// outageDue says whether the current agent is set aside after an
+// outage: it failed more than --outage-retries times in a row (n) and
+// another agent is free, so the next iteration runs on it, at once.
+func (r *runner) outageDue(o agent.Outcome) (n int, due bool) {
+	if o.ErrKind != agent.ErrOutage || !r.freeOther(r.deps.Now()) {
+		return 0, false
 	}
-	n := outageRun(r.records, cur.Agent)
-	if n <= r.cfg.OutageRetries {
-		return false
-	}
-	// The agent is tried again after a cool-down: the longest backoff.
+	n = outageRun(r.records, r.agent().Agent)
+	return n, n > r.cfg.OutageRetries
+}
+
+// fallBack sets the current agent aside after its n-th outage in a row,
+// for a cool-down: the longest backoff.
+func (r *runner) fallBack(o agent.Outcome, n int) {
 	cool := r.cfg.BackoffCap
 	if cool <= 0 {
 		cool = 5 * time.Minute
 	}
-	r.logf("%s failed with an outage %d time%s in a row (%s): falling back", cur.Agent, n, plural(n), firstLine(o.Err))
+	r.logf("%s failed with an outage %d time%s in a row (%s): falling back", r.agent().Agent, n, plural(n), firstLine(o.Err))
 	r.setAside(r.deps.Now().Add(cool), false, runlog.SwitchOutage, false)
-	return true
 }
 
 // agentLabel is the label of the agent a record ran on.
@@ -296,4 +246,15 @@ func agentLabel(name, model string) string {
 		return name
 	}
 	return name + ":" + model
+}
+
+// otherAgentLeft reports whether an agent other than the current one has
+// not stalled (it may be set aside for a while).
+func (a *agents) otherAgentLeft() bool {
+	for i, s := range a.slots {
+		if i != a.cur && !s.Retired {
+			return true
+		}
+	}
+	return false
 }

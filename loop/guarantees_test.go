@@ -166,6 +166,15 @@ func bareRunner(t *testing.T, cfg config.Config) *runner {
 	return r
 }
 
+// ended puts a step's stop, if any, on r's result, as the run's loop
+// does, and reports whether there was one.
+func ended(r *runner, s *stop) bool {
+	if s != nil {
+		r.res.StopReason, r.res.StopDetail = s.reason, s.detail
+	}
+	return s != nil
+}
+
 // The DONE file ends the run in success only when its checks ran to the
 // end under a run still going. This tests the loop's own guard alone: the
 // checks layer (a check stopped by the cancel does not pass) cannot help
@@ -179,7 +188,7 @@ func TestDoneFileNeedsTheRunGoing(t *testing.T) {
 		is.NoErr(os.WriteFile(r.ws.state(runlog.DoneFile), nil, 0o600))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		is.True(!r.doneBeforeIteration(ctx))
+		is.True(!ended(r, r.doneBeforeIteration(ctx)))
 		is.Equal(r.res.StopReason, "")
 	})
 	t.Run("checks passed as the stop came", func(t *testing.T) {
@@ -210,7 +219,7 @@ while [ ! -e "$D/armed" ]; do sleep 0.01; done; exit 0`}
 				f.Close() // the check never wrote: unblock the reader
 			}
 		})
-		is.True(!r.doneBeforeIteration(ctx))
+		is.True(!ended(r, r.doneBeforeIteration(ctx)))
 		is.Equal(r.res.StopReason, "")
 		is.True(ctx.Err() != nil)
 	})
@@ -224,7 +233,7 @@ func TestChecksCutShortAreNotRun(t *testing.T) {
 	r := bareRunner(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	x := &iteration{n: 1}
+	x := &iteration{n: 1, ws: r.ws}
 	x.rec.Iteration = runlog.Iteration{Iteration: 1}
 	r.runChecks(ctx, x)
 	is.True(!x.rec.ChecksRun)

@@ -86,7 +86,7 @@ func (w *spendWatch) save() {
 }
 
 // done removes the inflight file once the iteration is recorded.
-func (r *runner) inflightDone() { _ = os.Remove(r.ws.state(runlog.InflightFile)) }
+func (w *workspace) inflightDone() { _ = os.Remove(w.state(runlog.InflightFile)) }
 
 // recordKilled records, for Resume, the iteration a killed run was in the
 // middle of: interrupted (killed), with what its agent had spent (the cost

@@ -15,8 +15,8 @@ import (
 // specification, read again each time), what the last iterations left
 // (their failing checks, the agent's error, the notes about protected
 // files and interruptions), the changes so far, the person's notes and
-// the progress file.
-func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string, error) {
+// the progress file. last is what the iterations so far left.
+func (r *runner) buildPrompt(ctx context.Context, i int, notes []string, last carried) (string, error) {
 	in := prompt.Input{
 		PersonNotes:   notes,
 		Task:          r.cfg.Task,
@@ -24,8 +24,8 @@ func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string
 		MaxIterations: r.cfg.MaxIterations,
 		Checks:        r.shown.Checks,
 		CompletionTag: r.cfg.CompletionTag,
-		ExecError:     r.last.execErr,
-		Notes:         append(modeNotes(r.cfg.Mode), judgeGuardNote(r.judge), r.last.protectNote, r.last.judgeNote, r.last.interruptNote, r.testsNote(), r.last.finalNote),
+		ExecError:     last.execErr,
+		Notes:         append(modeNotes(r.cfg.Mode), judgeGuardNote(r.judge), last.protectNote, last.judgeNote, last.interruptNote, r.testsNote(), last.finalNote),
 	}
 	if r.cfg.Spec != "" {
 		spec, err := os.ReadFile(r.cfg.Spec)
@@ -34,9 +34,8 @@ func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string
 		}
 		in.Task, in.FromSpec = proc.Clean(spec), true
 	}
-	if d := r.last.diff; d != nil {
+	if d := last.diff; d != nil {
 		in.Diff, in.DiffTruncated = promptDiff(*d)
-		r.last.diff = nil
 	} else if r.ws.repo != nil {
 		d, err := r.ws.diff(ctx)
 		if err != nil {
@@ -49,10 +48,10 @@ func (r *runner) buildPrompt(ctx context.Context, i int, notes []string) (string
 		}
 	}
 	prevByName := map[string]runlog.CheckResult{}
-	for _, c := range r.last.prevPrev {
+	for _, c := range last.prevPrev {
 		prevByName[c.Name] = c
 	}
-	for _, c := range r.last.prev {
+	for _, c := range last.prev {
 		if c.Passed {
 			continue
 		}
@@ -80,4 +79,21 @@ func modeNotes(mode string) []string {
 		return []string{"Build mode: pick the most important unfinished task from IMPLEMENTATION_PLAN.md, implement it with its tests, and mark it done there. One task per iteration: architect commits after each iteration."}
 	}
 	return nil
+}
+
+// after is what the iterations leave to the next prompt once rec is
+// recorded: its check results (when they ran), its error and its notes.
+// The notes about protected files and the judge are the attempt's (run.go
+// sets them as the agent ends), the diff the snapshot's.
+func (c carried) after(rec record) carried {
+	if rec.ChecksRun {
+		c.prevPrev, c.prev = c.prev, lastResults(rec.Iteration)
+	}
+	c.finalNote = finalNote(rec.Iteration)
+	c.execErr = ""
+	if rec.Error != nil && rec.Interrupted == "" {
+		c.execErr = *rec.Error
+	}
+	c.interruptNote = interruptNote(rec.Iteration)
+	return c
 }

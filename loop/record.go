@@ -13,45 +13,16 @@ import (
 	"github.com/architect-dev/architect/runlog"
 )
 
-// recordIteration is the record step: the iteration's commit first
-// (worktree runs and build mode), so that the record is written once and
-// complete; then the record (from then on the iteration counts as done);
-// then everything derived from it. An interrupted iteration is not
-// committed: its changes stay in the tree for the next one. git runs under
-// gitCtx (the run's deadline).
-func (r *runner) recordIteration(gitCtx context.Context, x *iteration) bool {
-	rec := &x.rec
+// writeRecord is the record step: the iteration's commit first (worktree
+// runs and build mode), so that the record is written once and complete;
+// then the record, appended to iterations.jsonl. An interrupted iteration
+// is not committed: its changes stay in the tree for the next one. git
+// runs under gitCtx (the run's deadline); from is the commit the run's
+// changes so far start from (the last one, "" for none yet). It returns
+// the record as written; an error means it is not.
+func (r *runner) writeRecord(gitCtx context.Context, rec record, from string) (record, error) {
 	if rec.Interrupted == "" && r.commits() {
-		// A worktree run commits every iteration on its branch; a build-mode
-		// run commits each iteration on the current branch (seed 000: build
-		// commits after each task).
-		passing := 0
-		for _, c := range rec.CheckResults {
-			if c.Passed {
-				passing++
-			}
-		}
-		msg := fmt.Sprintf("architect: iteration %d (%d/%d checks passing)", rec.Iteration.Iteration, passing, len(rec.CheckResults))
-		from := r.st.LastCommit
-		if from == "" {
-			from = r.ws.initialRef
-		}
-		hash, committed, err := r.ws.commit(gitCtx, msg)
-		switch {
-		case errors.Is(err, gitwt.ErrIndexBusy):
-			// Someone else's git (a shell running git add or commit): the
-			// commit waits for the next iteration, which takes these
-			// changes with its own.
-			rec.CommitDeferred = "another git process was using the index (" + r.cleanText(err.Error()) + "); nothing was lost: the changes stay in the working tree and the next commit takes them"
-			r.warn("iteration " + strconv.Itoa(rec.Iteration.Iteration) + " not committed: " + rec.CommitDeferred)
-		case err != nil:
-			r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.branchName() + ": " + r.cleanText(err.Error()))
-		case committed:
-			rec.Commit = hash
-		}
-		if err == nil {
-			r.commitDiff(gitCtx, rec, from)
-		}
+		r.commitIteration(gitCtx, &rec, from)
 	}
 	r.notes.mu.Lock()
 	if r.notes.takingFor == rec.Iteration.Iteration {
@@ -61,32 +32,39 @@ func (r *runner) recordIteration(gitCtx context.Context, x *iteration) bool {
 	if len(rec.NoteIDs) == 0 {
 		rec.Notes = nil // the notes were not this iteration's to deliver
 	}
-	if err := r.recs.Append(rec.Record); err != nil {
-		r.stop(runlog.StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
-		return false
+	return rec, r.recs.Append(rec.Record)
+}
+
+// commitIteration commits what the iteration changed: a worktree run
+// commits every iteration on its branch; a build-mode run commits each
+// iteration on the current branch (build commits after each task).
+func (r *runner) commitIteration(gitCtx context.Context, rec *record, from string) {
+	passing := 0
+	for _, c := range rec.CheckResults {
+		if c.Passed {
+			passing++
+		}
 	}
-	// On its way to the disk: what a resume would rebuild it from goes once
-	// it is there (synced).
-	r.unsynced = rec.Record
-	r.notesRecorded(*rec) // delivered: never taken again
-	r.records = append(r.records, *rec)
-	r.res.Add(rec.Iteration)
-	if rec.ChecksRun {
-		r.last.prevPrev, r.last.prev = r.last.prev, lastResults(rec.Iteration)
+	msg := fmt.Sprintf("architect: iteration %d (%d/%d checks passing)", rec.Iteration.Iteration, passing, len(rec.CheckResults))
+	if from == "" {
+		from = r.ws.initialRef
 	}
-	r.last.finalNote = finalNote(rec.Iteration)
-	r.last.execErr = ""
-	if rec.Error != nil && rec.Interrupted == "" {
-		r.last.execErr = *rec.Error
+	hash, committed, err := r.ws.commit(gitCtx, msg)
+	switch {
+	case errors.Is(err, gitwt.ErrIndexBusy):
+		// Someone else's git (a shell running git add or commit): the
+		// commit waits for the next iteration, which takes these changes
+		// with its own.
+		rec.CommitDeferred = "another git process was using the index (" + r.cleanText(err.Error()) + "); nothing was lost: the changes stay in the working tree and the next commit takes them"
+		r.warn("iteration " + strconv.Itoa(rec.Iteration.Iteration) + " not committed: " + rec.CommitDeferred)
+	case err != nil:
+		r.warn("could not commit iteration " + strconv.Itoa(rec.Iteration.Iteration) + " on " + r.ws.branchName() + ": " + r.cleanText(err.Error()))
+	case committed:
+		rec.Commit = hash
 	}
-	r.last.interruptNote = interruptNote(rec.Iteration)
-	if err := r.progressAdd(*rec); err != nil {
-		r.warn("could not update the progress file: " + err.Error())
+	if err == nil {
+		r.commitDiff(gitCtx, rec, from)
 	}
-	r.recount()
-	r.save(runlog.PhaseRecorded)
-	r.ev.emit(iterationFinished(rec.Iteration))
-	return true
 }
 
 // lastResults are the check results an iteration leaves to the next
@@ -99,9 +77,9 @@ func lastResults(it runlog.Iteration) []runlog.CheckResult {
 }
 
 // branchName names the branch commits go to, for messages.
-func (r *runner) branchName() string {
-	if r.ws.branch != "" {
-		return r.ws.branch
+func (w *workspace) branchName() string {
+	if w.branch != "" {
+		return w.branch
 	}
 	return "the current branch"
 }
@@ -168,24 +146,23 @@ type record struct {
 // the background while the loop goes on: see runlog.RecordLog), then
 // removes what a resume would have rebuilt it from: the inflight file and
 // the notes it delivered. It runs before the next agent starts (which
-// writes the inflight file again) and before the run ends. A record that
-// could not reach the disk stops the run (stop_reason error), whatever
-// else it had decided.
-func (r *runner) synced() bool {
+// writes the inflight file again) and before the run ends. It reports
+// whether the record is there; a record that could not reach the disk
+// comes back as the stop it causes (stop_reason error), which overrides
+// whatever else the run had decided.
+func (r *runner) synced() (bool, *stop) {
 	err := r.recs.Synced()
 	rec := r.unsynced
 	r.unsynced = runlog.Record{}
 	if rec.Iteration.Iteration == 0 {
-		return err == nil
+		return err == nil, nil
 	}
 	if err != nil {
-		r.res.StopReason = runlog.StopError
-		r.res.StopDetail = r.deps.Redact("could not record iteration " + strconv.Itoa(rec.Iteration.Iteration) + ": " + err.Error())
-		return false
+		return false, stopAt(runlog.StopError, "could not record iteration "+strconv.Itoa(rec.Iteration.Iteration)+": "+err.Error())
 	}
 	for _, id := range rec.NoteIDs {
 		_ = os.Remove(r.ws.state(runlog.NotesDir, id+".json"))
 	}
-	r.inflightDone()
-	return true
+	r.ws.inflightDone()
+	return true, nil
 }

@@ -46,7 +46,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	}
 	runCtx, cancel := r.deadline(ctx, st.Elapsed)
 	defer cancel()
-	gctx, gcancel := r.gitContext(ctx, runCtx) // a run out of time still opens, to say so
+	gctx, gcancel := gitContext(ctx, runCtx) // a run out of time still opens, to say so
 	defer gcancel()
 	ws, err := reopenWorkspace(gctx, st, saved.Mode)
 	if err != nil {
@@ -72,7 +72,6 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	st.MaxIterations = cfg.MaxIterations
 	st.Config, st.Redacted = r.shownJSON(), r.masked
 	st.StopReason, st.StopDetail, st.WaitUntil, st.PausedFor = "", "", "", ""
-	r.st = st
 	r.resumed = true
 	r.restoreSlots(st.Agents, st.Agent)
 	r.restoreNotes()
@@ -84,9 +83,9 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	r.resumeTests()
 	r.logf("resuming after iteration %d of %d (%d recorded)", len(r.records), cfg.MaxIterations, len(r.records))
 	if n := len(r.records); n > 0 && r.records[n-1].Interrupted != "" {
-		r.logf("iteration %d was interrupted (%s) before its checks ran: its changes are in the workspace, and the next iteration is told", n, r.interruptText(r.records[n-1].Interrupted))
+		r.logf("iteration %d was interrupted (%s) before its checks ran: its changes are in the workspace, and the next iteration is told", n, interruptText(r.cfg, r.records[n-1].Interrupted))
 	}
-	return r.session(ctx, runCtx)
+	return r.session(ctx, runCtx, st)
 }
 
 // needsAgain refuses to resume a run whose saved configuration lost a
@@ -135,33 +134,41 @@ func configValue(c config.Config, key string) string {
 	return ""
 }
 
-// restore rebuilds the in-memory view of a resumed run from its records.
+// restore rebuilds what a resumed run derives from its records on disk.
 func (r *runner) restore() {
-	n := len(r.records)
-	if n > 0 {
-		last := r.records[n-1]
-		if last.Error != nil && last.Interrupted == "" {
-			r.last.execErr = *last.Error
-		}
-		r.last.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
-		r.last.judgeNote = judgeNote(last.Iteration.Iteration, last.JudgeChanged)
-		r.last.interruptNote = interruptNote(last.Iteration)
-		r.last.finalNote = finalNote(last.Iteration)
-	}
-	// The last two iterations whose checks ran give the failures to show.
-	for i := n - 1; i >= 0 && r.last.prevPrev == nil; i-- {
-		if !r.records[i].ChecksRun && len(r.records[i].CheckResults) == 0 {
-			continue
-		}
-		if r.last.prev == nil {
-			r.last.prev = lastResults(r.records[i].Iteration)
-		} else {
-			r.last.prevPrev = lastResults(r.records[i].Iteration)
-		}
-	}
 	// The progress file is derived from the records: rewrite it, in case
 	// the run was killed between recording an iteration and updating it.
 	if err := r.writeProgress(); err != nil {
 		r.warn("could not rewrite the progress file: " + err.Error())
 	}
+}
+
+// carriedFrom is what a resumed run's records leave to its next prompt:
+// the last iteration's error and notes, and the check results of the last
+// two iterations whose checks ran.
+func carriedFrom(records []record) carried {
+	var c carried
+	n := len(records)
+	if n > 0 {
+		last := records[n-1]
+		if last.Error != nil && last.Interrupted == "" {
+			c.execErr = *last.Error
+		}
+		c.protectNote = protectNote(last.Iteration.Iteration, last.ProtectedRestored)
+		c.judgeNote = judgeNote(last.Iteration.Iteration, last.JudgeChanged)
+		c.interruptNote = interruptNote(last.Iteration)
+		c.finalNote = finalNote(last.Iteration)
+	}
+	// The last two iterations whose checks ran give the failures to show.
+	for i := n - 1; i >= 0 && c.prevPrev == nil; i-- {
+		if !records[i].ChecksRun && len(records[i].CheckResults) == 0 {
+			continue
+		}
+		if c.prev == nil {
+			c.prev = lastResults(records[i].Iteration)
+		} else {
+			c.prevPrev = lastResults(records[i].Iteration)
+		}
+	}
+	return c
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
@@ -133,20 +132,18 @@ func withNewline(s string) string {
 	return s + "\n"
 }
 
-// checkStall acts when the last iterations went round in circles
-// (--stall-threshold in a row): it records the stall and stops, falls
-// back to the next agent, or pauses, as --on-stall says. It reports
-// whether the loop stops.
-func (r *runner) checkStall() bool {
+// stallSeen says whether the last iterations went round in circles
+// (--stall-threshold in a row), and what --on-stall says to do about it:
+// stop, fall back to the next agent, or pause. nil when they did not.
+func (r *runner) stallSeen() *runlog.Stall {
 	limit := r.cfg.StallThreshold
 	if limit <= 0 {
-		return false
+		return nil
 	}
 	n, kind := stallRun(r.records, r.st.StallSince, r.st.InitialTree)
 	if n < limit {
-		return false
+		return nil
 	}
-	i := len(r.records)
 	what := fmt.Sprintf("%d iteration%s in a row left the same checks failing with the same output", n, plural(n))
 	if kind == runlog.StallReverted {
 		what = fmt.Sprintf("%d iteration%s in a row made no progress, going back to changes an earlier iteration had left (the agent undid its own work)", n, plural(n))
@@ -159,36 +156,11 @@ func (r *runner) checkStall() bool {
 		action = config.StallStop
 		what += ", and no agent is left to fall back on"
 	}
-	st := runlog.Stall{Iteration: i, Kind: kind, Iterations: n, Agent: r.agent().Agent, Action: action, Detail: what}
-	r.st.Stalls = append(r.st.Stalls, st)
-	r.st.StallSince = i // the count starts again after a reaction
-	r.logEvent("STALL", "iteration %d: %s (%s)", i, what, action)
-	r.ev.emit(runlog.Event{Type: runlog.EventStall, Iteration: i, StallKind: kind, Count: n, Action: action, Detail: what})
-	switch action {
-	case config.StallFallback:
-		r.logf("stalled on %s: %s; falling back", r.agent().Agent, what)
-		r.setAside(time.Time{}, false, runlog.SwitchStall, true)
-		return false
-	case config.StallPause:
-		r.st.PausedFor = "stall: " + what
-		r.logf("stalled: %s. Paused: tell the agent what to do with `architect say \"…\"` (the loop goes on with your note), or `architect resume` / `architect cancel`", what)
-		if err := runlog.WriteControl(r.ws.dir, "pause"); err != nil {
-			r.stop(runlog.StopStalled, what+" (and the loop could not pause: "+err.Error()+")")
-			return true
-		}
-		return false
-	}
-	r.stop(runlog.StopStalled, what)
-	return true
+	return &runlog.Stall{Iteration: len(r.records), Kind: kind, Iterations: n, Agent: r.agent().Agent, Action: action, Detail: what}
 }
 
-// otherAgentLeft reports whether an agent other than the current one has
-// not stalled (it may be set aside for a while).
-func (r *runner) otherAgentLeft() bool {
-	for i, s := range r.slots {
-		if i != r.cur && !s.Retired {
-			return true
-		}
-	}
-	return false
+// announceStall tells of a stall: a line of the iterations log, an event.
+func (r *runner) announceStall(st runlog.Stall) {
+	r.logEvent("STALL", "iteration %d: %s (%s)", st.Iteration, st.Detail, st.Action)
+	r.ev.emit(runlog.Event{Type: runlog.EventStall, Iteration: st.Iteration, StallKind: st.Kind, Count: st.Iterations, Action: st.Action, Detail: st.Detail})
 }

@@ -381,7 +381,7 @@ func (r *runner) testsGoneBeforeDone() bool {
 	if len(gone.Tests) == 0 {
 		return false
 	}
-	r.logf("%s is present but tests that were there at the start are gone (%s): continuing", r.donePath(), listPaths(r.cleanList(gone.Tests)))
+	r.logf("%s is present but tests that were there at the start are gone (%s): continuing", donePath(r.cfg, r.ws), listPaths(r.cleanList(gone.Tests)))
 	return true
 }
 

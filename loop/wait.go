@@ -2,9 +2,7 @@ package loop
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -15,30 +13,12 @@ import (
 // pollEvery is how often waits look for pause and resume requests.
 const pollEvery = 500 * time.Millisecond
 
-func (r *runner) pauseRequested() bool { return r.control() == runlog.ControlPause }
-
-// control is the request in the control file: pause, resume, cancel, stop or "".
-func (r *runner) control() string { return runlog.ReadControl(r.ws.state(runlog.ControlFile)) }
-
-// pauseIfAsked holds the loop while a pause is requested: by `architect
-// pause`, or by the loop itself on a stall (--on-stall pause), when a note
-// (`architect say`) also ends the pause. It reports whether the loop must
-// stop (cancelled or out of time while paused).
-func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
-	if !r.pauseRequested() {
-		return false
-	}
-	r.st.Status = runlog.StatusPaused
-	r.last.diff = nil // the user may change files while the loop is paused
-	r.save("paused")
-	reason, detail := "asked", "`architect pause`"
-	if r.st.PausedFor != "" {
-		reason, detail = "stall", r.st.PausedFor
-	}
-	r.logf("paused: the loop waits for `architect resume`")
-	r.emitPaused(reason, detail)
-	for r.pauseRequested() {
-		if r.st.PausedFor != "" && len(r.pendingNotes()) > 0 {
+// holdPaused waits while a pause is requested; for a pause the loop made
+// itself on a stall (forStall), a note (architect say) also ends it. It
+// reports false when the run was cancelled or ran out of time meanwhile.
+func (r *runner) holdPaused(runCtx context.Context, forStall bool) bool {
+	for r.ws.pauseRequested() {
+		if forStall && len(r.pendingNotes()) > 0 {
 			r.logf("a note arrived: going on with it")
 			if err := runlog.WriteControl(r.ws.dir, "resume"); err != nil {
 				r.warn("could not clear the pause: " + err.Error())
@@ -46,14 +26,10 @@ func (r *runner) pauseIfAsked(ctx, runCtx context.Context) bool {
 			break
 		}
 		if err := r.deps.Sleep(runCtx, pollEvery); err != nil {
-			return r.stopped(ctx, runCtx)
+			return false
 		}
 	}
-	r.st.Status, r.st.PausedFor = runlog.StatusRunning, ""
-	r.save("resumed")
-	r.logf("resumed")
-	r.emitResumed()
-	return false
+	return true
 }
 
 // How a wait ended.
@@ -78,8 +54,6 @@ func (r *runner) wait(ctx context.Context, d time.Duration) waitEnd {
 	if pastDeadline {
 		until = dl
 	}
-	r.st.WaitUntil = stamp(until)
-	defer func() { r.st.WaitUntil = "" }()
 	for {
 		left := until.Sub(r.deps.Now())
 		if left <= 0 {
@@ -88,7 +62,7 @@ func (r *runner) wait(ctx context.Context, d time.Duration) waitEnd {
 			}
 			return waitDone
 		}
-		if a := r.control(); a == runlog.ControlPause || a == runlog.ControlStop || r.noteForNow() {
+		if a := r.ws.control(); a == runlog.ControlPause || a == runlog.ControlStop || r.noteForNow() {
 			return waitCut
 		}
 		if err := r.deps.Sleep(ctx, min(left, pollEvery)); err != nil {
@@ -101,18 +75,17 @@ func (r *runner) wait(ctx context.Context, d time.Duration) waitEnd {
 // in a row. It returns false when the loop must stop instead. There is no
 // wait when the loop stops anyway: after the last iteration allowed, with
 // the budget spent, or when the wait would reach --max-time (then the loop
-// stops at once, on timeout).
-func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int) bool {
+// stops at once, on timeout). It returns why the run stops, or nil.
+func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int) *stop {
 	i := rec.Iteration.Iteration
-	if i >= r.cfg.MaxIterations || r.overBudget() {
-		return true // the loop stops at its next check, without waiting for nothing
+	if i >= r.cfg.MaxIterations || overBudget(r.cfg, r.res.KnownCost) {
+		return nil // the loop stops at its next check, without waiting for nothing
 	}
 	d := time.Duration(1<<min(n-1, 30)) * time.Second
 	d = min(d, r.cfg.BackoffCap) // a cap of 0: retry at once
 	if dl, ok := ctx.Deadline(); ok && !r.deps.Now().Add(d).Before(dl) {
-		r.stop(runlog.StopTimeout, fmt.Sprintf("max-time of %s would be reached during the %s wait after failed iteration %d: stopping now",
+		return stopAt(runlog.StopTimeout, fmt.Sprintf("max-time of %s would be reached during the %s wait after failed iteration %d: stopping now",
 			config.FormatDuration(r.cfg.MaxTime), human(d), i))
-		return false
 	}
 	attempt := fmt.Sprintf("attempt %d", n)
 	if r.cfg.MaxConsecutiveErrors > 0 {
@@ -123,10 +96,9 @@ func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int
 		Agent: r.agent().name, Model: r.agent().model, ErrorKind: string(o.ErrKind)})
 	r.save("backoff")
 	if r.wait(ctx, d) == waitStopped {
-		r.waitEnded(ctx, "backing off")
-		return false
+		return r.waitEnded(ctx, "backing off")
 	}
-	return true
+	return nil
 }
 
 // failure says in a few words why an iteration failed.
@@ -157,27 +129,26 @@ const (
 // rate limit (every agent's 429 comes here), without counting an error,
 // until the limit lifts (usageUntil). The next iteration runs on the next
 // free fallback agent, or waits (pickAgent). With --on-usage-limit stop
-// and no other agent free, the loop stops instead. It reports whether the
-// loop goes on.
-func (r *runner) limitHit(o agent.Outcome) bool {
+// and no other agent free, the loop stops instead: it returns why, or nil
+// to go on.
+func (r *runner) limitHit(o agent.Outcome) *stop {
 	cur := r.agent()
 	until, exact := r.usageUntil(cur, o)
 	r.lastLimit = o
 	r.setAside(until, exact, runlog.SwitchUsageLimit, false)
-	if r.cfg.OnUsageLimit == "stop" && !r.freeOther() {
+	if r.cfg.OnUsageLimit == "stop" && !r.freeOther(r.deps.Now()) {
 		who := "the agent"
 		if r.hasFallback() {
 			who = "every agent (" + r.labels() + ")"
 		}
-		r.stop(runlog.StopUsageLimit, who+" hit its usage limit: "+firstLine(o.Err)+resetText(o.ResetAt))
-		return false
+		return stopAt(runlog.StopUsageLimit, who+" hit its usage limit: "+firstLine(o.Err)+resetText(o.ResetAt))
 	}
 	how := "until " + until.Local().Format("15:04:05")
 	if !exact {
 		how += " (no reset time given: a guess)"
 	}
 	r.logf("%s hit its usage limit (%s)%s: set aside %s", cur.Agent, firstLine(o.Err), resetText(o.ResetAt), how)
-	return true
+	return nil
 }
 
 // usageUntil is when to try agent s again after it met its usage limit,
@@ -224,27 +195,28 @@ func (r *runner) margin(d time.Duration) time.Duration {
 	return time.Second + min(d/100, 30*time.Second) + r.deps.Jitter(min(d/20, 30*time.Second))
 }
 
-// waitForAgent waits until agent s is free again, when no agent of the
-// run is: a usage-limit wait, without counting an error. The waits are
-// counted in the state and bounded: they count against --max-time (a wait
-// that would pass the deadline stops the run at once), and their total
-// over the run may not pass max_usage_wait.
-func (r *runner) waitForAgent(ctx, runCtx context.Context, s *slot) waitEnd {
+// usageWaitRefused says why the run stops rather than wait d more for a
+// usage limit to lift, with waited already waited: the wait would pass
+// the --max-time deadline, or max_usage_wait. nil when it may wait.
+func (r *runner) usageWaitRefused(runCtx context.Context, d, waited time.Duration) *stop {
 	o := r.lastLimit
-	d := max(s.until.Sub(r.deps.Now()), time.Second)
 	if dl, ok := runCtx.Deadline(); ok && r.deps.Now().Add(d).After(dl) {
 		r.logf("usage limit reached; it lifts after the max-time deadline, stopping")
-		r.stop(runlog.StopTimeout, "the agent's usage limit lifts after the max-time deadline"+resetText(o.ResetAt))
-		return waitStopped
+		return stopAt(runlog.StopTimeout, "the agent's usage limit lifts after the max-time deadline"+resetText(o.ResetAt))
 	}
-	waited := time.Duration(r.st.UsageLimitWaited * float64(time.Second))
 	if limit := r.cfg.MaxUsageWait; limit > 0 && waited+d > limit {
 		r.logf("usage limit reached; waiting %s more would pass the %s allowed for usage-limit waits, stopping", human(d), config.FormatDuration(limit))
-		r.stop(runlog.StopUsageLimit, fmt.Sprintf("the agent hit its usage limit (%s)%s; waiting %s more would take the run's usage-limit waits past max_usage_wait (%s; %s waited so far): continue later with `architect loop --resume`",
+		return stopAt(runlog.StopUsageLimit, fmt.Sprintf("the agent hit its usage limit (%s)%s; waiting %s more would take the run's usage-limit waits past max_usage_wait (%s; %s waited so far): continue later with `architect loop --resume`",
 			firstLine(o.Err), resetText(o.ResetAt), human(d), config.FormatDuration(limit), human(waited)))
-		return waitStopped
 	}
-	until := r.deps.Now().Add(d)
+	return nil
+}
+
+// announceUsageWait says that the run waits d, until until, for agent s
+// (the run's nth usage-limit wait, waited before it): a line, a line of
+// the iterations log. It returns the event that tells the watchers.
+func (r *runner) announceUsageWait(s *slot, d time.Duration, until time.Time, waited time.Duration, nth int) runlog.Event {
+	o := r.lastLimit
 	who := ""
 	if r.hasFallback() {
 		who = " for " + s.Agent + " (no agent of the run is free)"
@@ -255,26 +227,22 @@ func (r *runner) waitForAgent(ctx, runCtx context.Context, s *slot) waitEnd {
 	}
 	r.logEvent("WAIT", "usage limit: waiting until %s%s", until.Format(time.RFC3339), who)
 	r.logf("usage limit reached (%s); waiting %s, until %s%s, %s (usage-limit wait %d of the run, %s waited before)",
-		firstLine(o.Err), human(d), until.Format("15:04:05"), who, how, r.st.UsageLimitWaits+1, human(waited))
-	r.st.WaitUntil = stamp(until)
-	r.save("usage_limit_wait")
+		firstLine(o.Err), human(d), until.Format("15:04:05"), who, how, nth, human(waited))
 	ev := runlog.Event{Type: runlog.EventUsageLimitWait, Iteration: len(r.records) + 1, Seconds: ptr(d.Seconds()), Until: stamp(until), Error: o.Err,
 		Waited: ptr(waited.Seconds()), Agent: s.name, Model: s.model, Exact: s.Exact}
 	if !o.ResetAt.IsZero() {
 		ev.ResetAt = stamp(o.ResetAt)
 	}
-	r.ev.emit(ev)
-	began := r.deps.Now()
-	end := r.wait(runCtx, d)
-	took := r.deps.Now().Sub(began)
-	r.st.UsageLimitWaits++
-	r.st.UsageLimitWaited += took.Seconds()
-	r.noteWait(runlog.Wait{Iteration: len(r.records) + 1, Agent: s.Agent, Seconds: took.Seconds(), Until: stamp(until), Exact: s.Exact,
-		ResetAt: ev.ResetAt, Cut: end == waitCut})
-	r.save("usage_limit_waited")
+	return ev
+}
+
+// usageWaitEnded is what follows a usage-limit wait for agent s that
+// ended with end: a stop when the run was stopped meanwhile; after a note
+// for now, the agent is tried at once.
+func (r *runner) usageWaitEnded(ctx context.Context, s *slot, end waitEnd) *stop {
 	switch end {
 	case waitStopped:
-		r.waitEnded(ctx, "waiting for the usage limit")
+		return r.waitEnded(ctx, "waiting for the usage limit")
 	case waitCut:
 		if r.noteForNow() {
 			// The person asked for an iteration now: try the agent now.
@@ -282,26 +250,7 @@ func (r *runner) waitForAgent(ctx, runCtx context.Context, s *slot) waitEnd {
 			r.logf("a note asks for the next iteration now: trying %s without waiting more", s.Agent)
 		}
 	}
-	return end
-}
-
-// maxWaitsKept bounds the waits the state keeps (the counts cover all).
-const maxWaitsKept = 100
-
-func (r *runner) noteWait(w runlog.Wait) {
-	r.st.Waits = append(r.st.Waits, w)
-	if n := len(r.st.Waits); n > maxWaitsKept {
-		r.st.Waits = slices.Delete(r.st.Waits, 0, n-maxWaitsKept)
-	}
-}
-
-// waitEnded records why a wait ended early: cancellation, or max-time.
-func (r *runner) waitEnded(ctx context.Context, doing string) {
-	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errTimeUp) {
-		r.stop(runlog.StopCancelled, r.cancelText()+" while "+doing)
-		return
-	}
-	r.stop(runlog.StopTimeout, fmt.Sprintf("max-time of %s reached while %s", config.FormatDuration(r.cfg.MaxTime), doing))
+	return nil
 }
 
 func resetText(t time.Time) string {

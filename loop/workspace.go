@@ -15,7 +15,7 @@ import (
 	"github.com/architect-dev/architect/usererr"
 )
 
-// Names from the seed: the default worktree folder and branch.
+// The default worktree folder and branch.
 const (
 	DefaultWorktree   = ".architect-ralph-worktree"
 	DefaultBranch     = "architect/ralph-loop"
@@ -23,7 +23,7 @@ const (
 )
 
 // WorktreeFor returns the worktree folder (relative to the repository's top
-// level) and branch for a worktree name ("" for the seed's default).
+// level) and branch for a worktree name ("" for the default).
 func WorktreeFor(name string) (dir, branch string) {
 	if name == "" {
 		return DefaultWorktree, DefaultBranch
@@ -131,72 +131,104 @@ func planWorkspace(ctx context.Context, cfg config.Config, uncommitted bool) (Wo
 	}
 	repo, err := gitwt.Open(ctx, dir)
 	if errors.Is(err, gitwt.ErrNotRepo) {
-		if cfg.Worktree {
-			return p, nil, &usererr.Error{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
-		}
-		if cfg.Mode == config.ModeBuild {
-			// Build mode promises a commit per iteration; plan mode, and a
-			// run without --mode, commit nothing outside a worktree.
-			return p, nil, &usererr.Error{Msg: "--mode build commits every iteration, and " + dir + " is not in a git repository", Hint: "run `git init` there (and commit what is there), or use --mode plan, which commits nothing"}
-		}
-		return p, nil, nil
+		return p, nil, outsideGit(cfg, dir)
 	}
 	if err != nil {
 		return p, nil, err
 	}
-	p.Repo = repo.Dir()
-	if p.InitialRef, err = repo.Head(ctx); err != nil {
+	if err := planInRepo(ctx, repo, cfg, uncommitted, &p); err != nil {
 		return p, nil, err
 	}
+	return p, repo, nil
+}
+
+// planInRepo completes p for a workspace in repo: where the run starts
+// from, what it would leave out or take in, and the worktree it would
+// create; it refuses what would stop the run.
+func planInRepo(ctx context.Context, repo *gitwt.Repo, cfg config.Config, uncommitted bool, p *WorkspacePlan) error {
+	var err error
+	p.Repo = repo.Dir()
+	if p.InitialRef, err = repo.Head(ctx); err != nil {
+		return err
+	}
 	if p.Branch, err = repo.CurrentBranch(ctx); err != nil {
-		return p, nil, err
+		return err
 	}
 	if cfg.Mode == config.ModeBuild && !cfg.Worktree {
 		if err := refuseInProgress(repo); err != nil {
-			return p, nil, err
+			return err
 		}
 	}
 	if uncommitted && (cfg.Worktree || cfg.Mode == config.ModeBuild) {
-		// What the worktree would leave out, or the first commit take in.
-		if p.Uncommitted, err = repo.Uncommitted(ctx, []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(relDir(p.Repo, dir), runlog.StateDir)}); err != nil {
-			return p, nil, err
-		}
-		if cfg.Mode == config.ModeBuild && !cfg.Worktree && !cfg.CommitCheckOutputs {
-			// Files earlier checks created are not among what will be committed.
-			var co checkOutputs
-			co.load(filepath.Join(dir, runlog.StateDir, CheckOutputsFile))
-			p.Uncommitted = slices.DeleteFunc(p.Uncommitted, func(f string) bool { _, ok := co.paths[f]; return ok })
+		if p.Uncommitted, err = uncommittedLeft(ctx, repo, cfg, p.Dir); err != nil {
+			return err
 		}
 	}
-	if !cfg.Worktree {
-		if uncommitted && cfg.FinalCheck == config.FinalCheckClean && len(cfg.Checks) > 0 {
-			if p.Environment, err = ignoredEnv(ctx, repo, dir); err != nil {
-				return p, nil, err
-			}
-		}
-		return p, repo, nil
+	if cfg.Worktree {
+		return planWorktree(ctx, repo, cfg, p)
 	}
+	if uncommitted && cfg.FinalCheck == config.FinalCheckClean && len(cfg.Checks) > 0 {
+		if p.Environment, err = ignoredEnv(ctx, repo, p.Dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outsideGit refuses what a workspace outside git cannot do: --worktree,
+// and build mode, which promises a commit per iteration (plan mode, and a
+// run without --mode, commit nothing outside a worktree).
+func outsideGit(cfg config.Config, dir string) error {
+	if cfg.Worktree {
+		return &usererr.Error{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
+	}
+	if cfg.Mode == config.ModeBuild {
+		return &usererr.Error{Msg: "--mode build commits every iteration, and " + dir + " is not in a git repository", Hint: "run `git init` there (and commit what is there), or use --mode plan, which commits nothing"}
+	}
+	return nil
+}
+
+// uncommittedLeft lists the checkout's changes that a worktree would
+// leave out, or the first commit of a build-mode run take in, less the
+// files earlier checks created (which a build-mode run does not commit).
+func uncommittedLeft(ctx context.Context, repo *gitwt.Repo, cfg config.Config, dir string) ([]string, error) {
+	files, err := repo.Uncommitted(ctx, []string{runlog.StateDir, DefaultWorktree, NamedWorktreesDir, filepath.Join(relDir(repo.Dir(), dir), runlog.StateDir)})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Mode == config.ModeBuild && !cfg.Worktree && !cfg.CommitCheckOutputs {
+		var co checkOutputs
+		co.load(filepath.Join(dir, runlog.StateDir, CheckOutputsFile))
+		files = slices.DeleteFunc(files, func(f string) bool { _, ok := co.paths[f]; return ok })
+	}
+	return files, nil
+}
+
+// planWorktree puts the worktree and branch a --worktree run would create
+// on p, and refuses when it cannot: no commit to start from, or a
+// worktree or branch of that name already there.
+func planWorktree(ctx context.Context, repo *gitwt.Repo, cfg config.Config, p *WorkspacePlan) error {
 	if p.InitialRef == "" {
-		return p, nil, &usererr.Error{Msg: "--worktree needs a commit to start from, and this repository has none", Hint: "make a first commit (git add -A && git commit -m initial), or drop --worktree"}
+		return &usererr.Error{Msg: "--worktree needs a commit to start from, and this repository has none", Hint: "make a first commit (git add -A && git commit -m initial), or drop --worktree"}
 	}
 	wtDir, branch := WorktreeFor(cfg.WorktreeName)
 	p.Worktree, p.WorktreeBranch = filepath.Join(p.Repo, wtDir), branch
 	_, statErr := os.Lstat(p.Worktree)
 	taken, err := repo.BranchExists(ctx, branch)
 	if err != nil {
-		return p, nil, err
+		return err
 	}
 	if statErr == nil || taken {
 		clean := "architect clean"
 		if cfg.WorktreeName != "" {
 			clean += " " + cfg.WorktreeName
 		}
-		return p, nil, &usererr.Error{
+		return &usererr.Error{
 			Msg:  fmt.Sprintf("worktree %s or branch %s already exists (from an earlier run?); architect never replaces them", wtDir, branch),
 			Hint: fmt.Sprintf("bring it in with `architect merge` (or inspect it: git diff ...%s), remove it with `%s`, or use another --worktree-name", branch, clean),
 		}
 	}
-	return p, repo, nil
+	return nil
 }
 
 // refuseInProgress refuses a build-mode run in a checkout where a merge,

@@ -1,16 +1,13 @@
 package loop
 
 import (
-	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/proc"
-	"github.com/architect-dev/architect/protect"
 	"github.com/architect-dev/architect/runlog"
 )
 
@@ -47,12 +44,11 @@ func (r *runner) cleanText(s string) string {
 // it (which knows what a record does not: the configured timeout, a
 // signal, a failure to start).
 func (r *runner) sanitizeCheck(idx int, c checks.Result) runlog.CheckResult {
-	name := c.Name
 	if idx < len(r.shown.Checks) {
-		name = r.shown.Checks[idx]
+		c.Name = r.shown.Checks[idx]
 	}
-	return runlog.CheckResult{Name: name, Passed: c.Passed, ExitCode: c.ExitCode, TimedOut: c.TimedOut, Duration: c.Duration,
-		Output: r.deps.Redact(c.Output), OutputBytes: c.OutputBytes, Said: c.Status()}
+	c.Output = r.deps.Redact(c.Output)
+	return c
 }
 
 // redactConfig returns cfg with its secrets masked, for what architect
@@ -108,59 +104,3 @@ func (rw redactWriter) Write(p []byte) (int, error) {
 
 // resumeNeeds are the keys whose masked value stops a resume: what runs.
 var resumeNeeds = []string{"checks", "agent_cmd", "agent_args", "on_iteration", "on_finish", "done_pattern", "fallback"}
-
-// protectSkip are the top-level folders never searched for protected files.
-var protectSkip = []string{".git", runlog.StateDir, DefaultWorktree, NamedWorktreesDir}
-
-// snapshotProtected records the protected files before the agent runs; nil
-// when nothing is protected or the snapshot failed (then reported).
-func (r *runner) snapshotProtected() *protect.Snapshot {
-	if len(r.cfg.Protect) == 0 {
-		return nil
-	}
-	s, err := protect.Take(r.ws.dir, r.cfg.Protect, protectSkip)
-	if err != nil {
-		r.warn("cannot record the protected files: " + err.Error())
-		return nil
-	}
-	return s
-}
-
-// restoreProtected undoes the agent's changes to protected files, before
-// the checks run. It returns the paths restored and sets the note the next
-// prompt carries.
-func (r *runner) restoreProtected(s *protect.Snapshot, i int) []string {
-	if s == nil {
-		return nil
-	}
-	changed, err := s.Restore()
-	if err != nil {
-		r.warn("could not restore every protected file: " + err.Error())
-	}
-	if len(changed) == 0 {
-		return nil
-	}
-	r.logf("iteration %d/%d: the agent changed protected files, restored: %s", i, r.cfg.MaxIterations, listPaths(changed))
-	r.logEvent("FAIL", "iteration %d changed protected files: %s", i, listPaths(changed))
-	return changed
-}
-
-// protectNote tells the next agent why its iteration failed.
-func protectNote(i int, changed []string) string {
-	if len(changed) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("Iteration %d failed because it changed protected files, which architect restored: %s. "+
-		"Do not edit, create or delete files matching the protected patterns (tests, check configuration): make the checks pass by changing the code.",
-		i, listPaths(changed))
-}
-
-// listPaths joins paths, bounded.
-func listPaths(ps []string) string {
-	const show = 10
-	s := strings.Join(ps[:min(len(ps), show)], ", ")
-	if len(ps) > show {
-		s += fmt.Sprintf(" and %d more", len(ps)-show)
-	}
-	return clip(s, 1000)
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/runlog"
 )
@@ -23,18 +24,24 @@ import (
 const wrapUp = 3 * time.Second
 
 // iteration is one iteration of the loop as it goes through its steps,
-// top to bottom (iterate): the prompt, the agent, the checks, the verdict,
-// the record, the decision. Each step reads what the steps before it left
-// here and adds its own; the record it builds is written once, complete.
+// top to bottom (iterate, run.go): the prompt, the agent, the checks, the
+// verdict, the record, the decision. Each step reads what the steps before
+// it left here and adds its own; the record it builds is written once,
+// complete. It is one attempt's value: the agent it ran on, what it did and
+// what the checks said of it, so that attempts can be compared.
 type iteration struct {
 	n      int
 	began  time.Time
-	slot   *slot  // the agent it runs on
-	prompt string // the prompt as the agent saw it (masked)
-	file   string // where the prompt is
+	slot   *slot      // the agent it runs on
+	ws     *workspace // where the agent and the checks run: the run's own
+	prompt string     // the prompt as the agent saw it (masked)
+	file   string     // where the prompt is
 	tr     *transcript
 	o      agent.Outcome // the agent's run, made safe
 	rec    record        // the record, built step by step
+	// diff is the snapshot taken after the checks, for the next prompt (nil
+	// when none was taken).
+	diff *gitwt.Diff
 	// refused: the agent met its usage limit before doing anything, which
 	// is not an iteration (nothing is recorded).
 	refused bool
@@ -46,55 +53,20 @@ type iteration struct {
 	signalErr error
 }
 
-// iterate runs iteration i through its steps and reports whether the loop
-// stops. An interrupted iteration (Ctrl-C, SIGTERM, --max-time,
-// --max-cost, a note for now) is recorded like any other, then the loop
-// stops for its reason (or, for a note, goes on at once).
-func (r *runner) iterate(ctx, runCtx context.Context, i int) (stop bool) {
-	x := r.attempt(ctx, runCtx, i) // prompt → agent → checks
-	switch {
-	case x == nil:
-		return true // no agent was started; the stop reason is set
-	case x.refused:
-		// The same iteration again, on the next agent or after the wait: a
-		// usage limit is not an iteration.
-		return !r.limitHit(x.o)
-	case x.rec.Interrupted != "":
-		if !r.recordIteration(runCtx, x) {
-			return true
-		}
-		if x.rec.Interrupted == runlog.InterruptNote {
-			return false
-		}
-		r.stopInterrupted(ctx, runCtx, x.rec)
-		return true
-	}
-	if x.o.ErrKind != agent.ErrUsageLimit {
-		r.agent().Guesses = 0
-	}
-	r.verdict(runCtx, x)
-	if !r.recordIteration(runCtx, x) {
-		return true
-	}
-	return r.decide(runCtx, x)
+// newIteration is iteration i as it begins, on the current agent.
+func (r *runner) newIteration(i int) *iteration {
+	x := &iteration{n: i, began: r.deps.Now(), slot: r.agent(), ws: r.ws}
+	x.rec.Iteration = runlog.Iteration{Iteration: i, Agent: x.slot.name, Model: x.slot.model, StartedAt: stamp(x.began), CheckResults: []runlog.CheckResult{}}
+	return x
 }
 
-// attempt runs the steps of iteration i that need no decision: the prompt,
-// the agent and the checks. It returns nil when no agent was started (the
-// prompt could not be built, or the run was stopped first: the stop reason
-// is set); an iteration the run stopped comes back with Interrupted set
-// and no check results.
-func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
-	x := &iteration{n: i, began: r.deps.Now(), slot: r.agent()}
-	x.rec.Iteration = runlog.Iteration{Iteration: i, Agent: x.slot.name, Model: x.slot.model, StartedAt: stamp(x.began), CheckResults: []runlog.CheckResult{}}
-	r.st.Iteration = i
-	r.st.LastIterationAt = stamp(x.began)
-	// The last record on disk before this agent starts (its start writes
-	// the inflight file again).
-	if !r.writePrompt(ctx, runCtx, x) || !r.synced() {
-		return nil
-	}
-
+// attempt is the attempt step of iteration x, whose prompt is written:
+// the agent, then the checks, in the workspace. What it did is put on x:
+// refused when the agent met its usage limit before doing anything,
+// Interrupted (and no check results) when the run stopped it, the
+// snapshot of the changes for the next prompt otherwise.
+func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
+	i := x.n
 	agentCtx, cancelAgent := context.WithCancelCause(runCtx)
 	defer cancelAgent(nil)
 	x.tr = r.openTranscript(i)
@@ -106,34 +78,34 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 	r.runAgent(agentCtx, x, cancelAgent)
 	if why := interruption(ctx, runCtx, agentCtx); why != "" {
 		r.interrupted(ctx, x, why)
-		return x
+		return
 	}
 	if x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o) {
-		r.inflightDone()
+		r.ws.inflightDone()
 		x.refused = true
-		return x
+		return
 	}
 	if x.o.ErrKind == agent.ErrFatal {
 		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
 		x.rec.Failed = true
-		return x
+		return
 	}
 	if x.o.ExitCode != agent.ExitWaiting {
 		// A run stopped by a timeout did not finish: whatever it printed is
 		// not a final message, so it cannot declare completion.
 		if !x.o.TimedOut && !x.o.Inactive {
-			x.rec.CompletionTagFound, x.rec.patternFound = r.searchFinal(x.o, x.prompt)
+			x.rec.CompletionTagFound, x.rec.patternFound = searchFinal(r.cfg, x.o, x.prompt)
 		}
 		r.compareTests(x)
 		r.beforeChecks(runCtx)
 		r.runChecks(runCtx, x)
-		gctx, cancel := r.gitContext(ctx, runCtx)
+		gctx, cancel := gitContext(ctx, runCtx)
 		r.afterChecks(gctx) // what the checks created stays out of the commit
 		cancel()
 		if why := interruption(ctx, runCtx, nil); why != "" {
 			x.rec.CheckResults, x.rec.AllChecksPassed = []runlog.CheckResult{}, false
 			r.interrupted(ctx, x, why)
-			return x
+			return
 		}
 		r.judgeTests(x)
 	}
@@ -141,39 +113,37 @@ func (r *runner) attempt(ctx, runCtx context.Context, i int) *iteration {
 	failed := x.o.Failed() && x.o.ExitCode != agent.ExitWaiting && x.o.ErrKind != agent.ErrUsageLimit
 	x.rec.Failed = failed || len(x.rec.ProtectedRestored) > 0 || judgeFailed(x.rec.JudgeChanged) || testsFailed(x.rec)
 	x.rec.ChecksID = checksID(x.rec.CheckResults)
-	if r.ws.repo != nil {
+	if x.ws.repo != nil {
 		// One snapshot serves idle detection, the record and the next prompt.
-		gctx, cancel := r.gitContext(ctx, runCtx)
+		gctx, cancel := gitContext(ctx, runCtx)
 		defer cancel()
-		if d, err := r.ws.diff(gctx); err == nil {
+		if d, err := x.ws.diff(gctx); err == nil {
 			x.rec.Tree = d.Tree
 			x.rec.DiffStat = r.deps.Redact(d.Stat)
-			r.last.diff = &d
+			x.diff = &d
 			r.keepPatch(i, d.Text)
 			r.keepRunDiff(d)
 		}
 	}
-	return x
 }
 
 // writePrompt is the prompt step: the notes the prompt carries, the
-// prompt built and masked, written to prompts/iteration-N.md. It reports
-// whether the iteration goes on (the stop reason is set when not).
-func (r *runner) writePrompt(ctx, runCtx context.Context, x *iteration) bool {
+// prompt built from last (what the iterations so far left) and masked,
+// written to prompts/iteration-N.md. It returns why the run stops instead
+// of starting the agent, if it does.
+func (r *runner) writePrompt(ctx, runCtx context.Context, x *iteration, last carried) *stop {
 	x.rec.Notes = r.takeNotes(x.n)
-	text, err := r.buildPrompt(runCtx, x.n, x.rec.Notes)
+	text, err := r.buildPrompt(runCtx, x.n, x.rec.Notes, last)
 	if err != nil {
-		r.stop(runlog.StopError, err.Error())
-		return false
+		return stopAt(runlog.StopError, err.Error())
 	}
 	x.prompt = r.deps.Redact(text)
 	x.file = r.ws.state("prompts", "iteration-"+strconv.Itoa(x.n)+".md")
 	if err := os.WriteFile(x.file, []byte(x.prompt), 0o600); err != nil {
-		r.stop(runlog.StopError, "writing the prompt: "+err.Error())
-		return false
+		return stopAt(runlog.StopError, "writing the prompt: "+err.Error())
 	}
 	// Stopped while the prompt was built: no agent started.
-	return !r.stopped(ctx, runCtx)
+	return r.stopped(ctx, runCtx)
 }
 
 // runAgent is the agent step: the agent runs under agentCtx (which its
@@ -189,7 +159,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
 	r.ev.emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
-	snap := r.snapshotProtected()
+	snap := r.snapshotProtected(x.ws.dir)
 	copyOut, copyErr := x.tr.agentCopies()
 	agentBegan := r.deps.Now()
 	stopNotes := r.watchNotes(agentCtx, i, cancelAgent)
@@ -197,7 +167,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		Prompt:            x.prompt,
 		PromptFile:        x.file,
 		ResultFile:        r.ws.state(runlog.AgentResultFile),
-		Dir:               r.ws.dir,
+		Dir:               x.ws.dir,
 		Iteration:         i,
 		MaxIterations:     r.cfg.MaxIterations,
 		Timeout:           r.cfg.IterationTimeout,
@@ -229,9 +199,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	// once its cost is kept.
 	_ = os.Remove(r.ws.state(runlog.AgentResultFile))
 	it.ProtectedRestored = r.restoreProtected(snap, i)
-	r.last.protectNote = protectNote(i, it.ProtectedRestored)
 	it.JudgeChanged = r.guardJudge(i)
-	r.last.judgeNote = judgeNote(i, it.JudgeChanged)
 	fillFromOutcome(it, o)
 	final, _ := prompt.TruncateTail(o.FinalMessage, runlog.FinalMessageLimit)
 	it.FinalMessage = final
@@ -266,29 +234,28 @@ func (r *runner) interrupted(ctx context.Context, x *iteration, why string) {
 	it.ChecksRun = false
 	it.CompletionTagFound = false
 	it.Duration = r.deps.Now().Sub(x.began).Seconds()
-	e := "interrupted: " + r.interruptText(why) + "; its checks did not run"
+	e := "interrupted: " + interruptText(r.cfg, why) + "; its checks did not run"
 	it.Error = &e
 	// Only what the record of an interrupted iteration holds.
 	x.rec = record{Record: runlog.Record{Iteration: *it}}
-	if r.ws.repo != nil {
+	if x.ws.repo != nil {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wrapUp)
 		defer cancel()
-		if d, err := r.ws.diff(wctx); err == nil {
+		if d, err := x.ws.diff(wctx); err == nil {
 			x.rec.Tree, x.rec.DiffStat = d.Tree, r.deps.Redact(d.Stat)
 			r.keepRunDiff(d)
 		}
-		r.last.diff = nil
 	}
-	r.logf("iteration %d/%d: interrupted (%s); its checks did not run", it.Iteration, r.cfg.MaxIterations, r.interruptText(why))
+	r.logf("iteration %d/%d: interrupted (%s); its checks did not run", it.Iteration, r.cfg.MaxIterations, interruptText(r.cfg, why))
 }
 
 // interruptText says in words why an iteration was interrupted.
-func (r *runner) interruptText(why string) string {
+func interruptText(cfg config.Config, why string) string {
 	switch why {
 	case runlog.InterruptMaxTime:
-		return "max-time of " + config.FormatDuration(r.cfg.MaxTime) + " reached"
+		return "max-time of " + config.FormatDuration(cfg.MaxTime) + " reached"
 	case runlog.InterruptMaxCost:
-		return fmt.Sprintf("the agent's spending reached the $%.4f budget", r.cfg.MaxCost)
+		return fmt.Sprintf("the agent's spending reached the $%.4f budget", cfg.MaxCost)
 	case runlog.InterruptKilled:
 		return "architect was killed"
 	case runlog.InterruptNote:
@@ -300,7 +267,7 @@ func (r *runner) interruptText(why string) string {
 // gitContext is the context git runs under for an iteration: the run's
 // deadline, or a short one of its own (wrapUp) when the run is already
 // stopping, so that what the iteration left is still recorded.
-func (r *runner) gitContext(ctx, runCtx context.Context) (context.Context, context.CancelFunc) {
+func gitContext(ctx, runCtx context.Context) (context.Context, context.CancelFunc) {
 	if runCtx.Err() == nil {
 		return runCtx, func() {}
 	}
@@ -321,13 +288,13 @@ func didWork(o agent.Outcome) bool {
 // agent's final message: as the adapter found them in a message too large
 // to keep, or in the message itself. promptText is the prompt the agent
 // was given, whose copies do not count.
-func (r *runner) searchFinal(o agent.Outcome, promptText string) (tag, pattern bool) {
+func searchFinal(cfg config.Config, o agent.Outcome, promptText string) (tag, pattern bool) {
 	if s := o.Searched; s != nil {
 		return s.Tag, s.Pattern
 	}
-	tag = prompt.HasCompletion(o.FinalMessage, r.cfg.CompletionTag, promptText)
-	if r.cfg.DonePattern != "" {
-		if re, err := regexp.Compile(r.cfg.DonePattern); err == nil {
+	tag = prompt.HasCompletion(o.FinalMessage, cfg.CompletionTag, promptText)
+	if cfg.DonePattern != "" {
+		if re, err := regexp.Compile(cfg.DonePattern); err == nil {
 			pattern = re.MatchString(o.FinalMessage)
 		}
 	}
@@ -364,7 +331,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 	i := it.Iteration
 	wit := r.witnesses()
 	results := checks.Run(ctx, r.cfg.Checks, checks.Options{
-		Dir:     r.ws.dir,
+		Dir:     x.ws.dir,
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
 		Shell:   r.cfg.CheckShell,

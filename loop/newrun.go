@@ -76,16 +76,16 @@ func (r *runner) existingDoneFile() (string, error) {
 	if r.cfg.DoneFile == "" {
 		return "", nil
 	}
-	fi, err := os.Stat(r.donePath())
+	fi, err := os.Stat(donePath(r.cfg, r.ws))
 	switch {
 	case os.IsNotExist(err):
 		return "", nil
 	case err != nil:
-		return "", &usererr.Error{Msg: "the DONE file " + r.donePath() + " cannot be looked at: " + errText(err), Hint: "give --done-file the path of a file the agent creates when it is done"}
+		return "", &usererr.Error{Msg: "the DONE file " + donePath(r.cfg, r.ws) + " cannot be looked at: " + errText(err), Hint: "give --done-file the path of a file the agent creates when it is done"}
 	case fi.IsDir():
-		return "", &usererr.Error{Msg: "the DONE file " + r.donePath() + " is a directory", Hint: "remove it, or give --done-file the path of a file the agent creates when it is done"}
+		return "", &usererr.Error{Msg: "the DONE file " + donePath(r.cfg, r.ws) + " is a directory", Hint: "remove it, or give --done-file the path of a file the agent creates when it is done"}
 	}
-	r.warn(fmt.Sprintf("the done file %s exists already: it is not taken as a completion signal until the agent creates or changes it", r.donePath()))
+	r.warn(fmt.Sprintf("the done file %s exists already: it is not taken as a completion signal until the agent creates or changes it", donePath(r.cfg, r.ws)))
 	return doneStamp(fi), nil
 }
 

@@ -1,8 +1,6 @@
 package loop
 
 import (
-	"fmt"
-
 	"github.com/architect-dev/architect/runlog"
 )
 
@@ -11,16 +9,10 @@ import (
 // view's keys (p, s). The loop tells the watchers what it did with events,
 // so that a view shows a pause asked from another terminal.
 
-// stopIfAsked stops the loop when a stop was asked; it reports whether it
-// did.
-func (r *runner) stopIfAsked() bool {
-	if r.control() != runlog.ControlStop {
-		return false
-	}
-	r.logf("stopping after iteration %d, as asked", len(r.records))
-	r.stop(runlog.StopRequested, fmt.Sprintf("you asked for a stop after iteration %d", len(r.records)))
-	return true
-}
+// control is the request in the control file: pause, resume, cancel, stop or "".
+func (w *workspace) control() string { return runlog.ReadControl(w.state(runlog.ControlFile)) }
+
+func (w *workspace) pauseRequested() bool { return w.control() == runlog.ControlPause }
 
 // emitPaused and emitResumed tell the watchers; a pause's reason is
 // "asked" (architect pause, the view's key) or "stall" (--on-stall pause).
