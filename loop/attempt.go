@@ -42,6 +42,11 @@ type iteration struct {
 	// diff is the snapshot taken after the checks, for the next prompt (nil
 	// when none was taken).
 	diff *gitwt.Diff
+	// The changes so far as this iteration last saw them (the run's loop
+	// starts them from what the iterations before left, keepPatch moves
+	// them on, the run's loop carries them to the next one).
+	patch      string
+	patchKnown bool
 	// refused: the agent met its usage limit before doing anything, which
 	// is not an iteration (nothing is recorded).
 	refused bool
@@ -55,7 +60,7 @@ type iteration struct {
 
 // newIteration is iteration i as it begins, on the current agent.
 func (r *runner) newIteration(i int) *iteration {
-	x := &iteration{n: i, began: r.deps.Now(), slot: r.agent(), ws: r.ws}
+	x := &iteration{n: i, began: r.deps.Now(), slot: r.agent(), ws: r.ws, patch: r.last.patch, patchKnown: r.last.patchKnown}
 	x.rec.Iteration = runlog.Iteration{Iteration: i, Agent: x.slot.name, Model: x.slot.model, StartedAt: stamp(x.began), CheckResults: []runlog.CheckResult{}}
 	return x
 }
@@ -121,7 +126,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 			x.rec.Tree = d.Tree
 			x.rec.DiffStat = r.deps.Redact(d.Stat)
 			x.diff = &d
-			r.keepPatch(i, d.Text)
+			r.keepPatch(x, d.Text)
 			r.keepRunDiff(d)
 		}
 	}
@@ -133,7 +138,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 // of starting the agent, if it does.
 func (r *runner) writePrompt(ctx, runCtx context.Context, x *iteration, last carried) *stop {
 	x.rec.Notes = r.takeNotes(x.n)
-	text, err := r.buildPrompt(runCtx, x.n, x.rec.Notes, last)
+	text, err := r.buildPrompt(runCtx, x, last)
 	if err != nil {
 		return stopAt(runlog.StopError, err.Error())
 	}

@@ -251,6 +251,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) *stop {
 	if ctx.Err() != nil {
 		return nil
 	}
+	var look *runlog.FinalCheck
 	if mode := r.cfg.FinalCheck; mode != "" && mode != config.FinalCheckOff && len(r.cfg.Checks) > 0 {
 		fc := r.look(ctx, len(r.records)+1, mode)
 		switch {
@@ -261,14 +262,14 @@ func (r *runner) doneBeforeIteration(ctx context.Context) *stop {
 			r.logf("the DONE file is present and every check passes, but the last look failed: continuing")
 			return nil
 		}
-		r.doneLook = fc // the look that let the run succeed
+		look = fc // the look that let the run succeed
 	}
 	r.logEvent("DONE", "%s present and every check passes", donePath(r.cfg, r.ws))
 	detail := "the DONE file is present and every check passes"
 	if len(r.cfg.Checks) == 0 {
 		detail = "the DONE file is present (the run has no checks)"
 	}
-	return stopAt(successReason(r.cfg), detail)
+	return &stop{reason: successReason(r.cfg), detail: detail, look: look}
 }
 
 // idleRun counts the iterations at the end of records that changed

@@ -33,7 +33,7 @@ func FirstPrompt(ctx context.Context, cfg config.Config, redact func(string) str
 	// The judge as the run would find it, for the prompt's note only:
 	// nothing is recorded.
 	r.judge = r.findGuard()
-	text, err := r.buildPrompt(ctx, 1, nil, carried{})
+	text, err := r.buildPrompt(ctx, &iteration{n: 1}, carried{})
 	if err != nil {
 		return "", err
 	}

@@ -54,7 +54,7 @@ func newSlots(cfg config.Config, deps Deps) ([]*slot, error) {
 	for _, ac := range cfg.FallbackAgents() {
 		a, err := newAgent(ac)
 		if err != nil {
-			return nil, &usererr.Error{Msg: "fallback " + config.AgentLabel(ac) + ": " + err.Error(), Hint: "fix --fallback (fallback: in the config file)"}
+			return nil, &usererr.Error{Msg: "fallback " + config.AgentLabel(ac) + ": " + err.Error(), Hint: "fix --fallback (fallback: in the config file)", Err: err}
 		}
 		model := ac.Model
 		if ac.Name == "command" {

@@ -110,9 +110,6 @@ type runner struct {
 	// tests are the run's tests at its start, and what is done when one
 	// is removed (tests.go).
 	tests runlog.Tests
-	// doneLook is the last look that let the run succeed when the DONE
-	// file was found before an iteration (no iteration holds it).
-	doneLook *runlog.FinalCheck
 }
 
 // carried is what the iterations so far leave to the next one: its prompt
@@ -149,7 +146,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 	if _, err := proc.ResolveShell(ctx, cfg.CheckShell); err != nil {
 		var ue *usererr.Error
 		if errors.As(err, &ue) {
-			return nil, &usererr.Error{Msg: "--check-shell: " + ue.Msg, Hint: ue.Hint}
+			return nil, &usererr.Error{Msg: "--check-shell: " + ue.Msg, Hint: ue.Hint, Err: ue.Err}
 		}
 		return nil, fmt.Errorf("--check-shell: %w", err)
 	}
@@ -158,7 +155,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 	ws, err := setupWorkspace(runCtx, cfg, r.warn)
 	if err != nil {
 		if runCtx.Err() != nil && ctx.Err() == nil {
-			return nil, &usererr.Error{Msg: "max-time of " + config.FormatDuration(cfg.MaxTime) + " reached while setting up the workspace: " + err.Error(), Hint: "give --max-time more time"}
+			return nil, &usererr.Error{Msg: "max-time of " + config.FormatDuration(cfg.MaxTime) + " reached while setting up the workspace: " + err.Error(), Hint: "give --max-time more time", Err: err}
 		}
 		return nil, err
 	}

@@ -11,14 +11,16 @@ import (
 	"github.com/architect-dev/architect/runlog"
 )
 
-// buildPrompt builds iteration i's prompt from values: the task (or the
+// buildPrompt builds iteration x's prompt from values: the task (or the
 // specification, read again each time), what the last iterations left
 // (their failing checks, the agent's error, the notes about protected
 // files and interruptions), the changes so far, the person's notes and
-// the progress file. last is what the iterations so far left.
-func (r *runner) buildPrompt(ctx context.Context, i int, notes []string, last carried) (string, error) {
+// the progress file. last is what the iterations so far left. When it
+// takes the changes so far itself (a session's first prompt), x keeps them.
+func (r *runner) buildPrompt(ctx context.Context, x *iteration, last carried) (string, error) {
+	i := x.n
 	in := prompt.Input{
-		PersonNotes:   notes,
+		PersonNotes:   x.rec.Notes,
 		Task:          r.cfg.Task,
 		Iteration:     i,
 		MaxIterations: r.cfg.MaxIterations,
@@ -44,7 +46,7 @@ func (r *runner) buildPrompt(ctx context.Context, i int, notes []string, last ca
 			}
 		} else {
 			in.Diff, in.DiffTruncated = promptDiff(d)
-			r.keepPatch(0, d.Text)
+			x.patch, x.patchKnown = d.Text, true
 		}
 	}
 	prevByName := map[string]runlog.CheckResult{}

@@ -16,8 +16,7 @@ import (
 
 // The run's loop, and the only writer of the run's state: the state saved
 // in state.json (r.st), the result (r.res) and what the iterations so far
-// leave to the next prompt (r.last; transcript.go's keepPatch keeps its
-// last patch). One iteration goes through its steps
+// leave to the next prompt (r.last). One iteration goes through its steps
 // here, in order, each one call away:
 //
 //	prompt    r.writePrompt   (attempt.go)  the prompt, built from values and written
@@ -97,8 +96,8 @@ func (r *runner) finish(why *stop) {
 		r.res.TestsRemoved = r.records[n-1].TestsRemoved
 	}
 	r.res.FinalCheck = lastFinalCheck(r.res.Iterations)
-	if r.doneLook != nil {
-		r.res.FinalCheck = r.doneLook
+	if why != nil && why.look != nil {
+		r.res.FinalCheck = why.look
 	}
 	if err := runlog.WriteJSON(r.ws.state(runlog.ResultFile), r.res); err != nil {
 		r.warn("could not save the result: " + err.Error())
@@ -183,6 +182,7 @@ func (r *runner) iterate(ctx, runCtx context.Context, i int) *stop {
 	r.last.protectNote = protectNote(i, x.rec.ProtectedRestored)
 	r.last.judgeNote = judgeNote(i, x.rec.JudgeChanged)
 	r.last.diff = x.diff
+	r.last.patch, r.last.patchKnown = x.patch, x.patchKnown
 	switch {
 	case x.refused:
 		// The same iteration again, on the next agent or after the wait: a

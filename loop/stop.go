@@ -10,9 +10,14 @@ import (
 )
 
 // stop is why the run ends: a reason (runlog.Stop*), its detail in words,
-// and what to do about it. The step that finds it returns it; the run's
-// loop alone puts it on the result (finish).
-type stop struct{ reason, detail, hint string }
+// and what to do about it; look is the last look that let the run succeed
+// when the DONE file ended it before an iteration (no iteration holds it).
+// The step that finds it returns it; the run's loop alone puts it on the
+// result (finish).
+type stop struct {
+	reason, detail, hint string
+	look                 *runlog.FinalCheck
+}
 
 func stopAt(reason, detail string) *stop { return &stop{reason: reason, detail: detail} }
 

@@ -92,15 +92,14 @@ func (r *runner) finishAgent(t *transcript) {
 	}
 }
 
-// keepPatch notes the changes so far after iteration i (or, with i 0,
-// before the session's first iteration); an iteration that is not
+// keepPatch notes the changes so far after iteration x; one that is not
 // committed gets its own diff from the difference (a committed one gets
 // its commit's: commitDiff).
-func (r *runner) keepPatch(i int, patch string) {
-	if i > 0 && !r.commits() {
-		r.writeDiff(i, runlog.UncommittedDiffText(i, r.last.patch, r.last.patchKnown, patch))
+func (r *runner) keepPatch(x *iteration, patch string) {
+	if !r.commits() {
+		r.writeDiff(x.n, runlog.UncommittedDiffText(x.n, x.patch, x.patchKnown, patch))
 	}
-	r.last.patch, r.last.patchKnown = patch, true
+	x.patch, x.patchKnown = patch, true
 }
 
 // keepRunDiff writes the whole run's diff so far (d: the changes since

@@ -323,7 +323,7 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 	if err := repo.AddWorktree(ctx, p.Worktree, p.WorktreeBranch, base); err != nil {
 		if errors.Is(err, gitwt.ErrWorktreeExists) || errors.Is(err, gitwt.ErrBranchExists) {
 			// Created between the plan and now.
-			return nil, &usererr.Error{Msg: err.Error() + "; architect never replaces it", Hint: "remove it with `architect clean`, or use another --worktree-name"}
+			return nil, &usererr.Error{Msg: err.Error() + "; architect never replaces it", Hint: "remove it with `architect clean`, or use another --worktree-name", Err: err}
 		}
 		return nil, err
 	}
