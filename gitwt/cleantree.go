@@ -43,7 +43,7 @@ func (r *Repo) CheckoutClean(ctx context.Context, excludes []string) (*CleanTree
 	// folder see the same name.
 	t := &CleanTree{Dir: filepath.Join(parent, filepath.Base(r.dir)), Commit: commit, parent: parent, repo: r}
 	addingWorktree.Lock()
-	err = run(ctx, r.dir, command{}, "-c", "core.hooksPath="+os.DevNull, "worktree", "add", "--quiet", "--detach", "--", t.Dir, commit)
+	err = run(ctx, r.dir, Command{}, "-c", "core.hooksPath="+os.DevNull, "worktree", "add", "--quiet", "--detach", "--", t.Dir, commit)
 	addingWorktree.Unlock()
 	t.admin = t.adminDir()
 	if err != nil {
@@ -77,7 +77,7 @@ func (r *Repo) Snapshot(ctx context.Context, message string, excludes []string) 
 // prune`).
 func (t *CleanTree) Remove(ctx context.Context) error {
 	admin := t.admin
-	err := run(ctx, t.repo.dir, command{}, "worktree", "remove", "--force", "--", t.Dir)
+	err := run(ctx, t.repo.dir, Command{}, "worktree", "remove", "--force", "--", t.Dir)
 	if err != nil && admin != "" {
 		_ = os.RemoveAll(admin)
 	}
@@ -121,8 +121,8 @@ func (r *Repo) Ignored(ctx context.Context, paths ...string) ([]string, error) {
 		return nil, nil
 	}
 	var out strings.Builder
-	err := run(ctx, r.dir, command{stdout: &out}, append([]string{"check-ignore", "--"}, paths...)...)
-	if exitCode(err) == 1 {
+	err := run(ctx, r.dir, Command{Stdout: &out}, append([]string{"check-ignore", "--"}, paths...)...)
+	if ExitCode(err) == 1 {
 		return nil, nil // none is
 	}
 	if err != nil {

@@ -100,7 +100,7 @@ func exists(path string) bool {
 func gitEnvT(t *testing.T, dir string, env []string, stdin string, args ...string) string {
 	t.Helper()
 	var out strings.Builder
-	err := run(context.Background(), dir, command{env: env, stdin: strings.NewReader(stdin), stdout: &out}, args...)
+	err := run(context.Background(), dir, Command{Env: env, Stdin: strings.NewReader(stdin), Stdout: &out}, args...)
 	if err != nil {
 		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
 	}
@@ -115,4 +115,12 @@ func treeWithoutCache(t *testing.T, dir, index string) string {
 	fresh := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "fresh-index")}
 	gitEnvT(t, dir, fresh, entries, "update-index", "-z", "--index-info")
 	return gitEnvT(t, dir, fresh, "", "write-tree")
+}
+
+// runGit runs git in dir and returns its trimmed output, for a benchmark
+// or a test that looks at git's failure itself.
+func runGit(dir string, args ...string) (string, error) {
+	var out strings.Builder
+	err := run(context.Background(), dir, Command{Stdout: &out}, args...)
+	return strings.TrimSpace(out.String()), err
 }

@@ -40,8 +40,8 @@ func (r *Repo) CheckMerge(ctx context.Context, branch string) (MergeCheck, error
 		return mc, err
 	}
 	var out bytes.Buffer
-	err = run(ctx, r.dir, command{stdout: &out}, "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", branch)
-	switch exitCode(err) {
+	err = run(ctx, r.dir, Command{Stdout: &out}, "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", branch)
+	switch ExitCode(err) {
 	case -1:
 		if err != nil {
 			return mc, err
@@ -108,10 +108,10 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string, squash b
 		return "", err
 	}
 	if !squash {
-		err = run(ctx, r.dir, command{}, append(args, "merge", "--no-ff", "--no-edit", "--quiet", "-m", message, branch)...)
+		err = run(ctx, r.dir, Command{}, append(args, "merge", "--no-ff", "--no-edit", "--quiet", "-m", message, branch)...)
 	} else {
-		if err = run(ctx, r.dir, command{}, append(args, "merge", "--squash", "--quiet", branch)...); err == nil {
-			err = run(ctx, r.dir, command{}, append(args, "commit", "--quiet", "--cleanup=whitespace", "-m", message)...)
+		if err = run(ctx, r.dir, Command{}, append(args, "merge", "--squash", "--quiet", branch)...); err == nil {
+			err = run(ctx, r.dir, Command{}, append(args, "commit", "--quiet", "--cleanup=whitespace", "-m", message)...)
 		}
 	}
 	if err != nil {
@@ -122,5 +122,5 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string, squash b
 
 // AbortMerge undoes a merge that stopped half-way (`git merge --abort`).
 func (r *Repo) AbortMerge(ctx context.Context) error {
-	return run(ctx, r.dir, command{}, "merge", "--abort")
+	return run(ctx, r.dir, Command{}, "merge", "--abort")
 }

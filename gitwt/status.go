@@ -16,8 +16,8 @@ import (
 // index is not written (optional locks are off).
 func (r *Repo) Uncommitted(ctx context.Context, excludes []string) ([]string, error) {
 	var out bytes.Buffer
-	args := append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."}, excludeSpecs(excludes)...)
-	if err := run(ctx, r.dir, command{stdout: &out}, args...); err != nil {
+	args := append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."}, ExcludeSpecs(excludes)...)
+	if err := run(ctx, r.dir, Command{Stdout: &out}, args...); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -33,8 +33,8 @@ func (r *Repo) Uncommitted(ctx context.Context, excludes []string) ([]string, er
 // excludes, relative to the top-level folder.
 func (r *Repo) Untracked(ctx context.Context, excludes []string) ([]string, error) {
 	var out bytes.Buffer
-	args := append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--", "."}, excludeSpecs(excludes)...)
-	if err := run(ctx, r.dir, command{stdout: &out}, args...); err != nil {
+	args := append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--", "."}, ExcludeSpecs(excludes)...)
+	if err := run(ctx, r.dir, Command{Stdout: &out}, args...); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -86,15 +86,15 @@ func (r *Repo) workingTree(ctx context.Context, excludes []string) (string, erro
 	}
 	defer os.RemoveAll(tmp)
 	index := filepath.Join(tmp, "index")
-	if err := copyIndex(filepath.Join(r.gitDir, "index"), index); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := CopyIndex(filepath.Join(r.gitDir, "index"), index); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
-	c := command{env: []string{"GIT_INDEX_FILE=" + index}}
-	if err := r.addAll(ctx, c, excludes, "-A"); err != nil {
+	c := Command{Env: []string{"GIT_INDEX_FILE=" + index}}
+	if err := r.Add(ctx, c, nil, excludes, "-A"); err != nil {
 		return "", err
 	}
 	var tree strings.Builder
-	c.stdout = &tree
+	c.Stdout = &tree
 	if err := run(ctx, r.dir, c, "write-tree"); err != nil {
 		return "", err
 	}
@@ -113,8 +113,31 @@ func (r *Repo) commitTree(ctx context.Context, tree, parent, message string) (st
 		args = append(args, "-p", parent)
 	}
 	var hash strings.Builder
-	if err := run(ctx, r.dir, command{stdout: &hash}, args...); err != nil {
+	if err := run(ctx, r.dir, Command{Stdout: &hash}, args...); err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(hash.String()), nil
+}
+
+// Fallback identity for the commits architect makes where git has none
+// configured (CI machines often have none).
+const (
+	FallbackName  = "architect"
+	FallbackEmail = "architect@localhost"
+)
+
+// identity returns the -c options that supply a fallback for user.name and
+// user.email where git has none configured.
+func (r *Repo) identity(ctx context.Context) ([]string, error) {
+	var args []string
+	for _, kv := range [][2]string{{"user.name", FallbackName}, {"user.email", FallbackEmail}} {
+		v, err := output(ctx, r.dir, "config", "--get", kv[0])
+		if err != nil && ExitCode(err) != 1 {
+			return nil, err
+		}
+		if strings.TrimSpace(v) == "" {
+			args = append(args, "-c", kv[0]+"="+kv[1])
+		}
+	}
+	return args, nil
 }

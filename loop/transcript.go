@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/runlog"
@@ -32,7 +32,7 @@ const diffKeep = 1 << 20
 
 // promptDiff is the part of the changes so far a prompt shows, and how
 // many bytes it leaves out.
-func promptDiff(d gitwt.Diff) (string, int64) {
+func promptDiff(d changes.Diff) (string, int64) {
 	text, rest := prompt.Truncate(d.Text, prompt.DiffLimit)
 	return proc.Clean([]byte(text)), d.Truncated + rest
 }
@@ -176,7 +176,7 @@ func (r *runner) keepPatch(i int, patch string) {
 // keepRunDiff writes the whole run's diff so far (d: the changes since
 // the run began, what merge brings in) to .architect/run.patch, for the
 // report, which reads records and runs no git.
-func (r *runner) keepRunDiff(d gitwt.Diff) {
+func (r *runner) keepRunDiff(d changes.Diff) {
 	text := d.Text
 	if d.Truncated > 0 {
 		text += fmt.Sprintf("\n… architect: %d more bytes of the run's diff are not kept here; git diff shows them all\n", d.Truncated)

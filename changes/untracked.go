@@ -1,9 +1,11 @@
-package gitwt
+package changes
 
 import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // Untracked lists the files that git does not ignore and the working
@@ -32,7 +34,7 @@ func (c *Changes) Untracked(ctx context.Context) ([]string, error) {
 		return slices.Clone(c.untracked.paths), nil // nothing changed since (the checks created nothing)
 	}
 	var out strings.Builder
-	if err := run(ctx, c.repo.dir, command{env: c.repo.treesOnly(), stdout: &out}, "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A", c.realTree, c.tree); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Env: c.repo.TreesOnly(), Stdout: &out}, "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A", c.realTree, c.tree); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -49,7 +51,7 @@ func (c *Changes) Untracked(ctx context.Context) ([]string, error) {
 // write one: unmerged entries).
 func (c *Changes) indexTree(ctx context.Context) string {
 	var out strings.Builder
-	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: &out}, "write-tree"); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Env: c.index.env(), Stdout: &out}, "write-tree"); err != nil {
 		return ""
 	}
 	return strings.TrimSpace(out.String())

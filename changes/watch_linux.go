@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // maxWatches bounds the folders a Watcher watches (one inotify watch each,
@@ -54,7 +56,7 @@ const treeMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN
 // then reuse a diff without them. Its overhead was therefore not measured.
 type Watcher struct {
 	mu       sync.Mutex
-	repo     *Repo
+	repo     *gitwt.Repo
 	excludes []string // relative to the top-level folder, without slashes around
 	fd       int      // -1 once broken: every Take then reports All
 	buf      []byte
@@ -76,16 +78,12 @@ type Watcher struct {
 	index   bool     // the index was written
 }
 
-// Watch starts watching the working tree, less excludes (paths relative to
-// the top-level folder, as for Diff). It fails where inotify is not
-// available or the tree is too big to watch; the caller then does without.
-func (r *Repo) Watch(ctx context.Context, excludes []string) (*Watcher, error) {
-	return r.watch(ctx, excludes, false)
-}
-
-// watch is Watch; clean says the tree is a fresh checkout, in which no
-// folder is ignored (there is no untracked file).
-func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watcher, error) {
+// watch starts watching the working tree of r, less excludes (paths
+// relative to the top-level folder, as for Compare). It fails where inotify
+// is not available or the tree is too big to watch; the caller then does
+// without. clean says the tree is a fresh checkout, in which no folder is
+// ignored (there is no untracked file).
+func watch(ctx context.Context, r *gitwt.Repo, excludes []string, clean bool) (*Watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -98,7 +96,7 @@ func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watch
 			w.excludes = append(w.excludes, e)
 		}
 	}
-	for dir, name := range map[string]string{r.gitDir: "git", filepath.Join(r.commonDir, "info"): "info"} {
+	for dir, name := range map[string]string{r.GitDir(): "git", filepath.Join(r.CommonDir(), "info"): "info"} {
 		wd, err := unix.InotifyAddWatch(fd, dir, treeMask|unix.IN_ONLYDIR)
 		if err == nil {
 			w.gitDirs[int32(wd)] = name
@@ -109,7 +107,7 @@ func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watch
 	}
 	if clean {
 		w.checkout = true
-		err = w.walk(r.dir)
+		err = w.walk(r.Dir())
 		w.checkout = false
 	} else {
 		err = w.addTree(ctx)
@@ -325,8 +323,8 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 	if !isDir && mask&(unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ATTRIB) != 0 {
 		// A link made to a file (its link count changes), or a file made
 		// as a link to another: watched through its inode.
-		if fi, err := os.Lstat(filepath.Join(w.repo.dir, filepath.FromSlash(rel))); err == nil {
-			_ = w.watchLinked(rel, filepath.Join(w.repo.dir, filepath.FromSlash(rel)), fi)
+		if fi, err := os.Lstat(filepath.Join(w.repo.Dir(), filepath.FromSlash(rel))); err == nil {
+			_ = w.watchLinked(rel, filepath.Join(w.repo.Dir(), filepath.FromSlash(rel)), fi)
 		}
 	}
 	w.note(rel, isDir || mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ATTRIB) == 0)
@@ -371,7 +369,7 @@ func (w *Watcher) lookAtHeads() {
 		if w.excluded(d) || w.covered(w.ignored, d) {
 			continue
 		}
-		h := headOf(filepath.Join(w.repo.dir, filepath.FromSlash(d)))
+		h := headOf(filepath.Join(w.repo.Dir(), filepath.FromSlash(d)))
 		if was, ok := w.heads[d]; ok && was != h {
 			w.note(d, true)
 		}
@@ -480,18 +478,18 @@ func (w *Watcher) excluded(rel string) bool {
 // happens in an ignored folder never reaches a snapshot. A folder already
 // watched keeps its watch (inotify returns the same one).
 func (w *Watcher) addTree(ctx context.Context) error {
-	ignored, err := w.repo.ignoredDirs(ctx)
+	ignored, err := ignoredDirs(ctx, w.repo)
 	if err != nil {
 		ignored = map[string]bool{} // without the list, every folder is watched
 	}
 	w.ignored = ignored
-	return w.walk(w.repo.dir)
+	return w.walk(w.repo.Dir())
 }
 
 // addDirs watches folders that appeared, and those in them, asking git
 // which of them it ignores.
 func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
-	ignored, err := w.repo.ignoredDirs(ctx, dirs...)
+	ignored, err := ignoredDirs(ctx, w.repo, dirs...)
 	if err != nil {
 		// git 2.39's ls-files fails on some folders in ignored ones
 		// ("directory entry not superset of prefix"): ask about the
@@ -507,7 +505,7 @@ func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
 			continue
 		}
 		w.note(d, true) // what was written in it before the watch was added
-		if err := w.walk(filepath.Join(w.repo.dir, filepath.FromSlash(d))); err != nil {
+		if err := w.walk(filepath.Join(w.repo.Dir(), filepath.FromSlash(d))); err != nil {
 			return err
 		}
 	}
@@ -517,7 +515,7 @@ func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
 // walk watches root and the folders in it that are not excluded or
 // ignored; a root that is gone is skipped.
 func (w *Watcher) walk(root string) error {
-	top := w.repo.dir
+	top := w.repo.Dir()
 	// The files of a folder watched for the first time are looked at for
 	// other hard links (a stat each); those of a folder watched already
 	// were then, or made since (seen as made). A fresh checkout has none.

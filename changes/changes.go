@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // ChangesOptions say how a Changes follows the working tree.
@@ -46,7 +48,7 @@ type ChangesOptions struct {
 // written by someone else), the private index is seeded again from the
 // working tree's own and the whole tree is compared.
 type Changes struct {
-	repo     *Repo
+	repo     *gitwt.Repo
 	base     string // the commit compared with; "" for none (the empty tree)
 	excludes []string
 	limit    int
@@ -80,11 +82,11 @@ type Changes struct {
 // Changes returns a Changes against base with Diff's excludes and limit.
 // Watching is a best effort: where it is not possible, every diff looks at
 // the whole tree. Close releases the watch and the private index.
-func (r *Repo) Changes(ctx context.Context, base string, excludes []string, limit int, opts ChangesOptions) *Changes {
+func New(ctx context.Context, r *gitwt.Repo, base string, excludes []string, limit int, opts ChangesOptions) *Changes {
 	c := &Changes{repo: r, base: base, excludes: excludes, limit: max(limit, 0), stage: opts.Commits}
 	c.keep = 4 * int64(c.limit)
 	if opts.Watch {
-		if w, err := r.watch(ctx, excludes, opts.Clean); err == nil {
+		if w, err := watch(ctx, r, excludes, opts.Clean); err == nil {
 			c.w = w
 		}
 	}
@@ -100,7 +102,7 @@ func (c *Changes) startClean(ctx context.Context) error {
 		return err
 	}
 	if c.stage {
-		tree, err := output(ctx, c.repo.dir, "rev-parse", "--verify", "--quiet", c.baseRev+"^{tree}")
+		tree, err := c.repo.Output(ctx, "rev-parse", "--verify", "--quiet", c.baseRev+"^{tree}")
 		if err != nil {
 			return err
 		}
@@ -110,9 +112,6 @@ func (c *Changes) startClean(ctx context.Context) error {
 	c.last, _ = compose(nil, c.limit)
 	return nil
 }
-
-// Watching reports whether the tree is watched.
-func (c *Changes) Watching() bool { return c.w != nil }
 
 // Diff returns the working tree's diff against the base, as Repo.Diff.
 func (c *Changes) Diff(ctx context.Context) (Diff, error) {
@@ -210,10 +209,10 @@ func (c *Changes) syncAll(ctx context.Context) error {
 	if c.stage {
 		c.realTree = c.indexTree(ctx)
 		rm := &removals{set: c.removed}
-		if err := c.repo.addPaths(ctx, command{env: c.index.env(), stdout: rm}, nil, c.excludes, "-A", "-v"); err != nil {
+		if err := c.repo.Add(ctx, gitwt.Command{Env: c.index.env(), Stdout: rm}, nil, c.excludes, "-A", "-v"); err != nil {
 			return err
 		}
-	} else if err := c.repo.addAll(ctx, command{env: c.index.env()}, c.excludes, "--intent-to-add"); err != nil {
+	} else if err := c.repo.Add(ctx, gitwt.Command{Env: c.index.env()}, nil, c.excludes, "--intent-to-add", "--no-all"); err != nil {
 		return err
 	}
 	if err := c.writeTree(ctx, false); err != nil {
@@ -246,7 +245,7 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 	var present, gone []string
 	anyNew := false
 	for _, p := range paths {
-		if _, err := os.Lstat(filepath.Join(c.repo.dir, filepath.FromSlash(p))); err == nil {
+		if _, err := os.Lstat(filepath.Join(c.repo.Dir(), filepath.FromSlash(p))); err == nil {
 			present = append(present, p)
 			anyNew = anyNew || appeared[p]
 		} else {
@@ -265,7 +264,7 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 			}
 		}
 	}
-	env := command{env: c.index.env()}
+	env := gitwt.Command{Env: c.index.env()}
 	if c.stage {
 		// A path removed from the private index since it was last the
 		// working tree's own, back now: whether git takes it again
@@ -296,12 +295,12 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 			}
 		}
 		rm := &removals{set: c.removed}
-		verbose := command{env: env.env, stdout: rm}
+		verbose := gitwt.Command{Env: env.Env, Stdout: rm}
 		if len(gone) > 0 {
 			// git add refuses a path that matches nothing, one created and
 			// deleted since the last look for example; git rm does not.
-			args := append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, literalSpecs(gone)...)
-			if err := run(ctx, c.repo.dir, verbose, args...); err != nil {
+			args := append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, gitwt.LiteralSpecs(gone)...)
+			if err := c.repo.Git(ctx, verbose, args...); err != nil {
 				return err
 			}
 		}
@@ -310,7 +309,7 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 			mode = "-A"
 		}
 		if len(present) > 0 {
-			if err := c.repo.addPaths(ctx, verbose, present, nil, mode, "-v"); err != nil {
+			if err := c.repo.Add(ctx, verbose, present, nil, mode, "-v"); err != nil {
 				return err
 			}
 		}
@@ -327,7 +326,7 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 				fresh = append(fresh, p)
 			}
 		}
-		if err := c.repo.addPaths(ctx, env, fresh, nil, "--intent-to-add", "--no-all"); err != nil {
+		if err := c.repo.Add(ctx, env, fresh, nil, "--intent-to-add", "--no-all"); err != nil {
 			return err
 		}
 	}
@@ -392,7 +391,7 @@ func (c *Changes) diffRun(ctx context.Context, paths []string) ([]segment, error
 		if len(paths) > maxChanged*2 || specBytes(paths) > maxPathBytes {
 			return nil, errTooMany
 		}
-		specs = literalSpecs(paths)
+		specs = gitwt.LiteralSpecs(paths)
 	}
 	// Plumbing, so that the user's diff settings (noprefix, external diff
 	// tools, colours, order files) do not change what the agent reads.
@@ -409,10 +408,10 @@ func (c *Changes) diffRun(ctx context.Context, paths []string) ([]segment, error
 	args = append(append(append(args, revs...), "--"), specs...)
 	env := c.index.env()
 	if c.stage {
-		env = c.repo.treesOnly() // two trees: no index to read
+		env = c.repo.TreesOnly() // two trees: no index to read
 	}
 	seg := &segmenter{keep: c.keep, limit: c.limit}
-	if err := run(ctx, c.repo.dir, command{env: env, stdout: seg}, append(args, excludeSpecs(c.excludes)...)...); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Env: env, Stdout: seg}, append(args, gitwt.ExcludeSpecs(c.excludes)...)...); err != nil {
 		return nil, err
 	}
 	seg.flush()
@@ -429,7 +428,7 @@ func (c *Changes) writeTree(ctx context.Context, view bool) error {
 		return nil
 	}
 	if view && !c.noSplit {
-		tree, err := c.index.splitTree(ctx, c.repo.dir, c.oidLen())
+		tree, err := c.index.splitTree(ctx, c.repo, c.oidLen())
 		if err == nil {
 			c.tree = tree
 			c.counts.split++
@@ -441,7 +440,7 @@ func (c *Changes) writeTree(ctx context.Context, view bool) error {
 		c.noSplit = true // not for this index, or not with this git: as before
 	}
 	var out strings.Builder
-	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: &out}, "write-tree"); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Env: c.index.env(), Stdout: &out}, "write-tree"); err != nil {
 		return err
 	}
 	c.tree = strings.TrimSpace(out.String())
@@ -475,9 +474,9 @@ func (c *Changes) open(ctx context.Context) error {
 		var err error
 		switch {
 		case rev == "":
-			rev, err = c.repo.emptyTree(ctx)
+			rev, err = c.repo.EmptyTree(ctx)
 		case len(rev) != 40 && len(rev) != 64: // a name, not a hash
-			rev, err = output(ctx, c.repo.dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+			rev, err = c.repo.Output(ctx, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 		}
 		if err != nil {
 			return err
@@ -491,7 +490,7 @@ func (c *Changes) open(ctx context.Context) error {
 // once.
 func (c *Changes) config(ctx context.Context) (*commitConfig, error) {
 	if c.cfg == nil {
-		cfg, err := c.repo.readCommitConfig(ctx)
+		cfg, err := readCommitConfig(ctx, c.repo)
 		if err != nil {
 			return nil, err
 		}
@@ -517,16 +516,6 @@ func (c *Changes) Close() error {
 		c.index = nil
 	}
 	return err
-}
-
-// literalSpecs turns paths relative to the top level into pathspecs that
-// match them as they are (no wildcards), folders with everything in them.
-func literalSpecs(paths []string) []string {
-	specs := make([]string, len(paths))
-	for i, p := range paths {
-		specs[i] = ":(top,literal)" + p
-	}
-	return specs
 }
 
 func specBytes(paths []string) int {

@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // The staged tree of an iteration is written by `git write-tree`, which
@@ -35,7 +37,7 @@ var errNoSplitView = errors.New("the index cannot be given a split view")
 
 // splitTree writes the private index's tree through a split view of it and
 // returns the tree's name. oidLen is the length of an object name in bytes.
-func (p *privateIndex) splitTree(ctx context.Context, dir string, oidLen int) (string, error) {
+func (p *privateIndex) splitTree(ctx context.Context, r *gitwt.Repo, oidLen int) (string, error) {
 	data, err := os.ReadFile(p.path)
 	if err != nil {
 		return "", err
@@ -70,7 +72,7 @@ func (p *privateIndex) splitTree(ctx context.Context, dir string, oidLen int) (s
 	// the git folder); sharedIndexExpire=never: never remove one there.
 	var out strings.Builder
 	args := []string{"-c", "core.splitIndex=true", "-c", "splitIndex.maxPercentChange=100", "-c", "splitIndex.sharedIndexExpire=never", "write-tree"}
-	if err := run(ctx, dir, command{env: []string{"GIT_INDEX_FILE=" + viewPath}, stdout: &out}, args...); err != nil {
+	if err := r.Git(ctx, gitwt.Command{Env: []string{"GIT_INDEX_FILE=" + viewPath}, Stdout: &out}, args...); err != nil {
 		return "", err
 	}
 	tree := strings.TrimSpace(out.String())

@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"bytes"
@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // When the change since the last look is files (written in place, new or
@@ -55,7 +57,7 @@ var errNotInPlace = errors.New("not a change in place")
 // not) and writes the staged tree (c.tree).
 func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) error {
 	if c.cfg == nil {
-		cfg, err := c.repo.readCommitConfig(ctx)
+		cfg, err := readCommitConfig(ctx, c.repo)
 		if err != nil {
 			return err
 		}
@@ -138,7 +140,7 @@ func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) erro
 	if anyNew {
 		mode = "-A"
 	}
-	if err := c.repo.addPaths(ctx, command{env: []string{"GIT_INDEX_FILE=" + smallPath}}, specs, nil, mode); err != nil {
+	if err := c.repo.Add(ctx, gitwt.Command{Env: []string{"GIT_INDEX_FILE=" + smallPath}}, specs, nil, mode); err != nil {
 		return err
 	}
 	staged, err := os.ReadFile(smallPath)
@@ -195,7 +197,7 @@ func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) erro
 	}
 	if mk.buf.Len() > 0 {
 		var out strings.Builder
-		if err := run(ctx, c.repo.dir, command{stdin: &mk.buf, stdout: &out}, "mktree", "-z", "--batch", "--missing"); err != nil {
+		if err := c.repo.Git(ctx, gitwt.Command{Stdin: &mk.buf, Stdout: &out}, "mktree", "-z", "--batch", "--missing"); err != nil {
 			return err
 		}
 		if got := strings.Fields(out.String()); !slices.Equal(got, mk.names) {
@@ -758,7 +760,7 @@ func (c *Changes) readTrees(ctx context.Context, dirs []string) (treeSet, error)
 		}
 	}
 	var out bytes.Buffer
-	if err := run(ctx, c.repo.dir, command{env: c.repo.treesOnly(), stdin: strings.NewReader(in.String()), stdout: &out}, "cat-file", "--batch"); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Env: c.repo.TreesOnly(), Stdin: strings.NewReader(in.String()), Stdout: &out}, "cat-file", "--batch"); err != nil {
 		return treeSet{}, err
 	}
 	ts := treeSet{body: map[string][]byte{}, oid: map[string][]byte{}}
