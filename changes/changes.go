@@ -71,7 +71,7 @@ type Changes struct {
 	}
 	cfg       *commitConfig
 	removed   pathSet // paths removed from the private index since it was the working tree's
-	noSplit   bool    // the private index cannot be given a split view (splitview.go)
+	noSplit   bool    // the private index cannot be given a split view (writetree.go)
 	noInPlace bool    // git refused a stage in place (inplace.go): not again
 	counts    struct {
 		all, paths, fallback, refetch int // updates of each kind
@@ -113,7 +113,7 @@ func (c *Changes) startClean(ctx context.Context) error {
 	return nil
 }
 
-// Diff returns the working tree's diff against the base, as Repo.Diff.
+// Diff returns the working tree's diff against the base, as Compare.
 func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 	changed := Changed{All: true}
 	if c.w != nil {
@@ -242,78 +242,16 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 	c.counts.paths++
 	paths := changed.Paths
 	appeared := newPathSet(changed.Appeared)
-	var present, gone []string
-	anyNew := false
-	for _, p := range paths {
-		if _, err := os.Lstat(filepath.Join(c.repo.Dir(), filepath.FromSlash(p))); err == nil {
-			present = append(present, p)
-			anyNew = anyNew || appeared[p]
-		} else {
-			gone = append(gone, p)
-		}
-	}
+	present, gone, anyNew := c.presence(paths, appeared)
 	// The watcher reports no excluded path, so the excludes are left off
 	// git add's command line: with an exclusion pathspec that names a
 	// tracked or missing path, git 2.39 silently skips new files given by
 	// name. A changed folder holding an excluded one is looked at whole.
-	for _, e := range c.excludes {
-		e = strings.Trim(e, "/")
-		for _, p := range paths {
-			if strings.HasPrefix(e, p+"/") {
-				return errTooMany
-			}
-		}
+	if holdsExcluded(c.excludes, paths) {
+		return errTooMany
 	}
-	env := gitwt.Command{Env: c.index.env()}
 	if c.stage {
-		// A path removed from the private index since it was last the
-		// working tree's own, back now: whether git takes it again
-		// depends on whether the working tree's index tracks it (an
-		// ignored file that is tracked stays tracked). Rare enough: look
-		// at everything from that index.
-		if c.removed[""] && len(present) > 0 {
-			return errTooMany // what was removed is not known
-		}
-		for _, p := range present {
-			for r := range c.removed {
-				if r == p || strings.HasPrefix(r, p+"/") || strings.HasPrefix(p, r+"/") {
-					return errTooMany
-				}
-			}
-		}
-		if !c.noInPlace {
-			// Files: staged in the size of the change.
-			err := c.stageInPlace(ctx, present, gone)
-			if err == nil {
-				return c.rediff(ctx, paths)
-			}
-			if !errors.Is(err, errNotInPlace) {
-				if ctx.Err() != nil {
-					return err
-				}
-				c.noInPlace = true // git or this reader disagree: as before from now on
-			}
-		}
-		rm := &removals{set: c.removed}
-		verbose := gitwt.Command{Env: env.Env, Stdout: rm}
-		if len(gone) > 0 {
-			// git add refuses a path that matches nothing, one created and
-			// deleted since the last look for example; git rm does not.
-			args := append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, gitwt.LiteralSpecs(gone)...)
-			if err := c.repo.Git(ctx, verbose, args...); err != nil {
-				return err
-			}
-		}
-		mode := "-u"
-		if anyNew {
-			mode = "-A"
-		}
-		if len(present) > 0 {
-			if err := c.repo.Add(ctx, verbose, present, nil, mode, "-v"); err != nil {
-				return err
-			}
-		}
-		if err := c.writeTree(ctx, true); err != nil {
+		if err := c.stagePaths(ctx, present, gone, anyNew); err != nil {
 			return err
 		}
 	} else if anyNew {
@@ -326,11 +264,102 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 				fresh = append(fresh, p)
 			}
 		}
-		if err := c.repo.Add(ctx, env, fresh, nil, "--intent-to-add", "--no-all"); err != nil {
+		if err := c.repo.Add(ctx, gitwt.Command{Env: c.index.env()}, fresh, nil, "--intent-to-add", "--no-all"); err != nil {
 			return err
 		}
 	}
 	return c.rediff(ctx, paths)
+}
+
+// presence splits paths into those that exist and those gone, and says
+// whether any that exists may have appeared.
+func (c *Changes) presence(paths []string, appeared pathSet) (present, gone []string, anyNew bool) {
+	for _, p := range paths {
+		if _, err := os.Lstat(filepath.Join(c.repo.Dir(), filepath.FromSlash(p))); err == nil {
+			present = append(present, p)
+			anyNew = anyNew || appeared[p]
+		} else {
+			gone = append(gone, p)
+		}
+	}
+	return present, gone, anyNew
+}
+
+// holdsExcluded reports whether one of paths is a folder holding one of
+// excludes.
+func holdsExcluded(excludes, paths []string) bool {
+	for _, e := range excludes {
+		e = strings.Trim(e, "/")
+		for _, p := range paths {
+			if strings.HasPrefix(e, p+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stagePaths stages present and gone into the private index and writes
+// its tree: in place where it can, else with git.
+func (c *Changes) stagePaths(ctx context.Context, present, gone []string, anyNew bool) error {
+	// A path removed from the private index since it was last the
+	// working tree's own, back now: whether git takes it again
+	// depends on whether the working tree's index tracks it (an
+	// ignored file that is tracked stays tracked). Rare enough: look
+	// at everything from that index.
+	if c.removedBack(present) {
+		return errTooMany
+	}
+	if !c.noInPlace {
+		// Files: staged in the size of the change.
+		err := c.stageInPlace(ctx, present, gone)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, errNotInPlace) {
+			if ctx.Err() != nil {
+				return err
+			}
+			c.noInPlace = true // git or this reader disagree: as before from now on
+		}
+	}
+	rm := &removals{set: c.removed}
+	verbose := gitwt.Command{Env: c.index.env(), Stdout: rm}
+	if len(gone) > 0 {
+		// git add refuses a path that matches nothing, one created and
+		// deleted since the last look for example; git rm does not.
+		args := append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, gitwt.LiteralSpecs(gone)...)
+		if err := c.repo.Git(ctx, verbose, args...); err != nil {
+			return err
+		}
+	}
+	mode := "-u"
+	if anyNew {
+		mode = "-A"
+	}
+	if len(present) > 0 {
+		if err := c.repo.Add(ctx, verbose, present, nil, mode, "-v"); err != nil {
+			return err
+		}
+	}
+	return c.writeTree(ctx, true)
+}
+
+// removedBack reports whether one of present, or a path in or above one,
+// was removed from the private index since it was the working tree's own
+// (or what was removed is not known).
+func (c *Changes) removedBack(present []string) bool {
+	if c.removed[""] && len(present) > 0 {
+		return true // what was removed is not known
+	}
+	for _, p := range present {
+		for r := range c.removed {
+			if r == p || strings.HasPrefix(r, p+"/") || strings.HasPrefix(p, r+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rediff asks git for the diff of paths again and puts it in place of
@@ -416,35 +445,6 @@ func (c *Changes) diffRun(ctx context.Context, paths []string) ([]segment, error
 	}
 	seg.flush()
 	return seg.segs, nil
-}
-
-// writeTree writes the private index's tree, when staging. view: through
-// a split view of the index (splitview.go), which spares git writing the
-// whole index back; the whole-tree look does without, so that the tree
-// cache of the private index (and of the index a commit installs) is made
-// whole again there.
-func (c *Changes) writeTree(ctx context.Context, view bool) error {
-	if !c.stage {
-		return nil
-	}
-	if view && !c.noSplit {
-		tree, err := c.index.splitTree(ctx, c.repo, c.oidLen())
-		if err == nil {
-			c.tree = tree
-			c.counts.split++
-			return nil
-		}
-		if ctx.Err() != nil {
-			return err
-		}
-		c.noSplit = true // not for this index, or not with this git: as before
-	}
-	var out strings.Builder
-	if err := c.repo.Git(ctx, gitwt.Command{Env: c.index.env(), Stdout: &out}, "write-tree"); err != nil {
-		return err
-	}
-	c.tree = strings.TrimSpace(out.String())
-	return nil
 }
 
 // reseed makes the private index the working tree's own again.

@@ -23,7 +23,7 @@ import (
 // TestChangesMatchAFreshDiff is the property that matters: after any
 // sequence of changes, the diff Changes returns, updated path by path from
 // what the watcher saw, is byte for byte the one a fresh look at the whole
-// tree gives (Repo.Diff). Random edits, creations, deletions, renames of
+// tree gives (Compare). Random edits, creations, deletions, renames of
 // files and folders, mode changes, symbolic links, files becoming folders,
 // new folders full of files, ignore-rule, attribute and info/exclude
 // changes, the index written by someone else, in and out of excluded and

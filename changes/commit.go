@@ -94,9 +94,9 @@ func (cfg *commitConfig) porcelain() bool {
 	return false
 }
 
-// Commit commits the working tree, less the excludes, on the current
-// branch, as CommitAll does, and leaves the working tree's index as `git
-// add -A && git commit` would. It costs what the last Diff did not already
+// Commit commits the working tree (new, modified and deleted files, less
+// the excludes) on the current branch, and leaves the working tree's
+// index as `git add -A && git commit` would. It costs what the last Diff did not already
 // pay: when the tree is watched and nothing changed since, no git runs;
 // otherwise the tree the diff staged is committed as it is (`git
 // commit-tree`, `git update-ref`) and the private index becomes the working
@@ -112,6 +112,9 @@ func (cfg *commitConfig) porcelain() bool {
 // tracks is committed as any other.
 //
 // The user's configuration (identity, signing, hooks folder) is read once.
+// A user.name or user.email that is not configured is taken from
+// gitwt.FallbackName and gitwt.FallbackEmail (GIT_AUTHOR_* and
+// GIT_COMMITTER_* variables still win, as always in git).
 // With nothing to commit it returns HEAD's hash ("" when the tree is
 // watched and nothing changed) and committed=false.
 func (c *Changes) Commit(ctx context.Context, message string, leave []string) (hash string, committed bool, err error) {

@@ -35,7 +35,7 @@ type privateIndex struct {
 	known    string
 	realInfo fs.FileInfo
 	lock     *flock.Flock // held while the folder is in use
-	shared   string       // the shared index of the split view (splitview.go), a link to an earlier state of path; "" for none
+	shared   string       // the shared index of the split view (writetree.go), a link to an earlier state of path; "" for none
 	buf, out []byte       // read's and rewrite's buffers, kept: a large index read every iteration need not be garbage every time
 	readTime time.Time    // the modification time of the private index as read last
 }

@@ -46,60 +46,22 @@ func indexEntries(path string, oidLen int) (digest [sha256.Size]byte, ok bool, e
 		return digest, false, nil
 	}
 	count := binary.BigEndian.Uint32(head[8:12])
-	fixed := 40 + oidLen + 2 // stat data, object, flags
-	entry := make([]byte, fixed+2)
-	var name, prev []byte
+	x := &entryReader{r: r, version: version, fixed: 40 + oidLen + 2} // stat data, object, flags
+	x.entry = make([]byte, x.fixed+2)
 	for range count {
-		if _, err := io.ReadFull(r, entry[:fixed]); err != nil {
+		flags, ext, ok := x.next()
+		if !ok {
 			return digest, false, nil
 		}
-		flags := binary.BigEndian.Uint16(entry[fixed-2 : fixed])
-		size := fixed
-		var ext uint16
-		if flags&0x4000 != 0 { // extended flags follow
-			if version < 3 {
-				return digest, false, nil
-			}
-			if _, err := io.ReadFull(r, entry[fixed:fixed+2]); err != nil {
-				return digest, false, nil
-			}
-			ext = binary.BigEndian.Uint16(entry[fixed : fixed+2])
-			size += 2
-		}
-		read += int64(size)
-		if version == 4 {
-			strip, n, err := readVarint(r)
-			if err != nil || strip > uint64(len(prev)) {
-				return digest, false, nil
-			}
-			suffix, err := r.ReadBytes(0)
-			if err != nil {
-				return digest, false, nil
-			}
-			read += int64(n + len(suffix))
-			name = append(append(name[:0], prev[:len(prev)-int(strip)]...), suffix[:len(suffix)-1]...)
-		} else {
-			raw, err := r.ReadBytes(0)
-			if err != nil {
-				return digest, false, nil
-			}
-			name = append(name[:0], raw[:len(raw)-1]...)
-			// Padded with NULs to a multiple of 8 bytes, the name's own
-			// NUL included.
-			pad := (size+len(raw)+7)&^7 - size - len(raw)
-			if _, err := r.Discard(pad); err != nil {
-				return digest, false, nil
-			}
-			read += int64(len(raw) + pad)
-		}
-		prev = append(prev[:0], name...)
-		h.Write(entry[24:28])                      // mode
-		h.Write(entry[40 : 40+oidLen])             // object
+		e := x.entry
+		h.Write(e[24:28])                          // mode
+		h.Write(e[40 : 40+oidLen])                 // object
 		h.Write([]byte{byte(flags>>8) &^ 0x4f})    // assume-valid, stage
 		h.Write([]byte{byte(ext >> 8), byte(ext)}) // skip-worktree, intent-to-add
-		h.Write(name)
+		h.Write(x.name)
 		h.Write([]byte{0})
 	}
+	read += x.read
 	// Extensions, up to the trailing checksum. A split index keeps most
 	// entries in a shared file ("link"): not read here.
 	for info.Size()-read-int64(oidLen) >= 8 {
@@ -118,6 +80,153 @@ func indexEntries(path string, oidLen int) (digest [sha256.Size]byte, ok bool, e
 	}
 	h.Sum(digest[:0])
 	return digest, true, nil
+}
+
+// entryReader reads an index file's entries one by one.
+type entryReader struct {
+	r       *bufio.Reader
+	version uint32
+	fixed   int    // the length of an entry's fixed part
+	entry   []byte // the entry read: its fixed part, then its extended flags
+	name    []byte // its name
+	prev    []byte // the name before it (version 4 names start from it)
+	read    int64  // bytes consumed
+}
+
+// next reads the next entry into x.entry and x.name and returns its flags
+// and extended flags; ok is false where the file is not one this reader
+// knows.
+func (x *entryReader) next() (flags, ext uint16, ok bool) {
+	r, fixed := x.r, x.fixed
+	if _, err := io.ReadFull(r, x.entry[:fixed]); err != nil {
+		return 0, 0, false
+	}
+	flags = binary.BigEndian.Uint16(x.entry[fixed-2 : fixed])
+	size := fixed
+	if flags&0x4000 != 0 { // extended flags follow
+		if x.version < 3 {
+			return 0, 0, false
+		}
+		if _, err := io.ReadFull(r, x.entry[fixed:fixed+2]); err != nil {
+			return 0, 0, false
+		}
+		ext = binary.BigEndian.Uint16(x.entry[fixed : fixed+2])
+		size += 2
+	}
+	x.read += int64(size)
+	if !x.readName(size) {
+		return 0, 0, false
+	}
+	x.prev = append(x.prev[:0], x.name...)
+	return flags, ext, true
+}
+
+// readName reads the name of an entry whose fixed part and flags are size
+// bytes long, and the padding after it.
+func (x *entryReader) readName(size int) bool {
+	r := x.r
+	if x.version == 4 {
+		strip, n, err := readVarint(r)
+		if err != nil || strip > uint64(len(x.prev)) {
+			return false
+		}
+		suffix, err := r.ReadBytes(0)
+		if err != nil {
+			return false
+		}
+		x.read += int64(n + len(suffix))
+		x.name = append(append(x.name[:0], x.prev[:len(x.prev)-int(strip)]...), suffix[:len(suffix)-1]...)
+		return true
+	}
+	raw, err := r.ReadBytes(0)
+	if err != nil {
+		return false
+	}
+	x.name = append(x.name[:0], raw[:len(raw)-1]...)
+	// Padded with NULs to a multiple of 8 bytes, the name's own NUL
+	// included.
+	pad := (size+len(raw)+7)&^7 - size - len(raw)
+	if _, err := r.Discard(pad); err != nil {
+		return false
+	}
+	x.read += int64(len(raw) + pad)
+	return true
+}
+
+// entriesEnd returns where an index file's entries end and its extensions
+// start; ok is false for a file this reader does not know. The format is
+// git's Documentation/gitformat-index.txt, versions 2 to 4.
+func entriesEnd(data []byte, oidLen int) (int, bool) {
+	return eachEntry(data, oidLen, nil)
+}
+
+// eachEntry calls fn (when not nil) with the offset and the name of each
+// entry of an index file, in order, and returns where the entries end, as
+// entriesEnd. name is only valid during the call.
+func eachEntry(data []byte, oidLen int, fn func(off int, name []byte)) (int, bool) {
+	if len(data) < 12+oidLen || string(data[:4]) != "DIRC" {
+		return 0, false
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		return 0, false
+	}
+	count := binary.BigEndian.Uint32(data[8:12])
+	end := len(data) - oidLen
+	fixed := 40 + oidLen + 2 // stat data, object, flags
+	off := 12
+	var name []byte // version 4: the previous name, which the next one starts from
+	for range count {
+		if off+fixed > end {
+			return 0, false
+		}
+		size := fixed
+		if binary.BigEndian.Uint16(data[off+fixed-2:])&0x4000 != 0 { // extended flags follow
+			if version < 3 {
+				return 0, false
+			}
+			size += 2
+		}
+		start := off
+		off += size
+		strip := uint64(0)
+		if version == 4 { // how much of the previous name to drop, then the rest
+			c := data[off]
+			strip = uint64(c & 127)
+			for off++; c&128 != 0; off++ {
+				if off >= end || strip>>50 != 0 {
+					return 0, false
+				}
+				c = data[off]
+				strip = (strip+1)<<7 + uint64(c&127)
+			}
+		}
+		if off > end {
+			return 0, false
+		}
+		nul := bytes.IndexByte(data[off:end], 0)
+		if nul < 0 {
+			return 0, false
+		}
+		if version == 4 {
+			if strip > uint64(len(name)) {
+				return 0, false
+			}
+			name = append(name[:len(name)-int(strip)], data[off:off+nul]...)
+			off += nul + 1
+		} else {
+			name = data[off : off+nul]
+			// Padded with NULs to a multiple of 8 bytes, at least one.
+			off = start + (size+nul+8)&^7
+		}
+		if fn != nil {
+			fn(start, name)
+		}
+	}
+	if off > end {
+		return 0, false
+	}
+	return off, true
 }
 
 // readVarint reads git's offset encoding of a number (varint.c) and

@@ -26,7 +26,7 @@ import (
 // deleted), staging them with `git add -- PATHS` on the private index costs
 // a read and a whole write of that index, hashed with git's SHA-1: about
 // 45 ms on a repository of 100,000 files, however small the change; and
-// its tree written through the split view another read (splitview.go).
+// its tree written through the split view another read (writetree.go).
 // stageInPlace does the same work in the size of the change:
 //
 //   - git stages the paths in an index of their entries alone (`git add`,
@@ -56,173 +56,44 @@ var errNotInPlace = errors.New("not a change in place")
 // stageInPlace stages paths (files that exist) and gone (paths that do
 // not) and writes the staged tree (c.tree).
 func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) error {
-	if c.cfg == nil {
-		cfg, err := readCommitConfig(ctx, c.repo)
-		if err != nil {
-			return err
-		}
-		c.cfg = cfg
+	cfg, err := c.config(ctx)
+	if err != nil {
+		return err
 	}
-	if fi, err := os.Stat(filepath.Join(c.cfg.hooks, "post-index-change")); err == nil && fi.Mode()&0o111 != 0 {
+	if fi, err := os.Stat(filepath.Join(cfg.hooks, "post-index-change")); err == nil && fi.Mode()&0o111 != 0 {
 		return errNotInPlace // git would run it for the index it writes
 	}
-	oidLen := c.oidLen()
-	fixed := 40 + oidLen + 2
 	data, err := c.index.read()
 	if err != nil {
 		return err
 	}
-	want := map[string]bool{} // path → present
-	for _, p := range present {
-		want[p] = true
-	}
-	for _, p := range gone {
-		if _, dup := want[p]; dup {
-			return errNotInPlace
-		}
-		want[p] = false
-	}
-	at := map[string]int{} // tracked paths among them → offset of the entry
-	plain := true
-	end, ok := eachEntry(data, oidLen, func(off int, name []byte) {
-		// Only plain entries: not assume-valid, extended (to be added,
-		// skipped in the working tree) or unmerged. Then the index's
-		// entries are the staged tree's files, which the checks below
-		// rely on.
-		if binary.BigEndian.Uint16(data[off+fixed-2:])&0xf000 != 0 {
-			plain = false
-		}
-		if _, ok := want[string(name)]; ok {
-			at[string(name)] = off
-		}
-	})
-	if !ok || !plain {
-		return errNotInPlace
-	}
-	cache, ok := readTreeCache(data, end, oidLen)
+	s, ok := newInPlace(data, c.oidLen(), present, gone)
 	if !ok {
 		return errNotInPlace
 	}
-
-	// git stages the paths in an index of their entries alone.
-	paths := slices.Sorted(maps.Keys(want))
-	var tracked, specs []string
-	anyNew := false
-	for _, p := range paths {
-		_, known := at[p]
-		if known {
-			tracked = append(tracked, p)
-		}
-		if known || want[p] {
-			specs = append(specs, p)
-			anyNew = anyNew || !known
-		}
-	}
-	if len(specs) == 0 {
-		return errNotInPlace // nothing tracked, nothing new: a look at the folder
-	}
-	smallPath := filepath.Join(c.index.dir, "in-place")
-	if err := os.WriteFile(smallPath, smallIndex(data, oidLen, tracked, at), 0o644); err != nil {
-		return err
-	}
-	defer os.Remove(smallPath)
-	// Dated as the private index: git trusts an entry's stat data only for
-	// a file last changed before its index was written, and reads the
-	// others again ("racily clean"), as it would staging in the private
-	// index itself.
-	if c.index.readTime.IsZero() {
+	cache, ok := readTreeCache(data, s.end, s.oidLen)
+	if !ok {
 		return errNotInPlace
 	}
-	if err := os.Chtimes(smallPath, c.index.readTime, c.index.readTime); err != nil {
-		return err
-	}
-	mode := "-u"
-	if anyNew {
-		mode = "-A"
-	}
-	if err := c.repo.Add(ctx, gitwt.Command{Env: []string{"GIT_INDEX_FILE=" + smallPath}}, specs, nil, mode); err != nil {
-		return err
-	}
-	staged, err := os.ReadFile(smallPath)
+	staged, err := c.stageAlone(ctx, s)
 	if err != nil {
 		return err
 	}
-	fresh := map[string][]byte{} // path → its new entry's stat data, mode, object and flags
-	fine := true
-	_, ok = eachEntry(staged, oidLen, func(off int, name []byte) {
-		e := staged[off : off+fixed]
-		big, known := at[string(name)]
-		_, asked := want[string(name)]
-		m := binary.BigEndian.Uint32(e[24:])
-		switch {
-		case !asked || fresh[string(name)] != nil:
-			fine = false // another path
-		case m != 0o100644 && m != 0o100755 && m != 0o120000:
-			fine = false // a submodule, say
-		case known && !bytes.Equal(e[fixed-2:], data[big+fixed-2:big+fixed]):
-			fine = false // other flags
-		case !known && binary.BigEndian.Uint16(e[fixed-2:])&0xf000 != 0:
-			fine = false
-		}
-		fresh[string(name)] = e
-	})
-	if !ok || !fine {
+	changes, ok := s.changes(staged)
+	if !ok {
 		return errNotInPlace
 	}
-	var changes []fileChange
-	for _, p := range paths {
-		e, kept := fresh[p]
-		off, known := at[p]
-		switch {
-		case known && kept:
-			changes = append(changes, fileChange{path: p, old: data[off : off+fixed], new: e})
-		case known:
-			if want[p] {
-				return errNotInPlace // git dropped a file that is there (a folder now, say)
-			}
-			changes = append(changes, fileChange{path: p, old: data[off : off+fixed]})
-		case kept:
-			changes = append(changes, fileChange{path: p, new: e})
-		default:
-			// Gone and never tracked, or new and not taken (ignored):
-			// nothing to stage, so long as the staged tree has nothing by
-			// that name (a folder: checked against the tree below).
-			changes = append(changes, fileChange{path: p})
-		}
-	}
-
-	root, mk, err := c.treesAfter(ctx, changes, oidLen)
+	root, mk, err := c.treesAfter(ctx, changes, s.oidLen)
 	if err != nil {
 		return err
 	}
-	if mk.buf.Len() > 0 {
-		var out strings.Builder
-		if err := c.repo.Git(ctx, gitwt.Command{Stdin: &mk.buf, Stdout: &out}, "mktree", "-z", "--batch", "--missing"); err != nil {
-			return err
-		}
-		if got := strings.Fields(out.String()); !slices.Equal(got, mk.names) {
-			return fmt.Errorf("stage in place: git named the trees %v, not %v", got, mk.names)
-		}
+	if err := c.makeTrees(ctx, mk); err != nil {
+		return err
 	}
 	if !cache.update(changes, mk) {
 		return errNotInPlace // a stale cache: let git write it
 	}
-
-	next := c.index.rewrite(data, end, oidLen, changes, cache)
-	sum := next[len(next)-oidLen:]
-	if allZero(data[len(data)-oidLen:]) { // index.skipHash: none
-		clear(sum)
-	} else {
-		h := newHash(oidLen)
-		h.Write(next[:len(next)-oidLen])
-		copy(sum, h.Sum(nil))
-	}
-	tmp := c.index.path + ".in-place"
-	if err := os.WriteFile(tmp, next, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, c.index.path); err != nil {
-		_ = os.Remove(tmp)
+	if err := c.index.writeInPlace(data, s.end, s.oidLen, changes, cache); err != nil {
 		return err
 	}
 	for _, ch := range changes {
@@ -232,6 +103,198 @@ func (c *Changes) stageInPlace(ctx context.Context, present, gone []string) erro
 	}
 	c.tree = root
 	c.counts.inPlace++
+	return nil
+}
+
+// inPlace is what a stage in place starts from: the private index as read
+// and the paths asked for.
+type inPlace struct {
+	data   []byte          // the private index
+	oidLen int             // the length of an object name in bytes
+	fixed  int             // the length of an entry's fixed part: stat data, object, flags
+	end    int             // where data's entries end
+	want   map[string]bool // path → present
+	paths  []string        // want's, sorted
+	at     map[string]int  // tracked paths among them → offset of the entry
+}
+
+// newInPlace finds present and gone in data; false where the change is
+// not one staged in place: a path both present and gone, an index this
+// reader does not know, or one with entries that are not plain.
+func newInPlace(data []byte, oidLen int, present, gone []string) (*inPlace, bool) {
+	s := &inPlace{data: data, oidLen: oidLen, fixed: 40 + oidLen + 2, want: map[string]bool{}, at: map[string]int{}}
+	for _, p := range present {
+		s.want[p] = true
+	}
+	for _, p := range gone {
+		if _, dup := s.want[p]; dup {
+			return nil, false
+		}
+		s.want[p] = false
+	}
+	plain := true
+	end, ok := eachEntry(data, oidLen, func(off int, name []byte) {
+		// Only plain entries: not assume-valid, extended (to be added,
+		// skipped in the working tree) or unmerged. Then the index's
+		// entries are the staged tree's files, which the checks below
+		// rely on.
+		if binary.BigEndian.Uint16(data[off+s.fixed-2:])&0xf000 != 0 {
+			plain = false
+		}
+		if _, ok := s.want[string(name)]; ok {
+			s.at[string(name)] = off
+		}
+	})
+	if !ok || !plain {
+		return nil, false
+	}
+	s.end = end
+	s.paths = slices.Sorted(maps.Keys(s.want))
+	return s, true
+}
+
+// specs returns the paths asked for that the index tracks, those git is
+// to stage (tracked or present), and whether any of these is new.
+func (s *inPlace) specs() (tracked, specs []string, anyNew bool) {
+	for _, p := range s.paths {
+		_, known := s.at[p]
+		if known {
+			tracked = append(tracked, p)
+		}
+		if known || s.want[p] {
+			specs = append(specs, p)
+			anyNew = anyNew || !known
+		}
+	}
+	return tracked, specs, anyNew
+}
+
+// stageAlone has git stage the paths in an index of their entries alone
+// and returns that index as git left it.
+func (c *Changes) stageAlone(ctx context.Context, s *inPlace) ([]byte, error) {
+	tracked, specs, anyNew := s.specs()
+	if len(specs) == 0 {
+		return nil, errNotInPlace // nothing tracked, nothing new: a look at the folder
+	}
+	smallPath := filepath.Join(c.index.dir, "in-place")
+	if err := os.WriteFile(smallPath, smallIndex(s.data, s.oidLen, tracked, s.at), 0o644); err != nil {
+		return nil, err
+	}
+	defer os.Remove(smallPath)
+	// Dated as the private index: git trusts an entry's stat data only for
+	// a file last changed before its index was written, and reads the
+	// others again ("racily clean"), as it would staging in the private
+	// index itself.
+	if c.index.readTime.IsZero() {
+		return nil, errNotInPlace
+	}
+	if err := os.Chtimes(smallPath, c.index.readTime, c.index.readTime); err != nil {
+		return nil, err
+	}
+	mode := "-u"
+	if anyNew {
+		mode = "-A"
+	}
+	if err := c.repo.Add(ctx, gitwt.Command{Env: []string{"GIT_INDEX_FILE=" + smallPath}}, specs, nil, mode); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(smallPath)
+}
+
+// changes returns the change git staged in staged, path by path; false
+// where it is not one a stage in place makes.
+func (s *inPlace) changes(staged []byte) ([]fileChange, bool) {
+	fresh := map[string][]byte{} // path → its new entry's stat data, mode, object and flags
+	fine := true
+	_, ok := eachEntry(staged, s.oidLen, func(off int, name []byte) {
+		e := staged[off : off+s.fixed]
+		fine = fine && s.plainStage(string(name), e, fresh)
+		fresh[string(name)] = e
+	})
+	if !ok || !fine {
+		return nil, false
+	}
+	var changes []fileChange
+	for _, p := range s.paths {
+		e, kept := fresh[p]
+		off, known := s.at[p]
+		switch {
+		case known && kept:
+			changes = append(changes, fileChange{path: p, old: s.data[off : off+s.fixed], new: e})
+		case known:
+			if s.want[p] {
+				return nil, false // git dropped a file that is there (a folder now, say)
+			}
+			changes = append(changes, fileChange{path: p, old: s.data[off : off+s.fixed]})
+		case kept:
+			changes = append(changes, fileChange{path: p, new: e})
+		default:
+			// Gone and never tracked, or new and not taken (ignored):
+			// nothing to stage, so long as the staged tree has nothing by
+			// that name (a folder: checked against the tree below).
+			changes = append(changes, fileChange{path: p})
+		}
+	}
+	return changes, true
+}
+
+// plainStage reports whether e, the entry git staged for name, is one a
+// stage in place takes: a path asked for, once, a file or a link, with the
+// flags it had.
+func (s *inPlace) plainStage(name string, e []byte, fresh map[string][]byte) bool {
+	big, known := s.at[name]
+	_, asked := s.want[name]
+	m := binary.BigEndian.Uint32(e[24:])
+	switch {
+	case !asked || fresh[name] != nil:
+		return false // another path
+	case m != 0o100644 && m != 0o100755 && m != 0o120000:
+		return false // a submodule, say
+	case known && !bytes.Equal(e[s.fixed-2:], s.data[big+s.fixed-2:big+s.fixed]):
+		return false // other flags
+	case !known && binary.BigEndian.Uint16(e[s.fixed-2:])&0xf000 != 0:
+		return false
+	}
+	return true
+}
+
+// makeTrees has git write the trees mk made (`git mktree --batch`), which
+// must name them as mk did.
+func (c *Changes) makeTrees(ctx context.Context, mk *newTrees) error {
+	if mk.buf.Len() == 0 {
+		return nil
+	}
+	var out strings.Builder
+	if err := c.repo.Git(ctx, gitwt.Command{Stdin: &mk.buf, Stdout: &out}, "mktree", "-z", "--batch", "--missing"); err != nil {
+		return err
+	}
+	if got := strings.Fields(out.String()); !slices.Equal(got, mk.names) {
+		return fmt.Errorf("stage in place: git named the trees %v, not %v", got, mk.names)
+	}
+	return nil
+}
+
+// writeInPlace writes the private index anew: data, whose entries end at
+// end, with changes made to its entries and cache as its tree cache,
+// checksummed as data is (not at all under index.skipHash).
+func (p *privateIndex) writeInPlace(data []byte, end, oidLen int, changes []fileChange, cache *treeCache) error {
+	next := p.rewrite(data, end, oidLen, changes, cache)
+	sum := next[len(next)-oidLen:]
+	if allZero(data[len(data)-oidLen:]) { // index.skipHash: none
+		clear(sum)
+	} else {
+		h := newHash(oidLen)
+		h.Write(next[:len(next)-oidLen])
+		copy(sum, h.Sum(nil))
+	}
+	tmp := p.path + ".in-place"
+	if err := os.WriteFile(tmp, next, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, p.path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
 	return nil
 }
 
@@ -289,51 +352,15 @@ func (c *Changes) treesAfter(ctx context.Context, changes []fileChange, oidLen i
 		if err != nil {
 			return "", nil, err
 		}
-		find := func(name string) int {
-			for i := range t {
-				if t[i].name == name {
-					return i
-				}
-			}
-			return -1
+		t, filesSorted, err := withFiles(t, byDir[d], oidLen)
+		if err != nil {
+			return "", nil, err
 		}
-		sorted := true
-		for _, ch := range byDir[d] {
-			i := find(path.Base(ch.path))
-			switch {
-			case ch.old == nil && ch.new == nil: // gone, never tracked
-				if i >= 0 {
-					return "", nil, errNotInPlace // a folder by that name is gone
-				}
-			case ch.old != nil && (i < 0 || t[i].mode != ch.mode(ch.old) || !bytes.Equal(t[i].oid, ch.old[40:40+oidLen])):
-				return "", nil, errNotInPlace // the staged tree is not the index's: let git sort it out
-			case ch.old == nil && i >= 0:
-				return "", nil, errNotInPlace // a folder by that name: a file now
-			case ch.new == nil:
-				t = slices.Delete(t, i, i+1)
-			case i >= 0:
-				t[i].mode, t[i].oid = ch.mode(ch.new), ch.new[40:40+oidLen]
-			default:
-				t = append(t, treeEntry{mode: ch.mode(ch.new), name: path.Base(ch.path), oid: ch.new[40 : 40+oidLen]})
-				sorted = false
-			}
+		t, foldersSorted, err := mk.withFolders(t, children[d])
+		if err != nil {
+			return "", nil, err
 		}
-		for _, sub := range children[d] {
-			i := find(path.Base(sub))
-			o, kept := mk.trees[sub]
-			switch {
-			case i >= 0 && t[i].mode != "40000":
-				return "", nil, errNotInPlace // a file by that name: a folder now
-			case i >= 0 && kept:
-				t[i].oid = o
-			case i >= 0:
-				t = slices.Delete(t, i, i+1) // emptied
-			case kept:
-				t = append(t, treeEntry{mode: "40000", name: path.Base(sub), oid: o})
-				sorted = false
-			}
-		}
-		if !sorted {
+		if !filesSorted || !foldersSorted {
 			slices.SortFunc(t, treeOrder)
 		}
 		if len(t) == 0 {
@@ -342,18 +369,86 @@ func (c *Changes) treesAfter(ctx context.Context, changes []fileChange, oidLen i
 			}
 			continue // gone from its parent
 		}
-		body := serializeTree(t)
-		name := objectName("tree", body, oidLen)
-		mk.trees[d] = name
-		if !bytes.Equal(name, old.oid[d]) {
-			for _, e := range t {
-				fmt.Fprintf(&mk.buf, "%s %s %x\t%s\x00", e.mode, e.kind(), e.oid, e.name)
-			}
-			mk.buf.WriteByte(0)
-			mk.names = append(mk.names, hex.EncodeToString(name))
-		}
+		mk.add(d, t, oidLen)
 	}
 	return hex.EncodeToString(mk.trees[""]), mk, nil
+}
+
+// withFiles makes the changes to files right in a folder to t, its tree's
+// entries; sorted is false where an entry was added at the end.
+// errNotInPlace where the staged tree is not what the index says.
+func withFiles(t []treeEntry, changes []fileChange, oidLen int) (_ []treeEntry, sorted bool, _ error) {
+	sorted = true
+	for _, ch := range changes {
+		i := findEntry(t, path.Base(ch.path))
+		switch {
+		case ch.old == nil && ch.new == nil: // gone, never tracked
+			if i >= 0 {
+				return nil, false, errNotInPlace // a folder by that name is gone
+			}
+		case ch.old != nil && (i < 0 || t[i].mode != ch.mode(ch.old) || !bytes.Equal(t[i].oid, ch.old[40:40+oidLen])):
+			return nil, false, errNotInPlace // the staged tree is not the index's: let git sort it out
+		case ch.old == nil && i >= 0:
+			return nil, false, errNotInPlace // a folder by that name: a file now
+		case ch.new == nil:
+			t = slices.Delete(t, i, i+1)
+		case i >= 0:
+			t[i].mode, t[i].oid = ch.mode(ch.new), ch.new[40:40+oidLen]
+		default:
+			t = append(t, treeEntry{mode: ch.mode(ch.new), name: path.Base(ch.path), oid: ch.new[40 : 40+oidLen]})
+			sorted = false
+		}
+	}
+	return t, sorted, nil
+}
+
+// withFolders makes to t, a folder's tree entries, the changes to the
+// folders subs right in it, whose new trees (nil: emptied) mk holds;
+// sorted is false where an entry was added at the end.
+func (mk *newTrees) withFolders(t []treeEntry, subs []string) (_ []treeEntry, sorted bool, _ error) {
+	sorted = true
+	for _, sub := range subs {
+		i := findEntry(t, path.Base(sub))
+		o, kept := mk.trees[sub]
+		switch {
+		case i >= 0 && t[i].mode != "40000":
+			return nil, false, errNotInPlace // a file by that name: a folder now
+		case i >= 0 && kept:
+			t[i].oid = o
+		case i >= 0:
+			t = slices.Delete(t, i, i+1) // emptied
+		case kept:
+			t = append(t, treeEntry{mode: "40000", name: path.Base(sub), oid: o})
+			sorted = false
+		}
+	}
+	return t, sorted, nil
+}
+
+// add names t, the new tree of folder d, and queues it for mktree where
+// it is not the tree d had.
+func (mk *newTrees) add(d string, t []treeEntry, oidLen int) {
+	body := serializeTree(t)
+	name := objectName("tree", body, oidLen)
+	mk.trees[d] = name
+	if bytes.Equal(name, mk.old.oid[d]) {
+		return
+	}
+	for _, e := range t {
+		fmt.Fprintf(&mk.buf, "%s %s %x\t%s\x00", e.mode, e.kind(), e.oid, e.name)
+	}
+	mk.buf.WriteByte(0)
+	mk.names = append(mk.names, hex.EncodeToString(name))
+}
+
+// findEntry is the index of the entry named name in t, or -1.
+func findEntry(t []treeEntry, name string) int {
+	for i := range t {
+		if t[i].name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // parent is the folder holding p, "" for the top level.

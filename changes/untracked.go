@@ -10,7 +10,7 @@ import (
 
 // Untracked lists the files that git does not ignore and the working
 // tree's index does not track, less the excludes, relative to the
-// top-level folder: what Repo.Untracked lists. The loop asks before and
+// top-level folder: what gitwt.Repo.Untracked lists. The loop asks before and
 // after the checks, to find the files the checks created.
 //
 // Where the tree is watched and each diff stages, it costs what changed
@@ -19,7 +19,7 @@ import (
 // index's tree does not are the untracked ones (`git diff-tree
 // --diff-filter=A`, which skips the folders whose trees are the same).
 // Elsewhere, or when the index's tree is not known (it has unmerged
-// entries), it is Repo.Untracked.
+// entries), it is gitwt.Repo.Untracked.
 func (c *Changes) Untracked(ctx context.Context) ([]string, error) {
 	if c.w == nil || !c.stage {
 		return c.repo.Untracked(ctx, c.excludes)

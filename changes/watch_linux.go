@@ -119,7 +119,7 @@ func watch(ctx context.Context, r *gitwt.Repo, excludes []string, clean bool) (*
 	return w, nil
 }
 
-// Take returns what changed since the previous Take (or since Watch), and
+// Take returns what changed since the previous Take (or since watch), and
 // starts over. Folders that appeared are watched before it returns, so
 // that what happens in them from then on is seen.
 func (w *Watcher) Take(ctx context.Context) Changed {
@@ -128,6 +128,23 @@ func (w *Watcher) Take(ctx context.Context) Changed {
 	if w.fd >= 0 {
 		w.drain()
 	}
+	w.watchNew(ctx)
+	if w.fd >= 0 {
+		w.lookAtHeads()
+	}
+	c := Changed{All: w.all || w.fd < 0, Index: w.index}
+	if !c.All {
+		c.Paths, c.Appeared = w.paths()
+	}
+	clear(w.changed)
+	w.all, w.index = false, false
+	return c
+}
+
+// watchNew watches the folders that appeared (or the whole tree anew,
+// when asked to or when many did), reading the events queued meanwhile,
+// until none is left to watch or the tree keeps changing.
+func (w *Watcher) watchNew(ctx context.Context) {
 	for round := 0; w.fd >= 0 && (w.rescan || len(w.newDirs) > 0); round++ {
 		if round == 4 {
 			// Still changing: the folders left are watched at the next
@@ -150,39 +167,36 @@ func (w *Watcher) Take(ctx context.Context) Changed {
 		// Events queued while adding watches are read now.
 		w.drain()
 	}
-	if w.fd >= 0 {
-		w.lookAtHeads()
-	}
-	c := Changed{All: w.all || w.fd < 0, Index: w.index}
-	if !c.All {
-		var paths []string
-		for p := range w.changed {
-			if !w.covered(w.ignored, p) {
-				paths = append(paths, p)
-			}
-		}
-		slices.Sort(paths)
-		// A folder stands for what is in it: "a" then "a/b" keeps "a"
-		// ("a.b" sorts between them, "a/" before "a0"), which appeared if
-		// anything in it did.
-		for _, p := range paths {
-			if n := len(c.Paths); n > 0 && strings.HasPrefix(p, c.Paths[n-1]+"/") {
-				if w.changed[p] && !w.changed[c.Paths[n-1]] {
-					w.changed[c.Paths[n-1]] = true
-				}
-				continue
-			}
-			c.Paths = append(c.Paths, p)
-		}
-		for _, p := range c.Paths {
-			if w.changed[p] {
-				c.Appeared = append(c.Appeared, p)
-			}
+}
+
+// paths returns the paths that changed, in byte order, outside the
+// folders git ignores, and those of them that may have appeared.
+func (w *Watcher) paths() (paths, appeared []string) {
+	var all []string
+	for p := range w.changed {
+		if !w.covered(w.ignored, p) {
+			all = append(all, p)
 		}
 	}
-	clear(w.changed)
-	w.all, w.index = false, false
-	return c
+	slices.Sort(all)
+	// A folder stands for what is in it: "a" then "a/b" keeps "a"
+	// ("a.b" sorts between them, "a/" before "a0"), which appeared if
+	// anything in it did.
+	for _, p := range all {
+		if n := len(paths); n > 0 && strings.HasPrefix(p, paths[n-1]+"/") {
+			if w.changed[p] && !w.changed[paths[n-1]] {
+				w.changed[paths[n-1]] = true
+			}
+			continue
+		}
+		paths = append(paths, p)
+	}
+	for _, p := range paths {
+		if w.changed[p] {
+			appeared = append(appeared, p)
+		}
+	}
+	return paths, appeared
 }
 
 // Rescan watches the tree anew, asking git again which folders it
@@ -248,17 +262,7 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		return
 	}
 	if which, ok := w.gitDirs[wd]; ok {
-		switch {
-		case mask&unix.IN_IGNORED != 0:
-			delete(w.gitDirs, wd)
-			w.all = true
-		case which == "git" && name == "index" && mask&unix.IN_ATTRIB == 0:
-			// What is tracked may have changed. (Its attributes change when
-			// the private index is linked to it: nothing to see.)
-			w.index = true
-		case which == "git" && name == "info", which == "info" && (name == "exclude" || name == "attributes"):
-			w.all, w.rescan = true, true // what is ignored, or how files compare, may have changed
-		}
+		w.gitDirEvent(wd, which, mask, name)
 		return
 	}
 	if files, ok := w.files[wd]; ok {
@@ -272,10 +276,29 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		}
 		return
 	}
-	dir, ok := w.dirs[wd]
-	if !ok {
-		return // a watch already removed
+	if dir, ok := w.dirs[wd]; ok {
+		w.treeEvent(wd, dir, mask, name)
+	} // else a watch already removed
+}
+
+// gitDirEvent records an event in the git folder ("git") or its info/
+// folder ("info"): the index written, ignore rules or attributes changed.
+func (w *Watcher) gitDirEvent(wd int32, which string, mask uint32, name string) {
+	switch {
+	case mask&unix.IN_IGNORED != 0:
+		delete(w.gitDirs, wd)
+		w.all = true
+	case which == "git" && name == "index" && mask&unix.IN_ATTRIB == 0:
+		// What is tracked may have changed. (Its attributes change when
+		// the private index is linked to it: nothing to see.)
+		w.index = true
+	case which == "git" && name == "info", which == "info" && (name == "exclude" || name == "attributes"):
+		w.all, w.rescan = true, true // what is ignored, or how files compare, may have changed
 	}
+}
+
+// treeEvent records an event about name in dir, a folder of the tree.
+func (w *Watcher) treeEvent(wd int32, dir string, mask uint32, name string) {
 	if mask&unix.IN_IGNORED != 0 {
 		delete(w.dirs, wd) // the folder is gone (its parent saw that)
 		if dir == "" {
@@ -291,19 +314,7 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		rel = dir + "/" + name
 	}
 	if name == ".git" {
-		// A repository appeared in (or left) a folder: git now sees the
-		// folder as a whole, a commit of its own. (The top level's is
-		// this repository's, watched on its own.)
-		switch {
-		case dir == "":
-		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
-			w.nested[dir] = true
-		case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
-			delete(w.nested, dir)
-		}
-		if dir != "" {
-			w.note(dir, true)
-		}
+		w.gitEvent(dir, mask)
 		return
 	}
 	if w.excluded(rel) || w.ignored[rel] {
@@ -328,6 +339,22 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		}
 	}
 	w.note(rel, isDir || mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ATTRIB) == 0)
+}
+
+// gitEvent records that a repository appeared in (or left) dir: git now
+// sees the folder as a whole, a commit of its own. (The top level's is
+// this repository's, watched on its own.)
+func (w *Watcher) gitEvent(dir string, mask uint32) {
+	if dir == "" {
+		return
+	}
+	switch {
+	case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+		w.nested[dir] = true
+	case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
+		delete(w.nested, dir)
+	}
+	w.note(dir, true)
 }
 
 // fileMask are the events that change a file's content or mode, whichever
