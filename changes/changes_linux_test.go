@@ -57,7 +57,7 @@ func TestChangesMatchAFreshDiff(t *testing.T) {
 	// running during a diff and a commit; and all of it again under
 	// core.ignorecase, with names that differ in case only.
 	// ARCHITECT_PROPERTY_SEEDS=N runs N more seeds of each, from 1000 (on
-	// demand: go test ./gitwt -run TestChangesMatchAFreshDiff).
+	// demand: go test ./changes -run TestChangesMatchAFreshDiff).
 	corners := []uint64{21}
 	if n, err := strconv.Atoi(os.Getenv("ARCHITECT_PROPERTY_SEEDS")); err == nil {
 		for i := range n {
