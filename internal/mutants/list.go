@@ -343,7 +343,7 @@ var mutants = []mutant{
 	{
 		name:      "changes/control-character-folder-in-place",
 		guarantee: "a path with a control character (a folder ending in a carriage return) never goes through git's line-based batch protocol: git stages it",
-		file:      "changes/inplace.go",
+		file:      "changes/trees.go",
 		find:      "if p[i] < 0x20 || p[i] == 0x7f {",
 		replace:   "if p[i] == 0x7f {",
 		run:       "TestCommitFolderEndingInCR",
