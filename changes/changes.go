@@ -1,3 +1,10 @@
+// Package changes says what changed in a working tree since the last look,
+// at a cost that grows with the change rather than with the tree: a
+// watcher (inotify) names the paths that may have changed, a private index
+// (never the user's) stages them, in place where it can (written here, as
+// git would) and through git elsewhere, and the diff against the run's
+// base is kept file by file, with its stat. Commit commits what was staged
+// as `git add -A && git commit` would. It runs git through gitwt.
 package changes
 
 import (

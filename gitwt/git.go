@@ -1,15 +1,16 @@
 // Package gitwt is architect's small git client: it opens the repository the
-// loop works on, snapshots the working tree into a diff that the next agent
-// is shown (without ever touching the user's index), keeps architect's own
-// folders out of git's sight through info/exclude, and manages the worktree
-// and branch that --worktree mode commits each iteration to.
+// loop works on, keeps architect's own folders out of git's sight through
+// info/exclude, manages the worktree and branch that --worktree mode
+// commits each iteration to, snapshots the working tree as a commit no ref
+// holds (a new worktree's start, the clean last look), compares commits,
+// checks and makes merges, and pushes.
 //
 // Every operation runs the git executable as `git -C dir …` with a fixed,
 // English, non-interactive environment, in the manner of cli/cli's
 // git/client.go. Nothing here deletes a worktree or a branch unless asked
-// to, and nothing here writes the user's index. Change tracking (what
-// changed since the last look, staged and committed in the size of the
-// change) is package changes, which runs git through Repo.Git.
+// to, and nothing here writes the user's index. What changed since the
+// last look, staged and committed in the size of the change, is package
+// changes, which runs git through Repo.Git.
 package gitwt
 
 import (
