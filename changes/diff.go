@@ -29,7 +29,7 @@ type Diff struct {
 	Stat string
 }
 
-// Diff compares the working tree with base, a commit hash, or "" for the
+// Compare compares the working tree of r with base, a commit hash, or "" for the
 // empty tree (a repository with no commit). New files that git does not
 // ignore are included; paths matching excludes (pathspecs relative to the
 // top-level folder, such as ".architect/") are left out entirely.
