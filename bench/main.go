@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/prompt"
 )
@@ -301,7 +302,7 @@ func diffPhase() {
 		}
 		archDiff := func() float64 {
 			t0 := time.Now()
-			d, err := repo.Diff(ctx, head, []string{".architect"}, prompt.DiffLimit)
+			d, err := changes.Compare(ctx, repo, head, []string{".architect"}, prompt.DiffLimit)
 			must(err)
 			if d.Total < size/2 {
 				fatal(fmt.Errorf("diff: architect saw %d bytes, git %d", d.Total, size))

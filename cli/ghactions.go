@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/ghactions"
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
@@ -77,7 +78,7 @@ func diffStat(res *runlog.Result) string {
 	if err != nil {
 		return ""
 	}
-	d, err := repo.Diff(ctx, res.InitialRef, []string{runlog.StateDir, loop.DefaultWorktree, loop.NamedWorktreesDir}, 0)
+	d, err := changes.Compare(ctx, repo, res.InitialRef, []string{runlog.StateDir, loop.DefaultWorktree, loop.NamedWorktreesDir}, 0)
 	if err != nil {
 		return ""
 	}

@@ -83,7 +83,7 @@ type Config struct {
 	// (once more in the agent's tree) or off.
 	FinalCheck string `json:"final_check,omitempty"`
 	// NoWatch snapshots the working tree after every iteration instead of
-	// watching it for changes (gitwt.Watcher).
+	// watching it for changes (changes.Watcher).
 	NoWatch bool `json:"no_watch,omitempty"`
 
 	// Protect lists globs of files the agent must not change (package

@@ -43,7 +43,7 @@ func (r *Repo) CheckoutClean(ctx context.Context, excludes []string) (*CleanTree
 	// folder see the same name.
 	t := &CleanTree{Dir: filepath.Join(parent, filepath.Base(r.dir)), Commit: commit, parent: parent, repo: r}
 	addingWorktree.Lock()
-	err = run(ctx, r.dir, command{}, "-c", "core.hooksPath="+os.DevNull, "worktree", "add", "--quiet", "--detach", "--", t.Dir, commit)
+	err = run(ctx, r.dir, Command{}, "-c", "core.hooksPath="+os.DevNull, "worktree", "add", "--quiet", "--detach", "--", t.Dir, commit)
 	addingWorktree.Unlock()
 	t.admin = t.adminDir()
 	if err != nil {
@@ -53,23 +53,6 @@ func (r *Repo) CheckoutClean(ctx context.Context, excludes []string) (*CleanTree
 	return t, nil
 }
 
-// Snapshot commits the working tree as it is (every tracked file as it is
-// on disk and every untracked one git does not ignore, less excludes) on
-// HEAD, or as a commit with no parent in a repository with none yet,
-// without moving any ref or touching the user's index, and returns the
-// commit. Unlike SnapshotCommit it always makes a commit.
-func (r *Repo) Snapshot(ctx context.Context, message string, excludes []string) (string, error) {
-	head, err := r.Head(ctx)
-	if err != nil {
-		return "", err
-	}
-	tree, err := r.workingTree(ctx, excludes)
-	if err != nil {
-		return "", err
-	}
-	return r.commitTree(ctx, tree, head, message)
-}
-
 // Remove deletes the clean worktree and forgets it (`git worktree remove
 // --force`: what the checks wrote there goes with it). Where git cannot,
 // the folder is deleted and its entry in the git folder is removed by
@@ -77,7 +60,7 @@ func (r *Repo) Snapshot(ctx context.Context, message string, excludes []string) 
 // prune`).
 func (t *CleanTree) Remove(ctx context.Context) error {
 	admin := t.admin
-	err := run(ctx, t.repo.dir, command{}, "worktree", "remove", "--force", "--", t.Dir)
+	err := run(ctx, t.repo.dir, Command{}, "worktree", "remove", "--force", "--", t.Dir)
 	if err != nil && admin != "" {
 		_ = os.RemoveAll(admin)
 	}
@@ -112,27 +95,4 @@ func (t *CleanTree) adminDir() string {
 func pathExists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
-}
-
-// Ignored returns those of paths (relative to the top-level folder) that
-// git ignores and that exist (`git check-ignore`).
-func (r *Repo) Ignored(ctx context.Context, paths ...string) ([]string, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	var out strings.Builder
-	err := run(ctx, r.dir, command{stdout: &out}, append([]string{"check-ignore", "--"}, paths...)...)
-	if exitCode(err) == 1 {
-		return nil, nil // none is
-	}
-	if err != nil {
-		return nil, err
-	}
-	var ignored []string
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		if line != "" {
-			ignored = append(ignored, line)
-		}
-	}
-	return ignored, nil
 }

@@ -105,20 +105,3 @@ func TestCleanTreeRemoveByHand(t *testing.T) {
 	is.True(!exists(filepath.Dir(ct.Dir)))
 	is.True(exists(filepath.Join(dir, ".git", "worktrees", "other")))
 }
-
-// Ignored says which paths git ignores, among those that exist.
-func TestIgnored(t *testing.T) {
-	is := is.New(t)
-	dir, _ := repoWithCommit(t)
-	write(t, dir, ".gitignore", "node_modules/\n.env\n")
-	write(t, dir, "node_modules/x/index.js", "")
-	write(t, dir, ".env", "A=1\n")
-	write(t, dir, "vendor/a.txt", "")
-	r := open(t, dir)
-	got, err := r.Ignored(context.Background(), "node_modules", ".env", "vendor", ".venv")
-	is.NoErr(err)
-	is.Equal(got, []string{"node_modules", ".env"})
-	none, err := r.Ignored(context.Background(), "vendor")
-	is.NoErr(err)
-	is.Equal(len(none), 0)
-}

@@ -1,14 +1,16 @@
 // Package gitwt is architect's small git client: it opens the repository the
-// loop works on, snapshots the working tree into a diff that the next agent
-// is shown (without ever touching the user's index), keeps architect's own
-// folders out of git's sight through info/exclude, and manages the worktree
-// and branch that --worktree mode commits each iteration to.
+// loop works on, keeps architect's own folders out of git's sight through
+// info/exclude, manages the worktree and branch that --worktree mode
+// commits each iteration to, snapshots the working tree as a commit no ref
+// holds (a new worktree's start, the clean last look), compares commits,
+// checks and makes merges, and pushes.
 //
 // Every operation runs the git executable as `git -C dir …` with a fixed,
 // English, non-interactive environment, in the manner of cli/cli's
 // git/client.go. Nothing here deletes a worktree or a branch unless asked
-// to, and nothing writes the user's index except CommitAll, which is meant
-// for architect's own worktree.
+// to, and nothing here writes the user's index. What changed since the
+// last look, staged and committed in the size of the change, is package
+// changes, which runs git through Repo.Git.
 package gitwt
 
 import (
@@ -88,22 +90,34 @@ outer:
 	return append(env, extra...)
 }
 
-// command describes one git run beyond its arguments.
-// treesOnly is the environment of a git command that compares trees
+// TreesOnly is the environment of a git command that compares trees
 // (diff-tree): an index file that does not exist. git 2.39's diff-tree
 // reads the index (for attributes in a bare repository) although it
 // compares only trees, a whole read of 9 MB on a repository of 100,000
 // files; with no index file there is nothing to read. Attributes come from
 // the working tree's own .gitattributes files, as they do for git's diff
 // wherever those exist. The folder named never exists: nothing makes it.
-func (r *Repo) treesOnly() []string {
+func (r *Repo) TreesOnly() []string {
 	return []string{"GIT_INDEX_FILE=" + filepath.Join(r.gitDir, "architect-no-index.d", "index")}
 }
 
-type command struct {
-	env    []string  // added to gitEnv
-	stdin  io.Reader // nil: /dev/null
-	stdout io.Writer // nil: discarded
+// Command describes one git run beyond its arguments.
+type Command struct {
+	Env    []string  // added to gitEnv
+	Stdin  io.Reader // nil: /dev/null
+	Stdout io.Writer // nil: discarded
+}
+
+// Git runs `git args…` in the working tree, as every git command here
+// runs (see run), with c.Env added to the environment.
+func (r *Repo) Git(ctx context.Context, c Command, args ...string) error {
+	return run(ctx, r.dir, c, args...)
+}
+
+// Output runs `git args…` in the working tree and returns its standard
+// output without the final newline.
+func (r *Repo) Output(ctx context.Context, args ...string) (string, error) {
+	return output(ctx, r.dir, args...)
 }
 
 // run runs `git -C dir args…` through proc, like every process architect
@@ -113,15 +127,15 @@ type command struct {
 // (a canceled commit does not leave index.lock behind), then waitDelay,
 // then SIGKILL; what a hook left running is ended with it. A failure is a
 // *GitError, or the context's error (errors.Is-able) when ctx ended first.
-func run(ctx context.Context, dir string, c command, args ...string) error {
+func run(ctx context.Context, dir string, c Command, args ...string) error {
 	// gc.autoDetach=false: a detached `git gc --auto` daemon would be ended
 	// with the git command that started it.
 	full := append([]string{"-C", dir, "-c", "gc.autoDetach=false"}, args...)
 	stderr := proc.NewTail(stderrTail)
 	res := proc.Run(ctx, "git", full, proc.Options{
-		Env:    gitEnv(c.env),
-		Stdin:  c.stdin,
-		Stdout: c.stdout,
+		Env:    gitEnv(c.Env),
+		Stdin:  c.Stdin,
+		Stdout: c.Stdout,
 		Stderr: stderr,
 		Grace:  waitDelay,
 	})
@@ -139,13 +153,13 @@ func run(ctx context.Context, dir string, c command, args ...string) error {
 // output runs git and returns its standard output without the final newline.
 func output(ctx context.Context, dir string, args ...string) (string, error) {
 	var out bytes.Buffer
-	err := run(ctx, dir, command{stdout: &out}, args...)
+	err := run(ctx, dir, Command{Stdout: &out}, args...)
 	return strings.TrimSuffix(out.String(), "\n"), err
 }
 
-// exitCode reports the exit status of a failed git command, or -1 when err
+// ExitCode reports the exit status of a failed git command, or -1 when err
 // is not a *GitError (nil included).
-func exitCode(err error) int {
+func ExitCode(err error) int {
 	var ge *GitError
 	if errors.As(err, &ge) {
 		return ge.ExitCode

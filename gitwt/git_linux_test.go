@@ -58,7 +58,7 @@ func TestCanceledCommitEndsHook(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := r.CommitAll(ctx, "second", nil)
+		_, _, err := commitAll(ctx, r, "second")
 		done <- err
 	}()
 	pid := pidIn(t, child)
@@ -93,9 +93,22 @@ func TestHookLeftoverEnded(t *testing.T) {
 	t.Setenv("CHILD", child)
 	hook(t, dir, "post-commit", `sleep 30 >/dev/null 2>&1 & echo $! > "$CHILD"`+"\n")
 	r := open(t, dir)
-	hash, committed, err := r.CommitAll(context.Background(), "second", nil)
+	hash, committed, err := commitAll(context.Background(), r, "second")
 	is.NoErr(err)
 	is.True(committed)
 	is.Equal(hash, gitT(t, dir, "rev-parse", "HEAD"))
 	is.True(!testutil.Alive(pidIn(t, child)))
+}
+
+// commitAll stages everything and commits it, each step a git run: what is
+// under test is how a git run ends, with the hooks it started.
+func commitAll(ctx context.Context, r *Repo, message string) (string, bool, error) {
+	if err := r.Git(ctx, Command{}, "add", "-A"); err != nil {
+		return "", false, err
+	}
+	if err := r.Git(ctx, Command{}, "commit", "--quiet", "-m", message); err != nil {
+		return "", false, err
+	}
+	hash, err := r.Head(ctx)
+	return hash, err == nil, err
 }

@@ -95,24 +95,10 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// gitEnvT runs git in dir with env added and stdin, for a test, and returns
-// its trimmed standard output.
-func gitEnvT(t *testing.T, dir string, env []string, stdin string, args ...string) string {
-	t.Helper()
+// runGit runs git in dir and returns its trimmed output, for a benchmark
+// or a test that looks at git's failure itself.
+func runGit(dir string, args ...string) (string, error) {
 	var out strings.Builder
-	err := run(context.Background(), dir, command{env: env, stdin: strings.NewReader(stdin), stdout: &out}, args...)
-	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(out.String())
-}
-
-// treeWithoutCache writes the tree of the index file index's entries from
-// a fresh index holding them (no tree cache to trust).
-func treeWithoutCache(t *testing.T, dir, index string) string {
-	t.Helper()
-	entries := gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index}, "", "ls-files", "-s", "-z")
-	fresh := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "fresh-index")}
-	gitEnvT(t, dir, fresh, entries, "update-index", "-z", "--index-info")
-	return gitEnvT(t, dir, fresh, "", "write-tree")
+	err := run(context.Background(), dir, Command{Stdout: &out}, args...)
+	return strings.TrimSpace(out.String()), err
 }

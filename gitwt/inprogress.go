@@ -39,11 +39,11 @@ func (r *Repo) InProgress() (Operation, bool) {
 	return Operation{}, false
 }
 
-// commitHeads reports whether `git commit` would make a commit other than
+// CommitHeads reports whether `git commit` would make a commit other than
 // one on HEAD alone: a merge (MERGE_HEAD), or one that ends a cherry-pick
 // or a revert (CHERRY_PICK_HEAD, REVERT_HEAD: the author, the state
 // cleared). Such a commit goes through git commit.
-func (r *Repo) commitHeads() bool {
+func (r *Repo) CommitHeads() bool {
 	for _, f := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD"} {
 		if _, err := os.Lstat(filepath.Join(r.gitDir, f)); err == nil {
 			return true

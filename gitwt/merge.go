@@ -39,25 +39,7 @@ func (r *Repo) CheckMerge(ctx context.Context, branch string) (MergeCheck, error
 	if mc.Commits, err = r.UnmergedCommits(ctx, branch, "HEAD"); err != nil || mc.Commits == 0 {
 		return mc, err
 	}
-	var out bytes.Buffer
-	err = run(ctx, r.dir, command{stdout: &out}, "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", branch)
-	switch exitCode(err) {
-	case -1:
-		if err != nil {
-			return mc, err
-		}
-	case 1: // conflicts: the tree's hash, then the conflicted files
-		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
-		for _, l := range lines[1:] {
-			if l != "" && (len(mc.Conflicts) == 0 || mc.Conflicts[len(mc.Conflicts)-1] != l) {
-				mc.Conflicts = append(mc.Conflicts, l)
-			}
-		}
-	default:
-		var ge *GitError
-		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "usage:") {
-			return mc, ErrMergeTreeUnsupported
-		}
+	if mc.Conflicts, err = r.mergeConflicts(ctx, branch); err != nil {
 		return mc, err
 	}
 	status, err := output(ctx, r.dir, "status", "--porcelain=v1", "--untracked-files=no", "--no-renames")
@@ -69,13 +51,46 @@ func (r *Repo) CheckMerge(ctx context.Context, branch string) (MergeCheck, error
 			mc.Dirty = append(mc.Dirty, l[3:])
 		}
 	}
+	mc.Same, mc.InTheWay, err = r.untrackedOnBranch(ctx, branch)
+	return mc, err
+}
+
+// mergeConflicts lists the files that merging branch into HEAD would leave
+// in conflict (`git merge-tree`, which writes no ref and no file).
+func (r *Repo) mergeConflicts(ctx context.Context, branch string) ([]string, error) {
+	var out bytes.Buffer
+	err := run(ctx, r.dir, Command{Stdout: &out}, "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", branch)
+	switch ExitCode(err) {
+	case -1:
+		return nil, err
+	case 1: // conflicts: the tree's hash, then the conflicted files
+		var conflicts []string
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		for _, l := range lines[1:] {
+			if l != "" && (len(conflicts) == 0 || conflicts[len(conflicts)-1] != l) {
+				conflicts = append(conflicts, l)
+			}
+		}
+		return conflicts, nil
+	}
+	var ge *GitError
+	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "usage:") {
+		return nil, ErrMergeTreeUnsupported
+	}
+	return nil, err
+}
+
+// untrackedOnBranch sorts the untracked files that branch changes: those
+// the branch holds as they are here (same), and the others (inTheWay),
+// which git merge would refuse to overwrite.
+func (r *Repo) untrackedOnBranch(ctx context.Context, branch string) (same, inTheWay []string, err error) {
 	untracked, err := r.Untracked(ctx, nil)
 	if err != nil || len(untracked) == 0 {
-		return mc, err
+		return nil, nil, err
 	}
 	changed, err := output(ctx, r.dir, "diff", "--name-only", "--no-renames", "-z", "HEAD..."+branch, "--")
 	if err != nil {
-		return mc, err
+		return nil, nil, err
 	}
 	onBranch := map[string]bool{}
 	for _, p := range strings.Split(changed, "\x00") {
@@ -88,12 +103,12 @@ func (r *Repo) CheckMerge(ctx context.Context, branch string) (MergeCheck, error
 		here, err1 := output(ctx, r.dir, "hash-object", "--", p)
 		there, err2 := output(ctx, r.dir, "rev-parse", "--verify", "--quiet", branch+":"+p)
 		if err1 == nil && err2 == nil && here == there {
-			mc.Same = append(mc.Same, p)
+			same = append(same, p)
 		} else {
-			mc.InTheWay = append(mc.InTheWay, p)
+			inTheWay = append(inTheWay, p)
 		}
 	}
-	return mc, nil
+	return same, inTheWay, nil
 }
 
 // MergeBranch merges branch into the checked-out branch with a merge
@@ -108,10 +123,10 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string, squash b
 		return "", err
 	}
 	if !squash {
-		err = run(ctx, r.dir, command{}, append(args, "merge", "--no-ff", "--no-edit", "--quiet", "-m", message, branch)...)
+		err = run(ctx, r.dir, Command{}, append(args, "merge", "--no-ff", "--no-edit", "--quiet", "-m", message, branch)...)
 	} else {
-		if err = run(ctx, r.dir, command{}, append(args, "merge", "--squash", "--quiet", branch)...); err == nil {
-			err = run(ctx, r.dir, command{}, append(args, "commit", "--quiet", "--cleanup=whitespace", "-m", message)...)
+		if err = run(ctx, r.dir, Command{}, append(args, "merge", "--squash", "--quiet", branch)...); err == nil {
+			err = run(ctx, r.dir, Command{}, append(args, "commit", "--quiet", "--cleanup=whitespace", "-m", message)...)
 		}
 	}
 	if err != nil {
@@ -122,5 +137,5 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string, squash b
 
 // AbortMerge undoes a merge that stopped half-way (`git merge --abort`).
 func (r *Repo) AbortMerge(ctx context.Context) error {
-	return run(ctx, r.dir, command{}, "merge", "--abort")
+	return run(ctx, r.dir, Command{}, "merge", "--abort")
 }

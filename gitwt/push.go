@@ -17,5 +17,5 @@ func (r *Repo) PushRemote(ctx context.Context, branch string) string {
 // Push pushes the local branch to the branch of the same name on remote.
 // It never forces: a remote that moved on is an error to report.
 func (r *Repo) Push(ctx context.Context, remote, branch string) error {
-	return run(ctx, r.dir, command{}, "push", "--quiet", remote, "refs/heads/"+branch+":refs/heads/"+branch)
+	return run(ctx, r.dir, Command{}, "push", "--quiet", remote, "refs/heads/"+branch+":refs/heads/"+branch)
 }

@@ -56,11 +56,19 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 // (symbolic links resolved).
 func (r *Repo) Dir() string { return r.dir }
 
+// GitDir returns this working tree's git folder, which holds its index
+// and HEAD.
+func (r *Repo) GitDir() string { return r.gitDir }
+
+// CommonDir returns the git folder all the repository's worktrees share
+// (objects, refs, info/).
+func (r *Repo) CommonDir() string { return r.commonDir }
+
 // Head returns the full hash of the commit HEAD points at, or "" with a nil
 // error when the repository has no commit yet.
 func (r *Repo) Head(ctx context.Context) (string, error) {
 	out, err := output(ctx, r.dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	if exitCode(err) == 1 && out == "" {
+	if ExitCode(err) == 1 && out == "" {
 		return "", nil // unborn branch
 	}
 	return out, err
@@ -70,7 +78,7 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 // branch with no commit yet), or "" with a nil error when HEAD is detached.
 func (r *Repo) CurrentBranch(ctx context.Context) (string, error) {
 	out, err := output(ctx, r.dir, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if exitCode(err) == 1 {
+	if ExitCode(err) == 1 {
 		return "", nil
 	}
 	return out, err
@@ -78,8 +86,8 @@ func (r *Repo) CurrentBranch(ctx context.Context) (string, error) {
 
 // BranchExists reports whether the local branch name exists.
 func (r *Repo) BranchExists(ctx context.Context, name string) (bool, error) {
-	err := run(ctx, r.dir, command{}, "show-ref", "--verify", "--quiet", "refs/heads/"+name)
-	if exitCode(err) == 1 {
+	err := run(ctx, r.dir, Command{}, "show-ref", "--verify", "--quiet", "refs/heads/"+name)
+	if ExitCode(err) == 1 {
 		return false, nil
 	}
 	return err == nil, err

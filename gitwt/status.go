@@ -3,9 +3,6 @@ package gitwt
 import (
 	"bytes"
 	"context"
-	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -16,8 +13,8 @@ import (
 // index is not written (optional locks are off).
 func (r *Repo) Uncommitted(ctx context.Context, excludes []string) ([]string, error) {
 	var out bytes.Buffer
-	args := append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."}, excludeSpecs(excludes)...)
-	if err := run(ctx, r.dir, command{stdout: &out}, args...); err != nil {
+	args := append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."}, ExcludeSpecs(excludes)...)
+	if err := run(ctx, r.dir, Command{Stdout: &out}, args...); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -33,8 +30,8 @@ func (r *Repo) Uncommitted(ctx context.Context, excludes []string) ([]string, er
 // excludes, relative to the top-level folder.
 func (r *Repo) Untracked(ctx context.Context, excludes []string) ([]string, error) {
 	var out bytes.Buffer
-	args := append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--", "."}, excludeSpecs(excludes)...)
-	if err := run(ctx, r.dir, command{stdout: &out}, args...); err != nil {
+	args := append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--", "."}, ExcludeSpecs(excludes)...)
+	if err := run(ctx, r.dir, Command{Stdout: &out}, args...); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -46,75 +43,25 @@ func (r *Repo) Untracked(ctx context.Context, excludes []string) ([]string, erro
 	return paths, nil
 }
 
-// SnapshotCommit records the working tree as it is, HEAD plus every
-// uncommitted change and untracked file that git does not ignore (less
-// excludes), as a new commit whose parent is HEAD, and returns its hash.
-// Nothing else changes: no branch moves, and the user's index and files are
-// untouched (the tree is built in a temporary index). It is how a new
-// worktree starts with the main checkout's uncommitted work. With nothing
-// uncommitted (the tree is HEAD's) it makes no commit and returns HEAD.
-func (r *Repo) SnapshotCommit(ctx context.Context, message string, excludes []string) (string, error) {
-	head, err := r.Head(ctx)
+// Ignored returns those of paths (relative to the top-level folder) that
+// git ignores and that exist (`git check-ignore`).
+func (r *Repo) Ignored(ctx context.Context, paths ...string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	var out strings.Builder
+	err := run(ctx, r.dir, Command{Stdout: &out}, append([]string{"check-ignore", "--"}, paths...)...)
+	if ExitCode(err) == 1 {
+		return nil, nil // none is
+	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if head == "" {
-		return "", ErrNoCommits
+	var ignored []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if line != "" {
+			ignored = append(ignored, line)
+		}
 	}
-	tree, err := r.workingTree(ctx, excludes)
-	if err != nil {
-		return "", err
-	}
-	headTree, err := output(ctx, r.dir, "rev-parse", "--verify", "--quiet", head+"^{tree}")
-	if err != nil {
-		return "", err
-	}
-	if tree == headTree {
-		return head, nil
-	}
-	return r.commitTree(ctx, tree, head, message)
-}
-
-// workingTree writes the tree of the working tree as it is: every tracked
-// file as it is on disk and every untracked file git does not ignore (less
-// excludes), staged in a temporary copy of the index, so that the user's
-// index is untouched. It returns the tree's hash.
-func (r *Repo) workingTree(ctx context.Context, excludes []string) (string, error) {
-	tmp, err := os.MkdirTemp("", "architect-index-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	index := filepath.Join(tmp, "index")
-	if err := copyIndex(filepath.Join(r.gitDir, "index"), index); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", err
-	}
-	c := command{env: []string{"GIT_INDEX_FILE=" + index}}
-	if err := r.addAll(ctx, c, excludes, "-A"); err != nil {
-		return "", err
-	}
-	var tree strings.Builder
-	c.stdout = &tree
-	if err := run(ctx, r.dir, c, "write-tree"); err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(tree.String()), nil
-}
-
-// commitTree makes a commit of tree on parent ("" for none) with the
-// repository's identity, moving no ref, and returns its hash.
-func (r *Repo) commitTree(ctx context.Context, tree, parent, message string) (string, error) {
-	args, err := r.identity(ctx)
-	if err != nil {
-		return "", err
-	}
-	args = append(args, "commit-tree", tree, "-m", message)
-	if parent != "" {
-		args = append(args, "-p", parent)
-	}
-	var hash strings.Builder
-	if err := run(ctx, r.dir, command{stdout: &hash}, args...); err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(hash.String()), nil
+	return ignored, nil
 }

@@ -71,7 +71,7 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch, base string) error
 	// branch or a non-empty folder should one appear in between.
 	addingWorktree.Lock() // one add at a time: see addingWorktree
 	defer addingWorktree.Unlock()
-	return run(ctx, r.dir, command{}, "worktree", "add", "--quiet", "-b", branch, "--", path, base)
+	return run(ctx, r.dir, Command{}, "worktree", "add", "--quiet", "-b", branch, "--", path, base)
 }
 
 // addingWorktree makes a process's `git worktree add`s one at a time. git
@@ -91,7 +91,7 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string, force bool) erro
 	if force {
 		args = append(args, "--force")
 	}
-	return run(ctx, r.dir, command{}, append(args, "--", r.abs(path))...)
+	return run(ctx, r.dir, Command{}, append(args, "--", r.abs(path))...)
 }
 
 // DeleteBranch deletes a local branch. Without force git refuses when the
@@ -103,7 +103,7 @@ func (r *Repo) DeleteBranch(ctx context.Context, branch string, force bool) erro
 	if force {
 		flag = "-D"
 	}
-	return run(ctx, r.dir, command{}, "branch", flag, "--", branch)
+	return run(ctx, r.dir, Command{}, "branch", flag, "--", branch)
 }
 
 // UnmergedCommits counts the commits on branch that into (a branch or any

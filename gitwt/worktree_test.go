@@ -22,64 +22,6 @@ func repoWithCommit(t *testing.T) (string, string) {
 	return dir, commit(t, dir, "first")
 }
 
-func TestWorktreeCommitMerge(t *testing.T) {
-	is := is.New(t)
-	dir, base := repoWithCommit(t)
-	ctx := context.Background()
-	r := open(t, dir)
-	is.NoErr(r.Exclude(ctx, "/.architect/", "/.architect-worktrees/"))
-
-	wtPath := filepath.Join(r.Dir(), ".architect-worktrees", "run1")
-	is.NoErr(r.AddWorktree(ctx, ".architect-worktrees/run1", "architect/run1", base))
-	got, err := r.WorktreeOf(ctx, "architect/run1")
-	is.NoErr(err)
-	is.Equal(got, wtPath)
-	none, err := r.WorktreeOf(ctx, "nope")
-	is.NoErr(err)
-	is.Equal(none, "")
-
-	w := open(t, wtPath)
-	branch, err := w.CurrentBranch(ctx)
-	is.NoErr(err)
-	is.Equal(branch, "architect/run1")
-	write(t, wtPath, "feature.go", "package feature\n")
-	write(t, wtPath, "README.md", "hello\nworld\n")
-	write(t, wtPath, ".architect/state.json", "{}\n") // excluded
-	hash, committed, err := w.CommitAll(ctx, "#1: add feature\n\nbody", []string{".architect/"})
-	is.NoErr(err)
-	is.True(committed)
-	is.Equal(gitT(t, wtPath, "rev-parse", "HEAD"), hash)
-	is.Equal(gitT(t, wtPath, "log", "-1", "--format=%B"), "#1: add feature\n\nbody") // "#" lines kept
-	is.Equal(gitT(t, wtPath, "show", "--format=", "--name-only", "HEAD"), "README.md\nfeature.go")
-	is.Equal(gitT(t, wtPath, "log", "-1", "--format=%an <%ae>"), "Test User <test@example.com>")
-
-	again, committed, err := w.CommitAll(ctx, "nothing", []string{".architect/"})
-	is.NoErr(err)
-	is.True(!committed)
-	is.Equal(again, hash)
-
-	// The main checkout was not touched, and merging brings the work in.
-	is.Equal(gitT(t, dir, "status", "--porcelain"), "")
-	n, err := r.UnmergedCommits(ctx, "architect/run1", "main")
-	is.NoErr(err)
-	is.Equal(n, 1)
-	gitT(t, dir, "merge", "--quiet", "--no-edit", "architect/run1")
-	content, err := os.ReadFile(filepath.Join(dir, "feature.go"))
-	is.NoErr(err)
-	is.Equal(string(content), "package feature\n")
-	n, err = r.UnmergedCommits(ctx, "architect/run1", "main")
-	is.NoErr(err)
-	is.Equal(n, 0)
-
-	// Clean up as `architect clean` would.
-	is.NoErr(r.RemoveWorktree(ctx, wtPath, false))
-	is.True(!exists(wtPath))
-	is.NoErr(r.DeleteBranch(ctx, "architect/run1", false))
-	ok, err := r.BranchExists(ctx, "architect/run1")
-	is.NoErr(err)
-	is.True(!ok)
-}
-
 func TestAddWorktreeRefusesExistingFolder(t *testing.T) {
 	is := is.New(t)
 	dir, base := repoWithCommit(t)

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/runlog"
 )
@@ -41,7 +41,7 @@ type iteration struct {
 	rec    record        // the record, built step by step
 	// diff is the snapshot taken after the checks, for the next prompt (nil
 	// when none was taken).
-	diff *gitwt.Diff
+	diff *changes.Diff
 	// The changes so far as this iteration last saw them (the run's loop
 	// starts them from what the iterations before left, keepPatch moves
 	// them on, the run's loop carries them to the next one).

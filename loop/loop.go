@@ -36,8 +36,8 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/usererr"
@@ -122,7 +122,7 @@ type carried struct {
 	judgeNote      string               // why the last iteration failed, when it changed how a check is judged
 	interruptNote  string               // that the last iteration was interrupted before its checks
 	finalNote      string               // why the last iteration's success did not stand (its last look failed)
-	diff           *gitwt.Diff          // the snapshot taken after the last iteration, for the next prompt
+	diff           *changes.Diff        // the snapshot taken after the last iteration, for the next prompt
 	// The changes so far after the last iteration (to tell an uncommitted
 	// iteration's own).
 	patch      string

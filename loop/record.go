@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/runlog"
 )
 
@@ -51,7 +51,7 @@ func (r *runner) commitIteration(gitCtx context.Context, rec *record, from strin
 	}
 	hash, committed, err := r.ws.commit(gitCtx, msg)
 	switch {
-	case errors.Is(err, gitwt.ErrIndexBusy):
+	case errors.Is(err, changes.ErrIndexBusy):
 		// Someone else's git (a shell running git add or commit): the
 		// commit waits for the next iteration, which takes these changes
 		// with its own.

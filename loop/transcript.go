@@ -5,8 +5,8 @@ import (
 	"io"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/config"
-	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/runlog"
@@ -25,7 +25,7 @@ const diffKeep = 1 << 20
 
 // promptDiff is the part of the changes so far a prompt shows, and how
 // many bytes it leaves out.
-func promptDiff(d gitwt.Diff) (string, int64) {
+func promptDiff(d changes.Diff) (string, int64) {
 	text, rest := prompt.Truncate(d.Text, prompt.DiffLimit)
 	return proc.Clean([]byte(text)), d.Truncated + rest
 }
@@ -105,7 +105,7 @@ func (r *runner) keepPatch(x *iteration, patch string) {
 // keepRunDiff writes the whole run's diff so far (d: the changes since
 // the run began, what merge brings in) to .architect/run.patch, for the
 // report, which reads records and runs no git.
-func (r *runner) keepRunDiff(d gitwt.Diff) {
+func (r *runner) keepRunDiff(d changes.Diff) {
 	if err := runlog.WriteRunDiff(r.ws.state(runlog.RunDiffFile), r.cleanText(runlog.RunDiffText(d.Text, d.Truncated))); err != nil {
 		r.transcriptFailed(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/runlog"
@@ -40,31 +41,31 @@ type workspace struct {
 	worktree   string      // absolute worktree path, when --worktree
 	branch     string      // the worktree's branch
 
-	outputs checkOutputs   // files the checks created, left out of commits
-	watch   bool           // watch the tree rather than look at all of it every time (config NoWatch)
-	commits bool           // iterations are committed (a worktree, or build mode)
-	fresh   bool           // the worktree was created by this run and nothing has run in it yet
-	changes *gitwt.Changes // the diff against initialRef, kept up to date
+	outputs checkOutputs     // files the checks created, left out of commits
+	watch   bool             // watch the tree rather than look at all of it every time (config NoWatch)
+	commits bool             // iterations are committed (a worktree, or build mode)
+	fresh   bool             // the worktree was created by this run and nothing has run in it yet
+	changes *changes.Changes // the diff against initialRef, kept up to date
 }
 
-// gitChanges returns the run's gitwt.Changes (the repo must be set); the
+// gitChanges returns the run's changes.Changes (the repo must be set); the
 // first call starts watching the tree.
-func (w *workspace) gitChanges(ctx context.Context) *gitwt.Changes {
+func (w *workspace) gitChanges(ctx context.Context) *changes.Changes {
 	if w.changes == nil {
-		opts := gitwt.ChangesOptions{Watch: w.watch, Commits: w.commits, Clean: w.fresh}
-		w.changes = w.repo.Changes(ctx, w.initialRef, w.excludes, diffKeep, opts)
+		opts := changes.ChangesOptions{Watch: w.watch, Commits: w.commits, Clean: w.fresh}
+		w.changes = changes.New(ctx, w.repo, w.initialRef, w.excludes, diffKeep, opts)
 	}
 	return w.changes
 }
 
 // diff returns the working tree's changes since the run began.
-func (w *workspace) diff(ctx context.Context) (gitwt.Diff, error) {
+func (w *workspace) diff(ctx context.Context) (changes.Diff, error) {
 	return w.gitChanges(ctx).Diff(ctx)
 }
 
 // untracked lists the untracked files git does not ignore, less the
 // excludes: from what changed since the last diff where the tree is
-// watched and committed (gitwt.Changes.Untracked), else from a look at
+// watched and committed (changes.Changes.Untracked), else from a look at
 // the whole tree.
 func (w *workspace) untracked(ctx context.Context) ([]string, error) {
 	return w.gitChanges(ctx).Untracked(ctx)

@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"crypto/sha256"

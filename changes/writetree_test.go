@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/matryer/is"
 )
 
@@ -41,7 +42,7 @@ func TestSplitTree(t *testing.T) {
 			git := func(args ...string) string {
 				t.Helper()
 				var out strings.Builder
-				is.NoErr(run(ctx, dir, command{env: env, stdout: &out}, args...))
+				is.NoErr(run(ctx, dir, gitwt.Command{Env: env, Stdout: &out}, args...))
 				return strings.TrimSpace(out.String())
 			}
 			for round, step := range []struct {
@@ -70,7 +71,7 @@ func TestSplitTree(t *testing.T) {
 				step.do()
 				before, err := os.ReadFile(p.path)
 				is.NoErr(err)
-				got, err := p.splitTree(ctx, dir, oidLen)
+				got, err := p.splitTree(ctx, open(t, dir), oidLen)
 				is.NoErr(err)
 				after, err := os.ReadFile(p.path)
 				is.NoErr(err)
@@ -90,7 +91,7 @@ func TestSplitTree(t *testing.T) {
 			past := time.Now().Add(-time.Hour).Truncate(time.Second)
 			is.NoErr(os.Chtimes(userIndex, past, past))
 			is.NoErr(p.seed())
-			_, err = p.splitTree(ctx, dir, oidLen)
+			_, err = p.splitTree(ctx, open(t, dir), oidLen)
 			is.NoErr(err)
 			info, err := os.Stat(userIndex)
 			is.NoErr(err)
@@ -98,7 +99,7 @@ func TestSplitTree(t *testing.T) {
 
 			// An index split by the user's own setting cannot be shared.
 			git("update-index", "--split-index")
-			_, err = p.splitTree(ctx, dir, oidLen)
+			_, err = p.splitTree(ctx, open(t, dir), oidLen)
 			is.Equal(err, errNoSplitView)
 		})
 	}

@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"fmt"
@@ -137,4 +137,42 @@ func FuzzPatchStat(f *testing.F) {
 			}
 		}
 	})
+}
+
+// patchStat builds `git diff --stat` from a patch as it streams by, as
+// compose does from the segments the segmenter cuts (git computes each
+// file's diff once rather than twice). Memory does not grow with long
+// lines or big diffs.
+type patchStat struct {
+	statSummary
+	seg  segmenter
+	done int // segments already added
+}
+
+// Write never fails.
+func (s *patchStat) Write(p []byte) (int, error) {
+	n, err := s.seg.Write(p)
+	s.collect()
+	return n, err
+}
+
+func (s *patchStat) collect() {
+	for ; s.done < len(s.seg.segs); s.done++ {
+		s.add(s.seg.segs[s.done].stat)
+	}
+	s.seg.segs = s.seg.segs[:0]
+	s.done = 0
+}
+
+// finish closes the last file's entry.
+func (s *patchStat) finish() {
+	s.seg.flush()
+	s.collect()
+}
+
+// String formats the stat as git does: one line per file (" name | N +-"),
+// " ..." past statFiles files, and the summary line; "" for no change.
+func (s *patchStat) String() string {
+	s.finish()
+	return s.statSummary.String()
 }

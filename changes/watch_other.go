@@ -1,26 +1,24 @@
 //go:build !linux
 
-package gitwt
+package changes
 
 import (
 	"context"
 	"errors"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
-// Watcher is only implemented on Linux (inotify); elsewhere Watch fails
+// Watcher is only implemented on Linux (inotify); elsewhere watch fails
 // and every diff looks at the whole tree.
 type Watcher struct{}
 
-// Watch is not supported on this system.
-func (r *Repo) Watch(ctx context.Context, excludes []string) (*Watcher, error) {
+// watch is not supported on this system.
+func watch(ctx context.Context, r *gitwt.Repo, excludes []string, clean bool) (*Watcher, error) {
 	return nil, errors.ErrUnsupported
 }
 
-func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watcher, error) {
-	return nil, errors.ErrUnsupported
-}
-
-// Take is never called: Watch returns no Watcher.
+// Take is never called: watch returns no Watcher.
 func (w *Watcher) Take(ctx context.Context) Changed { return Changed{All: true} }
 
 // Rescan does nothing.

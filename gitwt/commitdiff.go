@@ -28,16 +28,16 @@ type Change struct {
 func (r *Repo) Between(ctx context.Context, from, to string, limit int) (Change, error) {
 	if from == "" {
 		var err error
-		if from, err = r.emptyTree(ctx); err != nil {
+		if from, err = r.EmptyTree(ctx); err != nil {
 			return Change{}, err
 		}
 	}
 	head := proc.NewHead(limit)
-	if err := run(ctx, r.dir, command{env: r.treesOnly(), stdout: head}, "-c", "core.quotePath=false", "diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", from, to); err != nil {
+	if err := run(ctx, r.dir, Command{Env: r.TreesOnly(), Stdout: head}, "-c", "core.quotePath=false", "diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", from, to); err != nil {
 		return Change{}, err
 	}
 	var short strings.Builder
-	if err := run(ctx, r.dir, command{env: r.treesOnly(), stdout: &short}, "diff-tree", "-r", "-M", "--shortstat", from, to); err != nil {
+	if err := run(ctx, r.dir, Command{Env: r.TreesOnly(), Stdout: &short}, "diff-tree", "-r", "-M", "--shortstat", from, to); err != nil {
 		return Change{}, err
 	}
 	c := Change{Text: head.Text()}

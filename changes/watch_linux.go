@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // maxWatches bounds the folders a Watcher watches (one inotify watch each,
@@ -54,7 +56,7 @@ const treeMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN
 // then reuse a diff without them. Its overhead was therefore not measured.
 type Watcher struct {
 	mu       sync.Mutex
-	repo     *Repo
+	repo     *gitwt.Repo
 	excludes []string // relative to the top-level folder, without slashes around
 	fd       int      // -1 once broken: every Take then reports All
 	buf      []byte
@@ -76,16 +78,12 @@ type Watcher struct {
 	index   bool     // the index was written
 }
 
-// Watch starts watching the working tree, less excludes (paths relative to
-// the top-level folder, as for Diff). It fails where inotify is not
-// available or the tree is too big to watch; the caller then does without.
-func (r *Repo) Watch(ctx context.Context, excludes []string) (*Watcher, error) {
-	return r.watch(ctx, excludes, false)
-}
-
-// watch is Watch; clean says the tree is a fresh checkout, in which no
-// folder is ignored (there is no untracked file).
-func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watcher, error) {
+// watch starts watching the working tree of r, less excludes (paths
+// relative to the top-level folder, as for Compare). It fails where inotify
+// is not available or the tree is too big to watch; the caller then does
+// without. clean says the tree is a fresh checkout, in which no folder is
+// ignored (there is no untracked file).
+func watch(ctx context.Context, r *gitwt.Repo, excludes []string, clean bool) (*Watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -98,7 +96,7 @@ func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watch
 			w.excludes = append(w.excludes, e)
 		}
 	}
-	for dir, name := range map[string]string{r.gitDir: "git", filepath.Join(r.commonDir, "info"): "info"} {
+	for dir, name := range map[string]string{r.GitDir(): "git", filepath.Join(r.CommonDir(), "info"): "info"} {
 		wd, err := unix.InotifyAddWatch(fd, dir, treeMask|unix.IN_ONLYDIR)
 		if err == nil {
 			w.gitDirs[int32(wd)] = name
@@ -109,7 +107,7 @@ func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watch
 	}
 	if clean {
 		w.checkout = true
-		err = w.walk(r.dir)
+		err = w.walk(r.Dir())
 		w.checkout = false
 	} else {
 		err = w.addTree(ctx)
@@ -121,7 +119,7 @@ func (r *Repo) watch(ctx context.Context, excludes []string, clean bool) (*Watch
 	return w, nil
 }
 
-// Take returns what changed since the previous Take (or since Watch), and
+// Take returns what changed since the previous Take (or since watch), and
 // starts over. Folders that appeared are watched before it returns, so
 // that what happens in them from then on is seen.
 func (w *Watcher) Take(ctx context.Context) Changed {
@@ -130,6 +128,23 @@ func (w *Watcher) Take(ctx context.Context) Changed {
 	if w.fd >= 0 {
 		w.drain()
 	}
+	w.watchNew(ctx)
+	if w.fd >= 0 {
+		w.lookAtHeads()
+	}
+	c := Changed{All: w.all || w.fd < 0, Index: w.index}
+	if !c.All {
+		c.Paths, c.Appeared = w.paths()
+	}
+	clear(w.changed)
+	w.all, w.index = false, false
+	return c
+}
+
+// watchNew watches the folders that appeared (or the whole tree anew,
+// when asked to or when many did), reading the events queued meanwhile,
+// until none is left to watch or the tree keeps changing.
+func (w *Watcher) watchNew(ctx context.Context) {
 	for round := 0; w.fd >= 0 && (w.rescan || len(w.newDirs) > 0); round++ {
 		if round == 4 {
 			// Still changing: the folders left are watched at the next
@@ -152,39 +167,36 @@ func (w *Watcher) Take(ctx context.Context) Changed {
 		// Events queued while adding watches are read now.
 		w.drain()
 	}
-	if w.fd >= 0 {
-		w.lookAtHeads()
-	}
-	c := Changed{All: w.all || w.fd < 0, Index: w.index}
-	if !c.All {
-		var paths []string
-		for p := range w.changed {
-			if !w.covered(w.ignored, p) {
-				paths = append(paths, p)
-			}
-		}
-		slices.Sort(paths)
-		// A folder stands for what is in it: "a" then "a/b" keeps "a"
-		// ("a.b" sorts between them, "a/" before "a0"), which appeared if
-		// anything in it did.
-		for _, p := range paths {
-			if n := len(c.Paths); n > 0 && strings.HasPrefix(p, c.Paths[n-1]+"/") {
-				if w.changed[p] && !w.changed[c.Paths[n-1]] {
-					w.changed[c.Paths[n-1]] = true
-				}
-				continue
-			}
-			c.Paths = append(c.Paths, p)
-		}
-		for _, p := range c.Paths {
-			if w.changed[p] {
-				c.Appeared = append(c.Appeared, p)
-			}
+}
+
+// paths returns the paths that changed, in byte order, outside the
+// folders git ignores, and those of them that may have appeared.
+func (w *Watcher) paths() (paths, appeared []string) {
+	var all []string
+	for p := range w.changed {
+		if !w.covered(w.ignored, p) {
+			all = append(all, p)
 		}
 	}
-	clear(w.changed)
-	w.all, w.index = false, false
-	return c
+	slices.Sort(all)
+	// A folder stands for what is in it: "a" then "a/b" keeps "a"
+	// ("a.b" sorts between them, "a/" before "a0"), which appeared if
+	// anything in it did.
+	for _, p := range all {
+		if n := len(paths); n > 0 && strings.HasPrefix(p, paths[n-1]+"/") {
+			if w.changed[p] && !w.changed[paths[n-1]] {
+				w.changed[paths[n-1]] = true
+			}
+			continue
+		}
+		paths = append(paths, p)
+	}
+	for _, p := range paths {
+		if w.changed[p] {
+			appeared = append(appeared, p)
+		}
+	}
+	return paths, appeared
 }
 
 // Rescan watches the tree anew, asking git again which folders it
@@ -250,17 +262,7 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		return
 	}
 	if which, ok := w.gitDirs[wd]; ok {
-		switch {
-		case mask&unix.IN_IGNORED != 0:
-			delete(w.gitDirs, wd)
-			w.all = true
-		case which == "git" && name == "index" && mask&unix.IN_ATTRIB == 0:
-			// What is tracked may have changed. (Its attributes change when
-			// the private index is linked to it: nothing to see.)
-			w.index = true
-		case which == "git" && name == "info", which == "info" && (name == "exclude" || name == "attributes"):
-			w.all, w.rescan = true, true // what is ignored, or how files compare, may have changed
-		}
+		w.gitDirEvent(wd, which, mask, name)
 		return
 	}
 	if files, ok := w.files[wd]; ok {
@@ -274,10 +276,29 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		}
 		return
 	}
-	dir, ok := w.dirs[wd]
-	if !ok {
-		return // a watch already removed
+	if dir, ok := w.dirs[wd]; ok {
+		w.treeEvent(wd, dir, mask, name)
+	} // else a watch already removed
+}
+
+// gitDirEvent records an event in the git folder ("git") or its info/
+// folder ("info"): the index written, ignore rules or attributes changed.
+func (w *Watcher) gitDirEvent(wd int32, which string, mask uint32, name string) {
+	switch {
+	case mask&unix.IN_IGNORED != 0:
+		delete(w.gitDirs, wd)
+		w.all = true
+	case which == "git" && name == "index" && mask&unix.IN_ATTRIB == 0:
+		// What is tracked may have changed. (Its attributes change when
+		// the private index is linked to it: nothing to see.)
+		w.index = true
+	case which == "git" && name == "info", which == "info" && (name == "exclude" || name == "attributes"):
+		w.all, w.rescan = true, true // what is ignored, or how files compare, may have changed
 	}
+}
+
+// treeEvent records an event about name in dir, a folder of the tree.
+func (w *Watcher) treeEvent(wd int32, dir string, mask uint32, name string) {
 	if mask&unix.IN_IGNORED != 0 {
 		delete(w.dirs, wd) // the folder is gone (its parent saw that)
 		if dir == "" {
@@ -293,19 +314,7 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 		rel = dir + "/" + name
 	}
 	if name == ".git" {
-		// A repository appeared in (or left) a folder: git now sees the
-		// folder as a whole, a commit of its own. (The top level's is
-		// this repository's, watched on its own.)
-		switch {
-		case dir == "":
-		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
-			w.nested[dir] = true
-		case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
-			delete(w.nested, dir)
-		}
-		if dir != "" {
-			w.note(dir, true)
-		}
+		w.gitEvent(dir, mask)
 		return
 	}
 	if w.excluded(rel) || w.ignored[rel] {
@@ -325,11 +334,27 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 	if !isDir && mask&(unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ATTRIB) != 0 {
 		// A link made to a file (its link count changes), or a file made
 		// as a link to another: watched through its inode.
-		if fi, err := os.Lstat(filepath.Join(w.repo.dir, filepath.FromSlash(rel))); err == nil {
-			_ = w.watchLinked(rel, filepath.Join(w.repo.dir, filepath.FromSlash(rel)), fi)
+		if fi, err := os.Lstat(filepath.Join(w.repo.Dir(), filepath.FromSlash(rel))); err == nil {
+			_ = w.watchLinked(rel, filepath.Join(w.repo.Dir(), filepath.FromSlash(rel)), fi)
 		}
 	}
 	w.note(rel, isDir || mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ATTRIB) == 0)
+}
+
+// gitEvent records that a repository appeared in (or left) dir: git now
+// sees the folder as a whole, a commit of its own. (The top level's is
+// this repository's, watched on its own.)
+func (w *Watcher) gitEvent(dir string, mask uint32) {
+	if dir == "" {
+		return
+	}
+	switch {
+	case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+		w.nested[dir] = true
+	case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
+		delete(w.nested, dir)
+	}
+	w.note(dir, true)
 }
 
 // fileMask are the events that change a file's content or mode, whichever
@@ -371,7 +396,7 @@ func (w *Watcher) lookAtHeads() {
 		if w.excluded(d) || w.covered(w.ignored, d) {
 			continue
 		}
-		h := headOf(filepath.Join(w.repo.dir, filepath.FromSlash(d)))
+		h := headOf(filepath.Join(w.repo.Dir(), filepath.FromSlash(d)))
 		if was, ok := w.heads[d]; ok && was != h {
 			w.note(d, true)
 		}
@@ -480,18 +505,18 @@ func (w *Watcher) excluded(rel string) bool {
 // happens in an ignored folder never reaches a snapshot. A folder already
 // watched keeps its watch (inotify returns the same one).
 func (w *Watcher) addTree(ctx context.Context) error {
-	ignored, err := w.repo.ignoredDirs(ctx)
+	ignored, err := ignoredDirs(ctx, w.repo)
 	if err != nil {
 		ignored = map[string]bool{} // without the list, every folder is watched
 	}
 	w.ignored = ignored
-	return w.walk(w.repo.dir)
+	return w.walk(w.repo.Dir())
 }
 
 // addDirs watches folders that appeared, and those in them, asking git
 // which of them it ignores.
 func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
-	ignored, err := w.repo.ignoredDirs(ctx, dirs...)
+	ignored, err := ignoredDirs(ctx, w.repo, dirs...)
 	if err != nil {
 		// git 2.39's ls-files fails on some folders in ignored ones
 		// ("directory entry not superset of prefix"): ask about the
@@ -507,7 +532,7 @@ func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
 			continue
 		}
 		w.note(d, true) // what was written in it before the watch was added
-		if err := w.walk(filepath.Join(w.repo.dir, filepath.FromSlash(d))); err != nil {
+		if err := w.walk(filepath.Join(w.repo.Dir(), filepath.FromSlash(d))); err != nil {
 			return err
 		}
 	}
@@ -517,7 +542,7 @@ func (w *Watcher) addDirs(ctx context.Context, dirs []string) error {
 // walk watches root and the folders in it that are not excluded or
 // ignored; a root that is gone is skipped.
 func (w *Watcher) walk(root string) error {
-	top := w.repo.dir
+	top := w.repo.Dir()
 	// The files of a folder watched for the first time are looked at for
 	// other hard links (a stat each); those of a folder watched already
 	// were then, or made since (seen as made). A fresh checkout has none.

@@ -1,8 +1,10 @@
-package gitwt
+package changes
 
 import (
 	"bytes"
 	"context"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // ignoredDirs lists the folders, relative to the top level, that git
@@ -10,13 +12,13 @@ import (
 // file in them is tracked or reaches a snapshot. With paths, only in those
 // (relative to the top level). The list is streamed: the ignored files
 // listed one by one are not kept.
-func (r *Repo) ignoredDirs(ctx context.Context, paths ...string) (map[string]bool, error) {
+func ignoredDirs(ctx context.Context, r *gitwt.Repo, paths ...string) (map[string]bool, error) {
 	dirs := &dirCollector{dirs: map[string]bool{}}
 	args := []string{"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"}
 	if len(paths) > 0 {
-		args = append(append(args, "--"), literalSpecs(paths)...)
+		args = append(append(args, "--"), gitwt.LiteralSpecs(paths)...)
 	}
-	err := run(ctx, r.dir, command{stdout: dirs}, args...)
+	err := r.Git(ctx, gitwt.Command{Stdout: dirs}, args...)
 	return dirs.dirs, err
 }
 

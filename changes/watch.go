@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 // maxChanged bounds the paths a Watcher remembers between two Takes. Past
 // it, Take reports that anything may have changed: a change that big costs

@@ -1,14 +1,16 @@
-package gitwt
+package changes
 
 import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // Untracked lists the files that git does not ignore and the working
 // tree's index does not track, less the excludes, relative to the
-// top-level folder: what Repo.Untracked lists. The loop asks before and
+// top-level folder: what gitwt.Repo.Untracked lists. The loop asks before and
 // after the checks, to find the files the checks created.
 //
 // Where the tree is watched and each diff stages, it costs what changed
@@ -17,7 +19,7 @@ import (
 // index's tree does not are the untracked ones (`git diff-tree
 // --diff-filter=A`, which skips the folders whose trees are the same).
 // Elsewhere, or when the index's tree is not known (it has unmerged
-// entries), it is Repo.Untracked.
+// entries), it is gitwt.Repo.Untracked.
 func (c *Changes) Untracked(ctx context.Context) ([]string, error) {
 	if c.w == nil || !c.stage {
 		return c.repo.Untracked(ctx, c.excludes)
@@ -32,7 +34,7 @@ func (c *Changes) Untracked(ctx context.Context) ([]string, error) {
 		return slices.Clone(c.untracked.paths), nil // nothing changed since (the checks created nothing)
 	}
 	var out strings.Builder
-	if err := run(ctx, c.repo.dir, command{env: c.repo.treesOnly(), stdout: &out}, "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A", c.realTree, c.tree); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Env: c.repo.TreesOnly(), Stdout: &out}, "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A", c.realTree, c.tree); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -49,7 +51,7 @@ func (c *Changes) Untracked(ctx context.Context) ([]string, error) {
 // write one: unmerged entries).
 func (c *Changes) indexTree(ctx context.Context) string {
 	var out strings.Builder
-	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: &out}, "write-tree"); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Env: c.index.env(), Stdout: &out}, "write-tree"); err != nil {
 		return ""
 	}
 	return strings.TrimSpace(out.String())

@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/gofrs/flock"
 	"github.com/matryer/is"
 )
@@ -22,7 +23,7 @@ import (
 // TestChangesMatchAFreshDiff is the property that matters: after any
 // sequence of changes, the diff Changes returns, updated path by path from
 // what the watcher saw, is byte for byte the one a fresh look at the whole
-// tree gives (Repo.Diff). Random edits, creations, deletions, renames of
+// tree gives (Compare). Random edits, creations, deletions, renames of
 // files and folders, mode changes, symbolic links, files becoming folders,
 // new folders full of files, ignore-rule, attribute and info/exclude
 // changes, the index written by someone else, in and out of excluded and
@@ -56,7 +57,7 @@ func TestChangesMatchAFreshDiff(t *testing.T) {
 	// running during a diff and a commit; and all of it again under
 	// core.ignorecase, with names that differ in case only.
 	// ARCHITECT_PROPERTY_SEEDS=N runs N more seeds of each, from 1000 (on
-	// demand: go test ./gitwt -run TestChangesMatchAFreshDiff).
+	// demand: go test ./changes -run TestChangesMatchAFreshDiff).
 	corners := []uint64{21}
 	if n, err := strconv.Atoi(os.Getenv("ARCHITECT_PROPERTY_SEEDS")); err == nil {
 		for i := range n {
@@ -138,9 +139,9 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 	// modified while others change (how they show depends on attributes).
 	write(t, dir, "a.txt", "one\nedited\n")
 	write(t, dir, "lib/m0.go", lines(0, 12, 3))
-	c := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Watch: true, Commits: commits})
+	c := New(ctx, repo, base, excludes, limit, ChangesOptions{Watch: true, Commits: commits})
 	defer c.Close()
-	is.True(c.Watching())
+	is.True(c.w != nil)
 	rng := rand.New(rand.NewPCG(seed, 11))
 
 	// The tree as it is, to pick from: files (and links), and folders.
@@ -399,7 +400,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 			// Two files whose names differ in case only, both changed:
 			// git refuses to stage them under core.ignorecase, and a fresh
 			// look fails as well. Taken away, as a user would.
-			fresh := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Commits: commits})
+			fresh := New(ctx, repo, base, excludes, limit, ChangesOptions{Commits: commits})
 			_, ferr := fresh.Diff(ctx)
 			fresh.Close()
 			is.True(ferr != nil && strings.Contains(ferr.Error(), "will not add file alias"))
@@ -445,7 +446,7 @@ func changesProperty(t *testing.T, commits bool, limit int, seed uint64, kind pr
 		// only where a .gitattributes file is deleted from the tree, which
 		// git then still reads from the index unless the deletion is
 		// staged.)
-		fresh := repo.Changes(ctx, base, excludes, limit, ChangesOptions{Commits: commits})
+		fresh := New(ctx, repo, base, excludes, limit, ChangesOptions{Commits: commits})
 		want, err := fresh.Diff(ctx)
 		is.NoErr(err)
 		is.NoErr(fresh.Close())
@@ -532,7 +533,7 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 	}
 	paths := func(args ...string) []string { // -z output, untrimmed (a name may start with a CR)
 		var out strings.Builder
-		is.NoErr(run(context.Background(), dir, command{stdout: &out}, args...))
+		is.NoErr(run(context.Background(), dir, gitwt.Command{Stdout: &out}, args...))
 		return strings.Split(out.String(), "\x00")
 	}
 	var leave []string
@@ -552,7 +553,7 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 	// index after: under core.ignorecase, git add -A is not idempotent.)
 	wtIndex := filepath.Join(dir, ".git", "index") // the working tree's
 	tmp := filepath.Join(t.TempDir(), "index")
-	is.NoErr(copyIndex(wtIndex, tmp))
+	is.NoErr(gitwt.CopyIndex(wtIndex, tmp))
 	hash, committed, err := c.Commit(context.Background(), fmt.Sprintf("round %d\n\n", round), leave)
 	is.NoErr(err)
 	head := git("rev-parse", "HEAD")
@@ -571,10 +572,10 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 	}
 	is.True(!exists(filepath.Join(dir, ".git", "MERGE_HEAD")))
 	is.NoErr(os.Chtimes(tmp, time.Unix(1, 0), time.Unix(1, 0)))
-	env := command{env: []string{"GIT_INDEX_FILE=" + tmp}}
-	is.NoErr(open(t, dir).addAll(context.Background(), env, append([]string{".architect"}, leave...), "-A"))
+	env := gitwt.Command{Env: []string{"GIT_INDEX_FILE=" + tmp}}
+	is.NoErr(open(t, dir).Add(context.Background(), env, nil, append([]string{".architect"}, leave...), "-A"))
 	var tree strings.Builder
-	is.NoErr(run(context.Background(), dir, command{env: env.env, stdout: &tree}, "write-tree"))
+	is.NoErr(run(context.Background(), dir, gitwt.Command{Env: env.Env, Stdout: &tree}, "write-tree"))
 	if got := git("rev-parse", "HEAD^{tree}"); got != strings.TrimSpace(tree.String()) {
 		t.Fatalf("round %d: committed tree %s, git add -A gives %s:\n%s", round, got,
 			tree.String(), git("diff-tree", "-r", "--name-status", "HEAD", strings.TrimSpace(tree.String())))
@@ -582,7 +583,7 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 	// The index's entries and their flags, and git status, as in git's.
 	entries := func(index string) string {
 		var out strings.Builder
-		is.NoErr(run(context.Background(), dir, command{env: []string{"GIT_INDEX_FILE=" + index}, stdout: &out}, "ls-files", "-s", "-v", "--debug"))
+		is.NoErr(run(context.Background(), dir, gitwt.Command{Env: []string{"GIT_INDEX_FILE=" + index}, Stdout: &out}, "ls-files", "-s", "-v", "--debug"))
 		var keep []string
 		for _, l := range strings.Split(out.String(), "\n") {
 			if _, flags, ok := strings.Cut(l, "flags: "); ok {
@@ -595,7 +596,7 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 	}
 	status := func(index string) string {
 		var out strings.Builder
-		is.NoErr(run(context.Background(), dir, command{env: []string{"GIT_INDEX_FILE=" + index}, stdout: &out}, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none"))
+		is.NoErr(run(context.Background(), dir, gitwt.Command{Env: []string{"GIT_INDEX_FILE=" + index}, Stdout: &out}, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none"))
 		return out.String()
 	}
 	if got, want := entries(wtIndex), entries(tmp); got != want {
@@ -611,9 +612,9 @@ func checkCommit(t *testing.T, c *Changes, dir string, round int, rng *rand.Rand
 	// index (trusting the cache), and the one written from its entries
 	// alone, are HEAD's.
 	headTree, index := git("rev-parse", "HEAD^{tree}"), filepath.Join(t.TempDir(), "index")
-	is.NoErr(copyIndex(wtIndex, index))
+	is.NoErr(gitwt.CopyIndex(wtIndex, index))
 	gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index, "GIT_TEST_CHECK_CACHE_TREE=1"}, "", "update-index", "--force-write-index")
-	is.NoErr(copyIndex(wtIndex, index+"2"))
+	is.NoErr(gitwt.CopyIndex(wtIndex, index+"2"))
 	is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index + "2"}, "", "write-tree"), headTree)
 	is.Equal(treeWithoutCache(t, dir, index), headTree)
 	if len(leave) > 0 {
@@ -649,7 +650,7 @@ func TestChangesCommitWithHook(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	dir, repo, _ := watched(t)
-	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(ctx, repo, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
 	write(t, dir, "a.txt", "first\n")
 	_, committed, err := c.Commit(ctx, "plain", nil)
@@ -668,7 +669,7 @@ func TestChangesCommitWithHook(t *testing.T) {
 	write(t, dir, ".git/hooks/pre-commit", "#!/bin/sh\necho 'lint failed' >&2\nexit 1\n")
 	write(t, dir, "a.txt", "third\n")
 	_, committed, err = c.Commit(ctx, "refused", nil)
-	var ge *GitError
+	var ge *gitwt.GitError
 	is.True(errors.As(err, &ge))
 	is.True(!committed)
 	is.Equal(ge.Stderr, "lint failed\n")
@@ -681,7 +682,7 @@ func TestChangesCommitWhenNothingChanged(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	dir, repo, _ := watched(t)
-	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(ctx, repo, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
 	hash, committed, err := c.Commit(ctx, "nothing yet", nil)
 	is.NoErr(err)
@@ -733,7 +734,7 @@ func TestChangesAfterSomeoneRunsGit(t *testing.T) {
 			ctx := context.Background()
 			dir, repo, _ := watched(t)
 			base := gitT(t, dir, "rev-parse", "HEAD")
-			c := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: commits})
+			c := New(ctx, repo, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: commits})
 			defer c.Close()
 			_, err := c.Diff(ctx)
 			is.NoErr(err)
@@ -779,7 +780,7 @@ func TestChangesForcedIntoIgnoredFolder(t *testing.T) {
 			ctx := context.Background()
 			dir, repo, _ := watched(t)
 			base := gitT(t, dir, "rev-parse", "HEAD")
-			c := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: commits})
+			c := New(ctx, repo, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: commits})
 			defer c.Close()
 			_, err := c.Diff(ctx)
 			is.NoErr(err)
@@ -793,7 +794,7 @@ func TestChangesForcedIntoIgnoredFolder(t *testing.T) {
 			is.NoErr(os.RemoveAll(filepath.Join(dir, "node_modules")))
 			d, err = c.Diff(ctx)
 			is.NoErr(err)
-			fresh := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Commits: commits})
+			fresh := New(ctx, repo, base, []string{".architect"}, 1<<20, ChangesOptions{Commits: commits})
 			want, err := fresh.Diff(ctx)
 			is.NoErr(err)
 			is.NoErr(fresh.Close())
@@ -817,7 +818,7 @@ func TestPrivateIndexLeftovers(t *testing.T) {
 	is.NoErr(held.Lock())
 	defer held.Unlock()
 
-	c := repo.Changes(context.Background(), "", nil, 100, ChangesOptions{})
+	c := New(context.Background(), repo, "", nil, 100, ChangesOptions{})
 	_, err := c.Diff(context.Background())
 	is.NoErr(err)
 	is.True(!exists(dead))
@@ -839,7 +840,7 @@ func TestChangesCleanWorktree(t *testing.T) {
 	wt := filepath.Join(t.TempDir(), "wt")
 	is.NoErr(repo.AddWorktree(ctx, wt, "architect/clean", base))
 	r := open(t, wt)
-	c := r.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true, Clean: true})
+	c := New(ctx, r, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true, Clean: true})
 	defer c.Close()
 	d, err := c.Diff(ctx)
 	is.NoErr(err)
@@ -850,7 +851,7 @@ func TestChangesCleanWorktree(t *testing.T) {
 	write(t, wt, "new/n.txt", "new\n")
 	d, err = c.Diff(ctx)
 	is.NoErr(err)
-	want, err := r.Diff(ctx, base, []string{".architect"}, 1<<20)
+	want, err := Compare(ctx, r, base, []string{".architect"}, 1<<20)
 	is.NoErr(err)
 	is.Equal(d, want)
 	is.Equal(c.counts.all, 0)
@@ -871,7 +872,7 @@ func TestChangesFirstCommit(t *testing.T) {
 	gitT(t, dir, "init", "--quiet")
 	write(t, dir, "a.txt", "a\n")
 	ctx := context.Background()
-	c := open(t, dir).Changes(ctx, "", nil, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(ctx, open(t, dir), "", nil, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
 	hash, committed, err := c.Commit(ctx, "first\n\n\nbody  \n\n", nil)
 	is.NoErr(err)
@@ -892,7 +893,7 @@ func TestChangesSignedCommit(t *testing.T) {
 	is.NoErr(os.WriteFile(gpg, []byte("#!/bin/sh\ncat >/dev/null\necho '[GNUPG:] SIG_CREATED ' >&2\nprintf -- '-----BEGIN PGP SIGNATURE-----\\n\\nfake\\n-----END PGP SIGNATURE-----\\n'\n"), 0o755))
 	gitT(t, dir, "config", "commit.gpgSign", "true")
 	gitT(t, dir, "config", "gpg.program", gpg)
-	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(ctx, repo, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
 	write(t, dir, "a.txt", "signed\n")
 	_, committed, err := c.Commit(ctx, "signed", nil)
@@ -915,14 +916,14 @@ func TestChangesTextAfterShrink(t *testing.T) {
 				write(t, dir, f, lines(2, 10, -1)+f+"\n")
 			}
 			const limit = 500 // 2 KB kept: b2 and b3 keep nothing
-			c := repo.Changes(ctx, base, []string{".architect"}, limit, ChangesOptions{Watch: true, Commits: commits})
+			c := New(ctx, repo, base, []string{".architect"}, limit, ChangesOptions{Watch: true, Commits: commits})
 			defer c.Close()
 			_, err := c.Diff(ctx)
 			is.NoErr(err)
 			write(t, dir, "a.txt", "one\n") // as at the base: out of the diff
 			got, err := c.Diff(ctx)
 			is.NoErr(err)
-			want, err := repo.Diff(ctx, base, []string{".architect"}, limit)
+			want, err := Compare(ctx, repo, base, []string{".architect"}, limit)
 			is.NoErr(err)
 			is.Equal(got, want)
 			is.True(strings.HasPrefix(got.Text, "diff --git a/b1.txt b/b1.txt"))
@@ -944,7 +945,7 @@ func TestChangesWithUsersSplitIndex(t *testing.T) {
 	gitT(t, dir, "config", "core.splitIndex", "true")
 	gitT(t, dir, "update-index", "--split-index")
 	base, _ := repo.Head(ctx)
-	c := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(ctx, repo, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
 	for i := range 3 {
 		write(t, dir, "a.txt", fmt.Sprintf("round %d\n", i))

@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/gofrs/flock"
 )
 
@@ -34,7 +35,7 @@ type privateIndex struct {
 	known    string
 	realInfo fs.FileInfo
 	lock     *flock.Flock // held while the folder is in use
-	shared   string       // the shared index of the split view (splitview.go), a link to an earlier state of path; "" for none
+	shared   string       // the shared index of the split view (writetree.go), a link to an earlier state of path; "" for none
 	buf, out []byte       // read's and rewrite's buffers, kept: a large index read every iteration need not be garbage every time
 	readTime time.Time    // the modification time of the private index as read last
 }
@@ -83,8 +84,8 @@ func (e busyError) Is(target error) bool { return target == ErrIndexBusy }
 // folder when it can be written, else in the temporary folder. The folder
 // is locked while in use; those of runs that ended without removing theirs
 // (killed) are removed.
-func newPrivateIndex(r *Repo) (*privateIndex, error) {
-	stale, _ := filepath.Glob(filepath.Join(r.gitDir, indexDirPattern))
+func newPrivateIndex(r *gitwt.Repo) (*privateIndex, error) {
+	stale, _ := filepath.Glob(filepath.Join(r.GitDir(), indexDirPattern))
 	for _, d := range stale {
 		l := flock.New(filepath.Join(d, "lock"), flock.SetFlag(os.O_RDONLY))
 		if ok, err := l.TryLock(); err == nil && ok {
@@ -92,13 +93,13 @@ func newPrivateIndex(r *Repo) (*privateIndex, error) {
 			_ = l.Unlock()
 		}
 	}
-	dir, err := os.MkdirTemp(r.gitDir, indexDirPattern)
+	dir, err := os.MkdirTemp(r.GitDir(), indexDirPattern)
 	if err != nil {
 		if dir, err = os.MkdirTemp("", indexDirPattern); err != nil {
 			return nil, err
 		}
 	}
-	p := &privateIndex{dir: dir, path: filepath.Join(dir, "index"), real: filepath.Join(r.gitDir, "index"),
+	p := &privateIndex{dir: dir, path: filepath.Join(dir, "index"), real: filepath.Join(r.GitDir(), "index"),
 		known: filepath.Join(dir, "known"), lock: flock.New(filepath.Join(dir, "lock"))}
 	if err := p.lock.Lock(); err != nil {
 		_ = os.RemoveAll(dir)
@@ -237,5 +238,5 @@ func linkOrCopy(src, dst string) error {
 	if err == nil || errors.Is(err, os.ErrExist) || errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	return copyIndex(src, dst)
+	return gitwt.CopyIndex(src, dst)
 }

@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/matryer/is"
 	"golang.org/x/sys/unix"
 )
 
 // watched makes a committed repository with a few folders, an ignored
 // node_modules and architect's state folder, and watches it.
-func watched(t *testing.T) (string, *Repo, *Watcher) {
+func watched(t *testing.T) (string, *gitwt.Repo, *Watcher) {
 	t.Helper()
 	is := is.New(t)
 	dir := newRepo(t)
@@ -28,9 +29,9 @@ func watched(t *testing.T) (string, *Repo, *Watcher) {
 	write(t, dir, "nested/.git/HEAD", "ref: refs/heads/main\n")
 	gitT(t, dir, "add", "a.txt", "src", ".gitignore")
 	gitT(t, dir, "commit", "-qm", "base")
-	repo, err := Open(context.Background(), dir)
+	repo, err := gitwt.Open(context.Background(), dir)
 	is.NoErr(err)
-	w, err := repo.Watch(context.Background(), []string{".architect/"})
+	w, err := watch(context.Background(), repo, []string{".architect/"}, false)
 	is.NoErr(err)
 	t.Cleanup(func() { w.Close() })
 	return dir, repo, w
@@ -102,7 +103,7 @@ func TestWatcherIgnoresWhatNoSnapshotHolds(t *testing.T) {
 		"a ref in .git":            func() { write(t, dir, ".git/refs/heads/other", "0000\n") },
 		"a nested repo's .git":     func() { write(t, dir, "nested/.git/objects/ab/cdef", "z") },
 		"reading files":            func() { os.ReadFile(filepath.Join(dir, "src/b.txt")) },
-		"a snapshot (Diff) taken":  func() { _, _ = open(t, dir).Diff(ctx, "", []string{".architect"}, 0) },
+		"a snapshot (Diff) taken":  func() { _, _ = Compare(ctx, open(t, dir), "", []string{".architect"}, 0) },
 		"the index's times change": func() { os.Chtimes(filepath.Join(dir, ".git/index"), time.Now(), time.Now()) },
 	}
 	for name, do := range quiet {
@@ -168,7 +169,7 @@ func TestWatcherGivesUpSafely(t *testing.T) {
 		t.Cleanup(func() { maxWatches = old })
 		dir := newRepo(t)
 		write(t, dir, "a/b/c/d.txt", "x\n")
-		_, err := open(t, dir).Watch(ctx, nil)
+		_, err := watch(ctx, open(t, dir), nil, false)
 		is.True(err != nil) // the caller does without
 	})
 	t.Run("too many folders later", func(t *testing.T) {
@@ -187,7 +188,7 @@ func TestChangesReuseWithoutRunningGit(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	dir, repo, _ := watched(t)
-	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true})
+	c := New(ctx, repo, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{Watch: true})
 	defer c.Close()
 	write(t, dir, "a.txt", "changed\n")
 	first, err := c.Diff(ctx)
@@ -226,9 +227,9 @@ func TestChangesWithoutWatching(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	dir, repo, _ := watched(t)
-	c := repo.Changes(ctx, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{})
+	c := New(ctx, repo, gitT(t, dir, "rev-parse", "HEAD"), []string{".architect"}, 1<<20, ChangesOptions{})
 	defer c.Close()
-	is.True(!c.Watching())
+	is.True(c.w == nil)
 	_, err := c.Diff(ctx)
 	is.NoErr(err)
 	away := filepath.Join(t.TempDir(), "git")

@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"context"
@@ -8,71 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/architect-dev/architect/gitwt"
 )
-
-// Fallback identity for CommitAll where git has none configured (CI
-// machines often have none).
-const (
-	FallbackName  = "architect"
-	FallbackEmail = "architect@localhost"
-)
-
-// CommitAll stages every change in the working tree (new, modified and
-// deleted files, less the paths matching excludes, pathspecs relative to the
-// top-level folder) and commits it on the current branch with message. It
-// writes this working tree's index, so it is meant for architect's own
-// worktree. With nothing to commit it returns HEAD's hash and
-// committed=false.
-//
-// The user's user.name and user.email are used where configured; either one
-// that is missing is taken from FallbackName and FallbackEmail (GIT_AUTHOR_*
-// and GIT_COMMITTER_* variables still win, as always in git). Hooks run as
-// for any commit: a failing pre-commit or commit-msg hook is an error, and
-// the changes stay staged.
-func (r *Repo) CommitAll(ctx context.Context, message string, excludes []string) (hash string, committed bool, err error) {
-	if strings.TrimSpace(message) == "" {
-		return "", false, errors.New("commit: empty message")
-	}
-	if err := r.addAll(ctx, command{}, excludes, "-A"); err != nil {
-		return "", false, err
-	}
-	err = run(ctx, r.dir, command{}, "diff", "--cached", "--quiet", "--no-ext-diff")
-	if err == nil {
-		head, err := r.Head(ctx)
-		return head, false, err
-	}
-	if exitCode(err) != 1 {
-		return "", false, err
-	}
-	args, err := r.identity(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	// --cleanup=whitespace: keep lines starting with "#" (issue numbers)
-	// whatever commit.cleanup says.
-	args = append(args, "commit", "--quiet", "--cleanup=whitespace", "-m", message)
-	if err := run(ctx, r.dir, command{}, args...); err != nil {
-		return "", false, err
-	}
-	hash, err = r.Head(ctx)
-	return hash, err == nil, err
-}
-
-// identity returns the -c options that supply a fallback for user.name and
-// user.email where git has none configured.
-func (r *Repo) identity(ctx context.Context) ([]string, error) {
-	var args []string
-	for _, kv := range [][2]string{{"user.name", FallbackName}, {"user.email", FallbackEmail}} {
-		v, err := output(ctx, r.dir, "config", "--get", kv[0])
-		if err != nil && exitCode(err) != 1 {
-			return nil, err
-		}
-		if strings.TrimSpace(v) == "" {
-			args = append(args, "-c", kv[0]+"="+kv[1])
-		}
-	}
-	return args, nil
-}
 
 // commitConfig is what a commit needs from git's configuration, read once
 // for a run.
@@ -92,10 +30,10 @@ var commitHooks = []string{"pre-commit", "prepare-commit-msg", "commit-msg", "po
 
 // readCommitConfig reads user.name, user.email and commit.gpgSign in one
 // git run, and where the hooks are in another.
-func (r *Repo) readCommitConfig(ctx context.Context) (*commitConfig, error) {
+func readCommitConfig(ctx context.Context, r *gitwt.Repo) (*commitConfig, error) {
 	var out strings.Builder
-	err := run(ctx, r.dir, command{stdout: &out}, "config", "-z", "--get-regexp", `^(user\.name|user\.email|commit\.gpgsign|core\.ignorecase|core\.precomposeunicode)$`)
-	if err != nil && exitCode(err) != 1 { // 1: none is set
+	err := r.Git(ctx, gitwt.Command{Stdout: &out}, "config", "-z", "--get-regexp", `^(user\.name|user\.email|commit\.gpgsign|core\.ignorecase|core\.precomposeunicode)$`)
+	if err != nil && gitwt.ExitCode(err) != 1 { // 1: none is set
 		return nil, err
 	}
 	values := map[string]string{}
@@ -104,7 +42,7 @@ func (r *Repo) readCommitConfig(ctx context.Context) (*commitConfig, error) {
 		values[key] = value
 	}
 	cfg := &commitConfig{}
-	for _, kv := range [][2]string{{"user.name", FallbackName}, {"user.email", FallbackEmail}} {
+	for _, kv := range [][2]string{{"user.name", gitwt.FallbackName}, {"user.email", gitwt.FallbackEmail}} {
 		if strings.TrimSpace(values[kv[0]]) == "" {
 			cfg.identity = append(cfg.identity, "-c", kv[0]+"="+kv[1])
 		}
@@ -117,12 +55,12 @@ func (r *Repo) readCommitConfig(ctx context.Context) (*commitConfig, error) {
 			cfg.foldNames = true
 		}
 	}
-	hooks, err := output(ctx, r.dir, "rev-parse", "--git-path", "hooks")
+	hooks, err := r.Output(ctx, "rev-parse", "--git-path", "hooks")
 	if err != nil {
 		return nil, err
 	}
 	if !filepath.IsAbs(hooks) {
-		hooks = filepath.Join(r.dir, hooks)
+		hooks = filepath.Join(r.Dir(), hooks)
 	}
 	cfg.hooks = hooks
 	return cfg, nil
@@ -156,9 +94,9 @@ func (cfg *commitConfig) porcelain() bool {
 	return false
 }
 
-// Commit commits the working tree, less the excludes, on the current
-// branch, as CommitAll does, and leaves the working tree's index as `git
-// add -A && git commit` would. It costs what the last Diff did not already
+// Commit commits the working tree (new, modified and deleted files, less
+// the excludes) on the current branch, and leaves the working tree's
+// index as `git add -A && git commit` would. It costs what the last Diff did not already
 // pay: when the tree is watched and nothing changed since, no git runs;
 // otherwise the tree the diff staged is committed as it is (`git
 // commit-tree`, `git update-ref`) and the private index becomes the working
@@ -174,6 +112,9 @@ func (cfg *commitConfig) porcelain() bool {
 // tracks is committed as any other.
 //
 // The user's configuration (identity, signing, hooks folder) is read once.
+// A user.name or user.email that is not configured is taken from
+// gitwt.FallbackName and gitwt.FallbackEmail (GIT_AUTHOR_* and
+// GIT_COMMITTER_* variables still win, as always in git).
 // With nothing to commit it returns HEAD's hash ("" when the tree is
 // watched and nothing changed) and committed=false.
 func (c *Changes) Commit(ctx context.Context, message string, leave []string) (hash string, committed bool, err error) {
@@ -201,12 +142,12 @@ func (c *Changes) commit(ctx context.Context, message, msg string, leave []strin
 	// A merge (or the end of a cherry-pick or revert) waiting for its
 	// commit: git commit makes it, with every parent, even when the tree
 	// is HEAD's.
-	merging := c.repo.commitHeads()
+	merging := c.repo.CommitHeads()
 	if c.w != nil && c.tree == c.committed && leaveKey == c.committedLeave && !merging {
 		return "", false, nil
 	}
 	if c.cfg == nil {
-		cfg, err := c.repo.readCommitConfig(ctx)
+		cfg, err := readCommitConfig(ctx, c.repo)
 		if err != nil {
 			return "", false, err
 		}
@@ -216,7 +157,7 @@ func (c *Changes) commit(ctx context.Context, message, msg string, leave []strin
 	if err != nil {
 		return "", false, err
 	}
-	head, headTree, err := c.repo.headAndTree(ctx)
+	head, headTree, err := headAndTree(ctx, c.repo)
 	if err != nil {
 		return "", false, err
 	}
@@ -232,7 +173,7 @@ func (c *Changes) commit(ctx context.Context, message, msg string, leave []strin
 		args = append(args, "-p", head)
 	}
 	var out strings.Builder
-	if err := run(ctx, c.repo.dir, command{stdin: strings.NewReader(msg), stdout: &out}, args...); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Stdin: strings.NewReader(msg), Stdout: &out}, args...); err != nil {
 		return "", false, err
 	}
 	commit := strings.TrimSpace(out.String())
@@ -246,7 +187,7 @@ func (c *Changes) commit(ctx context.Context, message, msg string, leave []strin
 	if head == "" {
 		reflog, old = "commit (initial): "+subject, ""
 	}
-	if err := run(ctx, c.repo.dir, command{}, "update-ref", "-m", reflog, "HEAD", commit, old); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{}, "update-ref", "-m", reflog, "HEAD", commit, old); err != nil {
 		return "", false, err
 	}
 	c.committed, c.committedLeave = c.tree, leaveKey
@@ -261,13 +202,13 @@ func (c *Changes) leaveOut(ctx context.Context, leave []string) (tree, index str
 	if len(leave) == 0 {
 		return c.tree, c.index.path, nil
 	}
-	specs := literalSpecs(leave)
+	specs := gitwt.LiteralSpecs(leave)
 	if specBytes(leave) > maxPathBytes {
 		return "", "", errors.New("commit: too many files to leave out")
 	}
 	var held strings.Builder
 	args := append([]string{"-c", "core.preloadIndex=false", "ls-files", "-z", "--cached", "--"}, specs...)
-	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: &held}, args...); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Env: c.index.env(), Stdout: &held}, args...); err != nil {
 		return "", "", err
 	}
 	var drop []string
@@ -275,8 +216,8 @@ func (c *Changes) leaveOut(ctx context.Context, leave []string) (tree, index str
 		// Only those the working tree's index does not track.
 		var tracked strings.Builder
 		heldPaths := strings.Split(strings.TrimSuffix(held.String(), "\x00"), "\x00")
-		args := append([]string{"-c", "core.preloadIndex=false", "ls-files", "-z", "--cached", "--"}, literalSpecs(heldPaths)...)
-		if err := run(ctx, c.repo.dir, command{stdout: &tracked}, args...); err != nil {
+		args := append([]string{"-c", "core.preloadIndex=false", "ls-files", "-z", "--cached", "--"}, gitwt.LiteralSpecs(heldPaths)...)
+		if err := c.repo.Git(ctx, gitwt.Command{Stdout: &tracked}, args...); err != nil {
 			return "", "", err
 		}
 		known := newPathSet(strings.Split(tracked.String(), "\x00"))
@@ -291,17 +232,17 @@ func (c *Changes) leaveOut(ctx context.Context, leave []string) (tree, index str
 	}
 	index = filepath.Join(c.index.dir, "commit-index")
 	_ = os.Remove(index)
-	if err := copyIndex(c.index.path, index); err != nil {
+	if err := gitwt.CopyIndex(c.index.path, index); err != nil {
 		return "", "", err
 	}
-	env := command{env: []string{"GIT_INDEX_FILE=" + index}}
-	args = append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-f", "-q", "--ignore-unmatch", "--"}, literalSpecs(drop)...)
-	if err := run(ctx, c.repo.dir, env, args...); err != nil {
+	env := gitwt.Command{Env: []string{"GIT_INDEX_FILE=" + index}}
+	args = append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-f", "-q", "--ignore-unmatch", "--"}, gitwt.LiteralSpecs(drop)...)
+	if err := c.repo.Git(ctx, env, args...); err != nil {
 		return "", "", err
 	}
 	var out strings.Builder
-	env.stdout = &out
-	if err := run(ctx, c.repo.dir, env, "write-tree"); err != nil {
+	env.Stdout = &out
+	if err := c.repo.Git(ctx, env, "write-tree"); err != nil {
 		return "", "", err
 	}
 	return strings.TrimSpace(out.String()), index, nil
@@ -314,7 +255,7 @@ func (c *Changes) commitPorcelain(ctx context.Context, message, index string) (s
 		return "", false, err
 	}
 	args := append(append([]string{}, c.cfg.identity...), "commit", "--quiet", "--cleanup=whitespace", "-m", message)
-	err := run(ctx, c.repo.dir, command{}, args...)
+	err := c.repo.Git(ctx, gitwt.Command{}, args...)
 	c.settle()
 	// A hook may have staged, or left the index as it was: look at
 	// everything from the index as it is now.
@@ -335,8 +276,8 @@ func (c *Changes) settle() {
 
 // headAndTree returns HEAD's commit and tree, or "" for both on a branch
 // with no commit yet.
-func (r *Repo) headAndTree(ctx context.Context) (head, tree string, err error) {
-	out, err := output(ctx, r.dir, "rev-parse", "--revs-only", "HEAD", "HEAD^{tree}")
+func headAndTree(ctx context.Context, r *gitwt.Repo) (head, tree string, err error) {
+	out, err := r.Output(ctx, "rev-parse", "--revs-only", "HEAD", "HEAD^{tree}")
 	if err != nil {
 		return "", "", err
 	}

@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // The staged tree of an iteration is written by `git write-tree`, which
@@ -30,12 +32,41 @@ import (
 // split (the user's core.splitIndex) or sparse, or git refuses the view,
 // the caller writes the tree from the private index as before.
 
+// writeTree writes the private index's tree, when staging. view: through
+// a split view of the index (writetree.go), which spares git writing the
+// whole index back; the whole-tree look does without, so that the tree
+// cache of the private index (and of the index a commit installs) is made
+// whole again there.
+func (c *Changes) writeTree(ctx context.Context, view bool) error {
+	if !c.stage {
+		return nil
+	}
+	if view && !c.noSplit {
+		tree, err := c.index.splitTree(ctx, c.repo, c.oidLen())
+		if err == nil {
+			c.tree = tree
+			c.counts.split++
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		c.noSplit = true // not for this index, or not with this git: as before
+	}
+	var out strings.Builder
+	if err := c.repo.Git(ctx, gitwt.Command{Env: c.index.env(), Stdout: &out}, "write-tree"); err != nil {
+		return err
+	}
+	c.tree = strings.TrimSpace(out.String())
+	return nil
+}
+
 // errNoSplitView: the private index cannot be given a split view.
 var errNoSplitView = errors.New("the index cannot be given a split view")
 
 // splitTree writes the private index's tree through a split view of it and
 // returns the tree's name. oidLen is the length of an object name in bytes.
-func (p *privateIndex) splitTree(ctx context.Context, dir string, oidLen int) (string, error) {
+func (p *privateIndex) splitTree(ctx context.Context, r *gitwt.Repo, oidLen int) (string, error) {
 	data, err := os.ReadFile(p.path)
 	if err != nil {
 		return "", err
@@ -70,7 +101,7 @@ func (p *privateIndex) splitTree(ctx context.Context, dir string, oidLen int) (s
 	// the git folder); sharedIndexExpire=never: never remove one there.
 	var out strings.Builder
 	args := []string{"-c", "core.splitIndex=true", "-c", "splitIndex.maxPercentChange=100", "-c", "splitIndex.sharedIndexExpire=never", "write-tree"}
-	if err := run(ctx, dir, command{env: []string{"GIT_INDEX_FILE=" + viewPath}, stdout: &out}, args...); err != nil {
+	if err := r.Git(ctx, gitwt.Command{Env: []string{"GIT_INDEX_FILE=" + viewPath}, Stdout: &out}, args...); err != nil {
 		return "", err
 	}
 	tree := strings.TrimSpace(out.String())
@@ -127,80 +158,4 @@ func splitView(data []byte, oidLen int) (view []byte, shared string, err error) 
 	h := newHash(oidLen)
 	h.Write(b.Bytes())
 	return h.Sum(b.Bytes()), hex.EncodeToString(sum), nil
-}
-
-// entriesEnd returns where an index file's entries end and its extensions
-// start; ok is false for a file this reader does not know. The format is
-// git's Documentation/gitformat-index.txt, versions 2 to 4.
-func entriesEnd(data []byte, oidLen int) (int, bool) {
-	return eachEntry(data, oidLen, nil)
-}
-
-// eachEntry calls fn (when not nil) with the offset and the name of each
-// entry of an index file, in order, and returns where the entries end, as
-// entriesEnd. name is only valid during the call.
-func eachEntry(data []byte, oidLen int, fn func(off int, name []byte)) (int, bool) {
-	if len(data) < 12+oidLen || string(data[:4]) != "DIRC" {
-		return 0, false
-	}
-	version := binary.BigEndian.Uint32(data[4:8])
-	if version < 2 || version > 4 {
-		return 0, false
-	}
-	count := binary.BigEndian.Uint32(data[8:12])
-	end := len(data) - oidLen
-	fixed := 40 + oidLen + 2 // stat data, object, flags
-	off := 12
-	var name []byte // version 4: the previous name, which the next one starts from
-	for range count {
-		if off+fixed > end {
-			return 0, false
-		}
-		size := fixed
-		if binary.BigEndian.Uint16(data[off+fixed-2:])&0x4000 != 0 { // extended flags follow
-			if version < 3 {
-				return 0, false
-			}
-			size += 2
-		}
-		start := off
-		off += size
-		strip := uint64(0)
-		if version == 4 { // how much of the previous name to drop, then the rest
-			c := data[off]
-			strip = uint64(c & 127)
-			for off++; c&128 != 0; off++ {
-				if off >= end || strip>>50 != 0 {
-					return 0, false
-				}
-				c = data[off]
-				strip = (strip+1)<<7 + uint64(c&127)
-			}
-		}
-		if off > end {
-			return 0, false
-		}
-		nul := bytes.IndexByte(data[off:end], 0)
-		if nul < 0 {
-			return 0, false
-		}
-		if version == 4 {
-			if strip > uint64(len(name)) {
-				return 0, false
-			}
-			name = append(name[:len(name)-int(strip)], data[off:off+nul]...)
-			off += nul + 1
-		} else {
-			name = data[off : off+nul]
-			// Padded with NULs to a multiple of 8 bytes, at least one.
-			off = start + (size+nul+8)&^7
-		}
-		if fn != nil {
-			fn(start, name)
-		}
-	}
-	if off > end {
-		return 0, false
-	}
-	return off, true
 }

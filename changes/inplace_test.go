@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/matryer/is"
 )
 
@@ -128,14 +129,14 @@ func TestStageInPlace(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(dir)
 			}
-			c := open(t, dir).Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Commits: true})
+			c := New(ctx, open(t, dir), base, []string{".architect"}, 1<<20, ChangesOptions{Commits: true})
 			defer c.Close()
 			_, err := c.Diff(ctx) // seeds the private index and writes its tree
 			is.NoErr(err)
 			before, err := os.ReadFile(c.index.path)
 			is.NoErr(err)
 			oracle := filepath.Join(t.TempDir(), "index")
-			is.NoErr(copyIndex(c.index.path, oracle))
+			is.NoErr(gitwt.CopyIndex(c.index.path, oracle))
 			tc.change(dir)
 
 			var present, gone []string
@@ -160,7 +161,7 @@ func TestStageInPlace(t *testing.T) {
 			is.Equal(c.counts.inPlace, 1)
 
 			env := []string{"GIT_INDEX_FILE=" + oracle}
-			is.NoErr(open(t, dir).addPaths(ctx, command{env: env}, tc.paths, nil, "-A"))
+			is.NoErr(open(t, dir).Add(ctx, gitwt.Command{Env: env}, tc.paths, nil, "-A"))
 			want := gitEnvT(t, dir, env, "", "write-tree")
 			is.Equal(c.tree, want) // the staged tree
 			mine := []string{"GIT_INDEX_FILE=" + c.index.path}
@@ -168,7 +169,7 @@ func TestStageInPlace(t *testing.T) {
 			is.Equal(gitEnvT(t, dir, mine, "", "ls-files", "-s", "--debug"), gitEnvT(t, dir, env, "", "ls-files", "-s", "--debug"))
 			// The tree cache: git trusts it to write the tree.
 			copied := filepath.Join(t.TempDir(), "index")
-			is.NoErr(copyIndex(c.index.path, copied))
+			is.NoErr(gitwt.CopyIndex(c.index.path, copied))
 			is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + copied}, "", "write-tree"), want)
 			is.Equal(treeWithoutCache(t, dir, c.index.path), want)
 			// The tree cache, folder by folder, as the one git wrote.
@@ -236,7 +237,7 @@ func TestStageInPlaceRacilyClean(t *testing.T) {
 	// look racy by itself.
 	tick := time.Now().Add(-10 * time.Second)
 	is.NoErr(os.Chtimes(filepath.Join(dir, "f.txt"), tick, tick))
-	c := open(t, dir).Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Commits: true})
+	c := New(ctx, open(t, dir), base, []string{".architect"}, 1<<20, ChangesOptions{Commits: true})
 	defer c.Close()
 	_, err := c.Diff(ctx) // stages f.txt with its stat data
 	is.NoErr(err)

@@ -1,4 +1,11 @@
-package gitwt
+// Package changes says what changed in a working tree since the last look,
+// at a cost that grows with the change rather than with the tree: a
+// watcher (inotify) names the paths that may have changed, a private index
+// (never the user's) stages them, in place where it can (written here, as
+// git would) and through git elsewhere, and the diff against the run's
+// base is kept file by file, with its stat. Commit commits what was staged
+// as `git add -A && git commit` would. It runs git through gitwt.
+package changes
 
 import (
 	"bytes"
@@ -8,6 +15,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/architect-dev/architect/gitwt"
 )
 
 // ChangesOptions say how a Changes follows the working tree.
@@ -46,7 +55,7 @@ type ChangesOptions struct {
 // written by someone else), the private index is seeded again from the
 // working tree's own and the whole tree is compared.
 type Changes struct {
-	repo     *Repo
+	repo     *gitwt.Repo
 	base     string // the commit compared with; "" for none (the empty tree)
 	excludes []string
 	limit    int
@@ -69,7 +78,7 @@ type Changes struct {
 	}
 	cfg       *commitConfig
 	removed   pathSet // paths removed from the private index since it was the working tree's
-	noSplit   bool    // the private index cannot be given a split view (splitview.go)
+	noSplit   bool    // the private index cannot be given a split view (writetree.go)
 	noInPlace bool    // git refused a stage in place (inplace.go): not again
 	counts    struct {
 		all, paths, fallback, refetch int // updates of each kind
@@ -80,11 +89,11 @@ type Changes struct {
 // Changes returns a Changes against base with Diff's excludes and limit.
 // Watching is a best effort: where it is not possible, every diff looks at
 // the whole tree. Close releases the watch and the private index.
-func (r *Repo) Changes(ctx context.Context, base string, excludes []string, limit int, opts ChangesOptions) *Changes {
+func New(ctx context.Context, r *gitwt.Repo, base string, excludes []string, limit int, opts ChangesOptions) *Changes {
 	c := &Changes{repo: r, base: base, excludes: excludes, limit: max(limit, 0), stage: opts.Commits}
 	c.keep = 4 * int64(c.limit)
 	if opts.Watch {
-		if w, err := r.watch(ctx, excludes, opts.Clean); err == nil {
+		if w, err := watch(ctx, r, excludes, opts.Clean); err == nil {
 			c.w = w
 		}
 	}
@@ -100,7 +109,7 @@ func (c *Changes) startClean(ctx context.Context) error {
 		return err
 	}
 	if c.stage {
-		tree, err := output(ctx, c.repo.dir, "rev-parse", "--verify", "--quiet", c.baseRev+"^{tree}")
+		tree, err := c.repo.Output(ctx, "rev-parse", "--verify", "--quiet", c.baseRev+"^{tree}")
 		if err != nil {
 			return err
 		}
@@ -111,10 +120,7 @@ func (c *Changes) startClean(ctx context.Context) error {
 	return nil
 }
 
-// Watching reports whether the tree is watched.
-func (c *Changes) Watching() bool { return c.w != nil }
-
-// Diff returns the working tree's diff against the base, as Repo.Diff.
+// Diff returns the working tree's diff against the base, as Compare.
 func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 	changed := Changed{All: true}
 	if c.w != nil {
@@ -210,10 +216,10 @@ func (c *Changes) syncAll(ctx context.Context) error {
 	if c.stage {
 		c.realTree = c.indexTree(ctx)
 		rm := &removals{set: c.removed}
-		if err := c.repo.addPaths(ctx, command{env: c.index.env(), stdout: rm}, nil, c.excludes, "-A", "-v"); err != nil {
+		if err := c.repo.Add(ctx, gitwt.Command{Env: c.index.env(), Stdout: rm}, nil, c.excludes, "-A", "-v"); err != nil {
 			return err
 		}
-	} else if err := c.repo.addAll(ctx, command{env: c.index.env()}, c.excludes, "--intent-to-add"); err != nil {
+	} else if err := c.repo.Add(ctx, gitwt.Command{Env: c.index.env()}, nil, c.excludes, "--intent-to-add", "--no-all"); err != nil {
 		return err
 	}
 	if err := c.writeTree(ctx, false); err != nil {
@@ -243,78 +249,16 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 	c.counts.paths++
 	paths := changed.Paths
 	appeared := newPathSet(changed.Appeared)
-	var present, gone []string
-	anyNew := false
-	for _, p := range paths {
-		if _, err := os.Lstat(filepath.Join(c.repo.dir, filepath.FromSlash(p))); err == nil {
-			present = append(present, p)
-			anyNew = anyNew || appeared[p]
-		} else {
-			gone = append(gone, p)
-		}
-	}
+	present, gone, anyNew := c.presence(paths, appeared)
 	// The watcher reports no excluded path, so the excludes are left off
 	// git add's command line: with an exclusion pathspec that names a
 	// tracked or missing path, git 2.39 silently skips new files given by
 	// name. A changed folder holding an excluded one is looked at whole.
-	for _, e := range c.excludes {
-		e = strings.Trim(e, "/")
-		for _, p := range paths {
-			if strings.HasPrefix(e, p+"/") {
-				return errTooMany
-			}
-		}
+	if holdsExcluded(c.excludes, paths) {
+		return errTooMany
 	}
-	env := command{env: c.index.env()}
 	if c.stage {
-		// A path removed from the private index since it was last the
-		// working tree's own, back now: whether git takes it again
-		// depends on whether the working tree's index tracks it (an
-		// ignored file that is tracked stays tracked). Rare enough: look
-		// at everything from that index.
-		if c.removed[""] && len(present) > 0 {
-			return errTooMany // what was removed is not known
-		}
-		for _, p := range present {
-			for r := range c.removed {
-				if r == p || strings.HasPrefix(r, p+"/") || strings.HasPrefix(p, r+"/") {
-					return errTooMany
-				}
-			}
-		}
-		if !c.noInPlace {
-			// Files: staged in the size of the change.
-			err := c.stageInPlace(ctx, present, gone)
-			if err == nil {
-				return c.rediff(ctx, paths)
-			}
-			if !errors.Is(err, errNotInPlace) {
-				if ctx.Err() != nil {
-					return err
-				}
-				c.noInPlace = true // git or this reader disagree: as before from now on
-			}
-		}
-		rm := &removals{set: c.removed}
-		verbose := command{env: env.env, stdout: rm}
-		if len(gone) > 0 {
-			// git add refuses a path that matches nothing, one created and
-			// deleted since the last look for example; git rm does not.
-			args := append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, literalSpecs(gone)...)
-			if err := run(ctx, c.repo.dir, verbose, args...); err != nil {
-				return err
-			}
-		}
-		mode := "-u"
-		if anyNew {
-			mode = "-A"
-		}
-		if len(present) > 0 {
-			if err := c.repo.addPaths(ctx, verbose, present, nil, mode, "-v"); err != nil {
-				return err
-			}
-		}
-		if err := c.writeTree(ctx, true); err != nil {
+		if err := c.stagePaths(ctx, present, gone, anyNew); err != nil {
 			return err
 		}
 	} else if anyNew {
@@ -327,11 +271,102 @@ func (c *Changes) syncPaths(ctx context.Context, changed Changed) error {
 				fresh = append(fresh, p)
 			}
 		}
-		if err := c.repo.addPaths(ctx, env, fresh, nil, "--intent-to-add", "--no-all"); err != nil {
+		if err := c.repo.Add(ctx, gitwt.Command{Env: c.index.env()}, fresh, nil, "--intent-to-add", "--no-all"); err != nil {
 			return err
 		}
 	}
 	return c.rediff(ctx, paths)
+}
+
+// presence splits paths into those that exist and those gone, and says
+// whether any that exists may have appeared.
+func (c *Changes) presence(paths []string, appeared pathSet) (present, gone []string, anyNew bool) {
+	for _, p := range paths {
+		if _, err := os.Lstat(filepath.Join(c.repo.Dir(), filepath.FromSlash(p))); err == nil {
+			present = append(present, p)
+			anyNew = anyNew || appeared[p]
+		} else {
+			gone = append(gone, p)
+		}
+	}
+	return present, gone, anyNew
+}
+
+// holdsExcluded reports whether one of paths is a folder holding one of
+// excludes.
+func holdsExcluded(excludes, paths []string) bool {
+	for _, e := range excludes {
+		e = strings.Trim(e, "/")
+		for _, p := range paths {
+			if strings.HasPrefix(e, p+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stagePaths stages present and gone into the private index and writes
+// its tree: in place where it can, else with git.
+func (c *Changes) stagePaths(ctx context.Context, present, gone []string, anyNew bool) error {
+	// A path removed from the private index since it was last the
+	// working tree's own, back now: whether git takes it again
+	// depends on whether the working tree's index tracks it (an
+	// ignored file that is tracked stays tracked). Rare enough: look
+	// at everything from that index.
+	if c.removedBack(present) {
+		return errTooMany
+	}
+	if !c.noInPlace {
+		// Files: staged in the size of the change.
+		err := c.stageInPlace(ctx, present, gone)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, errNotInPlace) {
+			if ctx.Err() != nil {
+				return err
+			}
+			c.noInPlace = true // git or this reader disagree: as before from now on
+		}
+	}
+	rm := &removals{set: c.removed}
+	verbose := gitwt.Command{Env: c.index.env(), Stdout: rm}
+	if len(gone) > 0 {
+		// git add refuses a path that matches nothing, one created and
+		// deleted since the last look for example; git rm does not.
+		args := append([]string{"-c", "core.preloadIndex=false", "rm", "--cached", "-r", "-f", "--ignore-unmatch", "--"}, gitwt.LiteralSpecs(gone)...)
+		if err := c.repo.Git(ctx, verbose, args...); err != nil {
+			return err
+		}
+	}
+	mode := "-u"
+	if anyNew {
+		mode = "-A"
+	}
+	if len(present) > 0 {
+		if err := c.repo.Add(ctx, verbose, present, nil, mode, "-v"); err != nil {
+			return err
+		}
+	}
+	return c.writeTree(ctx, true)
+}
+
+// removedBack reports whether one of present, or a path in or above one,
+// was removed from the private index since it was the working tree's own
+// (or what was removed is not known).
+func (c *Changes) removedBack(present []string) bool {
+	if c.removed[""] && len(present) > 0 {
+		return true // what was removed is not known
+	}
+	for _, p := range present {
+		for r := range c.removed {
+			if r == p || strings.HasPrefix(r, p+"/") || strings.HasPrefix(p, r+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rediff asks git for the diff of paths again and puts it in place of
@@ -392,7 +427,7 @@ func (c *Changes) diffRun(ctx context.Context, paths []string) ([]segment, error
 		if len(paths) > maxChanged*2 || specBytes(paths) > maxPathBytes {
 			return nil, errTooMany
 		}
-		specs = literalSpecs(paths)
+		specs = gitwt.LiteralSpecs(paths)
 	}
 	// Plumbing, so that the user's diff settings (noprefix, external diff
 	// tools, colours, order files) do not change what the agent reads.
@@ -409,43 +444,14 @@ func (c *Changes) diffRun(ctx context.Context, paths []string) ([]segment, error
 	args = append(append(append(args, revs...), "--"), specs...)
 	env := c.index.env()
 	if c.stage {
-		env = c.repo.treesOnly() // two trees: no index to read
+		env = c.repo.TreesOnly() // two trees: no index to read
 	}
 	seg := &segmenter{keep: c.keep, limit: c.limit}
-	if err := run(ctx, c.repo.dir, command{env: env, stdout: seg}, append(args, excludeSpecs(c.excludes)...)...); err != nil {
+	if err := c.repo.Git(ctx, gitwt.Command{Env: env, Stdout: seg}, append(args, gitwt.ExcludeSpecs(c.excludes)...)...); err != nil {
 		return nil, err
 	}
 	seg.flush()
 	return seg.segs, nil
-}
-
-// writeTree writes the private index's tree, when staging. view: through
-// a split view of the index (splitview.go), which spares git writing the
-// whole index back; the whole-tree look does without, so that the tree
-// cache of the private index (and of the index a commit installs) is made
-// whole again there.
-func (c *Changes) writeTree(ctx context.Context, view bool) error {
-	if !c.stage {
-		return nil
-	}
-	if view && !c.noSplit {
-		tree, err := c.index.splitTree(ctx, c.repo.dir, c.oidLen())
-		if err == nil {
-			c.tree = tree
-			c.counts.split++
-			return nil
-		}
-		if ctx.Err() != nil {
-			return err
-		}
-		c.noSplit = true // not for this index, or not with this git: as before
-	}
-	var out strings.Builder
-	if err := run(ctx, c.repo.dir, command{env: c.index.env(), stdout: &out}, "write-tree"); err != nil {
-		return err
-	}
-	c.tree = strings.TrimSpace(out.String())
-	return nil
 }
 
 // reseed makes the private index the working tree's own again.
@@ -475,9 +481,9 @@ func (c *Changes) open(ctx context.Context) error {
 		var err error
 		switch {
 		case rev == "":
-			rev, err = c.repo.emptyTree(ctx)
+			rev, err = c.repo.EmptyTree(ctx)
 		case len(rev) != 40 && len(rev) != 64: // a name, not a hash
-			rev, err = output(ctx, c.repo.dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+			rev, err = c.repo.Output(ctx, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 		}
 		if err != nil {
 			return err
@@ -491,7 +497,7 @@ func (c *Changes) open(ctx context.Context) error {
 // once.
 func (c *Changes) config(ctx context.Context) (*commitConfig, error) {
 	if c.cfg == nil {
-		cfg, err := c.repo.readCommitConfig(ctx)
+		cfg, err := readCommitConfig(ctx, c.repo)
 		if err != nil {
 			return nil, err
 		}
@@ -517,16 +523,6 @@ func (c *Changes) Close() error {
 		c.index = nil
 	}
 	return err
-}
-
-// literalSpecs turns paths relative to the top level into pathspecs that
-// match them as they are (no wildcards), folders with everything in them.
-func literalSpecs(paths []string) []string {
-	specs := make([]string, len(paths))
-	for i, p := range paths {
-		specs[i] = ":(top,literal)" + p
-	}
-	return specs
 }
 
 func specBytes(paths []string) int {

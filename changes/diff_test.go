@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/matryer/is"
 )
 
@@ -45,7 +46,7 @@ func TestDiffWorkingTree(t *testing.T) {
 	infoBefore, err := os.Stat(indexPath)
 	is.NoErr(err)
 
-	d, err := r.Diff(ctx, base, architectExcludes, 1<<20)
+	d, err := Compare(ctx, r, base, architectExcludes, 1<<20)
 	is.NoErr(err)
 	for _, want := range []string{"+a changed", "+b staged", "diff --git a/gone.txt", "+++ b/new/c.txt", "+brand new", "b/日本.txt"} {
 		is.True(strings.Contains(d.Text, want)) // want is in the diff
@@ -75,7 +76,7 @@ func TestDiffWorkingTree(t *testing.T) {
 	// The same once info/exclude ignores architect's folders too (git add
 	// complains when an exclusion names an ignored folder).
 	is.NoErr(r.Exclude(ctx, "/.architect/", "/.architect-ralph-worktree/"))
-	ignored, err := r.Diff(ctx, base, architectExcludes, 1<<20)
+	ignored, err := Compare(ctx, r, base, architectExcludes, 1<<20)
 	is.NoErr(err)
 	is.Equal(ignored, d)
 }
@@ -89,12 +90,12 @@ func TestDiffIgnoresExcludedTrackedPaths(t *testing.T) {
 	base := commit(t, dir, "first")
 	r := open(t, dir)
 
-	before, err := r.Diff(ctx, base, []string{"notes"}, 1<<20)
+	before, err := Compare(ctx, r, base, []string{"notes"}, 1<<20)
 	is.NoErr(err)
 	is.Equal(before.Text, "")
 	write(t, dir, "notes/k.txt", "k changed\n")
 	gitT(t, dir, "add", "notes/k.txt") // even staged
-	after, err := r.Diff(ctx, base, []string{"notes"}, 1<<20)
+	after, err := Compare(ctx, r, base, []string{"notes"}, 1<<20)
 	is.NoErr(err)
 	is.Equal(after.Text, "")
 	is.Equal(after.Tree, before.Tree)
@@ -121,7 +122,7 @@ func TestDiffSeesRacyEdit(t *testing.T) {
 	// git sees the change (and, writing no index, smudges no entry).
 	is.Equal(gitT(t, dir, "--no-optional-locks", "status", "--porcelain"), "M a.txt")
 
-	d, err := open(t, dir).Diff(context.Background(), base, nil, 1<<20)
+	d, err := Compare(context.Background(), open(t, dir), base, nil, 1<<20)
 	is.NoErr(err)
 	is.True(strings.Contains(d.Text, "+bbbb"))
 }
@@ -132,7 +133,7 @@ func TestDiffNoCommit(t *testing.T) {
 	write(t, dir, "a.txt", "hello\n")
 	write(t, dir, ".architect/x", "x\n")
 	r := open(t, dir)
-	d, err := r.Diff(context.Background(), "", architectExcludes, 1<<20)
+	d, err := Compare(context.Background(), r, "", architectExcludes, 1<<20)
 	is.NoErr(err)
 	is.True(strings.Contains(d.Text, "new file mode 100644"))
 	is.True(strings.Contains(d.Text, "+hello"))
@@ -140,7 +141,7 @@ func TestDiffNoCommit(t *testing.T) {
 	is.True(!exists(filepath.Join(dir, ".git", "index"))) // still no index
 	is.Equal(gitT(t, dir, "status", "--porcelain"), "?? .architect/\n?? a.txt")
 
-	empty, err := open(t, newRepo(t)).Diff(context.Background(), "", nil, 100)
+	empty, err := Compare(context.Background(), open(t, newRepo(t)), "", nil, 100)
 	is.NoErr(err)
 	is.Equal(empty, Diff{Tree: noChange})
 }
@@ -153,23 +154,23 @@ func TestDiffTree(t *testing.T) {
 	base := commit(t, dir, "first")
 	r := open(t, dir)
 
-	clean, err := r.Diff(ctx, base, nil, 1<<20)
+	clean, err := Compare(ctx, r, base, nil, 1<<20)
 	is.NoErr(err)
 	is.Equal(clean, Diff{Tree: noChange})
-	again, err := r.Diff(ctx, base, nil, 1<<20)
+	again, err := Compare(ctx, r, base, nil, 1<<20)
 	is.NoErr(err)
 	is.Equal(again.Tree, clean.Tree) // unchanged state, same tree
 
 	write(t, dir, "a.txt", "b\n")
-	edited, err := r.Diff(ctx, base, nil, 1<<20)
+	edited, err := Compare(ctx, r, base, nil, 1<<20)
 	is.NoErr(err)
 	is.True(edited.Tree != clean.Tree)
-	edited2, err := r.Diff(ctx, base, nil, 1<<20)
+	edited2, err := Compare(ctx, r, base, nil, 1<<20)
 	is.NoErr(err)
 	is.Equal(edited2.Tree, edited.Tree)
 
 	write(t, dir, "a.txt", "a\n")
-	reverted, err := r.Diff(ctx, base, nil, 1<<20)
+	reverted, err := Compare(ctx, r, base, nil, 1<<20)
 	is.NoErr(err)
 	is.Equal(reverted.Tree, clean.Tree)
 
@@ -179,17 +180,17 @@ func TestDiffTree(t *testing.T) {
 	commit(t, dir, "binary")
 	base = gitT(t, dir, "rev-parse", "HEAD")
 	write(t, dir, "b.bin", "\x00two")
-	bin1, err := r.Diff(ctx, base, nil, 1<<20)
+	bin1, err := Compare(ctx, r, base, nil, 1<<20)
 	is.NoErr(err)
 	write(t, dir, "b.bin", "\x00six")
-	bin2, err := r.Diff(ctx, base, nil, 1<<20)
+	bin2, err := Compare(ctx, r, base, nil, 1<<20)
 	is.NoErr(err)
 	is.True(bin1.Tree != bin2.Tree)
 	is.Equal(strings.ReplaceAll(bin1.Text, bin1.Text[strings.Index(bin1.Text, "..")+2:strings.Index(bin1.Text, "..")+42], ""),
 		strings.ReplaceAll(bin2.Text, bin2.Text[strings.Index(bin2.Text, "..")+2:strings.Index(bin2.Text, "..")+42], "")) // only the object name differs
 	write(t, dir, "b.bin", "\x00one")
 	is.NoErr(os.Chmod(filepath.Join(dir, "b.bin"), 0o755))
-	mode, err := r.Diff(ctx, base, nil, 1<<20)
+	mode, err := Compare(ctx, r, base, nil, 1<<20)
 	is.NoErr(err)
 	is.True(mode.Tree != clean.Tree)
 	is.True(strings.Contains(mode.Stat, "1 file changed"))
@@ -212,7 +213,7 @@ func TestDiffWritesNoObject(t *testing.T) {
 	write(t, dir, "a.txt", "changed\n")
 	write(t, dir, "new.txt", "new\n")
 	before := gitT(t, dir, "count-objects", "-v")
-	d, err := open(t, dir).Diff(context.Background(), base, nil, 1<<20)
+	d, err := Compare(context.Background(), open(t, dir), base, nil, 1<<20)
 	is.NoErr(err)
 	is.True(strings.Contains(d.Text, "+changed") && strings.Contains(d.Text, "+new"))
 	is.Equal(gitT(t, dir, "count-objects", "-v"), before)
@@ -227,7 +228,7 @@ func TestDiffTruncatesAtCharacterBoundary(t *testing.T) {
 	write(t, dir, "a.txt", strings.Repeat("日本語のテキスト\n", 2000))
 	r := open(t, dir)
 
-	full, err := r.Diff(ctx, base, nil, 1<<30)
+	full, err := Compare(ctx, r, base, nil, 1<<30)
 	is.NoErr(err)
 	is.Equal(full.Truncated, int64(0))
 	is.Equal(full.Total, int64(len(full.Text)))
@@ -235,7 +236,7 @@ func TestDiffTruncatesAtCharacterBoundary(t *testing.T) {
 	start := strings.Index(full.Text, "+日本") + 10
 	cuts := 0
 	for limit := start; limit < start+3; limit++ {
-		d, err := r.Diff(ctx, base, nil, limit)
+		d, err := Compare(ctx, r, base, nil, limit)
 		is.NoErr(err)
 		is.True(utf8.ValidString(d.Text))
 		is.True(strings.HasPrefix(full.Text, d.Text))
@@ -250,7 +251,7 @@ func TestDiffTruncatesAtCharacterBoundary(t *testing.T) {
 	}
 	is.Equal(cuts, 2) // two of three limits fall inside a 3-byte character
 
-	none, err := r.Diff(ctx, base, nil, 0)
+	none, err := Compare(ctx, r, base, nil, 0)
 	is.NoErr(err)
 	is.Equal(none.Text, "")
 	is.Equal(none.Truncated, full.Total)
@@ -287,7 +288,7 @@ func rewriteFiles(tb testing.TB, dir string, n, size int) {
 
 func runGit(dir string, args ...string) (string, error) {
 	var out strings.Builder
-	err := run(context.Background(), dir, command{stdout: &out}, args...)
+	err := run(context.Background(), dir, gitwt.Command{Stdout: &out}, args...)
 	return strings.TrimSpace(out.String()), err
 }
 
@@ -305,7 +306,7 @@ func TestDiffMemoryBounded(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	d, err := r.Diff(context.Background(), base, nil, 64<<10)
+	d, err := Compare(context.Background(), r, base, nil, 64<<10)
 	runtime.ReadMemStats(&after)
 	is.NoErr(err)
 	is.True(d.Total > 12<<20)
@@ -333,7 +334,7 @@ func BenchmarkDiffLarge(b *testing.B) {
 		b.Fatal(err, out)
 	}
 	rewriteFiles(b, dir, 2000, 5<<10)
-	r, err := Open(context.Background(), dir)
+	r, err := gitwt.Open(context.Background(), dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func BenchmarkDiffLarge(b *testing.B) {
 	b.ReportAllocs()
 	var d Diff
 	for b.Loop() {
-		d, err = r.Diff(context.Background(), base, architectExcludes, 64<<10)
+		d, err = Compare(context.Background(), r, base, architectExcludes, 64<<10)
 		if err != nil {
 			b.Fatal(err)
 		}

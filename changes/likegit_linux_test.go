@@ -1,4 +1,4 @@
-package gitwt
+package changes
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/matryer/is"
 	"golang.org/x/sys/unix"
 )
@@ -38,7 +39,7 @@ func sameAsGit(t *testing.T, dir string) {
 	t.Helper()
 	is := is.New(t)
 	tmp := filepath.Join(t.TempDir(), "index")
-	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), tmp))
+	is.NoErr(gitwt.CopyIndex(filepath.Join(dir, ".git", "index"), tmp))
 	is.NoErr(os.Chtimes(tmp, time.Unix(1, 0), time.Unix(1, 0)))
 	env := []string{"GIT_INDEX_FILE=" + tmp}
 	gitEnvT(t, dir, env, "", "add", "-A")
@@ -51,7 +52,7 @@ func sameAsGit(t *testing.T, dir string) {
 		t.Fatalf("git status after the commit:\n%s", st)
 	}
 	index := filepath.Join(t.TempDir(), "index")
-	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), index))
+	is.NoErr(gitwt.CopyIndex(filepath.Join(dir, ".git", "index"), index))
 	is.Equal(gitEnvT(t, dir, []string{"GIT_INDEX_FILE=" + index}, "", "write-tree"), head) // trusting the tree cache
 	is.Equal(treeWithoutCache(t, dir, index), head)                                        // from the entries alone
 }
@@ -66,9 +67,9 @@ func TestCommitFolderEndingInCR(t *testing.T) {
 	write(t, dir, "foo/b.txt", "b\n")
 	write(t, dir, "x.txt", "x\n")
 	base := commit(t, dir, "base")
-	c := open(t, dir).Changes(context.Background(), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(context.Background(), open(t, dir), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
-	is.True(c.Watching())
+	is.True(c.w != nil)
 	for _, name := range []string{"foo\r", "\r"} {
 		is.NoErr(os.Mkdir(filepath.Join(dir, name), 0o755))
 		iterate(t, c, "a folder")
@@ -97,9 +98,9 @@ func TestCommitInsideSubmodule(t *testing.T) {
 	write(t, dir, "a.txt", "a\n")
 	gitT(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
 	base := commit(t, dir, "base")
-	c := open(t, dir).Changes(context.Background(), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(context.Background(), open(t, dir), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
-	is.True(c.Watching())
+	is.True(c.w != nil)
 	write(t, dir, "sub/s.txt", "edited\n")
 	iterate(t, c, "an edit in the submodule")
 	gitT(t, dir+"/sub", "commit", "-qam", "inside")
@@ -133,7 +134,7 @@ func TestCommitCarriesAMerge(t *testing.T) {
 		t.Fatalf("the merge did not stop: %s", out)
 	}
 	is.Equal(gitT(t, dir, "status", "--porcelain"), "UU c")
-	c := open(t, dir).Changes(context.Background(), ours, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(context.Background(), open(t, dir), ours, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
 	write(t, dir, "c", "resolved\n")
 	hash, committed := iterate(t, c, "resolved")
@@ -156,9 +157,9 @@ func TestCommitHardLinkWrittenFromOutside(t *testing.T) {
 	base := commit(t, dir, "base")
 	outside := filepath.Join(top, "outside")
 	is.NoErr(os.Link(filepath.Join(dir, "a/f1"), outside))
-	c := open(t, dir).Changes(context.Background(), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(context.Background(), open(t, dir), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
-	is.True(c.Watching())
+	is.True(c.w != nil)
 	d, err := c.Diff(context.Background())
 	is.NoErr(err)
 	is.Equal(d.Text, "")
@@ -183,9 +184,9 @@ func TestCommitIgnoreCase(t *testing.T) {
 	write(t, dir, "src/a.txt", "a\n")
 	base := commit(t, dir, "base")
 	gitT(t, dir, "config", "core.ignorecase", "true")
-	c := open(t, dir).Changes(context.Background(), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(context.Background(), open(t, dir), base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
-	is.True(c.Watching())
+	is.True(c.w != nil)
 	write(t, dir, "src/a.txt", "edited\n")
 	iterate(t, c, "an edit")
 	sameAsGit(t, dir)
@@ -213,7 +214,7 @@ func TestWatcherBlindSpots(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "outside")
 	is.NoErr(os.Link(filepath.Join(dir, "src/b.txt"), outside))
 	w.Close()
-	w, err := open(t, dir).Watch(context.Background(), []string{".architect/"})
+	w, err := watch(context.Background(), open(t, dir), []string{".architect/"}, false)
 	is.NoErr(err)
 	defer w.Close()
 	is.Equal(taken(w), "")
@@ -278,9 +279,9 @@ func TestDiffLineFeedInARemovedName(t *testing.T) {
 	gitT(t, dir, "commit", "-qm", "base")
 	base := gitT(t, dir, "rev-parse", "HEAD")
 	repo := open(t, dir)
-	c := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
+	c := New(ctx, repo, base, []string{".architect"}, 1<<20, ChangesOptions{Watch: true, Commits: true})
 	defer c.Close()
-	is.True(c.Watching())
+	is.True(c.w != nil)
 	_, err := c.Diff(ctx)
 	is.NoErr(err)
 	is.NoErr(os.Remove(filepath.Join(dir, name)))
@@ -291,7 +292,7 @@ func TestDiffLineFeedInARemovedName(t *testing.T) {
 	write(t, dir, name, "kept, edited\n")
 	got, err := c.Diff(ctx)
 	is.NoErr(err)
-	fresh := repo.Changes(ctx, base, []string{".architect"}, 1<<20, ChangesOptions{Commits: true})
+	fresh := New(ctx, repo, base, []string{".architect"}, 1<<20, ChangesOptions{Commits: true})
 	defer fresh.Close()
 	want, err := fresh.Diff(ctx)
 	is.NoErr(err)
@@ -311,7 +312,7 @@ func TestGitVerifiesTheTreeCache(t *testing.T) {
 	write(t, dir, "bar/b.txt", "b\n")
 	commit(t, dir, "base")
 	index := filepath.Join(t.TempDir(), "index")
-	is.NoErr(copyIndex(filepath.Join(dir, ".git", "index"), index))
+	is.NoErr(gitwt.CopyIndex(filepath.Join(dir, ".git", "index"), index))
 	env := []string{"GIT_INDEX_FILE=" + index, "GIT_TEST_CHECK_CACHE_TREE=1"}
 	gitEnvT(t, dir, env, "", "update-index", "--force-write-index") // the cache git wrote: accepted
 
