@@ -92,7 +92,7 @@ type Config struct {
 	Protect []string `json:"protect,omitempty"`
 	// Judge is what happens when the agent changes a file that defines a
 	// check (its script, the manifest of its npm script or make target,
-	// its tool's configuration; see checks.FindJudge): JudgeProtect undoes
+	// its tool's configuration; see checks.FindJudges): JudgeProtect undoes
 	// the change and fails the iteration, JudgeWarn keeps it and records
 	// it, JudgeOff does not look. JudgeFiles are more such files, relative
 	// to the workspace.

@@ -17,7 +17,7 @@ import (
 	"github.com/architect-dev/architect/runlog"
 )
 
-// The judge is the set of files that define the checks (checks.FindJudge):
+// The judge is the set of files that define the checks (checks.FindJudges):
 // the script a check runs, the manifest of its npm script or make target,
 // its tool's configuration. An agent that edits one can make a check pass
 // without doing the work, so by default (--judge protect) the files are

@@ -9,7 +9,7 @@ import (
 )
 
 // judgeItems says, for each check, which files define it (the judge:
-// checks.FindJudge) and what happens when the agent changes one (--judge).
+// checks.FindJudges) and what happens when the agent changes one (--judge).
 // The files are looked for in the workspace the user gave (a worktree
 // starts from its HEAD).
 func judgeItems(cfg config.Config, judges []checks.Judge) []Item {

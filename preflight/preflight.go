@@ -51,7 +51,7 @@ type Report struct {
 	// Workspace is where the run would work (zero when the workspace was
 	// not checked or could not be planned).
 	Workspace loop.WorkspacePlan `json:"-"`
-	// Judges are the files that define each check (checks.FindJudge).
+	// Judges are the files that define each check (checks.FindJudges).
 	Judges []checks.Judge `json:"-"`
 }
 
