@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -185,14 +184,4 @@ func delimiter() string {
 
 // AppendFile appends text to the file at path, as the runner expects of
 // $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT.
-func AppendFile(path, text string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+func AppendFile(path, text string) error { return runlog.AppendFileMode(path, text, 0o644) }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/gofrs/flock"
+
+	"github.com/architect-dev/architect/runlog"
 )
 
 // ErrNotRepo is returned by Open for a folder that is not inside a git
@@ -142,15 +144,7 @@ func (r *Repo) Exclude(ctx context.Context, patterns ...string) error {
 	if add.Len() == 0 {
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(add.String()); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return runlog.AppendFileMode(path, add.String(), 0o644)
 }
 
 // Rev returns the full hash of the commit rev names (a branch, a tag, a

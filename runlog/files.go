@@ -107,9 +107,14 @@ func OpenAppend(path string) (*os.File, error) {
 }
 
 // AppendFile appends text to the file at path with one write, creating the
-// file when it is not there.
-func AppendFile(path, text string) error {
-	f, err := OpenAppend(path)
+// file (mode 0600) when it is not there.
+func AppendFile(path, text string) error { return AppendFileMode(path, text, 0o600) }
+
+// AppendFileMode is AppendFile for a file outside .architect/ that others
+// read too ($GITHUB_STEP_SUMMARY, .git/info/exclude): perm is its mode
+// when it is created. Every append architect makes goes through here.
+func AppendFileMode(path, text string, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, perm)
 	if err != nil {
 		return err
 	}
