@@ -63,8 +63,8 @@ var mutants = []mutant{
 		name:      "loop/done-file-success-on-cut-checks",
 		guarantee: "the DONE file ends the run in success only when its checks ran to the end: checks cut short by a stop earn nothing",
 		file:      "loop/decide.go",
-		find:      "\tif ctx.Err() != nil {\n\t\treturn nil\n\t}\n\tif mode := r.cfg.FinalCheck;",
-		replace:   "\tif mode := r.cfg.FinalCheck;",
+		find:      "\tif ctx.Err() != nil {\n\t\treturn nil\n\t}\n\tvar look *runlog.FinalCheck\n",
+		replace:   "\tvar look *runlog.FinalCheck\n",
 		run:       "TestDoneFile",
 	},
 	{
