@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,7 +86,7 @@ func keepRecords(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, bran
 	err := repo.Exclude(ctx, "/"+runlog.StateDir+"/")
 	to := ""
 	if err == nil {
-		to, err = archiveRecords(ws, repo.Dir(), branch)
+		to, err = archiveRecords(ws, repo.Dir(), branch, time.Now())
 	}
 	if err != nil {
 		return &Error{What: "could not keep the run's records", Err: err, Hint: "copy " + filepath.Join(ws, runlog.StateDir) + " somewhere safe, then run the command again"}
@@ -112,13 +113,22 @@ func removeRun(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, branch
 }
 
 // archiveRecords moves the run's .architect/ records to
-// top/.architect/runs/<branch>-<time>/, so they outlive the worktree.
-func archiveRecords(ws, top, branch string) (string, error) {
+// top/.architect/runs/<branch>-<time>/ (at is the time; -2, -3… when a run
+// cleaned in the same second is there), so they outlive the worktree.
+func archiveRecords(ws, top, branch string, at time.Time) (string, error) {
 	from := filepath.Join(ws, runlog.StateDir)
-	name := strings.ReplaceAll(branch, "/", "-") + "-" + time.Now().UTC().Format("20060102T150405Z")
+	name := strings.ReplaceAll(branch, "/", "-") + "-" + at.UTC().Format("20060102T150405Z")
 	to := filepath.Join(top, runlog.StateDir, "runs", name)
 	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 		return "", err
+	}
+	// Two runs cleaned in the same second: the second one's records go
+	// beside the first's, never onto them.
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		to = filepath.Join(top, runlog.StateDir, "runs", fmt.Sprintf("%s-%d", name, n))
 	}
 	if err := os.Rename(from, to); err != nil {
 		return "", err

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
@@ -180,7 +181,7 @@ func (t *target) merge(ctx context.Context, msg string) (string, error) {
 // commits back (tip was the branch's last commit).
 func (t *target) finish(ctx context.Context, log io.Writer, tip string) error {
 	if t.ws != "" && t.repo.Exclude(ctx, "/"+runlog.StateDir+"/") == nil {
-		if to, err := archiveRecords(t.ws, t.repo.Dir(), t.branch); err == nil {
+		if to, err := archiveRecords(t.ws, t.repo.Dir(), t.branch, time.Now()); err == nil {
 			fmt.Fprintf(log, "architect: the run's records are in %s\n", to)
 		}
 	}
