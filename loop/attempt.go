@@ -162,7 +162,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	// checks) to whoever reads the state (runlog.ReadStateNow).
 	watch := r.startInflight(i, x.began, cancelAgent)
 	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
-	r.ev.emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
+	r.ev.Emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
 	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
 	snap := r.snapshotProtected(x.ws.dir)
 	copyOut, copyErr := x.tr.agentCopies()
@@ -178,7 +178,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		Timeout:           r.cfg.IterationTimeout,
 		InactivityTimeout: r.cfg.InactivityTimeout,
 		Grace:             r.cfg.KillGrace,
-		OnActivity:        func(text string) { r.ev.activity(i, text, r.cleanText) },
+		OnActivity:        func(text string) { r.ev.Activity(i, text, r.cleanText) },
 		OnSpend:           watch.spend,
 		CompletionTag:     r.cfg.CompletionTag,
 		DonePattern:       r.cfg.DonePattern,
@@ -208,7 +208,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	fillFromOutcome(it, o)
 	final, _ := prompt.TruncateTail(o.FinalMessage, runlog.FinalMessageLimit)
 	it.FinalMessage = final
-	r.ev.emit(agentFinished(i, o))
+	r.ev.Emit(agentFinished(i, o))
 	r.logAgent(i, o)
 	x.o = o
 }
@@ -341,9 +341,9 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 		Grace:   r.cfg.KillGrace,
 		Shell:   r.cfg.CheckShell,
 		OnStart: func(idx int, _ string) {
-			r.ev.emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
+			r.ev.Emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
 		},
-		OnFinish: func(idx int, c checks.Result) { r.ev.emit(checkFinished(i, idx, r.sanitizeCheck(idx, c))) },
+		OnFinish: func(idx int, c checks.Result) { r.ev.Emit(r.sanitizeCheck(idx, c).FinishedEvent(i, idx)) },
 		Output:   witnessed(r.checkOutput(x.tr), wit),
 	})
 	it.ChecksDuration = r.deps.Now().Sub(began).Seconds()

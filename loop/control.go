@@ -17,10 +17,10 @@ func (w *workspace) pauseRequested() bool { return w.control() == runlog.Control
 // emitPaused and emitResumed tell the watchers; a pause's reason is
 // "asked" (architect pause, the view's key) or "stall" (--on-stall pause).
 func (r *runner) emitPaused(reason, detail string) {
-	r.ev.emit(runlog.Event{Type: runlog.EventPaused, Iteration: len(r.records), Reason: reason, Detail: detail})
+	r.ev.Emit(runlog.Event{Type: runlog.EventPaused, Iteration: len(r.records), Reason: reason, Detail: detail})
 }
 func (r *runner) emitResumed() {
-	r.ev.emit(runlog.Event{Type: runlog.EventResumed, Iteration: len(r.records)})
+	r.ev.Emit(runlog.Event{Type: runlog.EventResumed, Iteration: len(r.records)})
 }
 
 // startedEvent is loop_started; a resumed run's also says what the earlier

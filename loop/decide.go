@@ -82,7 +82,7 @@ func (r *runner) decide(x *iteration) decision {
 		n := r.st.ConsecutiveErrors
 		if limit := r.cfg.MaxConsecutiveErrors; limit > 0 && n >= limit {
 			r.logf("%d consecutive failures, stopping loop", n)
-			d.stop = stopAt(runlog.StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, firstLine(r.st.LastError)))
+			d.stop = stopAt(runlog.StopCircuitBreaker, fmt.Sprintf("%d agent runs failed in a row (last: %s)", n, runlog.FirstLine(r.st.LastError)))
 			break
 		}
 		d.backoff = n

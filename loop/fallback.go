@@ -147,7 +147,7 @@ func (r *runner) switchTo(next *slot) runlog.Switch {
 	if !from.until.IsZero() {
 		ev.Until = stamp(from.until)
 	}
-	r.ev.emit(ev)
+	r.ev.Emit(ev)
 	return sw
 }
 
@@ -232,7 +232,7 @@ func (r *runner) fallBack(o agent.Outcome, n int) {
 	if cool <= 0 {
 		cool = 5 * time.Minute
 	}
-	r.logf("%s failed with an outage %d time%s in a row (%s): falling back", r.agent().Agent, n, plural(n), firstLine(o.Err))
+	r.logf("%s failed with an outage %d time%s in a row (%s): falling back", r.agent().Agent, n, plural(n), runlog.FirstLine(o.Err))
 	r.setAside(r.deps.Now().Add(cool), false, runlog.SwitchOutage, false)
 }
 

@@ -294,7 +294,7 @@ func TestPauseEndsAWait(t *testing.T) {
 func TestSecondRunInAWorkspaceRefused(t *testing.T) {
 	is := is.New(t)
 	cfg := testConfig(t)
-	held, err := lockWorkspace(filepath.Join(cfg.Dir, runlog.StateDir))
+	held, err := runlog.LockWorkspace(filepath.Join(cfg.Dir, runlog.StateDir))
 	is.NoErr(err)
 	defer held.Unlock()
 	a := &scripted{outcomes: []agent.Outcome{done}}

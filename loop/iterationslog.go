@@ -40,11 +40,11 @@ func (r *runner) logAgent(i int, o agent.Outcome) {
 		i, r.cfg.MaxIterations, round(o.Duration), o.ExitCode, o.Steps, costText(o), errSuffix(o.Err))
 	switch {
 	case o.TimedOut || o.Inactive:
-		r.logEvent("TIMEOUT", "iteration %d after %s: %s", i, human(o.Duration), firstLine(o.Err))
+		r.logEvent("TIMEOUT", "iteration %d after %s: %s", i, human(o.Duration), runlog.FirstLine(o.Err))
 	case o.ExitCode == agent.ExitWaiting:
 		r.logEvent("WAIT", "iteration %d: the agent is waiting (exit %d)", i, o.ExitCode)
 	case o.Failed():
-		r.logEvent("FAIL", "iteration %d exit=%d duration=%s error=%s", i, o.ExitCode, human(o.Duration), firstLine(o.Err))
+		r.logEvent("FAIL", "iteration %d exit=%d duration=%s error=%s", i, o.ExitCode, human(o.Duration), runlog.FirstLine(o.Err))
 	default:
 		r.logEvent("END", "iteration %d exit=%d duration=%s", i, o.ExitCode, human(o.Duration))
 	}
@@ -68,7 +68,7 @@ func errSuffix(e string) string {
 	if e == "" {
 		return ""
 	}
-	return ": " + firstLine(e)
+	return ": " + runlog.FirstLine(e)
 }
 
 func failedList(rs []runlog.CheckResult) string {

@@ -375,7 +375,8 @@ func judgeNote(i int, cs []runlog.JudgeChange) string {
 			parts = append(parts, c.Text())
 		}
 	}
-	return clip(fmt.Sprintf("Iteration %d failed because %s. architect undid the change. "+
+	return runlog.Clip(fmt.Sprintf("Iteration %d failed because %s. architect undid the change. "+
 		"The checks, their scripts and their configuration define what done means: do not edit, create or delete them; make the checks pass by changing the code.",
 		i, strings.Join(parts, "; ")), 2000)
+
 }

@@ -81,7 +81,7 @@ type runner struct {
 	ws      *workspace
 	start   time.Time // this session's start
 	resumed bool
-	ev      *emitter // the event stream
+	ev      *runlog.EventLog // the event stream
 
 	// What the run has done: the records, and what derives from them.
 	res      *runlog.Result
@@ -250,7 +250,7 @@ func newRunner(cfg config.Config, deps Deps) *runner {
 // run at a time works there) and watched unless the configuration says
 // not to. release undoes both.
 func (r *runner) attach(ws *workspace) (release func(), err error) {
-	lock, err := lockWorkspace(ws.state())
+	lock, err := runlog.LockWorkspace(ws.state())
 	if err != nil {
 		return nil, err
 	}

@@ -92,8 +92,8 @@ func (r *runner) announce(n runlog.Note, next int) {
 	if n.Now {
 		how += " (asked for now)"
 	}
-	r.logf("note from the person running this loop: %q: %s", clip(firstLine(text), 120), how)
-	r.ev.emit(runlog.Event{Type: runlog.EventNoteReceived, Iteration: next - 1, Text: text, Now: n.Now})
+	r.logf("note from the person running this loop: %q: %s", runlog.Clip(runlog.FirstLine(text), 120), how)
+	r.ev.Emit(runlog.Event{Type: runlog.EventNoteReceived, Iteration: next - 1, Text: text, Now: n.Now})
 }
 
 // notesRecorded ends the delivery of the notes rec names, once it is
@@ -110,7 +110,7 @@ func (r *runner) notesRecorded(rec record) {
 	r.notes.mu.Unlock()
 	// The files go once the record is on disk (synced).
 	for _, t := range rec.Notes {
-		r.ev.emit(runlog.Event{Type: runlog.EventNoteDelivered, Iteration: rec.Iteration.Iteration, Text: t})
+		r.ev.Emit(runlog.Event{Type: runlog.EventNoteDelivered, Iteration: rec.Iteration.Iteration, Text: t})
 	}
 }
 

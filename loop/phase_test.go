@@ -98,7 +98,7 @@ func TestProgressFileFollowsTheRecords(t *testing.T) {
 	is.Equal(res.TotalIterations, 4)
 	want := ""
 	for _, it := range res.Iterations {
-		want += progressEntry(it)
+		want += runlog.ProgressEntry(it)
 	}
 	got, err := os.ReadFile(filepath.Join(cfg.Dir, runlog.StateDir, runlog.ProgressFile))
 	is.NoErr(err)

@@ -105,7 +105,7 @@ func interruptNote(it runlog.Iteration) string {
 func (r *runner) writeProgress() error {
 	var b strings.Builder
 	for _, rec := range r.records {
-		b.WriteString(progressEntry(rec.Iteration))
+		b.WriteString(runlog.ProgressEntry(rec.Iteration))
 	}
 	if err := runlog.WriteFileQuick(r.ws.state(runlog.ProgressFile), []byte(b.String())); err != nil {
 		return err
@@ -124,9 +124,9 @@ func (r *runner) progressAdd(rec record) error {
 	if fi, err := os.Stat(path); err != nil || fi.Size() != r.progressSize {
 		return r.writeProgress()
 	}
-	entry, size := progressEntry(rec.Iteration), r.progressSize
+	entry, size := runlog.ProgressEntry(rec.Iteration), r.progressSize
 	r.progressSize = -1 // unknown until the append is whole
-	if err := appendFile(path, entry); err != nil {
+	if err := runlog.AppendFile(path, entry); err != nil {
 		return err
 	}
 	r.progressSize = size + int64(len(entry))

@@ -51,10 +51,10 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 	r.st.Processes, _ = json.Marshal(proc.Self())
 	r.recount()
 	r.save(runlog.PhaseStarting)
-	r.ev = newEmitter(r.ws.state(runlog.EventsFile), r.deps.Events, r.deps.Now, r.warn)
-	defer r.ev.close()
+	r.ev = runlog.OpenEventLog(r.ws.state(runlog.EventsFile), r.deps.Events, r.deps.Now, r.warn)
+	defer r.ev.Close()
 	r.saveSlots()
-	r.ev.emit(r.startedEvent())
+	r.ev.Emit(r.startedEvent())
 
 	var why *stop
 	if recs, err := runlog.OpenRecordLog(r.ws.state(runlog.RecordsFile)); err != nil {
@@ -108,7 +108,7 @@ func (r *runner) finish(why *stop) {
 	r.st.StopReason, r.st.StopDetail = r.res.StopReason, r.res.StopDetail
 	r.save(runlog.PhaseFinished)
 	r.logEvent("DONE", "loop finished: %s after %d iteration%s", r.res.StopReason, r.res.TotalIterations, plural(r.res.TotalIterations))
-	r.ev.emit(runlog.Event{Type: runlog.EventLoopFinished, Iteration: r.res.TotalIterations, Success: ptr(r.res.Success),
+	r.ev.Emit(runlog.Event{Type: runlog.EventLoopFinished, Iteration: r.res.TotalIterations, Success: ptr(r.res.Success),
 		StopReason: r.res.StopReason, StopDetail: r.res.StopDetail, TotalIterations: ptr(r.res.TotalIterations),
 		TotalCost: r.res.TotalCost, KnownCost: ptr(r.res.KnownCost), Duration: ptr(r.res.TotalDuration), NoChecks: r.res.NoChecks,
 		Hint: r.res.StopHint})
@@ -232,7 +232,7 @@ func (r *runner) record(gitCtx context.Context, x *iteration) *stop {
 	}
 	r.recount()
 	r.save(runlog.PhaseRecorded)
-	r.ev.emit(iterationFinished(rec.Iteration))
+	r.ev.Emit(rec.Iteration.FinishedEvent())
 	return nil
 }
 
@@ -367,7 +367,7 @@ func (r *runner) waitForAgent(ctx, runCtx context.Context, s *slot) (waitEnd, *s
 	ev := r.announceUsageWait(s, d, until, waited, r.st.UsageLimitWaits+1)
 	r.st.WaitUntil = stamp(until)
 	r.save("usage_limit_wait")
-	r.ev.emit(ev)
+	r.ev.Emit(ev)
 	began := r.deps.Now()
 	end := r.wait(runCtx, d)
 	took := r.deps.Now().Sub(began)

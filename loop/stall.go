@@ -162,5 +162,5 @@ func (r *runner) stallSeen() *runlog.Stall {
 // announceStall tells of a stall: a line of the iterations log, an event.
 func (r *runner) announceStall(st runlog.Stall) {
 	r.logEvent("STALL", "iteration %d: %s (%s)", st.Iteration, st.Detail, st.Action)
-	r.ev.emit(runlog.Event{Type: runlog.EventStall, Iteration: st.Iteration, StallKind: st.Kind, Count: st.Iterations, Action: st.Action, Detail: st.Detail})
+	r.ev.Emit(runlog.Event{Type: runlog.EventStall, Iteration: st.Iteration, StallKind: st.Kind, Count: st.Iterations, Action: st.Action, Detail: st.Detail})
 }

@@ -92,7 +92,7 @@ func (r *runner) backoff(ctx context.Context, rec record, o agent.Outcome, n int
 		attempt = fmt.Sprintf("attempt %d/%d", n, r.cfg.MaxConsecutiveErrors)
 	}
 	r.logf("iteration %d failed (%s), retrying in %s (%s)", i, failure(rec, o), human(d), attempt)
-	r.ev.emit(runlog.Event{Type: runlog.EventBackoff, Iteration: i, Seconds: ptr(d.Seconds()), Until: stamp(r.deps.Now().Add(d)), Attempt: n,
+	r.ev.Emit(runlog.Event{Type: runlog.EventBackoff, Iteration: i, Seconds: ptr(d.Seconds()), Until: stamp(r.deps.Now().Add(d)), Attempt: n,
 		Agent: r.agent().name, Model: r.agent().model, ErrorKind: string(o.ErrKind)})
 	r.save("backoff")
 	if r.wait(ctx, d) == waitStopped {
@@ -141,13 +141,13 @@ func (r *runner) limitHit(o agent.Outcome) *stop {
 		if r.hasFallback() {
 			who = "every agent (" + r.labels() + ")"
 		}
-		return stopAt(runlog.StopUsageLimit, who+" hit its usage limit: "+firstLine(o.Err)+resetText(o.ResetAt))
+		return stopAt(runlog.StopUsageLimit, who+" hit its usage limit: "+runlog.FirstLine(o.Err)+resetText(o.ResetAt))
 	}
 	how := "until " + until.Local().Format("15:04:05")
 	if !exact {
 		how += " (no reset time given: a guess)"
 	}
-	r.logf("%s hit its usage limit (%s)%s: set aside %s", cur.Agent, firstLine(o.Err), resetText(o.ResetAt), how)
+	r.logf("%s hit its usage limit (%s)%s: set aside %s", cur.Agent, runlog.FirstLine(o.Err), resetText(o.ResetAt), how)
 	return nil
 }
 
@@ -207,7 +207,7 @@ func (r *runner) usageWaitRefused(runCtx context.Context, d, waited time.Duratio
 	if limit := r.cfg.MaxUsageWait; limit > 0 && waited+d > limit {
 		r.logf("usage limit reached; waiting %s more would pass the %s allowed for usage-limit waits, stopping", human(d), config.FormatDuration(limit))
 		return stopAt(runlog.StopUsageLimit, fmt.Sprintf("the agent hit its usage limit (%s)%s; waiting %s more would take the run's usage-limit waits past max_usage_wait (%s; %s waited so far): continue later with `architect loop --resume`",
-			firstLine(o.Err), resetText(o.ResetAt), human(d), config.FormatDuration(limit), human(waited)))
+			runlog.FirstLine(o.Err), resetText(o.ResetAt), human(d), config.FormatDuration(limit), human(waited)))
 	}
 	return nil
 }
@@ -227,7 +227,7 @@ func (r *runner) announceUsageWait(s *slot, d time.Duration, until time.Time, wa
 	}
 	r.logEvent("WAIT", "usage limit: waiting until %s%s", until.Format(time.RFC3339), who)
 	r.logf("usage limit reached (%s); waiting %s, until %s%s, %s (usage-limit wait %d of the run, %s waited before)",
-		firstLine(o.Err), human(d), until.Format("15:04:05"), who, how, nth, human(waited))
+		runlog.FirstLine(o.Err), human(d), until.Format("15:04:05"), who, how, nth, human(waited))
 	ev := runlog.Event{Type: runlog.EventUsageLimitWait, Iteration: len(r.records) + 1, Seconds: ptr(d.Seconds()), Until: stamp(until), Error: o.Err,
 		Waited: ptr(waited.Seconds()), Agent: s.name, Model: s.model, Exact: s.Exact}
 	if !o.ResetAt.IsZero() {
