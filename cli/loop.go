@@ -170,8 +170,9 @@ func savedConfig(st *runlog.State) (config.Config, error) {
 	return cfg, err
 }
 
-// redactor masks secret environment values and --redact matches in all
-// architect writes; nil when there is nothing to mask. Values that appear
+// redactor masks secret environment values, --redact matches and (unless
+// --redact-known off) credentials of a known format in all architect
+// writes; nil when there is nothing to mask. Values that appear
 // in the task or the specification are left alone: they are the user's own
 // words, and masking them would change the task.
 func redactor(cfg config.Config) (func(string) string, error) {
@@ -184,6 +185,9 @@ func redactor(cfg config.Config) (func(string) string, error) {
 	r, err := redact.FromEnv(cfg.Redact, keep...)
 	if err != nil {
 		return nil, &usererr.Error{Msg: "--redact: " + config.RegexpProblem(err), Hint: "use Go (RE2) syntax that matches some text"}
+	}
+	if cfg.RedactKnown != config.RedactKnownOff {
+		r = r.WithKnown()
 	}
 	if r.Empty() {
 		return nil, nil

@@ -108,6 +108,10 @@ type Config struct {
 	// the first and the last halves are kept, and the cut is said.
 	TranscriptLimit int      `json:"transcript_limit,omitempty"`
 	Redact          []string `json:"redact,omitempty"`
+	// RedactKnown is on (credentials of a known format, GitHub, Anthropic,
+	// OpenAI, AWS, Slack and cloud tokens, private keys, passwords in
+	// URLs, are masked like Redact's matches; "" is on too) or off.
+	RedactKnown string `json:"redact_known,omitempty"`
 
 	// Acting on the loop's events (package hooks). YAML: hooks.on_iteration
 	// and hooks.on_finish.
@@ -135,6 +139,12 @@ const (
 	JudgeOff     = "off"     // nothing is looked at
 )
 
+// Whether credentials of a known format are masked (redact_known).
+const (
+	RedactKnownOn  = "on"
+	RedactKnownOff = "off"
+)
+
 // Defaults returns the built-in defaults (the seed's table).
 func Defaults() Config {
 	return Config{
@@ -156,6 +166,7 @@ func Defaults() Config {
 		OnStall:              StallStop,
 		Judge:                JudgeProtect,
 		FinalCheck:           FinalCheckClean,
+		RedactKnown:          RedactKnownOn,
 		Dir:                  ".",
 	}
 }

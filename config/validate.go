@@ -204,6 +204,11 @@ func (c *Config) validateChecks(src Sources, bad func(key, msg, hint string)) {
 			bad("check_shell", msg, hint)
 		}
 	}
+	switch c.RedactKnown {
+	case RedactKnownOn, RedactKnownOff, "": // "": a run saved before redact_known existed
+	default:
+		bad("redact_known", fmt.Sprintf("%q is neither on nor off", c.RedactKnown), "use --redact-known on (the default) or off")
+	}
 	switch c.Judge {
 	case JudgeProtect, JudgeWarn, JudgeOff, "": // "": a run saved before judge existed
 	default:

@@ -14,6 +14,7 @@ import (
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/prompt"
+	"github.com/architect-dev/architect/redact"
 	"github.com/architect-dev/architect/runlog"
 )
 
@@ -52,10 +53,10 @@ func (r *runner) openTranscript(i int) *transcript {
 	t := &transcript{dir: dir}
 	err := os.MkdirAll(dir, 0o700)
 	if err == nil {
-		t.out, err = newKeepFile(filepath.Join(dir, runlog.AgentStdoutFile), r.transcriptLimit(), r.cleanText)
+		t.out, err = newKeepFile(filepath.Join(dir, runlog.AgentStdoutFile), r.transcriptLimit(), r.streamClean())
 	}
 	if err == nil {
-		t.err, err = newKeepFile(filepath.Join(dir, runlog.AgentStderrFile), r.transcriptLimit(), r.cleanText)
+		t.err, err = newKeepFile(filepath.Join(dir, runlog.AgentStderrFile), r.transcriptLimit(), r.streamClean())
 	}
 	if err != nil {
 		r.transcriptFailed(err)
@@ -63,6 +64,16 @@ func (r *runner) openTranscript(i int) *transcript {
 		return nil
 	}
 	return t
+}
+
+// streamClean is cleanText for the lines of one stream: unless
+// redact_known is off, a private-key block printed over several lines is
+// masked whole (redact.Lines).
+func (r *runner) streamClean() func(string) string {
+	if r.cfg.RedactKnown == config.RedactKnownOff {
+		return r.cleanText
+	}
+	return redact.Lines(r.cleanText)
 }
 
 func (r *runner) transcriptLimit() int64 {
@@ -95,7 +106,7 @@ func (r *runner) checkOutput(t *transcript) func(i int) io.Writer {
 		return nil
 	}
 	return func(i int) io.Writer {
-		k, err := newKeepFile(filepath.Join(t.dir, runlog.CheckFile(i)), r.transcriptLimit(), r.cleanText)
+		k, err := newKeepFile(filepath.Join(t.dir, runlog.CheckFile(i)), r.transcriptLimit(), r.streamClean())
 		if err != nil {
 			r.transcriptFailed(err)
 			return nil

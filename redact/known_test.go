@@ -1,0 +1,160 @@
+package redact
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// token is a credential-shaped string: prefix then n characters drawn
+// from alphabet, the same for the same seed.
+func token(seed uint64, prefix string, n int, alphabet string) string {
+	r := rand.New(rand.NewPCG(seed, 7))
+	b := []byte(prefix)
+	for range n {
+		b = append(b, alphabet[r.IntN(len(alphabet))])
+	}
+	return string(b)
+}
+
+const (
+	alnum  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	upper2 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	hex    = "0123456789abcdef"
+)
+
+// Fake credentials of the formats the issue names, built at run time.
+var (
+	ghToken        = token(1, "ghp_", 36, alnum)
+	ghFine         = token(2, "github_pat_", 82, alnum+"_")
+	anthropicKey   = token(3, "sk-ant-api03-", 93, alnum+"_-") + "AA"
+	openaiKey      = token(4, "sk-proj-", 74, alnum) + "T3BlbkFJ" + token(5, "", 74, alnum)
+	awsKeyID       = token(6, "AKIA", 16, upper2)
+	slackBot       = "xoxb-" + token(7, "", 12, "0123456789") + "-" + token(8, "", 12, "0123456789") + "-" + token(9, "", 24, alnum)
+	gcpKey         = token(10, "AIza", 35, alnum+"_-")
+	urlPassword1   = token(11, "", 16, alnum)
+	privateKeyBody = func() string {
+		var b strings.Builder
+		for i := range 6 {
+			b.WriteString(token(uint64(20+i), "", 64, alnum+"+/") + "\n")
+		}
+		return b.String()
+	}()
+	privateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + privateKeyBody + "-----END OPENSSH PRIVATE KEY-----\n"
+)
+
+func TestKnownMasked(t *testing.T) {
+	r := (&Redactor{}).WithKnown()
+	cases := []struct {
+		name, in, want string
+	}{
+		{"github", "export GH=" + ghToken + " # mine", "export GH=*** # mine"},
+		{"github fine-grained", `{"token":"` + ghFine + `"}`, `{"token":"***"}`},
+		{"anthropic", "key " + anthropicKey + "\n", "key ***\n"},
+		{"openai", "OPENAI_API_KEY='" + openaiKey + "'", "OPENAI_API_KEY='***'"},
+		{"aws", "id=" + awsKeyID + ";", "id=***;"},
+		{"slack", "bot " + slackBot, "bot ***"},
+		{"gcp", "?key=" + gcpKey + " ", "?key=*** "},
+		{"url password", "git clone https://me:" + urlPassword1 + "@github.com/o/r.git", "git clone https://me:***@github.com/o/r.git"},
+		{"url password, postgres", "DSN postgres://app:" + urlPassword1 + "@db:5432/x", "DSN postgres://app:***@db:5432/x"},
+		{"private key block", "key:\n" + privateKey + "done", "key:\n***\ndone"},
+		{"two on a line", ghToken + " " + awsKeyID, "*** ***"},
+		// Not credentials: left as they are.
+		{"low entropy", "ghp_" + strings.Repeat("x", 36), "ghp_" + strings.Repeat("x", 36)},
+		{"code", "func (s *Server) ServeHTTP(w http.ResponseWriter) { s.mu.Lock() }", "func (s *Server) ServeHTTP(w http.ResponseWriter) { s.mu.Lock() }"},
+		{"url without password", "see https://github.com/o/r and ssh://git@host:22/x", "see https://github.com/o/r and ssh://git@host:22/x"},
+		{"mask kept", "https://me:***@github.com", "https://me:***@github.com"},
+		{"empty", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			is.Equal(r.String(c.in), c.want)
+		})
+	}
+}
+
+func TestKnownOnlyWhenAsked(t *testing.T) {
+	is := is.New(t)
+	r, err := New(nil, nil)
+	is.NoErr(err)
+	is.Equal(r.String(ghToken), ghToken) // New alone masks no known format
+	is.True(r.Empty())
+	r = r.WithKnown()
+	is.True(!r.Empty())
+	is.Equal(r.String(ghToken), Mask)
+	var nilR *Redactor
+	is.Equal(nilR.WithKnown().String("a "+anthropicKey+" b"), "a *** b")
+}
+
+// A secret split across writes, and a private-key block across lines,
+// never reach the file.
+func TestWriterSplitWrites(t *testing.T) {
+	r := (&Redactor{}).WithKnown()
+	secrets := []string{ghToken, anthropicKey, "https://u:" + urlPassword1 + "@example.com/", privateKeyBody}
+	text := "token " + ghToken + " and key " + anthropicKey + "\nclone https://u:" + urlPassword1 + "@example.com/x\n" +
+		"here:\n" + privateKey + "tail without newline " + ghToken
+	for _, size := range []int{1, 2, 3, 7, 64, len(text)} {
+		var out bytes.Buffer
+		w := NewWriter(&out, r.String)
+		for rest := text; rest != ""; {
+			n := min(size, len(rest))
+			_, err := w.Write([]byte(rest[:n]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rest = rest[n:]
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		for _, s := range secrets {
+			for _, part := range strings.Split(strings.TrimSpace(s), "\n") {
+				if strings.Contains(got, part) {
+					t.Fatalf("writes of %d bytes: %q holds %q", size, got, part)
+				}
+			}
+		}
+		want := "token *** and key ***\nclone https://u:***@example.com/x\nhere:\n" + strings.Repeat("***\n", 8) + "tail without newline ***"
+		if got != want {
+			t.Fatalf("writes of %d bytes:\n got %q\nwant %q", size, got, want)
+		}
+	}
+}
+
+func TestLinesKeyBlockEnds(t *testing.T) {
+	is := is.New(t)
+	lines := Lines(func(s string) string { return s })
+	// A marker printed alone, then ordinary text: the text is shown.
+	is.Equal(lines("grep '-----BEGIN RSA PRIVATE KEY-----' found nothing\n"), "grep '***\n")
+	is.Equal(lines("next: ordinary text\n"), "next: ordinary text\n")
+	// A block ends at its end marker; what follows it on the line is kept.
+	is.Equal(lines("-----BEGIN EC PRIVATE KEY-----\n"), "***\n")
+	is.Equal(lines("Proc-Type: 4,ENCRYPTED\n"), "***\n")
+	is.Equal(lines("MHcCAQEEIBkg\n"), "***\n")
+	is.Equal(lines("-----END EC PRIVATE KEY----- ok\n"), "*** ok\n")
+	is.Equal(lines("after\n"), "after\n")
+}
+
+// A line longer than LineMax is written in pieces cut where a token
+// cannot go on, so a token near the cut is whole in one piece.
+func TestWriterLongLine(t *testing.T) {
+	is := is.New(t)
+	r := (&Redactor{}).WithKnown()
+	var out bytes.Buffer
+	w := NewWriter(&out, r.String)
+	filler := strings.Repeat("word ", LineMax/5)
+	line := filler[:LineMax-20] + " " + ghToken + " " + filler + "\n"
+	for i := 0; i < len(line); i += 1000 {
+		_, err := w.Write([]byte(line[i:min(i+1000, len(line))]))
+		is.NoErr(err)
+	}
+	is.NoErr(w.Close())
+	is.True(!strings.Contains(out.String(), ghToken))
+	is.Equal(strings.Count(out.String(), Mask), 1)
+	is.Equal(out.Len(), len(line)-len(ghToken)+len(Mask))
+}
