@@ -64,28 +64,103 @@ type knownRule struct {
 	Entropy     float64
 }
 
+// keywordsFor narrows the keywords of two rules whose own ("ey" for a
+// JWT, "://" for a URL) are in most lines of an agent's output, where
+// trying their expressions made masking a hundred times slower: a JWT's
+// header is base64 of `{"`, so it starts "eyJ", and a URL with a password
+// has an "@". Each rule's expression is tried on a text holding any of
+// its keywords and all of its needs.
+var keywordsFor = map[string]struct{ any, all []string }{
+	"jwt":          {any: []string{"eyj"}, all: []string{"."}},
+	"url-password": {any: []string{"://"}, all: []string{"@"}},
+}
+
 // urlPassword is the one expression of architect's own: a password in a
 // URL's user information (scheme://user:PASSWORD@host), which no gitleaks
 // rule covers outside a few products. The password alone is masked.
 var urlPassword = knownRule{
-	ID:       "url-password",
-	Regex:    `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/?#@'"]{1,256}:([^\s/?#@'"]{1,256})@[^\s/?#@'"]`,
-	Keywords: []string{"://"},
+	ID:    "url-password",
+	Regex: `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/?#@'"]{1,256}:([^\s/?#@'"]{1,256})@[^\s/?#@'"]`,
 }
 
 type compiledRule struct {
 	knownRule
-	re *regexp.Regexp
+	needs []string // every one must be in the text too
+	re    *regexp.Regexp
+}
+
+// ruleSet are the compiled rules and an index of their keywords by their
+// first two bytes, which finds in one pass over a text the rules worth
+// trying on it.
+type ruleSet struct {
+	rules  []compiledRule
+	pairs  [1 << 16]bool        // a keyword starts with these two bytes
+	byPair map[uint16][]keyword // the keywords that start with them
+	always []int                // rules with no keyword: tried on every text
+}
+
+type keyword struct {
+	text string // lower case
+	rule int
 }
 
 // compiledKnown are the rules, compiled once, on first use.
-var compiledKnown = sync.OnceValue(func() []compiledRule {
+var compiledKnown = sync.OnceValue(func() *ruleSet {
+	set := &ruleSet{byPair: map[uint16][]keyword{}}
 	rules := make([]compiledRule, 0, len(knownRules)+1)
 	for _, r := range append(slices.Clone(knownRules), urlPassword) {
-		rules = append(rules, compiledRule{r, regexp.MustCompile(r.Regex)})
+		c := compiledRule{knownRule: r, re: regexp.MustCompile(r.Regex)}
+		if k, ok := keywordsFor[r.ID]; ok {
+			c.Keywords, c.needs = k.any, k.all
+		}
+		rules = append(rules, c)
 	}
-	return rules
+	set.rules = rules
+	for i, r := range rules {
+		if len(r.Keywords) == 0 {
+			set.always = append(set.always, i)
+		}
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			if len(k) < 2 {
+				set.always = append(set.always, i)
+				continue
+			}
+			p := pair(k[0], k[1])
+			set.pairs[p] = true
+			set.byPair[p] = append(set.byPair[p], keyword{k, i})
+		}
+	}
+	return set
 })
+
+func pair(a, b byte) uint16 { return uint16(lower(a))<<8 | uint16(lower(b)) }
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// candidates marks in found the rules one of whose keywords s holds (in
+// any case), and those that have none.
+func (set *ruleSet) candidates(s string, found []bool) {
+	for _, i := range set.always {
+		found[i] = true
+	}
+	for i := 0; i+1 < len(s); i++ {
+		p := pair(s[i], s[i+1])
+		if !set.pairs[p] {
+			continue
+		}
+		for _, k := range set.byPair[p] {
+			if !found[k.rule] && len(s)-i >= len(k.text) && strings.EqualFold(s[i:i+len(k.text)], k.text) {
+				found[k.rule] = true
+			}
+		}
+	}
+}
 
 // maskKnown returns s with every known credential replaced by Mask.
 func maskKnown(s string) string {
@@ -108,16 +183,19 @@ func maskKnown(s string) string {
 // knownSpans are the byte ranges of s that hold a known credential, in
 // order and not overlapping.
 func knownSpans(s string) [][2]int {
-	var lower string
+	set := compiledKnown()
+	var buf [128]bool
+	found := buf[:0]
+	if len(set.rules) <= len(buf) {
+		found = buf[:len(set.rules)]
+	} else {
+		found = make([]bool, len(set.rules))
+	}
+	set.candidates(s, found)
 	var spans [][2]int
-	for _, r := range compiledKnown() {
-		if len(r.Keywords) > 0 {
-			if lower == "" {
-				lower = strings.ToLower(s)
-			}
-			if !slices.ContainsFunc(r.Keywords, func(k string) bool { return strings.Contains(lower, k) }) {
-				continue
-			}
+	for i, r := range set.rules {
+		if !found[i] || slices.ContainsFunc(r.needs, func(k string) bool { return !strings.Contains(s, k) }) {
+			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
 			lo, hi := secretSpan(m, r.SecretGroup)

@@ -158,3 +158,60 @@ func TestWriterLongLine(t *testing.T) {
 	is.Equal(strings.Count(out.String(), Mask), 1)
 	is.Equal(out.Len(), len(line)-len(ghToken)+len(Mask))
 }
+
+// agentOutput is about 1 MB of what an agent prints: its JSON stream,
+// with code, shell output and URLs, and one token every 1,000 lines.
+func agentOutput() []string {
+	var lines []string
+	size := 0
+	for i := 0; size < 1<<20; i++ {
+		var l string
+		switch i % 4 {
+		case 0:
+			l = `{"type":"assistant","message":{"content":[{"type":"text","text":"I will fix the handler in server.go: the key lookup returns early when the token is empty, see https://github.com/org/repo/issues/12"}]}}` + "\n"
+		case 1:
+			l = `{"type":"user","message":{"content":[{"type":"tool_result","content":"ok  \tgithub.com/org/repo/server\t0.412s\n--- FAIL: TestLogin (0.00s)\n    login_test.go:42: got 401, want 200"}]}}` + "\n"
+		case 2:
+			l = `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Edit","input":{"file_path":"/work/repo/server.go","old_string":"if key == \"\" {\n\treturn nil, errNoKey\n}","new_string":"if key == \"\" && s.cfg.AllowAnonymous == false {\n\treturn nil, errNoKey\n}"}}]}}` + "\n"
+		default:
+			l = "2026-11-28T02:46:12Z INFO request id=7f3a9c2e method=POST path=/v1/sessions status=200 duration=12.4ms user_agent=\"Mozilla/5.0\"\n"
+		}
+		if i%1000 == 999 {
+			l = "export GITHUB_TOKEN=" + ghToken + "\n"
+		}
+		lines = append(lines, l)
+		size += len(l)
+	}
+	return lines
+}
+
+// BenchmarkKnownPerMB is the cost of masking the known formats in a
+// megabyte of agent output, a line at a time as transcripts are.
+func BenchmarkKnownPerMB(b *testing.B) {
+	lines := agentOutput()
+	size := 0
+	for _, l := range lines {
+		size += len(l)
+	}
+	for _, c := range []struct {
+		name string
+		r    *Redactor
+	}{{"known", (&Redactor{}).WithKnown()}, {"named only", mustNew(b)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, l := range lines {
+					_ = c.r.String(l)
+				}
+			}
+		})
+	}
+}
+
+func mustNew(b *testing.B) *Redactor {
+	r, err := New([]string{"GITHUB_TOKEN=" + ghToken}, []string{`AKIA[0-9A-Z]{16}`})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
