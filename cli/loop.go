@@ -213,6 +213,10 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 		return err
 	}
 	defer contain(e)() // before the pre-flight's first process
+	routes, err := planBrokers(cfg, os.Environ())
+	if err != nil {
+		return err
+	}
 	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed != ""})
 	if err := pre.Err(); err != nil {
 		return err
@@ -225,6 +229,12 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 	if deps.Redact, err = redactor(cfg); err != nil {
 		return err
 	}
+	// After the redactor, which masks the keys' values it read.
+	bs, err := startBrokers(e.stderr, cfg.Quiet, cfg, routes, &deps)
+	if err != nil {
+		return err
+	}
+	defer bs.close()
 	stopWatch, err := watch(ctx, e, cfg, viewInfo(cfg, ag.Name(), resumed), &deps)
 	if err != nil {
 		return err

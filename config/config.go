@@ -112,6 +112,12 @@ type Config struct {
 	// OpenAI, AWS, Slack and cloud tokens, private keys, passwords in
 	// URLs, are masked like Redact's matches; "" is on too) or off.
 	RedactKnown string `json:"redact_known,omitempty"`
+	// Broker is on (the agent's model API key is held by architect's
+	// credential broker: the agent gets a made-up key and the broker's
+	// URL; checks and hooks get no model key; "" is on too) or off.
+	// CheckEnv names model key variables the checks and hooks still get.
+	Broker   string   `json:"broker,omitempty"`
+	CheckEnv []string `json:"check_env,omitempty"`
 
 	// Acting on the loop's events (package hooks). YAML: hooks.on_iteration
 	// and hooks.on_finish.
@@ -137,6 +143,12 @@ const (
 	JudgeProtect = "protect" // the change is undone and the iteration fails
 	JudgeWarn    = "warn"    // the change is kept, recorded and reported
 	JudgeOff     = "off"     // nothing is looked at
+)
+
+// Whether architect's credential broker holds the model keys (broker).
+const (
+	BrokerOn  = "on"
+	BrokerOff = "off"
 )
 
 // Whether credentials of a known format are masked (redact_known).
@@ -167,6 +179,7 @@ func Defaults() Config {
 		Judge:                JudgeProtect,
 		FinalCheck:           FinalCheckClean,
 		RedactKnown:          RedactKnownOn,
+		Broker:               BrokerOn,
 		Dir:                  ".",
 	}
 }

@@ -204,6 +204,11 @@ func (c *Config) validateChecks(src Sources, bad func(key, msg, hint string)) {
 			bad("check_shell", msg, hint)
 		}
 	}
+	switch c.Broker {
+	case BrokerOn, BrokerOff, "": // "": a run saved before broker existed
+	default:
+		bad("broker", fmt.Sprintf("%q is neither on nor off", c.Broker), "use --broker on (the default) or off")
+	}
 	switch c.RedactKnown {
 	case RedactKnownOn, RedactKnownOff, "": // "": a run saved before redact_known existed
 	default:
