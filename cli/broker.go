@@ -88,10 +88,34 @@ func heldKeys(env, pass []string) []string {
 	return keys
 }
 
-// startBrokers serves the routes, hands deps the agents that use them,
-// and takes the model keys out of architect's own environment (so no
-// check, hook or agent inherits them; --check-env names those the checks
-// and hooks keep) and out of reach of other processes (broker.Seal).
+// hideKeys takes the model keys out of architect's own environment, when
+// a broker holds one: no process architect starts (the pre-flight's
+// probes, checks, hooks, agents) inherits them; --check-env names those
+// the checks and hooks keep. They are also put out of reach of other
+// processes (broker.Seal).
+func hideKeys(w io.Writer, cfg config.Config, routes map[string]broker.Route) {
+	if len(routes) == 0 {
+		return
+	}
+	var drop, held []string
+	for _, r := range routes {
+		drop = append(drop, r.KeyVar)
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(broker.ModelKeys, k) || slices.Contains(drop, k) {
+			held = append(held, k)
+			if !slices.Contains(cfg.CheckEnv, k) {
+				_ = os.Unsetenv(k)
+			}
+		}
+	}
+	if err := broker.Seal(held); err != nil && !cfg.Quiet {
+		usererr.Say(w, usererr.LevelWarning, "cannot keep other processes from reading architect's memory: %v", err)
+	}
+}
+
+// startBrokers serves the routes and hands deps the agents that use them.
 func startBrokers(w io.Writer, quiet bool, cfg config.Config, routes map[string]broker.Route, deps *loop.Deps) (brokers, error) {
 	bs := brokers{}
 	if len(routes) == 0 {
@@ -131,18 +155,5 @@ func startBrokers(w io.Writer, quiet bool, cfg config.Config, routes map[string]
 		deps.Agent = a
 	}
 	deps.NewAgent = wrap
-	var held []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if slices.Contains(broker.ModelKeys, k) || slices.Contains(drop, k) {
-			held = append(held, k)
-			if !slices.Contains(cfg.CheckEnv, k) {
-				_ = os.Unsetenv(k)
-			}
-		}
-	}
-	if err := broker.Seal(held); err != nil && !quiet {
-		usererr.Say(w, usererr.LevelWarning, "cannot keep other processes from reading architect's memory: %v", err)
-	}
 	return bs, nil
 }

@@ -217,6 +217,14 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 	if err != nil {
 		return err
 	}
+	// The redactor and the Actions masks read the model keys' values, then
+	// the keys leave architect's environment before any process starts.
+	redact, err := redactor(cfg)
+	if err != nil {
+		return err
+	}
+	gha := startGitHubActions(e) // masks the secrets before anything runs
+	hideKeys(e.stderr, cfg, routes)
 	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed != ""})
 	if err := pre.Err(); err != nil {
 		return err
@@ -224,12 +232,7 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 	if !cfg.Quiet {
 		printWarnings(e.stderr, pre.Warnings())
 	}
-	gha := startGitHubActions(e) // masks the secrets before anything runs
-	deps := loop.Deps{Agent: ag}
-	if deps.Redact, err = redactor(cfg); err != nil {
-		return err
-	}
-	// After the redactor, which masks the keys' values it read.
+	deps := loop.Deps{Agent: ag, Redact: redact}
 	bs, err := startBrokers(e.stderr, cfg.Quiet, cfg, routes, &deps)
 	if err != nil {
 		return err
