@@ -16,9 +16,9 @@ import (
 	"github.com/architect-dev/architect/usererr"
 )
 
-// brokered is an agent whose CLI reaches its provider through a broker:
-// its environment has no model key but the made-up one, and the broker's
-// URL.
+// brokered is an agent run while a broker holds the keys: its
+// environment has no model key but the made-up one of its own broker, if
+// it has one, and the broker's URL.
 type brokered struct {
 	agent.Agent
 	env  []string // the broker's variables
@@ -62,7 +62,7 @@ func planBrokers(cfg config.Config, env []string) (map[string]broker.Route, erro
 			routes[ac.Name] = r
 		case errors.Is(err, broker.ErrNoKey):
 		case errors.Is(err, broker.ErrUnsupported):
-			if keys := heldKeys(env, cfg.CheckEnv); len(keys) > 0 {
+			if keys := heldKeys(env); len(keys) > 0 {
 				return nil, &usererr.Error{
 					Msg:  fmt.Sprintf("the %s agent cannot be pointed at architect's credential broker, and the environment holds model API keys (%s) that it would get", ac.Name, strings.Join(keys, ", ")),
 					Hint: "--broker off gives the keys to the agent, the checks and the hooks as before (YAML broker: off); or unset them",
@@ -75,29 +75,29 @@ func planBrokers(cfg config.Config, env []string) (map[string]broker.Route, erro
 	return routes, nil
 }
 
-// heldKeys are the model key variables set in env, but those passed on by
-// name.
-func heldKeys(env, pass []string) []string {
+// heldKeys are the model key variables set in env.
+func heldKeys(env []string) []string {
 	var keys []string
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		if v != "" && slices.Contains(broker.ModelKeys, k) && !slices.Contains(pass, k) {
+		if v != "" && slices.Contains(broker.ModelKeys, k) {
 			keys = append(keys, k)
 		}
 	}
 	return keys
 }
 
-// hideKeys takes the model keys out of architect's own environment, when
-// a broker holds one: no process architect starts (the pre-flight's
-// probes, checks, hooks, agents) inherits them; --check-env names those
-// the checks and hooks keep. They are also put out of reach of other
-// processes (broker.Seal).
-func hideKeys(w io.Writer, cfg config.Config, routes map[string]broker.Route) {
-	if len(routes) == 0 {
-		return
+// hideKeys takes the model keys out of architect's own environment
+// (unless --broker off): no process architect starts (the pre-flight's
+// probes, checks, hooks, agents) inherits them. They are also put out of
+// reach of other processes (broker.Seal). It returns what gives the
+// checks and hooks back the keys --check-env names, once the pre-flight's
+// probes of the agent are done (the agents lose them again: brokered).
+func hideKeys(w io.Writer, cfg config.Config, routes map[string]broker.Route) (passBack func()) {
+	if cfg.Broker == config.BrokerOff {
+		return func() {}
 	}
-	var drop, held []string
+	var drop, held, pass []string
 	for _, r := range routes {
 		drop = append(drop, r.KeyVar)
 	}
@@ -105,13 +105,23 @@ func hideKeys(w io.Writer, cfg config.Config, routes map[string]broker.Route) {
 		k, _, _ := strings.Cut(kv, "=")
 		if slices.Contains(broker.ModelKeys, k) || slices.Contains(drop, k) {
 			held = append(held, k)
-			if !slices.Contains(cfg.CheckEnv, k) {
-				_ = os.Unsetenv(k)
+			if slices.Contains(cfg.CheckEnv, k) {
+				pass = append(pass, kv)
 			}
+			_ = os.Unsetenv(k)
 		}
+	}
+	if len(held) == 0 {
+		return func() {}
 	}
 	if err := broker.Seal(held); err != nil && !cfg.Quiet {
 		usererr.Say(w, usererr.LevelWarning, "cannot keep other processes from reading architect's memory: %v", err)
+	}
+	return func() {
+		for _, kv := range pass {
+			k, v, _ := strings.Cut(kv, "=")
+			_ = os.Setenv(k, v)
+		}
 	}
 }
 
@@ -140,13 +150,16 @@ func startBrokers(w io.Writer, quiet bool, cfg config.Config, routes map[string]
 			ac.Args = append(slices.Clone(ac.Args), b.Args()...)
 		}
 		a, err := agent.New(ac)
-		if err != nil || b == nil {
+		if err != nil {
 			return a, err
+		}
+		if b == nil { // an agent with a login of its own: no key either
+			return brokered{Agent: a, drop: drop}, nil
 		}
 		return brokered{Agent: a, env: b.Env(), drop: drop}, nil
 	}
 	own := cfg.AgentConfig()
-	if bs[own.Name] != nil && (deps.Agent == nil || deps.Agent.Name() == own.Name) {
+	if deps.Agent == nil || deps.Agent.Name() == own.Name {
 		a, err := wrap(own)
 		if err != nil {
 			bs.close()

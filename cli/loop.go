@@ -224,11 +224,12 @@ func drive(ctx context.Context, e *env, cfg config.Config, resumed string, start
 		return err
 	}
 	gha := startGitHubActions(e) // masks the secrets before anything runs
-	hideKeys(e.stderr, cfg, routes)
+	passBack := hideKeys(e.stderr, cfg, routes)
 	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed != ""})
 	if err := pre.Err(); err != nil {
 		return err
 	}
+	passBack()
 	if !cfg.Quiet {
 		printWarnings(e.stderr, pre.Warnings())
 	}
