@@ -90,6 +90,8 @@ func plan(agentName string, env []string) (Route, error) {
 			r.KeyVar, r.header = "ANTHROPIC_API_KEY", headerAnthropic
 		case get("ANTHROPIC_AUTH_TOKEN") != "":
 			r.KeyVar, r.header = "ANTHROPIC_AUTH_TOKEN", headerBearer
+		case get("CLAUDE_CODE_OAUTH_TOKEN") != "": // a subscription's token
+			r.KeyVar, r.header = "CLAUDE_CODE_OAUTH_TOKEN", headerBearer
 		default:
 			return Route{}, ErrNoKey
 		}
@@ -108,6 +110,14 @@ func plan(agentName string, env []string) (Route, error) {
 		return r.withUpstream(get("GOOGLE_GEMINI_BASE_URL"), "https://generativelanguage.googleapis.com")
 	case "codex":
 		return codexPlan(env)
+	case "aider":
+		// Through an OpenAI-compatible API only: the one whose base URL
+		// aider reads from the environment for every model.
+		if get("OPENAI_API_KEY") == "" {
+			return Route{}, ErrUnsupported
+		}
+		r := Route{Agent: agentName, KeyVar: "OPENAI_API_KEY", dummyVar: "OPENAI_API_KEY", baseVar: "OPENAI_API_BASE", header: headerBearer}
+		return r.withUpstream(get("OPENAI_API_BASE"), "https://api.openai.com/v1")
 	}
 	return Route{}, ErrUnsupported
 }

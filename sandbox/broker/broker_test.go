@@ -210,6 +210,8 @@ func TestPlan(t *testing.T) {
 		{"gemini", []string{"GEMINI_API_KEY=k"}, nil, "https://generativelanguage.googleapis.com"},
 		{"codex", []string{"HOME=" + home, "OPENAI_API_KEY=k"}, nil, "https://api.openai.com/v1"},
 		{"codex", []string{"HOME=" + home}, ErrNoKey, ""},
+		{"claude", []string{"CLAUDE_CODE_OAUTH_TOKEN=k"}, nil, "https://api.anthropic.com"},
+		{"aider", []string{"OPENAI_API_KEY=k", "OPENAI_API_BASE=http://127.0.0.1:9/v1"}, nil, "http://127.0.0.1:9/v1"},
 		{"aider", []string{"ANTHROPIC_API_KEY=k"}, ErrUnsupported, ""},
 		{"command", []string{"ANTHROPIC_API_KEY=k"}, ErrUnsupported, ""},
 	}
