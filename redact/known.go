@@ -184,8 +184,8 @@ func maskKnown(s string) string {
 // order and not overlapping.
 func knownSpans(s string) [][2]int {
 	set := compiledKnown()
-	var buf [128]bool
-	found := buf[:0]
+	var buf [128]bool // on the stack: the rules are fewer
+	var found []bool
 	if len(set.rules) <= len(buf) {
 		found = buf[:len(set.rules)]
 	} else {
