@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -112,5 +113,30 @@ func TestBrokerGemini(t *testing.T) {
 	fixedInTwo(t, res, dir, calcSource("+"), 1, script.runStarts(srv))
 	keptFromAgent(t, rec, "GEMINI_API_KEY", "stub-key")
 	upstreamGotRealKey(t, srv, "X-Goog-Api-Key", "stub-key")
+	r.NoLeftovers(dir)
+}
+
+// Codex with its built-in OpenAI provider (no model_provider in its
+// configuration, the key in OPENAI_API_KEY): the CLI is given a provider
+// of architect's that reaches the broker; the upstream is OPENAI_BASE_URL
+// (the stub here; api.openai.com by default).
+func TestBrokerCodexBuiltinProvider(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	bin, rec := brokerWrapper(t, "codex")
+	r := NewRun(t)
+	dir := Fixture(t, "failing-go-test")
+	script := &tokenScript{runs: []tokenRun{{Call: codexPatch("-", "+"), Final: "Add adds now. <promise>COMPLETE</promise>"}}, toolOutputs: codexToolOutputs}
+	srv := stubmodel.OpenAI(t, stubmodel.Responder(script.respond))
+	home := filepath.Join(r.Home, ".codex")
+	is.NoErr(os.MkdirAll(home, 0o755))
+	cfg := strings.Replace(srv.CodexConfig("gpt-5.5"), `model_provider = "stub"`, "", 1)
+	is.NoErr(os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644))
+	r.Env = append(r.Env, "CODEX_HOME="+home, "OPENAI_API_KEY=sk-stub", "OPENAI_BASE_URL="+srv.URL+"/v1", "TZ=UTC")
+	res := r.Architect(dir, 3*time.Minute, "loop", "make go test pass", "--agent", "codex", "--agent-bin", bin, "--model", "gpt-5.5",
+		"--check", "go test ./...", "--check", "! env | grep -q sk-stub", "--max-iterations", "2", "--json", "-C", dir)
+	succeeded(t, res, 1)
+	keptFromAgent(t, rec, "OPENAI_API_KEY", "sk-stub")
+	upstreamGotRealKey(t, srv, "Authorization", "Bearer sk-stub")
 	r.NoLeftovers(dir)
 }

@@ -54,6 +54,7 @@ type Route struct {
 	baseVar  string   // the variable that points the CLI at a base URL ("": an argument does)
 	dummyVar string   // the variable the CLI reads its key from
 	provider string   // Codex: the model_providers entry the CLI uses
+	builtin  bool     // Codex: provider is architect's, in place of the built-in OpenAI one
 	// transport reaches the upstream; nil: Go's default (TLS with the
 	// system's roots, HTTPS_PROXY followed).
 	transport http.RoundTripper
@@ -134,8 +135,9 @@ func codexPlan(env []string) (Route, error) {
 	p := parseCodexConfig(string(text))
 	r := Route{Agent: "codex", header: headerBearer, provider: p.provider}
 	if p.provider == "" || p.provider == "openai" {
-		r.provider = ""
-		r.baseVar = "OPENAI_BASE_URL"
+		// The built-in provider takes no base URL from the environment:
+		// the CLI is given a provider of architect's (see Args).
+		r.provider, r.builtin = "architect", true
 		for _, k := range []string{"OPENAI_API_KEY", "CODEX_API_KEY"} {
 			if lookup(env, k) != "" {
 				r.KeyVar, r.dummyVar = k, k
@@ -328,12 +330,23 @@ func (b *Broker) Env() []string {
 }
 
 // Args are the arguments the CLI gets: for a Codex provider of the
-// user's configuration, its base_url overridden.
+// user's configuration, its base_url overridden; in place of Codex's
+// built-in OpenAI provider, one of architect's with the broker's URL.
 func (b *Broker) Args() []string {
 	if b.route.baseVar != "" || b.route.provider == "" {
 		return nil
 	}
-	return []string{"-c", fmt.Sprintf("model_providers.%s.base_url=%q", b.route.provider, b.URL())}
+	set := func(k, v string) []string {
+		return []string{"-c", fmt.Sprintf("model_providers.%s.%s=%q", b.route.provider, k, v)}
+	}
+	args := set("base_url", b.URL())
+	if b.route.builtin {
+		args = append([]string{"-c", fmt.Sprintf("model_provider=%q", b.route.provider)}, args...)
+		args = append(args, set("name", "OpenAI through architect's credential broker")...)
+		args = append(args, set("env_key", b.route.dummyVar)...)
+		args = append(args, set("wire_api", "responses")...)
+	}
+	return args
 }
 
 // Forwarded and Refused count the requests the broker passed on and those

@@ -224,7 +224,17 @@ func TestPlan(t *testing.T) {
 			is.Equal(r.key, "k")
 		}
 	}
-	_, err := Plan("claude", []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=ftp://x"})
+	// Codex's built-in provider: the CLI gets one of architect's instead.
+	r, err := Plan("codex", []string{"HOME=" + home, "CODEX_API_KEY=k", "OPENAI_BASE_URL=http://127.0.0.1:9/v1"})
+	is.New(t).NoErr(err)
+	b, err := Start(r)
+	is.New(t).NoErr(err)
+	defer b.Close()
+	is.New(t).Equal(b.Args(), []string{"-c", `model_provider="architect"`, "-c", `model_providers.architect.base_url="` + b.URL() + `"`,
+		"-c", `model_providers.architect.name="OpenAI through architect's credential broker"`,
+		"-c", `model_providers.architect.env_key="CODEX_API_KEY"`, "-c", `model_providers.architect.wire_api="responses"`})
+	is.New(t).Equal(b.Env(), []string{"CODEX_API_KEY=" + b.dummy})
+	_, err = Plan("claude", []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=ftp://x"})
 	is.New(t).True(err != nil)
 }
 
