@@ -192,8 +192,9 @@ func savedConfig(st *runlog.State) (config.Config, error) {
 	return cfg, err
 }
 
-// redactor masks secret environment values and --redact matches in all
-// architect writes; nil when there is nothing to mask. Values that appear
+// redactor masks secret environment values, --redact matches and (unless
+// --redact-known off) credentials of a known format in all architect
+// writes; nil when there is nothing to mask. Values that appear
 // in the task or the specification are left alone: they are the user's own
 // words, and masking them would change the task.
 func redactor(cfg config.Config) (func(string) string, error) {
@@ -206,6 +207,9 @@ func redactor(cfg config.Config) (func(string) string, error) {
 	r, err := redact.FromEnv(cfg.Redact, keep...)
 	if err != nil {
 		return nil, &usererr.Error{Msg: "--redact: " + config.RegexpProblem(err), Hint: "use Go (RE2) syntax that matches some text"}
+	}
+	if cfg.RedactKnown != config.RedactKnownOff {
+		r = r.WithKnown()
 	}
 	if r.Empty() {
 		return nil, nil
@@ -242,25 +246,38 @@ func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r 
 	if err != nil {
 		return nil, err
 	}
-	release := contain(e) // before the pre-flight's first process
-	defer func() {
+	r = &prepared{e: e, cfg: cfg, deps: loop.Deps{Agent: ag}}
+	uncontain := contain(e) // before the pre-flight's first process
+	r.release = uncontain
+	defer func(r *prepared) { // r itself: a failing return sets the result to nil
 		if err != nil {
-			release()
+			r.release()
 		}
-	}()
+	}(r)
+	routes, err := planBrokers(cfg, os.Environ())
+	if err != nil {
+		return nil, err
+	}
+	// The redactor and the Actions masks read the model keys' values, then
+	// the keys leave architect's environment before any process starts.
+	if r.deps.Redact, err = redactor(cfg); err != nil {
+		return nil, err
+	}
+	r.gha = startGitHubActions(e) // masks the secrets before anything runs
+	passBack := hideKeys(e.stderr, cfg, routes)
 	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed != ""})
 	if err := pre.Err(); err != nil {
 		return nil, err
 	}
+	passBack()
 	if !cfg.Quiet {
 		printWarnings(e.stderr, pre.Warnings())
 	}
-	r = &prepared{e: e, cfg: cfg, release: release}
-	r.gha = startGitHubActions(e) // masks the secrets before anything runs
-	r.deps = loop.Deps{Agent: ag}
-	if r.deps.Redact, err = redactor(cfg); err != nil {
+	bs, err := startBrokers(e.stderr, cfg.Quiet, cfg, routes, &r.deps)
+	if err != nil {
 		return nil, err
 	}
+	r.release = func() { bs.close(); uncontain() }
 	if r.stopWatch, err = watch(ctx, e, cfg, viewInfo(cfg, ag.Name(), resumed), &r.deps); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/redact"
@@ -117,11 +118,15 @@ func noteText(text string) (string, error) {
 	return text, nil
 }
 
-// queueNote masks a note with the run's --redact patterns and this
-// environment's secrets and queues it for the loop in ws.
+// queueNote masks a note with the run's --redact patterns, this
+// environment's secrets and the known credential formats, and queues it
+// for the loop in ws.
 func queueNote(ws string, st *runlog.State, text string, now bool) error {
 	cfg, _ := savedConfig(st) // what can be read of it
-	if r, err := redact.FromEnv(cfg.Redact, cfg.Task); err == nil && !r.Empty() {
+	if r, err := redact.FromEnv(cfg.Redact, cfg.Task); err == nil {
+		if cfg.RedactKnown != config.RedactKnownOff {
+			r = r.WithKnown()
+		}
 		text = r.String(text)
 	}
 	if _, err := runlog.AddNote(ws, text, now); err != nil {

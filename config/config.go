@@ -108,6 +108,16 @@ type Config struct {
 	// the first and the last halves are kept, and the cut is said.
 	TranscriptLimit int      `json:"transcript_limit,omitempty"`
 	Redact          []string `json:"redact,omitempty"`
+	// RedactKnown is on (credentials of a known format, GitHub, Anthropic,
+	// OpenAI, AWS, Slack and cloud tokens, private keys, passwords in
+	// URLs, are masked like Redact's matches; "" is on too) or off.
+	RedactKnown string `json:"redact_known,omitempty"`
+	// Broker is on (the agent's model API key is held by architect's
+	// credential broker: the agent gets a made-up key and the broker's
+	// URL; checks and hooks get no model key; "" is on too) or off.
+	// CheckEnv names model key variables the checks and hooks still get.
+	Broker   string   `json:"broker,omitempty"`
+	CheckEnv []string `json:"check_env,omitempty"`
 
 	// Acting on the loop's events (package hooks). YAML: hooks.on_iteration
 	// and hooks.on_finish.
@@ -135,6 +145,18 @@ const (
 	JudgeOff     = "off"     // nothing is looked at
 )
 
+// Whether architect's credential broker holds the model keys (broker).
+const (
+	BrokerOn  = "on"
+	BrokerOff = "off"
+)
+
+// Whether credentials of a known format are masked (redact_known).
+const (
+	RedactKnownOn  = "on"
+	RedactKnownOff = "off"
+)
+
 // Defaults returns the built-in defaults (the seed's table).
 func Defaults() Config {
 	return Config{
@@ -156,6 +178,8 @@ func Defaults() Config {
 		OnStall:              StallStop,
 		Judge:                JudgeProtect,
 		FinalCheck:           FinalCheckClean,
+		RedactKnown:          RedactKnownOn,
+		Broker:               BrokerOn,
 		Dir:                  ".",
 	}
 }

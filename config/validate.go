@@ -218,6 +218,7 @@ func (c *Config) validateChecks(src Sources, ps *problems) {
 		}
 	}
 	c.validateCheckShell(ps)
+	c.validateKeyModes(ps)
 	c.validateJudge(ps)
 	if _, err := redact.New(nil, c.Redact); err != nil {
 		ps.add("redact", RegexpProblem(err), "use Go (RE2) syntax that matches some text, e.g. 'ghp_[A-Za-z0-9]{36}'")
@@ -239,6 +240,20 @@ func (c *Config) validateCheckShell(ps *problems) {
 			return
 		}
 		ps.addErr("check_shell", err, proc.ShellHint)
+	}
+}
+
+// validateKeyModes reports an unknown --broker or --redact-known mode.
+func (c *Config) validateKeyModes(ps *problems) {
+	switch c.Broker {
+	case BrokerOn, BrokerOff, "": // "": a run saved before broker existed
+	default:
+		ps.add("broker", fmt.Sprintf("%q is neither on nor off", c.Broker), "use --broker on (the default) or off")
+	}
+	switch c.RedactKnown {
+	case RedactKnownOn, RedactKnownOff, "": // "": a run saved before redact_known existed
+	default:
+		ps.add("redact_known", fmt.Sprintf("%q is neither on nor off", c.RedactKnown), "use --redact-known on (the default) or off")
 	}
 }
 

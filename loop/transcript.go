@@ -9,6 +9,7 @@ import (
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/prompt"
+	"github.com/architect-dev/architect/redact"
 	"github.com/architect-dev/architect/runlog"
 )
 
@@ -37,12 +38,22 @@ type transcript runlog.Transcript
 
 // openTranscript makes iteration i's folder and its agent streams.
 func (r *runner) openTranscript(i int) *transcript {
-	t, err := runlog.OpenTranscript(r.ws.state(runlog.TranscriptDir(i)), r.transcriptLimit(), r.cleanText)
+	t, err := runlog.OpenTranscript(r.ws.state(runlog.TranscriptDir(i)), r.transcriptLimit(), r.streamClean)
 	if err != nil {
 		r.transcriptFailed(err)
 		return nil
 	}
 	return (*transcript)(t)
+}
+
+// streamClean makes a cleaner for the lines of one stream: cleanText, and
+// unless redact_known is off, a private-key block printed over several
+// lines masked whole (redact.Lines, which keeps state: one per stream).
+func (r *runner) streamClean() func(string) string {
+	if r.cfg.RedactKnown == config.RedactKnownOff {
+		return r.cleanText
+	}
+	return redact.Lines(r.cleanText)
 }
 
 func (r *runner) transcriptLimit() int64 {

@@ -2,7 +2,8 @@
 // anywhere: prompts, the progress file, events, logs, results and state.
 // A secret is the value of an environment variable whose name contains
 // TOKEN, KEY, SECRET or PASSWORD, or a match of a user-given regular
-// expression (--redact); each is replaced by Mask.
+// expression (--redact), or a credential of a known format (WithKnown);
+// each is replaced by Mask.
 //
 // Values shorter than MinLen are ignored: "1", "yes" or "dev" in a variable
 // named *_KEY would otherwise blank out ordinary words everywhere. Values
@@ -32,6 +33,7 @@ type Redactor struct {
 	values   []string // longest first, so that a secret containing another is masked whole
 	replacer *strings.Replacer
 	patterns []*regexp.Regexp
+	known    bool // known credential formats are masked too (see known.go)
 }
 
 // SecretName reports whether an environment variable called name holds a
@@ -101,10 +103,26 @@ func (r *Redactor) String(s string) string {
 	for _, re := range r.patterns {
 		s = re.ReplaceAllLiteralString(s, Mask)
 	}
+	if r.known {
+		s = maskKnown(s)
+	}
 	return s
+}
+
+// WithKnown returns r, masking also the credentials of a known format
+// (GitHub, GitLab, Anthropic, OpenAI, AWS, Google Cloud, Slack and other
+// tokens, private-key blocks, passwords in URLs) wherever they appear,
+// though no variable and no pattern names them. A nil r gives a Redactor
+// that masks only those.
+func (r *Redactor) WithKnown() *Redactor {
+	if r == nil {
+		r = &Redactor{}
+	}
+	r.known = true
+	return r
 }
 
 // Empty reports whether r replaces nothing.
 func (r *Redactor) Empty() bool {
-	return r == nil || (len(r.values) == 0 && len(r.patterns) == 0)
+	return r == nil || (len(r.values) == 0 && len(r.patterns) == 0 && !r.known)
 }

@@ -22,22 +22,24 @@ import (
 type Transcript struct {
 	dir      string
 	limit    int64
-	clean    func(string) string
+	clean    func() func(string) string
 	out, err *boundedFile
 	mu       sync.Mutex
 	checks   []*boundedFile
 }
 
 // OpenTranscript makes the iteration's folder dir and its agent streams,
-// each kept to limit bytes and cleaned line by line with clean.
-func OpenTranscript(dir string, limit int64, clean func(string) string) (*Transcript, error) {
+// each kept to limit bytes and cleaned line by line by a cleaner of its
+// own that clean makes (one per stream: a cleaner may keep state between
+// the lines of its stream, such as a private-key block being masked).
+func OpenTranscript(dir string, limit int64, clean func() func(string) string) (*Transcript, error) {
 	t := &Transcript{dir: dir, limit: limit, clean: clean}
 	err := os.MkdirAll(dir, 0o700)
 	if err == nil {
-		t.out, err = newBoundedFile(filepath.Join(dir, AgentStdoutFile), limit, clean)
+		t.out, err = newBoundedFile(filepath.Join(dir, AgentStdoutFile), limit, clean())
 	}
 	if err == nil {
-		t.err, err = newBoundedFile(filepath.Join(dir, AgentStderrFile), limit, clean)
+		t.err, err = newBoundedFile(filepath.Join(dir, AgentStderrFile), limit, clean())
 	}
 	if err != nil {
 		t.Close()
@@ -57,7 +59,7 @@ func (t *Transcript) AgentCopies() (stdout, stderr io.Writer) {
 // CheckOutput gives check index i (0-based) a file of its own, written as
 // the check runs and closed by the check's runner as it ends.
 func (t *Transcript) CheckOutput(i int) (io.Writer, error) {
-	k, err := newBoundedFile(filepath.Join(t.dir, CheckFile(i)), t.limit, t.clean)
+	k, err := newBoundedFile(filepath.Join(t.dir, CheckFile(i)), t.limit, t.clean())
 	if err != nil {
 		return nil, err
 	}

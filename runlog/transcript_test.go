@@ -38,14 +38,14 @@ func TestFinishAgentWritesTheTranscriptOfWhatWasPrinted(t *testing.T) {
 	same := func(s string) string { return strings.ReplaceAll(s, "s3cret", "***") }
 
 	quiet := filepath.Join(t.TempDir(), "iteration-1")
-	tr, err := OpenTranscript(quiet, 1<<20, same)
+	tr, err := OpenTranscript(quiet, 1<<20, func() func(string) string { return same })
 	is.NoErr(err)
 	is.NoErr(tr.FinishAgent(render))
 	_, err = os.Stat(filepath.Join(quiet, TranscriptFile))
 	is.True(os.IsNotExist(err)) // nothing printed, nothing to read
 
 	dir := filepath.Join(t.TempDir(), "iteration-2")
-	tr, err = OpenTranscript(dir, 1<<20, same)
+	tr, err = OpenTranscript(dir, 1<<20, func() func(string) string { return same })
 	is.NoErr(err)
 	stdout, stderr := tr.AgentCopies()
 	_, _ = io.WriteString(stdout, "step s3cret\n")

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/sandbox/broker"
+	"github.com/architect-dev/architect/usererr"
+)
+
+// brokered is an agent run while a broker holds the keys: its
+// environment has no model key but the made-up one of its own broker, if
+// it has one, and the broker's URL.
+type brokered struct {
+	agent.Agent
+	env  []string // the broker's variables
+	drop []string // key variables beyond broker.ModelKeys
+}
+
+func (b brokered) Run(ctx context.Context, req agent.Request) agent.Outcome {
+	base := req.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	req.Env = append(broker.Strip(base, nil, b.drop...), b.env...)
+	return b.Agent.Run(ctx, req)
+}
+
+// brokers are the run's credential brokers, by agent name.
+type brokers map[string]*broker.Broker
+
+func (bs brokers) close() {
+	for _, b := range bs {
+		_ = b.Close()
+	}
+}
+
+// planBrokers finds what each of the run's agents (its own, then each
+// fallback) would broker. An agent architect cannot point at a broker is
+// refused while a model key is in the environment, unless --broker off:
+// it would hold the key.
+func planBrokers(cfg config.Config, env []string) (map[string]broker.Route, error) {
+	routes := map[string]broker.Route{}
+	if cfg.Broker == config.BrokerOff {
+		return routes, nil
+	}
+	for _, ac := range append([]agent.Config{cfg.AgentConfig()}, cfg.FallbackAgents()...) {
+		if _, done := routes[ac.Name]; done {
+			continue
+		}
+		r, err := broker.Plan(ac.Name, env)
+		switch {
+		case err == nil:
+			routes[ac.Name] = r
+		case errors.Is(err, broker.ErrNoKey):
+		case errors.Is(err, broker.ErrUnsupported):
+			if keys := heldKeys(env); len(keys) > 0 {
+				return nil, &usererr.Error{
+					Msg:  fmt.Sprintf("the %s agent cannot be pointed at architect's credential broker, and the environment holds model API keys (%s) that it would get", ac.Name, strings.Join(keys, ", ")),
+					Hint: "--broker off gives the keys to the agent, the checks and the hooks as before (YAML broker: off); or unset them",
+				}
+			}
+		default:
+			return nil, &usererr.Error{Msg: "credential broker: " + err.Error(), Hint: "fix the base URL, or run with --broker off"}
+		}
+	}
+	return routes, nil
+}
+
+// heldKeys are the model key variables set in env.
+func heldKeys(env []string) []string {
+	var keys []string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if v != "" && slices.Contains(broker.ModelKeys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// hideKeys takes the model keys out of architect's own environment
+// (unless --broker off): no process architect starts (the pre-flight's
+// probes, checks, hooks, agents) inherits them. They are also put out of
+// reach of other processes (broker.Seal). It returns what gives the
+// checks and hooks back the keys --check-env names, once the pre-flight's
+// probes of the agent are done (the agents lose them again: brokered).
+func hideKeys(w io.Writer, cfg config.Config, routes map[string]broker.Route) (passBack func()) {
+	if cfg.Broker == config.BrokerOff {
+		return func() {}
+	}
+	var drop, held, pass []string
+	for _, r := range routes {
+		drop = append(drop, r.KeyVar)
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(broker.ModelKeys, k) || slices.Contains(drop, k) {
+			held = append(held, k)
+			if slices.Contains(cfg.CheckEnv, k) {
+				pass = append(pass, kv)
+			}
+			_ = os.Unsetenv(k)
+		}
+	}
+	if len(held) == 0 {
+		return func() {}
+	}
+	if err := broker.Seal(held); err != nil && !cfg.Quiet {
+		usererr.Say(w, usererr.LevelWarning, "cannot keep other processes from reading architect's memory: %v", err)
+	}
+	return func() {
+		for _, kv := range pass {
+			k, v, _ := strings.Cut(kv, "=")
+			_ = os.Setenv(k, v)
+		}
+	}
+}
+
+// startBrokers serves the routes and hands deps the agents that use them.
+func startBrokers(w io.Writer, quiet bool, cfg config.Config, routes map[string]broker.Route, deps *loop.Deps) (brokers, error) {
+	bs := brokers{}
+	if len(routes) == 0 {
+		return bs, nil
+	}
+	var drop []string
+	for name, r := range routes {
+		b, err := broker.Start(r)
+		if err != nil {
+			bs.close()
+			return nil, err
+		}
+		bs[name] = b
+		drop = append(drop, r.KeyVar)
+		if !quiet {
+			fmt.Fprintf(w, "architect: credential broker: the %s agent reaches %s through architect; %s stays with architect\n", name, r.Upstream(), r.KeyVar)
+		}
+	}
+	wrap := func(ac agent.Config) (agent.Agent, error) {
+		b := bs[ac.Name]
+		if b != nil {
+			ac.Args = append(slices.Clone(ac.Args), b.Args()...)
+		}
+		a, err := agent.New(ac)
+		if err != nil {
+			return a, err
+		}
+		if b == nil { // an agent with a login of its own: no key either
+			return brokered{Agent: a, drop: drop}, nil
+		}
+		return brokered{Agent: a, env: b.Env(), drop: drop}, nil
+	}
+	own := cfg.AgentConfig()
+	if deps.Agent == nil || deps.Agent.Name() == own.Name {
+		a, err := wrap(own)
+		if err != nil {
+			bs.close()
+			return nil, err
+		}
+		deps.Agent = a
+	}
+	deps.NewAgent = wrap
+	return bs, nil
+}
