@@ -44,10 +44,12 @@ func (bs brokers) close() {
 }
 
 // planBrokers finds what each of the run's agents (its own, then each
-// fallback) would broker. An agent architect cannot point at a broker is
-// refused while a model key is in the environment, unless --broker off:
-// it would hold the key.
-func planBrokers(cfg config.Config, env []string) (map[string]broker.Route, error) {
+// fallback) would broker. An agent CLI architect cannot point at a broker
+// is refused while a model key is in the environment, unless --broker
+// off: it would hold the key, and without it the CLI cannot work. A
+// command agent (--agent-cmd: a script, the demo's agent) is not refused:
+// it runs without the keys, as the checks and hooks do, and warn says so.
+func planBrokers(cfg config.Config, env []string, warn func(string)) (map[string]broker.Route, error) {
 	routes := map[string]broker.Route{}
 	if cfg.Broker == config.BrokerOff {
 		return routes, nil
@@ -61,6 +63,10 @@ func planBrokers(cfg config.Config, env []string) (map[string]broker.Route, erro
 		case err == nil:
 			routes[ac.Name] = r
 		case errors.Is(err, broker.ErrNoKey):
+		case errors.Is(err, broker.ErrUnsupported) && ac.Name == commandAgent:
+			if keys := heldKeys(env); len(keys) > 0 {
+				warn(fmt.Sprintf("the command agent runs without the model API keys in the environment (%s): it cannot be pointed at architect's credential broker; --broker off gives it the keys", strings.Join(keys, ", ")))
+			}
 		case errors.Is(err, broker.ErrUnsupported):
 			if keys := heldKeys(env); len(keys) > 0 {
 				return nil, &usererr.Error{
@@ -74,6 +80,9 @@ func planBrokers(cfg config.Config, env []string) (map[string]broker.Route, erro
 	}
 	return routes, nil
 }
+
+// commandAgent is the name of the agent --agent-cmd runs.
+const commandAgent = "command"
 
 // heldKeys are the model key variables set in env.
 func heldKeys(env []string) []string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/sandbox/broker"
 	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
 )
@@ -144,6 +145,11 @@ func runDemo(ctx context.Context, e *env, keep, jsonOut bool) error {
 	cfg.Dir = dir
 	cfg.JSON = jsonOut
 	fmt.Fprintf(e.stderr, "architect: demo: %s\n", cfg.Task)
+	// The demo's agent is architect's own and calls no model: no process
+	// of the demo needs a model key, so none keeps one.
+	for _, k := range broker.ModelKeys {
+		_ = os.Unsetenv(k)
+	}
 	return execute(ctx, e, cfg)
 }
 

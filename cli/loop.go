@@ -254,7 +254,11 @@ func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r 
 			r.release()
 		}
 	}(r)
-	routes, err := planBrokers(cfg, os.Environ())
+	routes, err := planBrokers(cfg, os.Environ(), func(msg string) {
+		if !cfg.Quiet {
+			usererr.Say(e.stderr, usererr.LevelWarning, "%s", msg)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
