@@ -46,6 +46,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == proc.SupervisorCommand {
 		return proc.Supervise(args[1:], stdin) // see contain below
 	}
+	sandbox.EnableHelper() // this program serves sandbox.Command
 	if len(args) > 0 && args[0] == sandbox.Command {
 		return sandbox.Main(args[1:]) // confines itself, then execs the agent or check
 	}

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/protect"
 	"github.com/architect-dev/architect/redact"
+	"github.com/architect-dev/architect/sandbox"
 	"github.com/architect-dev/architect/usererr"
 )
 
@@ -175,6 +177,12 @@ func (c *Config) validateSupervision(bad func(key, msg, hint string)) {
 	}
 	if c.KillGrace <= 0 {
 		bad("kill_grace", "must be more than 0", "e.g. --kill-grace 5s")
+	}
+	if c.Sandbox != "" && !slices.Contains(sandbox.Modes(), c.Sandbox) {
+		bad("sandbox", fmt.Sprintf("%q is not a sandbox mode", c.Sandbox), "give one of "+strings.Join(sandbox.Modes(), ", "))
+	}
+	if _, err := sandbox.ParseNet(c.SandboxNet); err != nil {
+		bad("sandbox_net", err.Error(), "give all, none, a list of ports like 443,8080, or hosts:api.anthropic.com,github.com")
 	}
 }
 

@@ -42,6 +42,7 @@ import (
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/sandbox"
 	"github.com/architect-dev/architect/usererr"
 )
 
@@ -112,6 +113,8 @@ type runner struct {
 	// judge guards the files that define the checks (judge.go); nil when
 	// nothing is guarded.
 	judge *judgeGuard
+	// sb confines the agent and the checks (sandbox.go).
+	sb *sandbox.Sandbox
 	// tests are the run's tests at its start, and what is done when one
 	// is removed (tests.go).
 	tests runlog.Tests
@@ -157,6 +160,9 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 			return nil, &usererr.Error{Msg: "--check-shell: " + ue.Msg, Hint: ue.Hint}
 		}
 		return nil, fmt.Errorf("--check-shell: %w", err)
+	}
+	if err := refuseSandbox(cfg); err != nil {
+		return nil, err
 	}
 	runCtx, cancel := r.deadline(ctx, 0)
 	defer cancel()
@@ -289,6 +295,10 @@ func (r *runner) session(ctx, runCtx context.Context) (*runlog.Result, error) {
 		r.res.Iterations = append(r.res.Iterations, rec.Iteration)
 	}
 	r.res.Recost()
+	if err := r.startSandbox(); err != nil {
+		return nil, err
+	}
+	defer r.sb.Close()
 	r.st.Active, r.st.Status, r.st.PID = true, runlog.StatusRunning, os.Getpid()
 	r.st.Processes, _ = json.Marshal(proc.Self())
 	r.recount()

@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 			os.Exit(probeMain(os.Args[2:]))
 		}
 	}
+	EnableHelper()
 	os.Exit(m.Run())
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/architect-dev/architect/usererr"
 )
@@ -60,6 +61,53 @@ var abiKernel = map[int]string{1: "5.13", 2: "5.19", 3: "6.2", 4: "6.7", 5: "6.1
 // modeHint is how to run anyway.
 const modeHint = "run with --sandbox auto (the best this system offers, said at the start) or --sandbox off (nothing confined)"
 
+// helper is set by a program that serves Command (EnableHelper).
+var helper atomic.Bool
+
+// EnableHelper says that this program serves Command: architect's command
+// line does, before anything else. A program that does not (a test binary
+// of a package that runs the loop) would take the helper's command line
+// for its own: New then confines nothing in auto mode, saying so, and
+// refuses workspace and strict.
+func EnableHelper() { helper.Store(true) }
+
+// Check refuses, as New would, a mode or network setting this system
+// cannot enforce, without setting anything up.
+func Check(mode, net string) error {
+	_, _, _, _, err := settle(mode, net)
+	return err
+}
+
+// settle reads the mode and network settings and decides what applies.
+func settle(mode, netSetting string) (applied, lack string, net NetSpec, sys system, err error) {
+	if mode == "" {
+		mode = ModeAuto
+	}
+	if !slices.Contains(Modes(), mode) {
+		return "", "", net, sys, &usererr.Error{Msg: fmt.Sprintf("--sandbox: %q is not a sandbox mode", mode), Hint: "give one of " + strings.Join(Modes(), ", ")}
+	}
+	if net, err = ParseNet(netSetting); err != nil {
+		return "", "", net, sys, &usererr.Error{Msg: "--sandbox-net: " + err.Error(), Hint: "give all, none, a list of ports like 443,8080, or hosts:api.anthropic.com,github.com"}
+	}
+	if mode == ModeOff {
+		return ModeOff, "", net, sys, nil
+	}
+	sys = probe()
+	if !helper.Load() {
+		sys = system{why: "this program cannot start the sandbox's helper (it is not architect)"}
+	}
+	applied, lack, err = decide(mode, net, sys)
+	return applied, lack, net, sys, err
+}
+
+// offLine says that nothing is confined, and why when it was not asked.
+func offLine(why string) string {
+	if why != "" {
+		why += "; "
+	}
+	return "sandbox: off: " + why + "the agent and the checks can write, read and connect wherever you can"
+}
+
 // New sets up the run's sandbox. workspace and strict refuse, with a
 // *usererr.Error, what the system cannot enforce; auto takes what there
 // is and says so in Line; off confines nothing and says that too.
@@ -70,27 +118,12 @@ func New(s Settings) (*Sandbox, error) {
 	if s.Home == "" {
 		s.Home, _ = os.UserHomeDir()
 	}
-	mode := s.Mode
-	if mode == "" {
-		mode = ModeAuto
-	}
-	if !slices.Contains(Modes(), mode) {
-		return nil, &usererr.Error{Msg: fmt.Sprintf("--sandbox: %q is not a sandbox mode", mode), Hint: "give one of " + strings.Join(Modes(), ", ")}
-	}
-	net, err := ParseNet(s.Net)
-	if err != nil {
-		return nil, &usererr.Error{Msg: "--sandbox-net: " + err.Error(), Hint: "give all, none, a list of ports like 443,8080, or hosts:api.anthropic.com,github.com"}
-	}
-	if mode == ModeOff {
-		return &Sandbox{mode: ModeOff, line: "sandbox: off: the agent and the checks can write, read and connect wherever you can"}, nil
-	}
-	sys := probe()
-	applied, lack, err := decide(mode, net, sys)
+	applied, lack, net, sys, err := settle(s.Mode, s.Net)
 	if err != nil {
 		return nil, err
 	}
 	if applied == ModeOff {
-		return &Sandbox{mode: ModeOff, line: "sandbox: off: " + lack + "; the agent and the checks can write, read and connect wherever you can"}, nil
+		return &Sandbox{mode: ModeOff, line: offLine(lack)}, nil
 	}
 	tmp, err := os.MkdirTemp("", "architect-sandbox-")
 	if err != nil {
@@ -122,14 +155,11 @@ func decide(mode string, net NetSpec, sys system) (applied, lack string, err err
 	}
 	switch {
 	case sys.kind == "sandbox-exec" && net.Kind != NetAll:
-		if mode == ModeAuto {
-			return ModeOff, "", &usererr.Error{Msg: "--sandbox-net " + net.String() + " is not supported on this system (sandbox-exec confines files only)", Hint: "leave --sandbox-net unset (all) on macOS"}
-		}
 		return "", "", &usererr.Error{Msg: "--sandbox-net " + net.String() + " is not supported on this system (sandbox-exec confines files only)", Hint: "leave --sandbox-net unset (all) on macOS, or " + modeHint}
 	case sys.kind == "sandbox-exec":
 		return pick(mode), "", nil
 	case sys.kind == "" && mode == ModeAuto:
-		return ModeOff, "this system has no sandbox architect can use (" + sys.why + ")", nil
+		return ModeOff, sys.why, nil
 	case sys.kind == "":
 		return "", "", &usererr.Error{Msg: "--sandbox " + mode + " is not supported on this system: " + sys.why, Hint: modeHint}
 	case sys.abi >= need:
@@ -278,6 +308,17 @@ func (sb *Sandbox) CheckWrap() Wrapper {
 		return nil
 	}
 	return sb.check.wrap
+}
+
+// CheckWrapIn is CheckWrap for checks that run in dir, outside the
+// workspace (the last look's clean checkout): dir is writable to them too.
+func (sb *Sandbox) CheckWrapIn(dir string) Wrapper {
+	if sb == nil || sb.mode == ModeOff {
+		return nil
+	}
+	p := sb.check
+	p.Write = dedupe(append(slices.Clone(p.Write), abs(dir, sb.home)))
+	return p.wrap
 }
 
 // refuse records a host the proxy refused.
