@@ -292,3 +292,17 @@ func TestWorktreeCommits(t *testing.T) {
 	is.Equal(code, 1)
 	is.Equal(git(t, main, "symbolic-ref", "HEAD"), "refs/heads/main")
 }
+
+// TestHelperNeverRunsUnconfined: when the rules cannot be applied, the
+// helper does not run the program at all.
+func TestHelperNeverRunsUnconfined(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	target := filepath.Join(f.outside, "ran")
+	p := Policy{Write: []string{f.ws}, ABI: 1} // rules this build refuses to apply
+	code, out := runProbe(t, p.wrap, f.ws, "write", target)
+	is.Equal(code, 126)
+	is.True(strings.Contains(out, "the rules could not be applied"))
+	_, err := os.Stat(target)
+	is.True(os.IsNotExist(err)) // the program never ran
+}
