@@ -34,7 +34,9 @@ func (r *runner) startSandbox() error {
 	}
 	r.sb = sb
 	r.res.Sandbox = sb.Line()
-	if sb.Mode() == sandbox.ModeOff {
+	// Off when asked is said as a line; off when the system could not
+	// confine (auto) is a warning.
+	if sb.Mode() == sandbox.ModeOff && r.cfg.Sandbox != sandbox.ModeOff {
 		r.warn(sb.Line())
 	} else {
 		r.logf("%s", sb.Line())
