@@ -44,13 +44,7 @@ func enforce(p Policy) error {
 	if p.ABI < abiFiles {
 		return fmt.Errorf("Landlock ABI %d is too old", p.ABI)
 	}
-	cfg := landlock.Config{HandledAccessFS: handledFS}
-	if p.Net != NetAll && p.Net != "" {
-		cfg.HandledAccessNet = landlock.AccessNetSet(ll.AccessNetConnectTCP)
-	}
-	if p.Scope {
-		cfg.Scoped = landlock.ScopedSet(ll.ScopeAbstractUnixSocket | ll.ScopeSignal)
-	}
+	cfg := handled(p)
 	rules, err := rules(p)
 	if err != nil {
 		return err
@@ -70,6 +64,19 @@ func enforce(p Policy) error {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	return ll.LandlockRestrictSelf(fd, flags)
+}
+
+// handled is what p's ruleset handles: files always; TCP connections
+// unless the network is all; signals and abstract sockets with Scope.
+func handled(p Policy) landlock.Config {
+	cfg := landlock.Config{HandledAccessFS: handledFS}
+	if p.Net != NetAll && p.Net != "" {
+		cfg.HandledAccessNet = landlock.AccessNetSet(ll.AccessNetConnectTCP)
+	}
+	if p.Scope {
+		cfg.Scoped = landlock.ScopedSet(ll.ScopeAbstractUnixSocket | ll.ScopeSignal)
+	}
+	return cfg
 }
 
 // rules are p's grants: reads (everything, or the declared paths), writes,
