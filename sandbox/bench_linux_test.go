@@ -72,11 +72,7 @@ func BenchmarkRuleset(b *testing.B) {
 	}
 	defer sb.Close()
 	for b.Loop() {
-		rs, err := rules(sb.agent)
-		if err != nil {
-			b.Fatal(err)
-		}
-		fd, _, err := handled(sb.agent).NewRulesetFD(rs...)
+		fd, _, err := handled(sb.agent).NewRulesetFD(rules(sb.agent)...)
 		if err != nil {
 			b.Fatal(err)
 		}

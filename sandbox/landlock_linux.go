@@ -42,14 +42,10 @@ const handledFS = landlock.AccessFSSet((1 << 15) - 1)
 // program it becomes and all it starts) by p.
 func enforce(p Policy) error {
 	if p.ABI < abiFiles {
-		return fmt.Errorf("Landlock ABI %d is too old", p.ABI)
+		return fmt.Errorf("the rules need Landlock ABI %d or later, not %d", abiFiles, p.ABI)
 	}
 	cfg := handled(p)
-	rules, err := rules(p)
-	if err != nil {
-		return err
-	}
-	fd, flags, err := cfg.NewRulesetFD(rules...)
+	fd, flags, err := cfg.NewRulesetFD(rules(p)...)
 	if err != nil {
 		return err
 	}
@@ -81,7 +77,7 @@ func handled(p Policy) landlock.Config {
 
 // rules are p's grants: reads (everything, or the declared paths), writes,
 // the devices, the ports.
-func rules(p Policy) ([]landlock.Rule, error) {
+func rules(p Policy) []landlock.Rule {
 	var out []landlock.Rule
 	if p.Strict {
 		dirs, files := split(p.Read)
@@ -96,7 +92,7 @@ func rules(p Policy) ([]landlock.Rule, error) {
 	for _, port := range p.Ports {
 		out = append(out, landlock.ConnectTCP(port))
 	}
-	return out, nil
+	return out
 }
 
 // split sorts paths into folders and files; a path missing is left out

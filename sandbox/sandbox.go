@@ -199,7 +199,7 @@ func ParseNet(s string) (NetSpec, error) {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 16)
 		if err != nil || n == 0 {
-			return NetSpec{}, fmt.Errorf("%q is not all, none, a list of TCP ports (443,8080) or hosts:NAME,...", s)
+			return NetSpec{}, fmt.Errorf("%q is not all, none, a list of TCP ports (443,8080) or hosts:NAME[,NAME]", s)
 		}
 		ports = append(ports, uint16(n))
 	}
