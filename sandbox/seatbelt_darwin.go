@@ -5,8 +5,6 @@ package sandbox
 import (
 	"errors"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -37,25 +35,6 @@ func enforce(Policy) error { return nil }
 func execve(p Policy, path string, argv, env []string) error {
 	args := append([]string{"sandbox-exec", "-p", profile(p), path}, argv[1:]...)
 	return syscall.Exec(sandboxExec, args, env)
-}
-
-// profile is p as a Seatbelt profile: everything allowed, then writes
-// denied except beneath p.Write and the devices; in strict mode reads too.
-func profile(p Policy) string {
-	var b strings.Builder
-	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*\n")
-	for _, d := range append(append([]string(nil), p.Write...), devices...) {
-		b.WriteString("  (subpath " + strconv.Quote(d) + ")\n")
-	}
-	b.WriteString(")\n")
-	if p.Strict {
-		b.WriteString("(deny file-read*)\n(allow file-read*\n  (literal \"/\")\n")
-		for _, d := range append(append([]string(nil), p.Read...), p.Write...) {
-			b.WriteString("  (subpath " + strconv.Quote(d) + ")\n")
-		}
-		b.WriteString(")\n")
-	}
-	return b.String()
 }
 
 func platformWrap(p Policy, path string, args []string, arg0 string) (string, []string, string, error) {
