@@ -2,6 +2,7 @@ package loop
 
 import (
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/architect-dev/architect/config"
@@ -52,20 +53,11 @@ func (r *runner) sandboxDenied(it *runlog.Iteration, denials []string) {
 		if len(it.SandboxDenied) >= 20 {
 			break
 		}
-		if !contains(it.SandboxDenied, d) {
+		if !slices.Contains(it.SandboxDenied, d) {
 			it.SandboxDenied = append(it.SandboxDenied, d)
 			r.logf("iteration %d: %s", it.Iteration, r.deps.Redact(d))
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkDenials reads the checks' output for denials.

@@ -42,6 +42,13 @@ func (w withFakeAgent) Run() int {
 		fmt.Fprintf(os.Stderr, "go build fake-agent: %v\n%s", err, out)
 		return 1
 	}
+	// The tests' agents write outside their workspace on purpose (markers
+	// in the test's folder): the sandbox is off for every architect they
+	// start, unless a test turns it on (sandbox_*.txtar).
+	if err := os.Setenv("ARCHITECT_SANDBOX", "off"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if err := os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -75,10 +82,6 @@ func TestScripts(t *testing.T) {
 			// some of the timeouts the scripts use.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("GOFLAGS", "-mod=mod")
-			// The scripts' agents write outside their workspace on
-			// purpose (markers in $WORK): the sandbox is tested by the
-			// scripts that turn it on (sandbox_*.txtar).
-			env.Setenv("ARCHITECT_SANDBOX", "off")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
