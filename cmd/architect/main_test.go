@@ -82,6 +82,9 @@ func TestScripts(t *testing.T) {
 			// some of the timeouts the scripts use.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("GOFLAGS", "-mod=mod")
+			// The scripts start from their own environment: the
+			// sandbox is off there too, unless a script turns it on.
+			env.Setenv("ARCHITECT_SANDBOX", "off")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
