@@ -47,6 +47,10 @@ type Request struct {
 	// prints on its standard output and error, as it comes, for the
 	// iteration's transcript on disk. They must not fail.
 	CopyStdout, CopyStderr io.Writer
+
+	// Wrap starts the CLI through the sandbox's helper (proc.Options.Wrap);
+	// nil: unconfined.
+	Wrap func(name string, args []string, arg0 string) (string, []string, string, error)
 }
 
 // Spend is what a run has spent so far.

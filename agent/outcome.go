@@ -89,6 +89,7 @@ func (req Request) options(env []string, stdout, stderr io.Writer) proc.Options 
 		Timeout:           req.Timeout,
 		InactivityTimeout: req.InactivityTimeout,
 		Grace:             req.Grace,
+		Wrap:              req.Wrap,
 	}
 }
 

@@ -84,6 +84,9 @@ type Options struct {
 	// on disk; it may return nil. A writer that is an io.Closer is closed
 	// when the check ends, before OnFinish.
 	Output func(i int) io.Writer
+	// Wrap starts each check through the sandbox's helper
+	// (proc.Options.Wrap); nil: unconfined.
+	Wrap func(name string, args []string, arg0 string) (string, []string, string, error)
 }
 
 // Run runs every command in cmds at the same time and returns their
@@ -149,6 +152,7 @@ func run(ctx context.Context, sh proc.ScriptShell, name string, opt Options, cop
 		Stderr:  w,
 		Timeout: opt.Timeout,
 		Grace:   opt.Grace,
+		Wrap:    opt.Wrap,
 	})
 	r := Result{
 		Name:        name,

@@ -15,6 +15,7 @@ import (
 	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/sandbox"
 	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/pflag"
 )
@@ -44,6 +45,10 @@ type env struct {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == proc.SupervisorCommand {
 		return proc.Supervise(args[1:], stdin) // see contain below
+	}
+	sandbox.EnableHelper() // this program serves sandbox.Command
+	if len(args) > 0 && args[0] == sandbox.Command {
+		return sandbox.Main(args[1:]) // confines itself, then execs the agent or check
 	}
 	if len(args) > 0 && args[0] == proc.ShellCommand {
 		return proc.Interpret(args[1:], stdin, stdout, stderr) // the built-in check shell

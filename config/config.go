@@ -119,6 +119,15 @@ type Config struct {
 	Broker   string   `json:"broker,omitempty"`
 	CheckEnv []string `json:"check_env,omitempty"`
 
+	// Sandbox is how the agent and the checks are confined (package
+	// sandbox): off, workspace, strict or auto ("" is auto). SandboxWrite
+	// and SandboxRead are more paths they may write, or (strict) read;
+	// SandboxNet is all, none, a list of TCP ports or hosts:NAME,...
+	Sandbox      string   `json:"sandbox,omitempty"`
+	SandboxWrite []string `json:"sandbox_write,omitempty"`
+	SandboxRead  []string `json:"sandbox_read,omitempty"`
+	SandboxNet   string   `json:"sandbox_net,omitempty"`
+
 	// Acting on the loop's events (package hooks). YAML: hooks.on_iteration
 	// and hooks.on_finish.
 	OnIteration string `json:"on_iteration,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/sandbox"
 )
 
 // option is one configuration key. Its YAML key is key, its flag is key
@@ -102,6 +103,10 @@ var options = []option{
 	{key: "protect", group: GroupChecks, usage: "`glob` of files the agent must not change, e.g. 'tests/**' (repeatable); a change is undone and fails the iteration", field: func(c *Config) any { return &c.Protect }, yaml: true, env: true},
 	{key: "judge", group: GroupChecks, values: func() []string { return []string{JudgeProtect, JudgeWarn, JudgeOff} }, usage: "`mode` for the files that define each check (the script it runs, package.json's script, the Makefile target, the linter's configuration): protect (an agent's change is undone and fails the iteration), warn (kept and reported) or off", field: func(c *Config) any { return &c.Judge }, yaml: true, env: true},
 	{key: "judge_files", group: GroupChecks, flag: "judge-file", usage: "`path` of one more file that defines the checks, relative to the workspace (repeatable); guarded as --judge says", field: func(c *Config) any { return &c.JudgeFiles }, yaml: true, env: true},
+	{key: "sandbox", group: GroupSupervision, values: sandbox.Modes, usage: "how the agent and the checks are confined, with the kernel's Landlock (Linux) or sandbox-exec (macOS): workspace (they write only the workspace or worktree, a private temporary folder, the caches and the agent's home folders), strict (and read only the workspace, the system's folders and what is declared), auto (workspace as far as the system allows, said at the start) or off; default auto", field: func(c *Config) any { return &c.Sandbox }, yaml: true, env: true},
+	{key: "sandbox_write", group: GroupSupervision, usage: "one more `path` the sandboxed agent and checks may write (repeatable)", field: func(c *Config) any { return &c.SandboxWrite }, yaml: true, env: true},
+	{key: "sandbox_read", group: GroupSupervision, usage: "one more `path` the agent and checks may read with --sandbox strict (repeatable)", field: func(c *Config) any { return &c.SandboxRead }, yaml: true, env: true},
+	{key: "sandbox_net", group: GroupSupervision, usage: "the `network` the sandboxed agent and checks may reach: all, none, TCP ports (443,8080; Landlock filters by port, not host) or hosts:NAME,... (through architect's allow-list proxy); default all, and none for the checks with --sandbox strict", field: func(c *Config) any { return &c.SandboxNet }, yaml: true, env: true},
 	{key: "redact", group: GroupSupervision, usage: "`regex` whose matches are replaced by *** in everything architect writes (repeatable; at most 1 KiB)", field: func(c *Config) any { return &c.Redact }, yaml: true, env: true},
 	{key: "redact_known", group: GroupSupervision, values: func() []string { return []string{RedactKnownOn, RedactKnownOff} }, usage: "`mode`: on masks as *** the credentials of a known format (GitHub, GitLab, Anthropic, OpenAI, AWS, Google Cloud, Slack and other tokens, private keys, passwords in URLs; gitleaks' rules) in everything architect writes, though nothing names them; off masks only the secret variables and --redact", field: func(c *Config) any { return &c.RedactKnown }, yaml: true, env: true},
 	{key: "broker", group: GroupSupervision, values: func() []string { return []string{BrokerOn, BrokerOff} }, usage: "`mode`: on keeps the model API key with architect, whose credential broker on loopback gives it to the provider; the agent gets a made-up key and the broker's URL (Claude Code, Codex, Gemini CLI), the checks and hooks no model key; off gives the keys to every process as before", field: func(c *Config) any { return &c.Broker }, yaml: true, env: true},

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/protect"
 	"github.com/architect-dev/architect/redact"
+	"github.com/architect-dev/architect/sandbox"
 	"github.com/architect-dev/architect/usererr"
 )
 
@@ -201,6 +203,18 @@ func (c *Config) validateSupervision(ps *problems) {
 	}
 	if c.KillGrace <= 0 {
 		ps.add("kill_grace", "must be more than 0", "e.g. --kill-grace 5s")
+	}
+	c.validateSandbox(ps)
+}
+
+// validateSandbox reports an unknown --sandbox mode and a --sandbox-net
+// that is not one.
+func (c *Config) validateSandbox(ps *problems) {
+	if c.Sandbox != "" && !slices.Contains(sandbox.Modes(), c.Sandbox) {
+		ps.add("sandbox", fmt.Sprintf("%q is not a sandbox mode", c.Sandbox), "give one of "+strings.Join(sandbox.Modes(), ", "))
+	}
+	if _, err := sandbox.ParseNet(c.SandboxNet); err != nil {
+		ps.addErr("sandbox_net", err, "give all, none, a list of ports like 443,8080, or hosts:api.anthropic.com,github.com")
 	}
 }
 

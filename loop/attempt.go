@@ -168,6 +168,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	copyOut, copyErr := x.tr.agentCopies()
 	agentBegan := r.deps.Now()
 	stopNotes := r.watchNotes(agentCtx, i, cancelAgent)
+	outDenied, errDenied := r.sb.Watch(r.ws.dir), r.sb.Watch(r.ws.dir)
 	o := ag.agent.Run(agentCtx, agent.Request{
 		Prompt:            x.prompt,
 		PromptFile:        x.file,
@@ -182,9 +183,11 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		OnSpend:           watch.spend,
 		CompletionTag:     r.cfg.CompletionTag,
 		DonePattern:       r.cfg.DonePattern,
-		CopyStdout:        copyOut,
-		CopyStderr:        copyErr,
+		CopyStdout:        teeOut(copyOut, outDenied),
+		CopyStderr:        teeOut(copyErr, errDenied),
+		Wrap:              r.sb.AgentWrap(),
 	})
+	r.sandboxDenied(it, append(outDenied.Denials(), errDenied.Denials()...))
 	stopNotes()
 	r.finishAgent(x.tr)
 	// The agent's time is the real time it took, stopping included (a
@@ -340,6 +343,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
 		Shell:   r.cfg.CheckShell,
+		Wrap:    r.sb.CheckWrap(),
 		OnStart: func(idx int, _ string) {
 			r.ev.Emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
 		},
@@ -351,6 +355,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 	for idx, c := range results {
 		it.CheckResults[idx] = r.sanitizeCheck(idx, c)
 	}
+	r.sandboxDenied(it, r.checkDenials(it.CheckResults))
 	it.ChecksRun = ctx.Err() == nil
 	it.AllChecksPassed = it.ChecksRun
 	passing := 0

@@ -40,6 +40,7 @@ import (
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/sandbox"
 	"github.com/architect-dev/architect/usererr"
 )
 
@@ -107,6 +108,8 @@ type runner struct {
 	// judge guards the files that define the checks (judge.go); nil when
 	// nothing is guarded.
 	judge *judgeGuard
+	// sb confines the agent and the checks (sandbox.go).
+	sb *sandbox.Sandbox
 	// tests are the run's tests at its start, and what is done when one
 	// is removed (tests.go).
 	tests runlog.Tests
@@ -149,6 +152,9 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 			return nil, &usererr.Error{Msg: "--check-shell: " + ue.Msg, Hint: ue.Hint, Err: ue.Err}
 		}
 		return nil, fmt.Errorf("--check-shell: %w", err)
+	}
+	if err := refuseSandbox(cfg); err != nil {
+		return nil, err
 	}
 	runCtx, cancel := r.deadline(ctx, 0)
 	defer cancel()

@@ -46,6 +46,10 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 		r.res.Iterations = append(r.res.Iterations, rec.Iteration)
 	}
 	r.res.Recost()
+	if err := r.startSandbox(); err != nil {
+		return nil, err
+	}
+	defer r.sb.Close()
 	r.last = carriedFrom(r.records)
 	r.st.Active, r.st.Status, r.st.PID = true, runlog.StatusRunning, os.Getpid()
 	r.st.Processes, _ = json.Marshal(proc.Self())

@@ -70,6 +70,11 @@ type Options struct {
 	Grace time.Duration
 	// Arg0 is the process's argv[0]; "" means the name it was run by.
 	Arg0 string
+	// Wrap, when set, starts the process through another program (the
+	// sandbox's helper, which confines itself and then execs name): it
+	// returns the program started instead, its arguments and argv[0]. An
+	// error is the run's StartErr.
+	Wrap func(name string, args []string, arg0 string) (string, []string, string, error)
 }
 
 // Result is what became of a run.

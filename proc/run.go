@@ -27,6 +27,12 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	if ctx.Err() != nil {
 		return Result{ExitCode: -1, Canceled: true}
 	}
+	if opt.Wrap != nil {
+		var err error
+		if name, args, opt.Arg0, err = opt.Wrap(name, args, opt.Arg0); err != nil {
+			return Result{ExitCode: -1, StartErr: err}
+		}
+	}
 	grace := opt.Grace
 	if grace <= 0 {
 		grace = DefaultGrace

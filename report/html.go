@@ -325,6 +325,9 @@ func summary(r *Run, headline string) []field {
 	if fc := lastLook(r); fc != nil {
 		f = append(f, field{"Last look", fc.Text(), false})
 	}
+	if r.Result != nil && r.Result.Sandbox != "" {
+		f = append(f, field{"Sandbox", strings.TrimPrefix(r.Result.Sandbox, "sandbox: "), false})
+	}
 	f = append(f, steering(r)...)
 	f = append(f, runTests(r)...)
 	if in+out > 0 {

@@ -87,6 +87,11 @@ type Iteration struct {
 	// changed, created or deleted, which architect restored; such an
 	// iteration failed, whatever the checks said.
 	ProtectedRestored []string `json:"protected_restored,omitempty"`
+	// SandboxDenied names what the sandbox refused the agent and the
+	// checks in this iteration, as their output showed it ("sandbox
+	// denied write to PATH", "... connect to HOST:PORT") and as the host
+	// proxy refused it.
+	SandboxDenied []string `json:"sandbox_denied,omitempty"`
 	// JudgeChanged lists the files that define a check (--judge) the agent
 	// changed, created or deleted in this iteration: undone, and the
 	// iteration failed, unless the run keeps such changes (--judge warn,
@@ -215,6 +220,9 @@ type Result struct {
 	// NoChecks: the run had no checks (--no-checks): nothing it reports was
 	// checked.
 	NoChecks bool `json:"no_checks,omitempty"`
+	// Sandbox says what the sandbox confined (package sandbox), or that
+	// it was off.
+	Sandbox string `json:"sandbox,omitempty"`
 	// FinalCheck is the run's last look before a success: the last one
 	// made (see Iteration.FinalCheck); nil when none was.
 	FinalCheck *FinalCheck `json:"final_check,omitempty"`

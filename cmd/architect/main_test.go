@@ -42,6 +42,13 @@ func (w withFakeAgent) Run() int {
 		fmt.Fprintf(os.Stderr, "go build fake-agent: %v\n%s", err, out)
 		return 1
 	}
+	// The tests' agents write outside their workspace on purpose (markers
+	// in the test's folder): the sandbox is off for every architect they
+	// start, unless a test turns it on (sandbox_*.txtar).
+	if err := os.Setenv("ARCHITECT_SANDBOX", "off"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if err := os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -75,6 +82,9 @@ func TestScripts(t *testing.T) {
 			// some of the timeouts the scripts use.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("GOFLAGS", "-mod=mod")
+			// The scripts start from their own environment: the
+			// sandbox is off there too, unless a script turns it on.
+			env.Setenv("ARCHITECT_SANDBOX", "off")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -89,6 +99,9 @@ func TestScripts(t *testing.T) {
 		Condition: func(cond string) (bool, error) {
 			if cond == "ci" { // under CI, a missing tool fails a test instead of skipping it
 				return os.Getenv("CI") == "true", nil
+			}
+			if cond == "landlock" { // Landlock with scoping (ABI 6): what --sandbox workspace needs
+				return sandboxUsable(), nil
 			}
 			if cond == "root" {
 				return os.Geteuid() == 0, nil

@@ -29,6 +29,17 @@
 //	retry SECONDS       report when a usage limit lifts (retry_after_seconds)
 //	hint TEXT           report what to do about a fatal error
 //	exit N              exit with status N
+//	try VERB ARGS       run the verb; on an error, say it on stderr and go on
+//	sh SCRIPT           run SCRIPT with sh -c (e.g. git add and commit)
+//	kill PIDFILE        send SIGTERM to the pid in PIDFILE
+//	dial HOST PORT      connect to HOST:PORT over TCP, then close
+//	connect HOST PORT   ask the proxy in $HTTPS_PROXY to tunnel to HOST:PORT;
+//	                    print its status line
+//	serve PORTFILE      serve TCP on 127.0.0.1 (accept and close) and write the
+//	                    port to PORTFILE; ends after 5 minutes
+//
+// A PORT written @FILE is read from FILE. With arguments, fake-agent runs
+// them as its one script line instead (a check can be `fake-agent dial ...`).
 package main
 
 import (
@@ -36,6 +47,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -53,7 +66,9 @@ func fakeAgent() int {
 	it := os.Getenv("ARCHITECT_ITERATION")
 	var script []byte
 	err := os.ErrNotExist
-	if byRun, _ := filepath.Glob(filepath.Join(dir, "run-*.txt")); dir != "" && len(byRun) > 0 {
+	if len(os.Args) > 1 {
+		script, err = []byte(strings.Join(os.Args[1:], " ")), nil
+	} else if byRun, _ := filepath.Glob(filepath.Join(dir, "run-*.txt")); dir != "" && len(byRun) > 0 {
 		// Runs are counted only for scripts written by run.
 		runs, _ := os.ReadFile(filepath.Join(dir, ".runs"))
 		k, _ := strconv.Atoi(strings.TrimSpace(string(runs)))
@@ -76,6 +91,10 @@ func fakeAgent() int {
 	sc := bufio.NewScanner(strings.NewReader(string(script)))
 	for sc.Scan() {
 		verb, arg, _ := strings.Cut(os.ExpandEnv(strings.TrimSpace(sc.Text())), " ")
+		trying = verb == "try"
+		if trying {
+			verb, arg, _ = strings.Cut(arg, " ")
+		}
 		path, text, _ := strings.Cut(arg, " ")
 		text = strings.ReplaceAll(text, `\n`, "\n")
 		switch verb {
@@ -155,6 +174,30 @@ func fakeAgent() int {
 				return 1
 			}
 			held = append(held, f) // the lock lasts as long as this process
+		case "sh":
+			cmd := exec.Command("sh", "-c", arg)
+			cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+			must(cmd.Run())
+		case "kill":
+			b, err := os.ReadFile(arg)
+			must(err)
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+				must(fmt.Errorf("kill %d: %w", pid, err))
+			} else {
+				fmt.Println("killed", pid)
+			}
+		case "dial":
+			c, err := net.Dial("tcp", net.JoinHostPort(path, port(text)))
+			if err == nil {
+				fmt.Println("connected to", c.RemoteAddr())
+				_ = c.Close()
+			}
+			must(err)
+		case "connect":
+			must(proxyConnect(net.JoinHostPort(path, port(text))))
+		case "serve":
+			must(serve(arg))
 		case "kind":
 			result["error_kind"] = arg
 		case "error":
@@ -206,9 +249,74 @@ func writeResult(r map[string]any) {
 	must(os.WriteFile(os.Getenv("ARCHITECT_RESULT_FILE"), data, 0o644))
 }
 
+// trying is set while a `try` line runs: its errors are said, not fatal.
+var trying bool
+
 func must(err error) {
+	if err != nil && trying {
+		fmt.Fprintln(os.Stderr, "fake-agent:", err)
+		return
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake-agent:", err)
 		os.Exit(3)
+	}
+}
+
+// port is p, or the port written in FILE for @FILE.
+func port(p string) string {
+	if f, ok := strings.CutPrefix(p, "@"); ok {
+		b, err := os.ReadFile(f)
+		must(err)
+		return strings.TrimSpace(string(b))
+	}
+	return p
+}
+
+// proxyConnect asks the proxy in $HTTPS_PROXY for a tunnel to target.
+func proxyConnect(target string) error {
+	u, err := url.Parse(os.Getenv("HTTPS_PROXY"))
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("no proxy in HTTPS_PROXY (%q)", os.Getenv("HTTPS_PROXY"))
+	}
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+	status, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	status = strings.TrimSpace(status)
+	fmt.Printf("CONNECT %s: %s\n", target, status)
+	if !strings.Contains(status, " 200 ") {
+		return fmt.Errorf("the proxy refused %s: %s", target, status)
+	}
+	return nil
+}
+
+// serve accepts and closes TCP connections on loopback, its port written
+// to portFile, for 5 minutes at most.
+func serve(portFile string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	time.AfterFunc(5*time.Minute, func() { os.Exit(0) })
+	tmp := portFile + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, portFile); err != nil {
+		return err
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		_ = c.Close()
 	}
 }

@@ -1,0 +1,52 @@
+package sandbox
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// TestMain lets the test binary be the sandbox's helper (as architect is)
+// and a small probe program the helper runs confined:
+// `probe write PATH`, `probe read PATH`, `probe dial HOST:PORT`,
+// `probe signal PID` (SIGURG, which a Go program ignores).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case Command:
+			os.Exit(Main(os.Args[2:]))
+		case "probe":
+			os.Exit(probeMain(os.Args[2:]))
+		}
+	}
+	EnableHelper()
+	os.Exit(m.Run())
+}
+
+func probeMain(args []string) int {
+	var err error
+	switch args[0] {
+	case "write":
+		err = os.WriteFile(args[1], []byte("x"), 0o644)
+	case "read":
+		_, err = os.ReadFile(args[1])
+	case "dial":
+		var c net.Conn
+		if c, err = net.Dial("tcp", args[1]); err == nil {
+			_ = c.Close()
+		}
+	case "signal":
+		pid, _ := strconv.Atoi(args[1])
+		err = syscall.Kill(pid, syscall.SIGURG)
+	case "env":
+		fmt.Println(os.Getenv(args[1]))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "probe:", err)
+		return 1
+	}
+	return 0
+}
