@@ -336,8 +336,8 @@ var mutants = []mutant{
 		name:      "loop/last-look-ignores-check-shell",
 		guarantee: "the last look runs the checks in the shell the run chose",
 		file:      "loop/finalcheck.go",
-		find:      `Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell})`,
-		replace:   `Grace: r.cfg.KillGrace})`,
+		find:      `Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell, Wrap: r.sb.CheckWrapIn(dir)})`,
+		replace:   `Grace: r.cfg.KillGrace, Wrap: r.sb.CheckWrapIn(dir)})`,
 		run:       "TestLastLookUsesTheCheckShell",
 	},
 	{
