@@ -24,13 +24,13 @@ import (
 // its parent's (architect's) in dir, then runs the real CLI.
 func brokerWrapper(t *testing.T, name string) (bin, dir string) {
 	t.Helper()
-	real := agentbin.Path(t, name)
+	realBin := agentbin.Path(t, name)
 	dir = t.TempDir()
 	bin = filepath.Join(dir, name)
 	script := "#!/bin/sh\n" +
 		"tr '\\0' '\\n' < /proc/self/environ >> " + dir + "/environ\n" +
 		"{ tr '\\0' '\\n' < /proc/$PPID/environ; } >> " + dir + "/parent 2>&1\n" +
-		"exec " + real + " \"$@\"\n"
+		"exec " + realBin + " \"$@\"\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -39,15 +39,15 @@ func brokerWrapper(t *testing.T, name string) (bin, dir string) {
 
 // keptFromAgent checks what the wrapper in dir recorded: the CLI had
 // keyVar set to a made-up key, and the real key was nowhere.
-func keptFromAgent(t *testing.T, dir, keyVar, real string) {
+func keptFromAgent(t *testing.T, dir, keyVar, realKey string) {
 	t.Helper()
 	is := is.New(t)
 	environ := ReadFile(t, filepath.Join(dir, "environ"))
 	is.True(strings.Contains(environ, keyVar+"=architect-broker-")) // the made-up key
-	is.True(!strings.Contains(environ, real))                       // no real key in the CLI's environment
+	is.True(!strings.Contains(environ, realKey))                       // no realKey key in the CLI's environment
 	parent := ReadFile(t, filepath.Join(dir, "parent"))
 	is.True(parent != "")
-	is.True(!strings.Contains(parent, real)) // nor in architect's
+	is.True(!strings.Contains(parent, realKey)) // nor in architect's
 }
 
 // upstreamGotRealKey checks that every generation request srv received

@@ -46,9 +46,11 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 		r.res.Iterations = append(r.res.Iterations, rec.Iteration)
 	}
 	r.res.Recost()
-	if err := r.startSandbox(); err != nil {
+	sb, err := r.startSandbox()
+	if err != nil {
 		return nil, err
 	}
+	r.sb, r.res.Sandbox = sb, sb.Line()
 	defer r.sb.Close()
 	r.last = carriedFrom(r.records)
 	r.st.Active, r.st.Status, r.st.PID = true, runlog.StatusRunning, os.Getpid()

@@ -18,9 +18,9 @@ func refuseSandbox(cfg config.Config) error {
 
 // startSandbox sets up the run's sandbox for its workspace: the agents it
 // may run (its own and its fallbacks) get their home folders. The line
-// saying what is confined (or that nothing is) is said and kept in the
-// result.
-func (r *runner) startSandbox() error {
+// saying what is confined (or that nothing is) is said; the run's loop
+// keeps it in the result.
+func (r *runner) startSandbox() (*sandbox.Sandbox, error) {
 	agents := []string{r.cfg.Agent}
 	for _, f := range r.cfg.Fallback {
 		name, _, _ := strings.Cut(f, ":")
@@ -31,10 +31,8 @@ func (r *runner) startSandbox() error {
 		Workspace: r.ws.dir, Agents: agents,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.sb = sb
-	r.res.Sandbox = sb.Line()
 	// Off when asked is said as a line; off when the system could not
 	// confine (auto) is a warning.
 	if sb.Mode() == sandbox.ModeOff && r.cfg.Sandbox != sandbox.ModeOff {
@@ -42,7 +40,7 @@ func (r *runner) startSandbox() error {
 	} else {
 		r.logf("%s", sb.Line())
 	}
-	return nil
+	return sb, nil
 }
 
 // sandboxDenied puts on the iteration's record, and says, what the
