@@ -51,6 +51,10 @@ type Request struct {
 	// Wrap starts the CLI through the sandbox's helper (proc.Options.Wrap);
 	// nil: unconfined.
 	Wrap func(name string, args []string, arg0 string) (string, []string, string, error)
+	// TempDir is where the adapter makes the files the CLI writes besides
+	// the workspace (aider's chat history): the sandbox's private temporary
+	// folder, which a confined CLI may write; "" is the system's.
+	TempDir string
 }
 
 // Spend is what a run has spent so far.

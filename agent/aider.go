@@ -74,7 +74,7 @@ func aiderNotStarted(err error) Outcome {
 }
 
 func (a *aider) Run(ctx context.Context, req Request) Outcome {
-	tmp, err := os.MkdirTemp("", "architect-aider-")
+	tmp, err := os.MkdirTemp(req.TempDir, "architect-aider-")
 	if err != nil {
 		return aiderNotStarted(err)
 	}

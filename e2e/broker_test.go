@@ -13,12 +13,13 @@ import (
 	"github.com/architect-dev/architect/internal/stubmodel"
 )
 
-// The credential broker with the real CLIs: each completes its stub-model
-// loop while its environment (its /proc/self/environ, recorded by a
-// wrapper that then execs the CLI) holds a made-up key and no real one,
-// architect's own /proc environ shows none either, the checks get none,
-// and the stub model receives the real key, in the provider's header, on
-// every request.
+// The credential broker with the real CLIs, confined (--sandbox workspace;
+// the wrapper's records are the one folder outside granted to it): each
+// completes its stub-model loop while its environment (its
+// /proc/self/environ, recorded by a wrapper that then execs the CLI) holds
+// a made-up key and no real one, architect's own /proc environ shows none
+// either, the checks get none, and the stub model receives the real key,
+// in the provider's header, on every request.
 
 // brokerWrapper is an agent-bin that records the CLI's environment and
 // its parent's (architect's) in dir, then runs the real CLI.
@@ -44,7 +45,7 @@ func keptFromAgent(t *testing.T, dir, keyVar, realKey string) {
 	is := is.New(t)
 	environ := ReadFile(t, filepath.Join(dir, "environ"))
 	is.True(strings.Contains(environ, keyVar+"=architect-broker-")) // the made-up key
-	is.True(!strings.Contains(environ, realKey))                       // no realKey key in the CLI's environment
+	is.True(!strings.Contains(environ, realKey))                    // no real key in the CLI's environment
 	parent := ReadFile(t, filepath.Join(dir, "parent"))
 	is.True(parent != "")
 	is.True(!strings.Contains(parent, realKey)) // nor in architect's
@@ -73,7 +74,7 @@ func upstreamGotRealKey(t *testing.T, srv *stubmodel.Server, header, want string
 func TestBrokerClaude(t *testing.T) {
 	t.Parallel()
 	bin, rec := brokerWrapper(t, "claude")
-	r, dir, srv, script, res := claudeLoopWith(t, nil, []string{"--agent-bin", bin, "--check", "! env | grep -q sk-ant-stub"}, nil,
+	r, dir, srv, script, res := claudeLoopWith(t, nil, []string{"--agent-bin", bin, "--sandbox", "workspace", "--sandbox-write", rec, "--check", "! env | grep -q sk-ant-stub"}, nil,
 		claudeRun{File: "calc.go", Content: wrongFix, Final: "I changed Add; it should work now."},
 		claudeRun{File: "calc.go", Content: rightFix, Final: "Add adds now. <promise>COMPLETE</promise>"},
 	)
@@ -91,7 +92,7 @@ func TestBrokerClaude(t *testing.T) {
 func TestBrokerCodex(t *testing.T) {
 	t.Parallel()
 	bin, rec := brokerWrapper(t, "codex")
-	r, dir, srv, script, res := codexLoop(t, []string{"--agent-bin", bin, "--check", "! env | grep -q sk-stub"},
+	r, dir, srv, script, res := codexLoop(t, []string{"--agent-bin", bin, "--sandbox", "workspace", "--sandbox-write", rec, "--check", "! env | grep -q sk-stub"},
 		tokenRun{Call: codexPatch("-", "*"), Final: "I changed Add; it should work now."},
 		tokenRun{Call: codexPatch("*", "+"), Final: "Add adds now. <promise>COMPLETE</promise>"},
 	)
@@ -104,7 +105,7 @@ func TestBrokerCodex(t *testing.T) {
 func TestBrokerGemini(t *testing.T) {
 	t.Parallel()
 	bin, rec := brokerWrapper(t, "gemini")
-	r, dir, srv, script, res := geminiLoop(t, []string{"--agent-bin", bin, "--check", "! env | grep -q stub-key"}, func(dir string) []tokenRun {
+	r, dir, srv, script, res := geminiLoop(t, []string{"--agent-bin", bin, "--sandbox", "workspace", "--sandbox-write", rec, "--check", "! env | grep -q stub-key"}, func(dir string) []tokenRun {
 		return []tokenRun{
 			{Call: geminiWrite(dir, "*"), Final: "I changed Add; it should work now."},
 			{Call: geminiWrite(dir, "+"), Final: "Add adds now. <promise>COMPLETE</promise>"},
@@ -133,7 +134,7 @@ func TestBrokerCodexBuiltinProvider(t *testing.T) {
 	cfg := strings.Replace(srv.CodexConfig("gpt-5.5"), `model_provider = "stub"`, "", 1)
 	is.NoErr(os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644))
 	r.Env = append(r.Env, "CODEX_HOME="+home, "OPENAI_API_KEY=sk-stub", "OPENAI_BASE_URL="+srv.URL+"/v1", "TZ=UTC")
-	res := r.Architect(dir, 3*time.Minute, "loop", "make go test pass", "--agent", "codex", "--agent-bin", bin, "--model", "gpt-5.5",
+	res := r.Architect(dir, 3*time.Minute, "loop", "make go test pass", "--agent", "codex", "--agent-bin", bin, "--sandbox", "workspace", "--sandbox-write", rec, "--model", "gpt-5.5",
 		"--check", "go test ./...", "--check", "! env | grep -q sk-stub", "--max-iterations", "2", "--json", "-C", dir)
 	succeeded(t, res, 1)
 	keptFromAgent(t, rec, "OPENAI_API_KEY", "sk-stub")

@@ -186,6 +186,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		CopyStdout:        teeOut(copyOut, outDenied),
 		CopyStderr:        teeOut(copyErr, errDenied),
 		Wrap:              r.sb.AgentWrap(),
+		TempDir:           r.sb.TempDir(),
 	})
 	r.sandboxDenied(it, append(outDenied.Denials(), errDenied.Denials()...))
 	stopNotes()

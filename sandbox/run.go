@@ -346,6 +346,15 @@ func (sb *Sandbox) Refused() []string {
 	return out
 }
 
+// TempDir is the run's private temporary folder, which the confined
+// agent and checks may write; "" when nothing is confined.
+func (sb *Sandbox) TempDir() string {
+	if sb == nil {
+		return ""
+	}
+	return sb.tmp
+}
+
 // Close stops the proxy and removes the private temporary folder.
 func (sb *Sandbox) Close() {
 	if sb == nil {
