@@ -178,8 +178,10 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 	// The task's own hooks, notification and push, as `architect loop` has.
 	hc := hooks.Config{OnIteration: t.Config.OnIteration, OnFinish: t.Config.OnFinish, Shell: t.Config.CheckShell, Notify: t.Config.Notify, Push: t.Config.Push, Log: logw, Bell: logw}
 	var hook func(runlog.Event)
+	var confine func(hooks.Wrapper)
 	if hc.Active() {
-		hook = hooks.New(ctx, hc).Observe
+		h := hooks.New(ctx, hc)
+		hook, confine = h.Observe, h.Confine // confined by the task's sandbox, as its checks
 	}
 	deps := loop.Deps{Agent: ag, Log: logw, Redact: opts.Redact[t.ID], Events: func(ev runlog.Event) {
 		if opts.Events != nil {
@@ -194,7 +196,7 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 		if hook != nil {
 			hook(ev)
 		}
-	}}
+	}, Confine: confine}
 	cfg := t.Config
 	cfg.Dir = opts.Dir
 	var res *runlog.Result

@@ -55,7 +55,9 @@ func watch(ctx context.Context, e *env, cfg config.Config, info tui.Info, deps *
 	observers = append(observers, writeReportAtEnd(run.workspace, v.log))
 	hc := hooks.Config{OnIteration: cfg.OnIteration, OnFinish: cfg.OnFinish, Shell: cfg.CheckShell, Notify: cfg.Notify, Push: cfg.Push, Log: v.log, Bell: e.stderr, Redact: deps.Redact}
 	if hc.Active() {
-		observers = append(observers, hooks.New(ctx, hc).Observe)
+		h := hooks.New(ctx, hc)
+		observers = append(observers, h.Observe)
+		deps.Confine = h.Confine // the hooks run confined by the run's sandbox, as its checks
 	}
 	deps.Events = func(ev runlog.Event) {
 		for _, o := range observers {

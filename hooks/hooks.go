@@ -7,6 +7,10 @@
 //
 // Nothing here can end the loop: a failing hook, push or notification is
 // reported as a warning and the loop goes on.
+//
+// The user's hooks run confined by the run's sandbox, by the checks' rules
+// (Confine); the push and the notification are architect's own actions
+// and run unconfined.
 package hooks
 
 import (
@@ -16,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/architect-dev/architect/proc"
@@ -67,6 +72,29 @@ type Observer struct {
 	workspace, branch string
 	maxIterations     int
 	pusher            *pusher
+
+	mu   sync.Mutex
+	wrap Wrapper // confines the user's hooks; nil runs them unconfined
+}
+
+// Wrapper is the shape of proc.Options.Wrap (and of sandbox.Wrapper).
+type Wrapper = func(name string, args []string, arg0 string) (string, []string, string, error)
+
+// Confine makes the on_iteration and on_finish hooks run from now on
+// through wrap: the run's sandbox, with the rules of its checks (the loop
+// hands it over through loop.Deps.Confine once its sandbox is set up,
+// before its first event). nil runs them unconfined. It is safe to call
+// while events are observed.
+func (o *Observer) Confine(wrap Wrapper) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.wrap = wrap
+}
+
+func (o *Observer) wrapper() Wrapper {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.wrap
 }
 
 // New returns an observer whose iteration hooks and pushes end with ctx;
@@ -163,7 +191,8 @@ func (o *Observer) finishEnv(ev runlog.Event) []string {
 	}
 }
 
-// run runs one hook in the workspace; a failure becomes a warning.
+// run runs one hook in the workspace, confined as Confine said; a failure
+// becomes a warning.
 func (o *Observer) run(ctx context.Context, name, script string, vars []string) {
 	sh, err := proc.ResolveShell(ctx, o.cfg.Shell)
 	if err != nil {
@@ -177,6 +206,7 @@ func (o *Observer) run(ctx context.Context, name, script string, vars []string) 
 		Stdout:  out,
 		Stderr:  out,
 		Timeout: o.cfg.Timeout,
+		Wrap:    o.wrapper(),
 	})
 	var why string
 	switch {

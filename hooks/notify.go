@@ -23,6 +23,8 @@ func (o *Observer) notify(ctx context.Context, ev runlog.Event) {
 		fmt.Fprint(o.cfg.Bell, "\a")
 		return
 	}
+	// Not through the sandbox (Confine): the notification is architect's
+	// own, and needs the desktop's session bus outside the workspace.
 	res := proc.Run(ctx, path, []string{"--app-name=architect", title, body}, proc.Options{Dir: o.workspace, Timeout: o.cfg.Timeout})
 	if res.StartErr != nil || res.ExitCode != 0 {
 		fmt.Fprint(o.cfg.Bell, "\a")

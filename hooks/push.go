@@ -13,7 +13,10 @@ import (
 // successful push: in a worktree run, after each iteration that committed;
 // in the user's own checkout, only when a commit was made there (by the
 // agent: architect does not commit outside its worktree). A failed push is
-// tried again after the next iteration and once more at the end.
+// tried again after the next iteration and once more at the end. git push
+// runs unconfined (not through Confine's sandbox): the push is
+// architect's own, and needs the credential helpers and SSH agent the
+// user's git uses.
 type pusher struct {
 	cfg            Config
 	repo           *gitwt.Repo

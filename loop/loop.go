@@ -68,6 +68,11 @@ type Deps struct {
 	// NewAgent builds the fallback agents (config.Config.FallbackAgents);
 	// nil means agent.New. Agent is the run's own.
 	NewAgent func(agent.Config) (agent.Agent, error)
+	// Confine, when set, is called once the run's sandbox is set up,
+	// before the first event, with what confines a process by the checks'
+	// rules (sandbox.Sandbox.CheckWrap; nil when nothing is confined):
+	// the user's hooks run through it, as the checks do.
+	Confine func(wrap sandbox.Wrapper)
 }
 
 // runner is one session of a run. What an iteration produces flows

@@ -52,6 +52,9 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 	}
 	r.sb, r.res.Sandbox = sb, sb.Line()
 	defer r.sb.Close()
+	if r.deps.Confine != nil {
+		r.deps.Confine(sb.CheckWrap())
+	}
 	r.last = carriedFrom(r.records)
 	r.st.Active, r.st.Status, r.st.PID = true, runlog.StatusRunning, os.Getpid()
 	r.st.Processes, _ = json.Marshal(proc.Self())
