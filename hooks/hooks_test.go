@@ -115,6 +115,37 @@ func TestNotify(t *testing.T) {
 	is.Equal(string(args), "--app-name=architect|architect: success|all checks pass after 3 iterations, $1.23|")
 }
 
+// TestConfineWrapsTheUsersHooksOnly: once Confine has a wrapper, the
+// on_iteration and on_finish hooks start through it (here a wrapper that
+// marks the command); notify-send, architect's own, does not; nil
+// unconfines again.
+func TestConfineWrapsTheUsersHooksOnly(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "notify-send")
+	is.NoErr(os.WriteFile(fake, []byte("#!/bin/sh\necho \"notify wrapped=$WRAPPED\" >> log\n"), 0o755))
+	var log bytes.Buffer
+	o := New(context.Background(), Config{
+		OnIteration: `echo "it wrapped=$WRAPPED" >> log`,
+		OnFinish:    `echo "finish wrapped=$WRAPPED" >> log`,
+		Notify:      true, Log: &log, Bell: &log,
+		LookPath: func(string) (string, error) { return fake, nil },
+	})
+	o.Observe(started(dir, ""))
+	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1}) // before Confine: as is
+	o.Confine(func(name string, args []string, arg0 string) (string, []string, string, error) {
+		return "env", append([]string{"WRAPPED=yes", name}, args...), "", nil
+	})
+	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 2})
+	o.Observe(runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(true), TotalIterations: ptr(2)})
+	o.Confine(nil)
+	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 3})
+	is.Equal(log.String(), "") // no warnings
+	got, err := os.ReadFile(filepath.Join(dir, "log"))
+	is.NoErr(err)
+	is.Equal(string(got), "it wrapped=\nit wrapped=yes\nfinish wrapped=yes\nnotify wrapped=\nit wrapped=\n")
+}
+
 // git runs git in dir with a fixed identity, failing the test on error.
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
