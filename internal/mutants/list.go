@@ -662,6 +662,16 @@ var mutants = []mutant{
 		run:       "TestCommitDeletesAndExcludes",
 	},
 
+	// hooks
+	{
+		name:      "hooks/hook-not-confined",
+		guarantee: "the user's on_iteration and on_finish hooks run confined by the run's sandbox, as the checks",
+		file:      "hooks/hooks.go",
+		find:      "\t\tWrap:    o.wrapper(),\n",
+		replace:   "\n",
+		run:       "TestConfineWrapsTheUsersHooksOnly",
+	},
+
 	// proc
 	{
 		name:      "proc/run-not-marked",
