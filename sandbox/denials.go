@@ -1,12 +1,13 @@
 package sandbox
 
 import (
-	"bytes"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/architect-dev/architect/proc"
 )
 
 // maxDenials bounds what one process's denials hold: a tool that fails on
@@ -56,16 +57,18 @@ func (sb *Sandbox) Denials(dir, output string) []string {
 // as it comes, and keeps its denials (Denials), in bounded memory: a line
 // longer than 4 KiB is read by its first 4 KiB.
 func (sb *Sandbox) Watch(dir string) *Watcher {
-	return &Watcher{sb: sb, dir: dir}
+	w := &Watcher{sb: sb, dir: dir}
+	w.lines = proc.NewLineWriter(maxLine, func(line []byte) { w.scan(string(line)) })
+	return w
 }
 
-// Watcher is what Watch returns.
+// Watcher is what Watch returns: the output, split into lines of at most
+// maxLine bytes (memory stays bounded), each read for a denial.
 type Watcher struct {
 	sb      *Sandbox
 	dir     string
-	mu      sync.Mutex
-	line    []byte
-	skip    bool // the rest of a line already cut
+	lines   *proc.LineWriter
+	mu      sync.Mutex // guards denials
 	denials []string
 }
 
@@ -76,32 +79,7 @@ func (w *Watcher) Write(p []byte) (int, error) {
 	if w == nil || w.sb == nil || w.sb.mode == ModeOff {
 		return len(p), nil
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		chunk := p
-		if i >= 0 {
-			chunk = p[:i]
-		}
-		if !w.skip {
-			room := maxLine - len(w.line)
-			if len(chunk) > room {
-				w.line = append(w.line, chunk[:room]...)
-				w.skip = true
-			} else {
-				w.line = append(w.line, chunk...)
-			}
-		}
-		if i < 0 {
-			break
-		}
-		w.scan(string(w.line))
-		w.line, w.skip = w.line[:0], false
-		p = p[i+1:]
-	}
-	return n, nil
+	return w.lines.Write(p)
 }
 
 // Denials returns what was found, the last line included.
@@ -109,16 +87,15 @@ func (w *Watcher) Denials() []string {
 	if w == nil {
 		return nil
 	}
+	w.lines.Flush()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.line) > 0 {
-		w.scan(string(w.line))
-		w.line, w.skip = w.line[:0], false
-	}
 	return slices.Clone(w.denials)
 }
 
 func (w *Watcher) add(d string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if len(w.denials) < maxDenials && !slices.Contains(w.denials, d) {
 		w.denials = append(w.denials, d)
 	}
