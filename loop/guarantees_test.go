@@ -3,6 +3,7 @@ package loop
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -330,4 +331,36 @@ func TestSecretsInAgentAndCheckOutputMasked(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A run the DONE file ends before any iteration of its session (here, on
+// resume) keeps on its result the last look that let it succeed: no
+// iteration's record holds that look.
+func TestDoneFileLookOnTheResult(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	cfg.FinalCheck = config.FinalCheckSame
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := &fnAgent{fn: func(ctx context.Context, _ agent.Request, _ int) agent.Outcome {
+		cancel(ErrInterrupted)
+		<-ctx.Done()
+		return agent.Outcome{ExitCode: -1, Canceled: true}
+	}}
+	res, err := Run(ctx, cfg, Deps{Agent: stop})
+	is.NoErr(err)
+	is.Equal(res.StopReason, runlog.StopCancelled)
+	is.NoErr(os.WriteFile(filepath.Join(cfg.Dir, runlog.StateDir, runlog.DoneFile), nil, 0o600))
+
+	a := &scripted{outcomes: []agent.Outcome{done}}
+	res, err = Resume(context.Background(), cfg.Dir, nil, Deps{Agent: a})
+	is.NoErr(err)
+	is.Equal(res.StopReason, runlog.StopSuccess)
+	is.Equal(a.runs, 0) // the DONE file ended it before an agent ran
+	is.True(res.FinalCheck != nil)
+	is.Equal(res.FinalCheck.Status, runlog.FinalPassed)
+	var onDisk runlog.Result
+	b, err := os.ReadFile(filepath.Join(cfg.Dir, runlog.StateDir, runlog.ResultFile))
+	is.NoErr(err)
+	is.NoErr(json.Unmarshal(b, &onDisk))
+	is.True(onDisk.FinalCheck != nil) // result.json says it too
 }

@@ -333,6 +333,14 @@ var mutants = []mutant{
 		run:       "TestLastLookInACleanTree",
 	},
 	{
+		name:      "loop/done-file-look-dropped",
+		guarantee: "a run the DONE file ends keeps on its result the last look that let it succeed",
+		file:      "loop/run.go",
+		find:      "\tif why != nil && why.look != nil {",
+		replace:   "\tif false && why != nil && why.look != nil {",
+		run:       "TestDoneFileLookOnTheResult",
+	},
+	{
 		name:      "loop/last-look-ignores-check-shell",
 		guarantee: "the last look runs the checks in the shell the run chose",
 		file:      "loop/finalcheck.go",
