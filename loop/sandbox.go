@@ -40,6 +40,9 @@ func (r *runner) startSandbox() (*sandbox.Sandbox, error) {
 	} else {
 		r.logf("%s", sb.Line())
 	}
+	for _, m := range sb.Missing() {
+		r.warn(m + " does not exist, so nothing is granted there: create it before the run, or fix the path")
+	}
 	return sb, nil
 }
 

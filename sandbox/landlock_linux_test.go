@@ -311,3 +311,15 @@ func TestHelperNeverRunsUnconfined(t *testing.T) {
 	_, err := os.Stat(target)
 	is.True(os.IsNotExist(err)) // the program never ran
 }
+
+// TestMissingNamedPaths: a --sandbox-write or --sandbox-read path that does
+// not exist grants nothing, and is listed so the run can say so; one that
+// exists is not listed.
+func TestMissingNamedPaths(t *testing.T) {
+	needLandlock(t, 3)
+	is := is.New(t)
+	f := newFixture(t)
+	gone := filepath.Join(f.outside, "typo")
+	sb := f.sandbox(t, Settings{Mode: ModeStrict, Write: []string{f.outside, gone}, Read: []string{gone + "-read"}})
+	is.Equal(sb.Missing(), []string{"--sandbox-write " + gone, "--sandbox-read " + gone + "-read"})
+}

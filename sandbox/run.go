@@ -36,9 +36,10 @@ type Settings struct {
 // the run's private temporary folder, and the host proxy when there is
 // one. Its methods are safe for concurrent use.
 type Sandbox struct {
-	mode     string // the mode applied: off, workspace or strict
-	line     string // what is confined, in one line
-	tmp      string // the private temporary folder ("" when off)
+	mode     string   // the mode applied: off, workspace or strict
+	missing  []string // --sandbox-write/-read paths that do not exist: nothing granted there
+	line     string   // what is confined, in one line
+	tmp      string   // the private temporary folder ("" when off)
 	agent    Policy
 	check    Policy
 	proxy    *Proxy
@@ -106,6 +107,24 @@ func offLine(why string) string {
 		why += "; "
 	}
 	return "sandbox: off: " + why + "the agent and the checks can write, read and connect wherever you can"
+}
+
+// named is a path the user named with flag; one that does not exist is
+// kept in Missing (the kernel grants only on what exists).
+func (sb *Sandbox) named(flag, path string) string {
+	if _, err := os.Stat(path); err != nil {
+		sb.missing = append(sb.missing, flag+" "+path)
+	}
+	return path
+}
+
+// Missing lists the paths given with --sandbox-write or --sandbox-read
+// that do not exist, each after its flag: nothing is granted there.
+func (sb *Sandbox) Missing() []string {
+	if sb == nil {
+		return nil
+	}
+	return sb.missing
 }
 
 // New sets up the run's sandbox. workspace and strict refuse, with a
@@ -193,7 +212,7 @@ func (sb *Sandbox) build(s Settings, net NetSpec, sys system) {
 	common := []string{ws, sb.tmp}
 	common = append(common, cacheDirs(s.Home, s.Getenv)...)
 	for _, p := range s.Write {
-		common = append(common, abs(p, s.Home))
+		common = append(common, sb.named("--sandbox-write", abs(p, s.Home)))
 	}
 	common = append(common, worktreeGit(ws)...)
 	var homes []string
@@ -205,7 +224,7 @@ func (sb *Sandbox) build(s Settings, net NetSpec, sys system) {
 	if sb.mode == ModeStrict {
 		read := systemReads(s.Home, s.Getenv)
 		for _, p := range s.Read {
-			read = append(read, abs(p, s.Home))
+			read = append(read, sb.named("--sandbox-read", abs(p, s.Home)))
 		}
 		if exe, err := os.Executable(); err == nil {
 			read = append(read, exe)
