@@ -25,12 +25,24 @@ import (
 // (ARCHITECT_NO_CGROUP=1: the children lists, the supervisor's process
 // groups and its scan for the run marker).
 
-var containModes = []string{"cgroup", "nocgroup"}
+var containModes = func() []string {
+	modes := []string{"cgroup", "nocgroup"}
+	if sandboxUsable() {
+		modes = append(modes, "sandbox")
+	}
+	return modes
+}()
 
-// modeEnv is the environment that selects mode.
+// modeEnv is the environment that selects mode. "sandbox" is the cgroup's
+// containment with the agent and the checks confined by the kernel, as a
+// run told nothing is where Landlock is (the tests' markers in the shared
+// temporary folder granted): the escapes must end the same way.
 func modeEnv(mode string) []string {
-	if mode == "nocgroup" {
+	switch mode {
+	case "nocgroup":
 		return []string{"ARCHITECT_NO_CGROUP=1"}
+	case "sandbox":
+		return []string{"ARCHITECT_SANDBOX=workspace", "ARCHITECT_SANDBOX_WRITE=" + os.TempDir()}
 	}
 	return nil
 }
