@@ -47,6 +47,23 @@ type Config struct {
 	// for a shell command). See FallbackAgents.
 	Fallback []string `json:"fallback,omitempty"`
 
+	// Candidates is how many agents each iteration (a round) starts at
+	// once, each in its own worktree at the loop's current state; the
+	// checks pick the one kept (0 or 1: one agent, no round). With
+	// CandidateAgents, it is their number.
+	Candidates int `json:"candidates,omitempty"`
+	// CandidateAgents are the candidates of the list form of candidates
+	// (different agents and models in one round); nil: Candidates copies
+	// of the run's agent.
+	CandidateAgents []CandidateAgent `json:"candidate_agents,omitempty"`
+	// CandidatesFinish: CandidatesFirst (a candidate that succeeds stops
+	// the others) or CandidatesAll (every candidate runs to its end).
+	CandidatesFinish string `json:"candidates_finish,omitempty"`
+	// CandidatesLessons: "on" puts what each losing candidate of a round
+	// showed (its diff stat, its failing checks' first lines) into the
+	// next prompt; "off" does not.
+	CandidatesLessons string `json:"candidates_lessons,omitempty"`
+
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`
 	// IncludeUncommitted copies the main checkout's uncommitted changes
@@ -250,3 +267,19 @@ func (es Errors) orNil() error {
 	}
 	return es
 }
+
+// CandidateAgent is one candidate of the list form of candidates: its
+// agent (a name, or "command" with AgentCmd) and model.
+type CandidateAgent struct {
+	Agent    string `json:"agent" yaml:"agent"`
+	Model    string `json:"model,omitempty" yaml:"model,omitempty"`
+	AgentCmd string `json:"agent_cmd,omitempty" yaml:"agent_cmd,omitempty"`
+}
+
+// The values of candidates_finish and candidates_lessons.
+const (
+	CandidatesFirst = "first"
+	CandidatesAll   = "all"
+	LessonsOn       = "on"
+	LessonsOff      = "off"
+)

@@ -14,6 +14,8 @@ import (
 const (
 	EventLoopStarted       = "loop_started"
 	EventIterationStarted  = "iteration_started"
+	EventCandidateStarted  = "candidate_started"  // a candidate of a round began (Candidate: its number and agent)
+	EventCandidateFinished = "candidate_finished" // a candidate of a round ended, its checks run (Candidate)
 	EventAgentActivity     = "agent_activity"
 	EventAgentFinished     = "agent_finished"
 	EventCheckStarted      = "check_started"
@@ -113,6 +115,12 @@ type Event struct {
 	KnownCost       *float64 `json:"known_cost,omitempty"`       // loop_finished: the part of the total that is known
 	NoChecks        bool     `json:"no_checks,omitempty"`        // loop_started, loop_finished: the run has no checks
 	Hint            string   `json:"hint,omitempty"`             // loop_finished: what to do about a fatal agent error
+
+	// Candidate: candidate_started, candidate_finished: the candidate as
+	// it stands (its record once finished). Candidates: iteration_finished
+	// of a round: every candidate and which was kept.
+	Candidate  *Candidate  `json:"candidate,omitempty"`
+	Candidates []Candidate `json:"candidates,omitempty"`
 }
 
 // agent_activity events are bounded by a bucket of activityBurst that

@@ -50,6 +50,11 @@ const (
 // keep it.
 type Iteration struct {
 	Iteration int `json:"iteration"`
+	// Candidates are the round's candidates when the run has several
+	// (--candidates): each one's agent, what its checks said, what it
+	// cost, whether it was kept and why not. The iteration's own fields
+	// are the kept candidate's, except cost and tokens, the round's sum.
+	Candidates []Candidate `json:"candidates,omitempty"`
 	// Agent and Model are what the iteration ran on (a fallback agent may
 	// differ from the run's own).
 	Agent           string        `json:"agent,omitempty"`
@@ -438,4 +443,33 @@ func (f *FinalCheck) Text() string {
 		return "interrupted " + where
 	}
 	return f.Status + ": " + f.Reason + " (" + times + ")"
+}
+
+// Candidate is one candidate of a round (Iteration.Candidates).
+type Candidate struct {
+	N     int    `json:"n"` // 1-based; the agent saw it as ARCHITECT_CANDIDATE
+	Agent string `json:"agent,omitempty"`
+	Model string `json:"model,omitempty"`
+	// Kept: the round's result is this candidate's change. Why says why
+	// a candidate was not kept (in words, against the kept one).
+	Kept bool   `json:"kept"`
+	Why  string `json:"why,omitempty"`
+	// Success: its checks all passed and it declared completion.
+	Success          bool     `json:"success"`
+	CompletionSignal string   `json:"completion_signal,omitempty"`
+	ChecksPassed     int      `json:"checks_passed"`
+	ChecksTotal      int      `json:"checks_total"`
+	FailingLines     int      `json:"failing_lines"` // lines of output of its failing checks
+	DiffLines        int      `json:"diff_lines"`    // lines its change added and removed
+	DiffStat         string   `json:"diff_stat,omitempty"`
+	Cost             *float64 `json:"cost,omitempty"` // absent: unknown
+	Tokens           *Tokens  `json:"tokens,omitempty"`
+	Duration         float64  `json:"duration"` // seconds, agent and checks
+	TimedOut         bool     `json:"timed_out,omitempty"`
+	// Stopped: another candidate succeeded first (candidates_finish
+	// first), so this one was stopped before its end.
+	Stopped    bool     `json:"stopped,omitempty"`
+	Error      *string  `json:"error,omitempty"`
+	Failing    []string `json:"failing,omitempty"`    // the checks that failed
+	Transcript string   `json:"transcript,omitempty"` // its folder, relative to the state folder
 }
