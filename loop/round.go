@@ -463,7 +463,7 @@ func candidateRecord(o *roundOf, why string) runlog.Candidate {
 		Success: o.ok, ChecksPassed: rec.passing(), ChecksTotal: len(rec.CheckResults),
 		FailingLines: failingLines(rec), DiffLines: o.size.Added + o.size.Deleted, DiffStat: rec.DiffStat,
 		Cost: rec.Cost, Tokens: rec.Tokens, Duration: rec.Duration, TimedOut: rec.AgentTimedOut,
-		Stopped: o.stopped, Error: rec.Error,
+		Stopped: o.stopped, Error: rec.Error, SandboxDenied: rec.SandboxDenied,
 		Transcript: filepath.ToSlash(candidateTranscript(rec.Iteration.Iteration, o.c.k)),
 	}
 	if o.ok {

@@ -3,6 +3,7 @@ package loop
 import (
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/architect-dev/architect/config"
@@ -84,6 +85,12 @@ func (r *runner) sandboxDenied(it *runlog.Iteration, denials []string) {
 
 // sandboxDeniedIn is sandboxDenied for what box confined.
 func (r *runner) sandboxDeniedIn(box *sandbox.Sandbox, it *runlog.Iteration, denials []string) {
+	who := ""
+	for _, c := range r.cands {
+		if c.sb == box && box != r.sb {
+			who = "candidate " + strconv.Itoa(c.k) + ": "
+		}
+	}
 	denials = append(denials, box.Refused()...)
 	for _, d := range denials {
 		if len(it.SandboxDenied) >= 20 {
@@ -91,7 +98,7 @@ func (r *runner) sandboxDeniedIn(box *sandbox.Sandbox, it *runlog.Iteration, den
 		}
 		if !slices.Contains(it.SandboxDenied, d) {
 			it.SandboxDenied = append(it.SandboxDenied, d)
-			r.logf("iteration %d: %s", it.Iteration, r.deps.Redact(d))
+			r.logf("iteration %d: %s%s", it.Iteration, who, r.deps.Redact(d))
 		}
 	}
 }
