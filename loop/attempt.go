@@ -387,6 +387,14 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 	if len(r.cfg.Checks) == 0 {
 		return // --no-checks: nothing ran, nothing passed
 	}
+	if slots := r.deps.CheckSlots; slots != nil {
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		case <-ctx.Done():
+			return // stopped while waiting for a slot: its checks did not run
+		}
+	}
 	began := r.deps.Now()
 	i := it.Iteration
 	wit := r.witnesses()
