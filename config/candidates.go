@@ -148,6 +148,15 @@ func (c *Config) checkCandidateValues(ps *problems) {
 	}
 }
 
+// ValidateCandidates checks the options of rounds alone, src saying where
+// each came from: for a resumed run, whose saved configuration the flags
+// given adjust (Override) without the whole validation a new run gets.
+func (c *Config) ValidateCandidates(src Sources) error {
+	ps := &problems{src: src}
+	c.validateCandidates(ps)
+	return ps.errs.orNil()
+}
+
 // validateCandidates reports the problems of candidates and of the
 // options of rounds, and fills in the defaults of the enumerations (a
 // saved run may hold ""). It runs after the checks are settled: rounds
