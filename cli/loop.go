@@ -50,6 +50,9 @@ pre-flight error, 130 interrupted.`,
   # A specification file with Codex, two hours at most
   architect loop --spec docs/auth-spec.md --agent codex --check "pytest tests/" --max-time 2h
 
+  # Three agents per iteration, each in its own worktree; the checks pick one
+  architect loop "fix the flaky parser test" --check "go test ./parser" --candidates 3
+
   # What ralph.yaml would run: configuration, pre-flight, first prompt
   architect loop -c ralph.yaml --dry-run`,
 		GroupID: groupRun,
