@@ -221,7 +221,7 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 // setKey sets option o of c from v, the value of its key in the file at
 // path; candidates also takes a list of agents.
 func setKey(path string, o option, c *Config, v *yaml.Node) Errors {
-	if o.key == "candidates" && v.Kind == yaml.SequenceNode {
+	if o.key == "candidates" && v.Kind != yaml.ScalarNode {
 		return loadCandidates(path, v, c)
 	}
 	if err := setFromNode(o, c, v); err != nil {
