@@ -61,14 +61,21 @@ tasks:
   - id: b
     task: t
     candidates: 4
+  - id: c
+    task: t
+    candidates: [{agent: gemini}]
+  - id: d
+    task: t
 `)
 	tasks, _, err = Load(path)
 	is.NoErr(err)
-	is.Equal(tasks[0].Config.CandidateAgents, []config.CandidateAgent{{Agent: "codex"}, {Agent: "claude"}})
+	defaults := []config.CandidateAgent{{Agent: "codex"}, {Agent: "claude"}}
+	is.Equal(tasks[0].Config.CandidateAgents, defaults)
 	is.Equal(tasks[1].Config.CandidateCount(), 4)
 	is.Equal(len(tasks[1].Config.CandidateAgents), 0)
-	tasks[0].Config.CandidateAgents[0].Model = "changed"
-	is.Equal(len(tasks[1].Config.CandidateAgents), 0)
+	is.Equal(tasks[2].Config.CandidateAgents, []config.CandidateAgent{{Agent: "gemini"}})
+	is.Equal(tasks[3].Config.CandidateAgents, defaults) // c's list did not write over the defaults'
+	is.Equal(tasks[0].Config.CandidateAgents, defaults)
 }
 
 // A task's bad candidates are refused, named by the task and the line.

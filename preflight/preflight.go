@@ -255,6 +255,8 @@ func candidateItems(ctx context.Context, cfg config.Config, opt Options) []chan 
 		go func() {
 			it := opt.Agents.item(ctx, cc, a, opt)
 			it.Check = name
+			// The hint names where this agent is given: the list, not --agent-cmd.
+			it.Hint = strings.Replace(it.Hint, "agent_cmd (--agent-cmd)", fmt.Sprintf("the agent_cmd of candidate %d in the candidates: list", i+1), 1)
 			if it.Status == OK && ac.Name == "command" && cfg.MaxCost > 0 && !cfg.AgentReportsCost {
 				it.Status, it.Detail = Fail, "max_cost needs the cost of every run, and the command agent `"+ac.Cmd+"` reports none unless it writes it to $ARCHITECT_RESULT_FILE"
 				it.Hint = `have it write {"cost_usd": N} there and say so with --agent-reports-cost, or drop max_cost`
