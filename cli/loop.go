@@ -267,6 +267,9 @@ func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r 
 		return nil, err
 	}
 	r = &prepared{e: e, cfg: cfg, deps: loop.Deps{Agent: ag}}
+	if cfg.Parallel > 0 {
+		r.deps.CheckSlots = make(chan struct{}, cfg.Parallel)
+	}
 	uncontain := contain(e) // before the pre-flight's first process
 	r.release = uncontain
 	defer func(r *prepared) { // r itself: a failing return sets the result to nil

@@ -63,6 +63,8 @@ type Config struct {
 	// showed (its diff stat, its failing checks' first lines) into the
 	// next prompt; "off" does not.
 	CandidatesLessons string `json:"candidates_lessons,omitempty"`
+	// Parallel bounds how many candidates' checks run at once (0: all).
+	Parallel int `json:"parallel,omitempty"`
 
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`

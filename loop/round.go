@@ -14,7 +14,6 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/changes"
-	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/runlog"
@@ -69,12 +68,7 @@ func (r *runner) candidatesOn() bool { return r.candidateCount() > 1 }
 
 // candidateCount is the number of candidates a round starts, before the
 // budget has its say.
-func (r *runner) candidateCount() int {
-	if n := len(r.cfg.CandidateAgents); n > 0 {
-		return n
-	}
-	return max(r.cfg.Candidates, 1)
-}
+func (r *runner) candidateCount() int { return r.cfg.CandidateCount() }
 
 // makeCandidates builds the run's candidates' agents: the run's own agent
 // N times, or one per entry of the list form.
@@ -90,6 +84,7 @@ func (r *runner) makeCandidates() error {
 	if newAgent == nil {
 		newAgent = agent.New
 	}
+	configs := r.cfg.CandidateConfigs()
 	for k := 1; k <= n; k++ {
 		c := &candidate{k: k, top: r.ws.state(CandidatesDir, strconv.Itoa(k))}
 		sb, err := r.candidateSandbox(c.top)
@@ -100,11 +95,10 @@ func (r *runner) makeCandidates() error {
 		if len(r.cfg.CandidateAgents) == 0 {
 			c.slot = nil // the run's current agent, looked up per round
 		} else {
-			ca := r.cfg.CandidateAgents[k-1]
-			ac := candidateConfig(r.cfg, ca)
+			ac := configs[k-1]
 			a, err := newAgent(ac)
 			if err != nil {
-				return fmt.Errorf("candidate %d (%s): %w", k, ca.Agent, err)
+				return fmt.Errorf("candidate %d (%s): %w", k, ac.Name, err)
 			}
 			model := ac.Model
 			if ac.Name == "command" {
@@ -270,7 +264,7 @@ func (r *runner) round(ctx, runCtx context.Context, x *iteration) {
 			cr := candidateRecord(out, "")
 			r.ev.Emit(runlog.Event{Type: runlog.EventCandidateFinished, Iteration: i, Candidate: &cr})
 			r.logf("iteration %d/%d: candidate %d (%s): %s%s", i, r.cfg.MaxIterations, c.k, sl.Agent, candidateState(cr), failedList(y.rec.CheckResults))
-			if out.ok && r.cfg.CandidatesFinish != config.CandidatesAll {
+			if out.ok && r.cfg.CandidatesFinishFirst() {
 				cancelRound(errWon)
 			}
 		})
@@ -616,7 +610,7 @@ func (r *runner) candidateChange(ctx context.Context, x *iteration) {
 // (candidates_lessons on): each one's change and the first lines of its
 // failing checks that the kept candidate's did not print.
 func (r *runner) lessonsOf(losers []*roundOf, kept *roundOf) []prompt.CandidateLesson {
-	if r.cfg.CandidatesLessons == config.LessonsOff {
+	if !r.cfg.CandidatesLessonsOn() {
 		return nil
 	}
 	keptOut := map[string]string{}
@@ -666,19 +660,4 @@ func (r *runner) removeCandidates(ctx context.Context) {
 // base, to commit what its agent left (no watching: it lives one round).
 func newCandidateChanges(ctx context.Context, ws *workspace) *changes.Changes {
 	return changes.New(ctx, ws.repo, ws.initialRef, ws.excludes, diffKeep, changes.ChangesOptions{Commits: true})
-}
-
-// candidateConfig is the agent.Config of an entry of the list form of
-// candidates: the run's own agent (another model of it) runs the same
-// executable with the same arguments; another agent its usual one, found
-// on PATH; a command its command. Prices are the run's.
-func candidateConfig(cfg config.Config, ca config.CandidateAgent) agent.Config {
-	ac := agent.Config{Name: ca.Agent, Model: ca.Model, Prices: cfg.Prices}
-	switch {
-	case ca.Agent == "command":
-		ac.Cmd, ac.Model = ca.AgentCmd, ""
-	case ca.Agent == cfg.Agent:
-		ac.Bin, ac.Args = cfg.AgentBin, slices.Clone(cfg.AgentArgs)
-	}
-	return ac
 }

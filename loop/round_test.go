@@ -228,3 +228,28 @@ func TestRoundSizeFollowsTheBudget(t *testing.T) {
 	r.res.KnownCost = 0.99
 	is.Equal(r.roundSize(2), 1) // the budget's own stop decides when none fits
 }
+
+// Shared check slots (--parallel, a batch's) bound the candidates whose
+// checks run at once: with one slot, two candidates' checks never overlap.
+func TestRoundChecksShareTheSlots(t *testing.T) {
+	is := is.New(t)
+	dir := roundRepo(t)
+	shared := t.TempDir()
+	cfg := testConfig(t)
+	cfg.Dir = dir
+	// Each check holds a lock for half a second; one that finds it held
+	// fails, naming the overlap.
+	cfg.Checks = []string{"mkdir " + shared + "/lock || { echo overlap; exit 1; }; sleep 0.5; rmdir " + shared + "/lock"}
+	cfg.Agent, cfg.AgentCmd = "command", "echo fixed > fix.txt"
+	cfg.Candidates, cfg.MaxIterations, cfg.CandidatesFinish = 2, 1, "all"
+	a, err := agent.New(cfg.AgentConfig())
+	is.NoErr(err)
+	var log bytes.Buffer
+	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log, CheckSlots: make(chan struct{}, 1)})
+	is.NoErr(err)
+	for _, c := range res.Iterations[0].Candidates {
+		if c.ChecksPassed != 1 {
+			t.Fatalf("candidate %d's check failed (its checks overlapped another's):\n%s", c.N, log.String())
+		}
+	}
+}

@@ -183,6 +183,9 @@ func outsideGit(cfg config.Config, dir string) error {
 	if cfg.Worktree {
 		return &usererr.Error{Msg: dir + " is not in a git repository, so --worktree cannot be used", Hint: "run `git init` and make a first commit, or drop --worktree"}
 	}
+	if n := cfg.CandidateCount(); n > 1 {
+		return &usererr.Error{Msg: fmt.Sprintf("--candidates %d needs a git repository: each candidate works in a worktree of its own, and %s is not in one", n, dir), Hint: "run `git init` there and make a first commit, or drop --candidates"}
+	}
 	if cfg.Mode == config.ModeBuild {
 		return &usererr.Error{Msg: "--mode build commits every iteration, and " + dir + " is not in a git repository", Hint: "run `git init` there (and commit what is there), or use --mode plan, which commits nothing"}
 	}
