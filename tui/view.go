@@ -67,7 +67,7 @@ func (m *Model) bodyHeight() int { return max(m.h-m.headerHeight()-1, 0) }
 
 func (m *Model) layout() layout {
 	var l layout
-	avail := m.bodyHeight()
+	avail := m.bodyHeight() - m.candidatesShown()
 	if avail <= 0 {
 		return l
 	}
@@ -121,6 +121,7 @@ func (m *Model) layout() layout {
 func (m *Model) body() []string {
 	l := m.layout()
 	out := m.historyPane(l.history)
+	out = append(out, m.candidatesPane(m.candidatesShown())...)
 	if l.side {
 		left := m.activityPane(l.left, l.activity)
 		right := append(m.checksPane(m.w-l.left-1, l.checks), m.outputPane(m.w-l.left-1, l.output)...)
@@ -244,7 +245,18 @@ func (m *Model) phaseLine(now time.Time) string {
 	}
 	var now1 string
 	switch r.phase {
-	case phaseAgent:
+	case phaseAgent, phaseChecks:
+		if round, ok := m.roundPhase(); ok {
+			now1 = spin + " " + round + " · " + clock(now.Sub(r.phaseStart))
+			if r.iterCost > 0 {
+				now1 += " · " + money(r.iterCost) + " so far"
+			}
+			break
+		}
+		if r.phase == phaseChecks {
+			now1 = m.checksPhase(spin, now)
+			break
+		}
 		now1 = spin + " agent " + who + " " + clock(now.Sub(r.phaseStart))
 		if r.iterCost > 0 {
 			now1 += " · " + money(r.iterCost) + " so far"
@@ -252,14 +264,6 @@ func (m *Model) phaseLine(now time.Time) string {
 		if r.switched != "" && r.switchedFor == r.iteration {
 			now1 += " · " + paint(styleWarn, r.switched)
 		}
-	case phaseChecks:
-		done := 0
-		for _, c := range r.checks {
-			if c.state == checkPassed || c.state == checkFailed {
-				done++
-			}
-		}
-		now1 = fmt.Sprintf("%s checks %d/%d done · %s", spin, done, len(r.checks), clock(now.Sub(r.phaseStart)))
 	case phaseBackoff:
 		who := "the agent"
 		if r.waitFor != "" {
@@ -286,6 +290,18 @@ func (m *Model) phaseLine(now time.Time) string {
 		now1 = spin + " starting " + who
 	}
 	return joinFit([]part{{now1, 0}, {where, 1}}, paint(styleDim, " · "), m.w)
+}
+
+// checksPhase is the phase line while the checks run.
+func (m *Model) checksPhase(spin string, now time.Time) string {
+	r := m.run
+	done := 0
+	for _, c := range r.checks {
+		if c.state == checkPassed || c.state == checkFailed {
+			done++
+		}
+	}
+	return fmt.Sprintf("%s checks %d/%d done · %s", spin, done, len(r.checks), clock(now.Sub(r.phaseStart)))
 }
 
 // noteLine is the note being typed, else the answer to the last key, else
