@@ -87,6 +87,7 @@ func TestRoundSideBySide(t *testing.T) {
 	is.True(strings.Contains(lineWith(s, "checks 1/3 · $0.0200"), "checks -")) // its checks and cost
 	is.True(strings.Contains(s, "3 candidates: 2 running, 1 done · 31s · $0.0200 so far"))
 	is.True(strings.Contains(s, "iteration 2/25 · $0.4300")) // the header counts what the round spent
+	is.True(strings.Contains(s, "  · go test ./..."))        // a candidate's check is not the run's
 	assertFits(t, f, 120, 34)
 }
 
