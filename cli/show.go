@@ -275,6 +275,7 @@ func summary(n int, it *runlog.Iteration, running bool) string {
 	if it.Commit != "" {
 		fmt.Fprintf(&b, "commit: %s\n", it.Commit)
 	}
+	b.WriteString(candidatesText(it.Candidates))
 	return b.String()
 }
 

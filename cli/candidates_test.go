@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/architect-dev/architect/runlog"
+	"github.com/matryer/is"
+)
+
+// roundIteration is ordinaryIteration as a round of three candidates: #1
+// failed its checks, #2 succeeded and was kept, #3 was stopped.
+func roundIteration() *runlog.Iteration {
+	it := ordinaryIteration()
+	it.Agent, it.Model, it.Cost = "codex", "", ptrTo(0.07)
+	it.Candidates = []runlog.Candidate{
+		{N: 1, Agent: "claude", Model: "sonnet", ChecksPassed: 1, ChecksTotal: 3, FailingLines: 40, DiffLines: 12, Cost: ptrTo(0.02), Duration: 31,
+			Failing: []string{"go test ./...", "go vet ./..."}, Why: "fewer checks passing than #2 (1 of 3 against 3)", Transcript: "transcripts/iteration-2/candidate-1"},
+		{N: 2, Agent: "codex", Kept: true, Success: true, CompletionSignal: "tag", ChecksPassed: 3, ChecksTotal: 3, DiffLines: 20, Cost: ptrTo(0.05), Duration: 40,
+			Tokens: &runlog.Tokens{Input: 900, CachedInput: 100, Output: 200}, Transcript: "transcripts/iteration-2/candidate-2"},
+		{N: 3, Agent: "claude", Model: "sonnet", Stopped: true, Duration: 40, Error: ptrTo("stopped\nby architect"),
+			Why: "stopped: #2 succeeded first", Transcript: "transcripts/iteration-2/candidate-3"},
+	}
+	return it
+}
+
+// show of a round's iteration lists every candidate: the kept one marked,
+// why each other lost, its checks, cost, time and transcript folder.
+func TestShowListsCandidates(t *testing.T) {
+	is := is.New(t)
+	out := summary(2, roundIteration(), false)
+	is.True(strings.Contains(out, "candidates: 3 at once, #2 kept (the cost above is their sum)\n"))
+	is.True(strings.Contains(out, "  ✗ #1 claude (sonnet): failed · 1/3 checks passing · $0.0200 · 31.0s · 12 lines changed\n"+
+		"      not kept: fewer checks passing than #2 (1 of 3 against 3)\n"+
+		"      failing: go test ./..., go vet ./...\n"+
+		"      transcript: .architect/transcripts/iteration-2/candidate-1\n"))
+	is.True(strings.Contains(out, "  ★ #2 codex: kept, passed · 3/3 checks passing · $0.0500 · 40.0s · 20 lines changed · 900 tokens in (100 cached), 200 out\n"+
+		"      completion: declared (tag)\n"+
+		"      transcript: .architect/transcripts/iteration-2/candidate-2\n"))
+	is.True(strings.Contains(out, "  ■ #3 claude (sonnet): stopped · no checks ran · cost unknown · 40.0s\n"+
+		"      not kept: stopped: #2 succeeded first\n"+
+		"      agent error: stopped\n"+
+		"      transcript: .architect/transcripts/iteration-2/candidate-3\n"))
+	golden(t, "show_candidates.txt", out)
+}
+
+// Through the records on disk: `architect show 2` of a run whose second
+// iteration was a round prints its candidates; the first, an ordinary
+// iteration, prints none. The terminal view's detail is the same text.
+func TestShowReadsCandidatesFromTheRecords(t *testing.T) {
+	is := is.New(t)
+	ws := t.TempDir()
+	is.NoErr(os.MkdirAll(runlog.Path(ws, ""), 0o700))
+	is.NoErr(runlog.WriteJSON(runlog.Path(ws, runlog.StateFile), runlog.State{Workspace: ws, Iteration: 2, MaxIterations: 5}))
+	first := ordinaryIteration()
+	first.Iteration = 1
+	is.NoErr(runlog.AppendRecord(runlog.Path(ws, runlog.RecordsFile), runlog.Record{Iteration: *first}))
+	is.NoErr(runlog.AppendRecord(runlog.Path(ws, runlog.RecordsFile), runlog.Record{Iteration: *roundIteration()}))
+	it, err := findIteration(ws, "", 2)
+	is.NoErr(err)
+	out := string(it.text(showOptions{}))
+	is.True(strings.Contains(out, "candidates: 3 at once, #2 kept"))
+	is.True(strings.Contains(out, "      not kept: stopped: #2 succeeded first\n"))
+	it, err = findIteration(ws, "", 1)
+	is.NoErr(err)
+	is.True(!strings.Contains(string(it.text(showOptions{})), "candidates"))
+
+	d, err := loader{&runFiles{ws: ws}}.Detail(2)
+	is.NoErr(err)
+	is.True(strings.Contains(d.Sections[0].Text, "★ #2 codex: kept, passed"))
+}
