@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/tui"
 	"github.com/matryer/is"
 )
 
@@ -69,4 +72,34 @@ func TestShowReadsCandidatesFromTheRecords(t *testing.T) {
 	d, err := loader{&runFiles{ws: ws}}.Detail(2)
 	is.NoErr(err)
 	is.True(strings.Contains(d.Sections[0].Text, "★ #2 codex: kept, passed"))
+}
+
+// A run printed as plain lines (a pipe, a CI log) says each candidate as
+// it finishes and the kept one; --quiet says nothing of them.
+func TestPlainViewSaysCandidates(t *testing.T) {
+	is := is.New(t)
+	var stderr strings.Builder
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, lookup: noEnv}
+	round := roundIteration()
+	evs := []runlog.Event{
+		{Type: runlog.EventIterationStarted, Iteration: 2, MaxIterations: 5},
+		{Type: runlog.EventCandidateFinished, Iteration: 2, Candidate: &round.Candidates[0]},
+		{Type: runlog.EventIterationFinished, Iteration: 2, Candidates: round.Candidates},
+	}
+	v := newView(e, config.Config{}, tui.Info{}, &runFiles{})
+	is.True(v.observe != nil)
+	for _, ev := range evs {
+		v.observe(ev)
+	}
+	v.stop()
+	out := stderr.String()
+	is.True(strings.Contains(out, " architect: iteration 2/5: candidate 1 (claude (sonnet)) failed: go test ./..., go vet ./... · checks 1/3 · $0.0200 · 31.0s\n"))
+	is.True(strings.Contains(out, " architect: iteration 2/5: kept candidate 2 (codex) of 3\n"))
+	is.True(strings.Contains(out, " architect: iteration 2/5: candidate 3 not kept: stopped: #2 succeeded first\n"))
+
+	stderr.Reset()
+	v = newView(e, config.Config{Quiet: true}, tui.Info{}, &runFiles{})
+	is.True(v.observe == nil)
+	v.stop()
+	is.Equal(stderr.String(), "")
 }
