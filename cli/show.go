@@ -34,6 +34,8 @@ func newShowCmd(e *env) *cobra.Command {
 		Long: `Prints iteration N of the run in the workspace (the last one by default,
 the running one included): a summary, then the transcript of what the agent
 said and did (messages, tool calls with their arguments, results, errors).
+For a round of candidates (--candidates) the summary lists every candidate:
+its state, checks, cost, the one kept, why each other lost, its transcript.
 --prompt, --diff, --checks and --raw print instead the prompt it got, its
 diff, each check's whole output, and the agent's own output stream as it
 came. Everything comes from .architect/ (transcripts/iteration-N/).
