@@ -2,10 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/architect-dev/architect/report"
 	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/usererr"
 )
 
 // candidatesText is what show says of an iteration's round (--candidates):
@@ -78,4 +81,54 @@ func candidatesText(cands []runlog.Candidate) string {
 func firstLineOf(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
+}
+
+// pickCandidate makes show print candidate k of the iteration's round:
+// its record, and its own folder for the transcript, diff, checks and
+// output.
+func (it *shownIteration) pickCandidate(k int) error {
+	if k < 1 {
+		return &usererr.Error{Msg: fmt.Sprintf("--candidate %d: candidates are numbered from 1", k), Hint: fmt.Sprintf("architect show %d --candidate 1", it.n)}
+	}
+	if it.rec == nil {
+		return &usererr.Error{Msg: fmt.Sprintf("iteration %d is not recorded yet: its candidates are known once its round ends", it.n), Hint: "wait for the round to end, or see `architect status`"}
+	}
+	cands := it.rec.Candidates
+	if len(cands) == 0 {
+		return &usererr.Error{Msg: fmt.Sprintf("iteration %d ran no candidates (it was not a round of --candidates)", it.n), Hint: fmt.Sprintf("architect show %d", it.n)}
+	}
+	for i := range cands {
+		if cands[i].N != k {
+			continue
+		}
+		it.cand = &cands[i]
+		if cands[i].Transcript != "" {
+			it.dir = filepath.Join(it.ws, runlog.StateDir, cands[i].Transcript)
+		} else {
+			it.dir = filepath.Join(it.ws, runlog.StateDir, runlog.TranscriptDir(it.n), "candidate-"+strconv.Itoa(k))
+		}
+		return nil
+	}
+	return &usererr.Error{Msg: fmt.Sprintf("iteration %d had no candidate %d: it ran %d", it.n, k, len(cands)), Hint: fmt.Sprintf("architect show %d --candidate %d", it.n, cands[0].N)}
+}
+
+// checksRecord is the record whose check results show lists: the
+// iteration's, none for a candidate (its folder's files say).
+func (it *shownIteration) checksRecord() *runlog.Iteration {
+	if it.cand != nil {
+		return nil
+	}
+	return it.rec
+}
+
+// candidateSummary heads show's page of one candidate: which of the
+// round it was, and its line as the iteration's summary gives it.
+func candidateSummary(n int, it *runlog.Iteration, c *runlog.Candidate) string {
+	head := fmt.Sprintf("iteration %d, candidate %d of %d", n, c.N, len(it.Candidates))
+	if c.Kept {
+		head += ": kept, its change is the iteration's"
+	}
+	text := candidatesText([]runlog.Candidate{*c})
+	_, lines, _ := strings.Cut(text, "\n") // without the round's heading
+	return head + "\n" + lines
 }

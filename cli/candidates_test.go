@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,13 +54,7 @@ func TestShowListsCandidates(t *testing.T) {
 // iteration, prints none. The terminal view's detail is the same text.
 func TestShowReadsCandidatesFromTheRecords(t *testing.T) {
 	is := is.New(t)
-	ws := t.TempDir()
-	is.NoErr(os.MkdirAll(runlog.Path(ws, ""), 0o700))
-	is.NoErr(runlog.WriteJSON(runlog.Path(ws, runlog.StateFile), runlog.State{Workspace: ws, Iteration: 2, MaxIterations: 5}))
-	first := ordinaryIteration()
-	first.Iteration = 1
-	is.NoErr(runlog.AppendRecord(runlog.Path(ws, runlog.RecordsFile), runlog.Record{Iteration: *first}))
-	is.NoErr(runlog.AppendRecord(runlog.Path(ws, runlog.RecordsFile), runlog.Record{Iteration: *roundIteration()}))
+	ws := roundWorkspace(t)
 	it, err := findIteration(ws, "", 2)
 	is.NoErr(err)
 	out := string(it.text(showOptions{}))
@@ -102,4 +97,68 @@ func TestPlainViewSaysCandidates(t *testing.T) {
 	is.True(v.observe == nil)
 	v.stop()
 	is.Equal(stderr.String(), "")
+}
+
+// roundWorkspace is a workspace whose run recorded an ordinary iteration
+// 1 and a round as iteration 2, candidate 1's folder holding its
+// transcript, its checks' output and its diff.
+func roundWorkspace(t *testing.T) string {
+	t.Helper()
+	is := is.New(t)
+	ws := t.TempDir()
+	is.NoErr(os.MkdirAll(runlog.Path(ws, ""), 0o700))
+	is.NoErr(runlog.WriteJSON(runlog.Path(ws, runlog.StateFile), runlog.State{Workspace: ws, Iteration: 2, MaxIterations: 5}))
+	first := ordinaryIteration()
+	first.Iteration = 1
+	is.NoErr(runlog.AppendRecord(runlog.Path(ws, runlog.RecordsFile), runlog.Record{Iteration: *first}))
+	is.NoErr(runlog.AppendRecord(runlog.Path(ws, runlog.RecordsFile), runlog.Record{Iteration: *roundIteration()}))
+	dir := runlog.Path(ws, "transcripts/iteration-2/candidate-1")
+	is.NoErr(os.MkdirAll(dir, 0o700))
+	is.NoErr(os.WriteFile(filepath.Join(dir, runlog.TranscriptFile), []byte("## candidate one said\nI edited parse.go\n"), 0o600))
+	is.NoErr(os.WriteFile(filepath.Join(dir, runlog.CheckFile(0)), []byte("--- FAIL: TestParse\n"), 0o600))
+	is.NoErr(os.WriteFile(filepath.Join(dir, runlog.DiffFile), []byte("diff --git a/parse.go b/parse.go\n+one\n"), 0o600))
+	return ws
+}
+
+// `architect show 2 --candidate 1` prints that candidate, kept or not:
+// its line, its own transcript, and with --checks and --diff its own
+// checks' output and diff, not the kept one's.
+func TestShowOneCandidate(t *testing.T) {
+	is := is.New(t)
+	ws := roundWorkspace(t)
+	show := func(args ...string) (string, string, int) {
+		var out, errOut strings.Builder
+		code := Main(append([]string{"show", "-C", ws, "--no-pager"}, args...), strings.NewReader(""), &out, &errOut)
+		return out.String(), errOut.String(), code
+	}
+	out, _, code := show("2", "--candidate", "1")
+	is.Equal(code, 0)
+	is.True(strings.HasPrefix(out, "iteration 2, candidate 1 of 3\n  ✗ #1 claude (sonnet): failed · 1/3 checks passing"))
+	is.True(strings.Contains(out, "      not kept: fewer checks passing than #2 (1 of 3 against 3)\n"))
+	is.True(strings.Contains(out, "I edited parse.go"))
+	is.True(!strings.Contains(out, "#2 codex")) // only the candidate asked for
+	out, _, code = show("2", "--candidate", "1", "--checks", "--diff")
+	is.Equal(code, 0)
+	is.True(strings.Contains(out, "--- FAIL: TestParse"))
+	is.True(strings.Contains(out, "+one"))
+	is.True(!strings.Contains(out, "go vet ./...   (")) // the kept one's check records are not its
+	out, _, code = show("2", "--candidate", "2")
+	is.Equal(code, 0)
+	is.True(strings.HasPrefix(out, "iteration 2, candidate 2 of 3: kept, its change is the iteration's\n"))
+	is.True(strings.Contains(out, "(no transcript was kept for this iteration)")) // its folder was not written here
+
+	for _, tc := range []struct {
+		args      []string
+		msg, hint string
+	}{
+		{[]string{"2", "--candidate", "4"}, "iteration 2 had no candidate 4: it ran 3", "architect show 2 --candidate 1"},
+		{[]string{"1", "--candidate", "1"}, "iteration 1 ran no candidates", "architect show 1"},
+		{[]string{"2", "--candidate", "-1"}, "--candidate -1: candidates are numbered from 1", "architect show 2 --candidate 1"},
+	} {
+		out, errOut, code := show(tc.args...)
+		is.Equal(code, 2) // a usage error
+		is.Equal(out, "")
+		is.True(strings.Contains(errOut, "architect: error: "+tc.msg))
+		is.True(strings.Contains(errOut, "architect: hint: "+tc.hint))
+	}
 }
