@@ -502,15 +502,21 @@ func (m *Model) candidatesShown() int {
 }
 
 // candidate counts a batch task's candidates on its board row: "3
-// candidates: 1 done", and what the finished ones cost.
-func (t *task) candidate(ev runlog.Event) {
-	if ev.Type == runlog.EventCandidateStarted {
+// candidates: 1 done", and what the finished ones cost. It reports whether
+// the event was a candidate's (a candidate's agent or checks, when the
+// loop tags them, leave the row to its candidate_finished).
+func (t *task) candidate(ev runlog.Event) bool {
+	switch ev.Type {
+	case runlog.EventCandidateStarted:
 		t.cands++
-	} else {
+	case runlog.EventCandidateFinished:
 		t.candsDone++
 		if ev.Candidate != nil && ev.Candidate.Cost != nil {
 			t.iterCost += *ev.Candidate.Cost
 		}
+	default:
+		return ev.Candidate != nil
 	}
 	t.state = fmt.Sprintf("%d candidates: %d done", t.cands, t.candsDone)
+	return true
 }

@@ -314,6 +314,9 @@ func (b *Board) Event(id string, ev runlog.Event) {
 
 // apply updates a task's row with one of its loop's events.
 func (t *task) apply(ev runlog.Event, now time.Time) {
+	if t.candidate(ev) {
+		return
+	}
 	switch ev.Type {
 	case runlog.EventLoopStarted:
 		if t.started.IsZero() {
@@ -331,20 +334,13 @@ func (t *task) apply(ev runlog.Event, now time.Time) {
 		}
 	case runlog.EventAgentActivity:
 		t.activity = clean(firstLine(ev.Text))
-	case runlog.EventCandidateStarted, runlog.EventCandidateFinished:
-		t.candidate(ev)
 	case runlog.EventAgentFinished:
-		if ev.Candidate != nil { // a candidate's: its candidate_finished counts
-			break
-		}
 		t.state = "checks"
 		if ev.Cost != nil {
 			t.iterCost = *ev.Cost
 		}
 	case runlog.EventCheckStarted:
-		if ev.Candidate == nil {
-			t.state = "checks"
-		}
+		t.state = "checks"
 	case runlog.EventIterationFinished:
 		t.state, t.iterCost = "iteration done", 0
 		if ev.Cost != nil {
