@@ -1,7 +1,7 @@
 package tui
 
-// This file (with candidates.go) is where the terminal UI depends on the
-// loop's types: the events it is fed (runlog.Event) and the iteration records a
+// This file (with candidates.go and candplain.go) is where the terminal UI
+// depends on the loop's types: the events it is fed (runlog.Event) and the iteration records a
 // resumed run starts from (runlog.Iteration). Everything else in the package
 // works on its own types (run, Row, check).
 

@@ -243,20 +243,16 @@ func (m *Model) phaseLine(now time.Time) string {
 	case r.info.Workspace != "":
 		where = "in " + filepath.Base(r.info.Workspace)
 	}
+	if round, ok := m.roundPhase(); ok && (r.phase == phaseAgent || r.phase == phaseChecks) {
+		now1 := spin + " " + round + " · " + clock(now.Sub(r.phaseStart))
+		if r.iterCost > 0 {
+			now1 += " · " + money(r.iterCost) + " so far"
+		}
+		return joinFit([]part{{now1, 0}, {where, 1}}, paint(styleDim, " · "), m.w)
+	}
 	var now1 string
 	switch r.phase {
-	case phaseAgent, phaseChecks:
-		if round, ok := m.roundPhase(); ok {
-			now1 = spin + " " + round + " · " + clock(now.Sub(r.phaseStart))
-			if r.iterCost > 0 {
-				now1 += " · " + money(r.iterCost) + " so far"
-			}
-			break
-		}
-		if r.phase == phaseChecks {
-			now1 = m.checksPhase(spin, now)
-			break
-		}
+	case phaseAgent:
 		now1 = spin + " agent " + who + " " + clock(now.Sub(r.phaseStart))
 		if r.iterCost > 0 {
 			now1 += " · " + money(r.iterCost) + " so far"
@@ -264,6 +260,14 @@ func (m *Model) phaseLine(now time.Time) string {
 		if r.switched != "" && r.switchedFor == r.iteration {
 			now1 += " · " + paint(styleWarn, r.switched)
 		}
+	case phaseChecks:
+		done := 0
+		for _, c := range r.checks {
+			if c.state == checkPassed || c.state == checkFailed {
+				done++
+			}
+		}
+		now1 = fmt.Sprintf("%s checks %d/%d done · %s", spin, done, len(r.checks), clock(now.Sub(r.phaseStart)))
 	case phaseBackoff:
 		who := "the agent"
 		if r.waitFor != "" {
@@ -290,18 +294,6 @@ func (m *Model) phaseLine(now time.Time) string {
 		now1 = spin + " starting " + who
 	}
 	return joinFit([]part{{now1, 0}, {where, 1}}, paint(styleDim, " · "), m.w)
-}
-
-// checksPhase is the phase line while the checks run.
-func (m *Model) checksPhase(spin string, now time.Time) string {
-	r := m.run
-	done := 0
-	for _, c := range r.checks {
-		if c.state == checkPassed || c.state == checkFailed {
-			done++
-		}
-	}
-	return fmt.Sprintf("%s checks %d/%d done · %s", spin, done, len(r.checks), clock(now.Sub(r.phaseStart)))
 }
 
 // noteLine is the note being typed, else the answer to the last key, else
