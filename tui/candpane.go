@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // roundWord is a history row's note on its round.
@@ -161,6 +162,21 @@ func (m *Model) candLine(c cand) string {
 		line += " · " + paint(styleDim, c.why)
 	}
 	return cut(line, m.w)
+}
+
+// roundLine is the phase line while a round's candidates run (where is
+// the run's place); ok is false when no round runs.
+func (m *Model) roundLine(spin, where string, now time.Time) (string, bool) {
+	r := m.run
+	round, ok := m.roundPhase()
+	if !ok || r.phase != phaseAgent && r.phase != phaseChecks {
+		return "", false
+	}
+	line := spin + " " + round + " · " + clock(now.Sub(r.phaseStart))
+	if r.iterCost > 0 {
+		line += " · " + money(r.iterCost) + " so far"
+	}
+	return joinFit([]part{{line, 0}, {where, 1}}, paint(styleDim, " · "), m.w), true
 }
 
 // roundPhase is what the phase line says while a round's agents run: how

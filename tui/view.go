@@ -236,19 +236,9 @@ func (m *Model) phaseLine(now time.Time) string {
 	r := m.run
 	spin := paint(styleInfo, spinner[m.tick%len(spinner)])
 	who := r.current()
-	where := ""
-	switch {
-	case r.info.Branch != "":
-		where = "on " + r.info.Branch
-	case r.info.Workspace != "":
-		where = "in " + filepath.Base(r.info.Workspace)
-	}
-	if round, ok := m.roundPhase(); ok && (r.phase == phaseAgent || r.phase == phaseChecks) {
-		now1 := spin + " " + round + " · " + clock(now.Sub(r.phaseStart))
-		if r.iterCost > 0 {
-			now1 += " · " + money(r.iterCost) + " so far"
-		}
-		return joinFit([]part{{now1, 0}, {where, 1}}, paint(styleDim, " · "), m.w)
+	where := m.place()
+	if line, ok := m.roundLine(spin, where, now); ok {
+		return line
 	}
 	var now1 string
 	switch r.phase {
@@ -294,6 +284,17 @@ func (m *Model) phaseLine(now time.Time) string {
 		now1 = spin + " starting " + who
 	}
 	return joinFit([]part{{now1, 0}, {where, 1}}, paint(styleDim, " · "), m.w)
+}
+
+// place is where the run works: "on BRANCH", "in FOLDER", or "".
+func (m *Model) place() string {
+	switch r := m.run; {
+	case r.info.Branch != "":
+		return "on " + r.info.Branch
+	case r.info.Workspace != "":
+		return "in " + filepath.Base(r.info.Workspace)
+	}
+	return ""
 }
 
 // noteLine is the note being typed, else the answer to the last key, else
