@@ -267,3 +267,16 @@ func TestRoundFitsEveryWidth(t *testing.T) {
 		}
 	}
 }
+
+// A wait for a usage limit during a round is what the phase line says,
+// not the round's count.
+func TestRoundWaitShowsTheWait(t *testing.T) {
+	is := is.New(t)
+	f := newRoundFake(120, 34)
+	playRound(f, "running")
+	f.ev(runlog.Event{Type: runlog.EventUsageLimitWait, Iteration: 2, Seconds: ptr(600.0), Agent: "codex"})
+	s := f.screen()
+	is.True(strings.Contains(lineWith(s, "usage limit"), "usage limit of codex: waiting 10m00s"))
+	is.True(!strings.Contains(s, "3 candidates: "))
+	is.True(strings.Contains(s, "── Candidates, iteration 2 (3 at once) ──")) // the pane stays
+}
