@@ -132,3 +132,25 @@ func candidateSummary(n int, it *runlog.Iteration, c *runlog.Candidate) string {
 	_, lines, _ := strings.Cut(text, "\n") // without the round's heading
 	return head + "\n" + lines
 }
+
+// roundLine is what status says of a run's last round: "iteration 2,
+// candidate 2 (codex) kept of 3; #1: fewer checks passing…; #3: stopped…".
+func roundLine(n int, cands []runlog.Candidate) string {
+	kept := fmt.Sprintf("none kept of %d", len(cands))
+	var lost []string
+	for _, c := range cands {
+		switch {
+		case c.Kept && c.Agent != "":
+			kept = fmt.Sprintf("candidate %d (%s) kept of %d", c.N, c.Agent, len(cands))
+		case c.Kept:
+			kept = fmt.Sprintf("candidate %d kept of %d", c.N, len(cands))
+		case c.Why != "":
+			lost = append(lost, fmt.Sprintf("#%d: %s", c.N, firstLineOf(c.Why)))
+		}
+	}
+	line := fmt.Sprintf("iteration %d, %s", n, kept)
+	if len(lost) > 0 {
+		line += "; " + strings.Join(lost, "; ")
+	}
+	return line
+}

@@ -162,3 +162,27 @@ func TestShowOneCandidate(t *testing.T) {
 		is.True(strings.Contains(errOut, "architect: hint: "+tc.hint))
 	}
 }
+
+// `architect status` says the last round: which candidate was kept and
+// why the others lost; a run without candidates says nothing of rounds.
+func TestStatusSaysTheLastRound(t *testing.T) {
+	is := is.New(t)
+	ws := roundWorkspace(t)
+	var out strings.Builder
+	is.Equal(Main([]string{"status", "-C", ws}, strings.NewReader(""), &out, io.Discard), 0)
+	is.True(strings.Contains(out.String(), "\nLast round: iteration 2, candidate 2 (codex) kept of 3; #1: fewer checks passing than #2 (1 of 3 against 3); #3: stopped: #2 succeeded first\n"))
+	out.Reset()
+	is.Equal(Main([]string{"status", "-C", ws, "--json"}, strings.NewReader(""), &out, io.Discard), 0)
+	is.True(!strings.Contains(out.String(), "round")) // the JSON's schema is as it was
+
+	plain := t.TempDir()
+	is.NoErr(os.MkdirAll(runlog.Path(plain, ""), 0o700))
+	is.NoErr(runlog.WriteJSON(runlog.Path(plain, runlog.StateFile), runlog.State{Workspace: plain, Iteration: 1, MaxIterations: 5}))
+	first := ordinaryIteration()
+	first.Iteration = 1
+	is.NoErr(runlog.AppendRecord(runlog.Path(plain, runlog.RecordsFile), runlog.Record{Iteration: *first}))
+	out.Reset()
+	is.Equal(Main([]string{"status", "-C", plain}, strings.NewReader(""), &out, io.Discard), 0)
+	is.True(strings.Contains(out.String(), "Checks: 1/2 passing in iteration 1"))
+	is.True(!strings.Contains(out.String(), "round"))
+}
