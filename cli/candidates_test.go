@@ -88,7 +88,7 @@ func TestPlainViewSaysCandidates(t *testing.T) {
 	}
 	v.stop()
 	out := stderr.String()
-	is.True(strings.Contains(out, " architect: iteration 2/5: candidate 1 (claude (sonnet)) failed: go test ./..., go vet ./... · checks 1/3 · $0.0200 · 31.0s\n"))
+	is.True(strings.Contains(out, " architect: iteration 2/5: candidate 1 (claude, sonnet) failed: go test ./..., go vet ./... · checks 1/3 · $0.0200 · 31.0s\n"))
 	is.True(strings.Contains(out, " architect: iteration 2/5: kept candidate 2 (codex) of 3\n"))
 	is.True(strings.Contains(out, " architect: iteration 2/5: candidate 3 not kept: stopped: #2 succeeded first\n"))
 

@@ -172,9 +172,9 @@ func TestPlainRoundLines(t *testing.T) {
 	}
 	record(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 2, Candidates: []runlog.Candidate{cand1, cand2, cand3}})
 	want := []string{
-		"architect: iteration 2/25: candidate 1 (claude (sonnet)) failed: go test ./..., go vet ./... · checks 1/3 · $0.0200 · 31.0s",
+		"architect: iteration 2/25: candidate 1 (claude, sonnet) failed: go test ./..., go vet ./... · checks 1/3 · $0.0200 · 31.0s",
 		"architect: iteration 2/25: candidate 2 (codex) passed: its checks pass and it declared completion · checks 3/3 · $0.0500 · 40.0s",
-		"architect: iteration 2/25: candidate 3 (claude (sonnet)) stopped: another candidate succeeded first · $0.0100 · 40.0s",
+		"architect: iteration 2/25: candidate 3 (claude, sonnet) stopped: another candidate succeeded first · $0.0100 · 40.0s",
 		"architect: iteration 2/25: candidate 4 (gemini) timed out · checks 0/3 · cost unknown · 10m00s",
 		"architect: iteration 2/25: candidate 5 (amp) agent error: usage limit · cost unknown · 2.0s",
 		"architect: iteration 2/25: kept candidate 2 (codex) of 3",

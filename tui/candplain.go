@@ -77,8 +77,11 @@ func (p *plainRounds) say(n int, lines ...string) {
 // who names a candidate: "candidate 2 (claude, sonnet)".
 func who(c runlog.Candidate) string {
 	s := "candidate " + strconv.Itoa(c.N)
-	if c.Agent != "" {
-		s += " (" + clean(label(c.Agent, c.Model)) + ")"
+	switch {
+	case c.Agent != "" && c.Model != "":
+		s += " (" + clean(c.Agent+", "+c.Model) + ")"
+	case c.Agent != "":
+		s += " (" + clean(c.Agent) + ")"
 	}
 	return s
 }
