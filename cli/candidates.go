@@ -8,6 +8,7 @@ import (
 
 	"github.com/architect-dev/architect/report"
 	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/tui"
 	"github.com/architect-dev/architect/usererr"
 )
 
@@ -153,4 +154,18 @@ func roundLine(n int, cands []runlog.Candidate) string {
 		line += "; " + strings.Join(lost, "; ")
 	}
 	return line
+}
+
+// candidateSections are the view's detail sections of a round's
+// candidates, one each: its line, then its transcript from its folder.
+func candidateSections(ws string, n int, it *runlog.Iteration) []tui.Section {
+	var out []tui.Section
+	for _, c := range it.Candidates {
+		shown := &shownIteration{ws: ws, n: n, rec: it}
+		if shown.pickCandidate(c.N) != nil {
+			continue
+		}
+		out = append(out, tui.Section{Title: "Candidate " + strconv.Itoa(c.N), Text: string(shown.text(showOptions{}))})
+	}
+	return out
 }

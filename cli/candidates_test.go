@@ -67,6 +67,14 @@ func TestShowReadsCandidatesFromTheRecords(t *testing.T) {
 	d, err := loader{&runFiles{ws: ws}}.Detail(2)
 	is.NoErr(err)
 	is.True(strings.Contains(d.Sections[0].Text, "★ #2 codex: kept, passed"))
+	is.Equal(len(d.Sections), 4+3) // transcript, diff, checks, prompt, then a section per candidate
+	is.Equal(d.Sections[4].Title, "Candidate 1")
+	is.True(strings.HasPrefix(d.Sections[4].Text, "iteration 2, candidate 1 of 3\n"))
+	is.True(strings.Contains(d.Sections[4].Text, "I edited parse.go")) // its own transcript
+	is.Equal(d.Sections[6].Title, "Candidate 3")
+	d, err = loader{&runFiles{ws: ws}}.Detail(1)
+	is.NoErr(err)
+	is.Equal(len(d.Sections), 4) // an ordinary iteration's detail is as it was
 }
 
 // A run printed as plain lines (a pipe, a CI log) says each candidate as
