@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/architect-dev/architect/batch"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/tui"
@@ -193,4 +194,23 @@ func TestStatusSaysTheLastRound(t *testing.T) {
 	is.Equal(Main([]string{"status", "-C", plain}, strings.NewReader(""), &out, io.Discard), 0)
 	is.True(strings.Contains(out.String(), "Checks: 1/2 passing in iteration 1"))
 	is.True(!strings.Contains(out.String(), "round"))
+}
+
+// A batch printed as plain lines says its tasks' rounds, each line naming
+// its task; --quiet says nothing.
+func TestPlainBatchSaysCandidates(t *testing.T) {
+	is := is.New(t)
+	var stderr strings.Builder
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, lookup: noEnv, interrupt: &interrupter{}}
+	var opts batch.Options
+	stop, restore := showBatch(e, []batch.Task{{ID: "fix-auth"}}, batchOptions{}, &opts)
+	is.True(opts.Events != nil)
+	opts.Events("fix-auth", runlog.Event{Type: runlog.EventIterationFinished, Iteration: 2, Candidates: roundIteration().Candidates})
+	stop()
+	restore()
+	is.True(strings.HasPrefix(stderr.String(), "architect: [fix-auth] iteration 2: kept candidate 2 (codex) of 3\n"))
+
+	opts = batch.Options{}
+	showBatch(e, nil, batchOptions{quiet: true}, &opts)
+	is.True(opts.Events == nil)
 }

@@ -280,3 +280,17 @@ func TestRoundWaitShowsTheWait(t *testing.T) {
 	is.True(!strings.Contains(s, "3 candidates: "))
 	is.True(strings.Contains(s, "── Candidates, iteration 2 (3 at once) ──")) // the pane stays
 }
+
+// A batch's plain lines of a round name their task, as its other lines do.
+func TestPlainTaskLinesNameTheTask(t *testing.T) {
+	is := is.New(t)
+	var out bytes.Buffer
+	observe := PlainTaskEvents(&out)
+	observe("fix-auth", runlog.Event{Type: runlog.EventIterationStarted, Iteration: 1, MaxIterations: 5})
+	observe("docs", runlog.Event{Type: runlog.EventIterationStarted, Iteration: 3, MaxIterations: 9})
+	observe("fix-auth", runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1, Candidates: []runlog.Candidate{cand2}})
+	observe("docs", runlog.Event{Type: runlog.EventIterationFinished, Iteration: 3, Candidates: []runlog.Candidate{cand1, cand2}})
+	is.Equal(out.String(), "architect: [fix-auth] iteration 1/5: kept candidate 2 (codex) of 1\n"+
+		"architect: [docs] iteration 3/9: kept candidate 2 (codex) of 2\n"+
+		"architect: [docs] iteration 3/9: candidate 1 not kept: fewer checks passing than #2 (1 of 3 against 3)\n")
+}

@@ -22,10 +22,42 @@ func PlainEvents(w io.Writer) func(runlog.Event) {
 	return p.observe
 }
 
+// PlainTaskEvents is PlainEvents for a batch's tasks: each line names its
+// task after "architect: ", as the batch's own lines do ("architect:
+// [fix-auth] iteration 2/5: …").
+func PlainTaskEvents(w io.Writer) func(id string, ev runlog.Event) {
+	var mu sync.Mutex
+	shared := &lockedWriter{w: w}
+	tasks := map[string]*plainRounds{}
+	return func(id string, ev runlog.Event) {
+		mu.Lock()
+		p := tasks[id]
+		if p == nil {
+			p = &plainRounds{w: shared, task: "[" + clean(id) + "] "}
+			tasks[id] = p
+		}
+		mu.Unlock()
+		p.observe(ev)
+	}
+}
+
+// lockedWriter keeps the lines of several tasks whole.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 type plainRounds struct {
-	mu  sync.Mutex
-	w   io.Writer
-	max int // the run's iteration limit, for "iteration 2/25"
+	mu   sync.Mutex
+	w    io.Writer
+	task string // "[ID] " for a batch's task; "" for a run
+	max  int    // the run's iteration limit, for "iteration 2/25"
 }
 
 func (p *plainRounds) observe(ev runlog.Event) {
@@ -63,7 +95,7 @@ func (p *plainRounds) observe(ev runlog.Event) {
 func (p *plainRounds) say(n int, lines ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	prefix := "architect: iteration " + strconv.Itoa(n)
+	prefix := "architect: " + p.task + "iteration " + strconv.Itoa(n)
 	if p.max > 0 {
 		prefix += "/" + strconv.Itoa(p.max)
 	}
