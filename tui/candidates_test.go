@@ -294,3 +294,21 @@ func TestPlainTaskLinesNameTheTask(t *testing.T) {
 		"architect: [docs] iteration 3/9: kept candidate 2 (codex) of 2\n"+
 		"architect: [docs] iteration 3/9: candidate 1 not kept: fewer checks passing than #2 (1 of 3 against 3)\n")
 }
+
+// The pane takes no row it does not fill: three under the title while
+// the round runs, more once it ends.
+func TestRoundPaneHasNoEmptyRow(t *testing.T) {
+	is := is.New(t)
+	f := newRoundFake(120, 34)
+	playRound(f, "one")
+	s := f.screen()
+	i := strings.Index(s, "── Candidates")
+	is.True(i >= 0)
+	rows := strings.Split(s[i:], "\n")
+	is.True(strings.HasPrefix(rows[4], "── Agent activity")) // title, three rows, then the next pane
+	playRound(f, "end")
+	s = f.screen()
+	rows = strings.Split(s[strings.Index(s, "── Candidates"):], "\n")
+	is.True(strings.Contains(rows[5], "fewer checks passing"))
+	is.True(strings.HasPrefix(rows[6], "── Agent activity"))
+}

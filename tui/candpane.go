@@ -58,19 +58,22 @@ func candFacts(c cand) string {
 }
 
 // candidatesHeight is the rows the candidates' pane takes: none without
-// a round, else a title and four rows side by side (five once a loser's
-// reason is known), or a row per candidate when the columns would be too
-// narrow.
+// a round, else a title and three rows side by side (four once one is
+// kept, five once a loser's reason is known), or a row per candidate when
+// the columns would be too narrow.
 func (m *Model) candidatesHeight() int {
 	rd := m.run.round
 	if !rd.active(m.run.iteration) {
 		return 0
 	}
 	if m.candColumn(len(rd.cands)) > 0 {
-		h := 5
+		h := 4 // a title, then each one's name, state, checks and cost
 		for _, c := range rd.cands {
-			if c.why != "" {
-				h = 6
+			switch {
+			case c.why != "":
+				h = 6 // "not kept:" and why
+			case c.kept:
+				h = max(h, 5)
 			}
 		}
 		return h
