@@ -130,6 +130,7 @@ func showBatch(e *env, tasks []batch.Task, o batchOptions, opts *batch.Options) 
 		return func() {}, func() {}
 	case !tty || o.plain:
 		opts.Log = e.stderr
+		opts.Events = tui.PlainTaskEvents(e.stderr) // a line per candidate of a round
 		return func() {}, func() {}
 	}
 	ids := make([]string, len(tasks))

@@ -54,7 +54,7 @@ func (l loader) CheckOutput(n, index int) (string, error) {
 }
 
 // Detail is iteration n: what the agent said and did, its diff, the
-// checks' output, its prompt.
+// checks' output, its prompt; for a round, each candidate.
 func (l loader) Detail(n int) (tui.Detail, error) {
 	it, ws, err := l.record(n)
 	if err != nil {
@@ -71,5 +71,6 @@ func (l loader) Detail(n int) (tui.Detail, error) {
 	d.Sections = append(d.Sections, tui.Section{Title: "Checks", Text: checksText(dir, &it)})
 	prompt := readOr(filepath.Join(ws, runlog.StateDir, "prompts", "iteration-"+strconv.Itoa(n)+".md"), "(the prompt was not found)")
 	d.Sections = append(d.Sections, tui.Section{Title: "Prompt", Text: prompt})
+	d.Sections = append(d.Sections, candidateSections(ws, n, &it)...)
 	return d, nil
 }

@@ -24,7 +24,8 @@ func newReportCmd(e *env) *cobra.Command {
 		Long: `Writes one self-contained HTML page about the run in the workspace: the
 task, the outcome, a timeline and charts of each iteration's time, cost,
 checks passing and diff size, and per iteration its prompt, transcript,
-diff, the checks' output, cost and tokens. It opens without network access
+diff, the checks' output, cost and tokens, and a round's candidates (the
+one kept, why each other lost). It opens without network access
 and runs no script. A run's page is written by the run itself when it ends
 (.architect/report.html, next to its result); this command writes it again
 at any time, also while the loop runs.

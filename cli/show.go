@@ -24,16 +24,21 @@ import (
 type showOptions struct {
 	dir, worktree                      string
 	prompt, diff, checks, raw, noPager bool
+	candidate                          int // a round's candidate to show instead of the kept one; 0: the iteration
 }
 
 func newShowCmd(e *env) *cobra.Command {
 	var o showOptions
 	c := &cobra.Command{
-		Use:   "show [N] [-C DIR] [--worktree-name NAME] [--prompt] [--diff] [--checks] [--raw]",
+		Use:   "show [N] [-C DIR] [--worktree-name NAME] [--candidate K] [--prompt] [--diff] [--checks] [--raw]",
 		Short: "print what an iteration said and did: its transcript",
 		Long: `Prints iteration N of the run in the workspace (the last one by default,
 the running one included): a summary, then the transcript of what the agent
 said and did (messages, tool calls with their arguments, results, errors).
+For a round of candidates (--candidates) the summary lists every candidate:
+its state, checks, cost, the one kept, why each other lost, its transcript;
+--candidate K shows candidate K instead (its transcript, --diff, --checks,
+--raw from its own folder).
 --prompt, --diff, --checks and --raw print instead the prompt it got, its
 diff, each check's whole output, and the agent's own output stream as it
 came. Everything comes from .architect/ (transcripts/iteration-N/).
@@ -42,6 +47,7 @@ On a terminal the text goes through a pager: $PAGER, else less; --no-pager
 (or PAGER=cat) prints it.`,
 		Example: `  architect show          # the last iteration
   architect show 3 --diff
+  architect show 3 --candidate 2   # a round's candidate 2, kept or not
   architect show --worktree-name fix-auth --checks`,
 		GroupID: groupControl,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -70,6 +76,7 @@ On a terminal the text goes through a pager: $PAGER, else less; --no-pager
 	fs.BoolVar(&o.checks, "checks", false, "print each check's whole output")
 	fs.BoolVar(&o.raw, "raw", false, "print the agent's output stream as it came (its JSON lines)")
 	fs.BoolVar(&o.noPager, "no-pager", false, "print, even on a terminal")
+	fs.IntVar(&o.candidate, "candidate", 0, "show candidate `K` of the iteration's round (--candidates) instead of the kept one")
 	_ = c.MarkFlagDirname("dir")
 	_ = c.RegisterFlagCompletionFunc("worktree-name", completeWorktreeNames)
 	return c
@@ -79,6 +86,11 @@ func runShow(e *env, n int, o showOptions) error {
 	it, err := findIteration(o.dir, o.worktree, n)
 	if err != nil {
 		return err
+	}
+	if o.candidate != 0 {
+		if err := it.pickCandidate(o.candidate); err != nil {
+			return err
+		}
 	}
 	return page(e, it.text(o), o.noPager)
 }
@@ -91,6 +103,9 @@ type shownIteration struct {
 	n       int
 	rec     *runlog.Iteration
 	running bool // the iteration is the one running now
+	// cand is the round's candidate shown (--candidate), whose folder dir
+	// is; nil: the iteration.
+	cand *runlog.Candidate
 }
 
 // findIteration finds iteration n (0: the last) of the run in dir (or its
@@ -150,10 +165,15 @@ func (it *shownIteration) text(o showOptions) []byte {
 		part("the agent's output", it.rawOutput)
 	}
 	if o.checks {
-		part("checks", func() string { return checksText(it.dir, it.rec) })
+		part("checks", func() string { return checksText(it.dir, it.checksRecord()) })
 	}
 	if o.diff {
 		part("diff", it.diff)
+	}
+	if parts == 0 && it.cand != nil {
+		b.WriteString(candidateSummary(it.n, it.rec, it.cand))
+		b.WriteString("\n" + transcriptText(it.dir))
+		return b.Bytes()
 	}
 	if parts == 0 {
 		b.WriteString(summary(it.n, it.rec, it.running))
@@ -184,6 +204,12 @@ func (it *shownIteration) rawOutput() string {
 func (it *shownIteration) diff() string {
 	if d := readOr(filepath.Join(it.dir, runlog.DiffFile), ""); d != "" {
 		return d
+	}
+	if it.cand != nil {
+		if it.cand.DiffStat != "" {
+			return "(no diff was kept for this candidate; its diff stat:)\n" + it.cand.DiffStat
+		}
+		return "(no diff was kept for this candidate)"
 	}
 	if it.rec != nil && it.rec.DiffStat != "" {
 		return "(no diff was kept for this iteration; the changes so far:)\n" + it.rec.DiffStat
@@ -275,6 +301,7 @@ func summary(n int, it *runlog.Iteration, running bool) string {
 	if it.Commit != "" {
 		fmt.Fprintf(&b, "commit: %s\n", it.Commit)
 	}
+	b.WriteString(candidatesText(it.Candidates))
 	return b.String()
 }
 

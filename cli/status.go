@@ -49,6 +49,7 @@ type lastChecks struct {
 	Total             int      `json:"total"`
 	Failing           []string `json:"failing"`
 	FailingIterations int      `json:"failing_iterations"`
+	round             string   // the last round of candidates in words; "" when none
 }
 
 func checksOf(ws string) lastChecks {
@@ -58,6 +59,9 @@ func checksOf(ws string) lastChecks {
 		return c
 	}
 	for _, r := range recs {
+		if len(r.Candidates) > 0 {
+			c.round = roundLine(r.Iteration.Iteration, r.Candidates)
+		}
 		if !r.ChecksRun || len(r.CheckResults) == 0 {
 			continue
 		}
@@ -207,6 +211,9 @@ func (v runStatusView) printProgress(w io.Writer) {
 		}
 		fmt.Fprintf(w, "Checks: %s in iteration %d%s\n", v.checks, v.checks.Iteration, failing)
 		fmt.Fprintf(w, "Iterations with failing checks: %d of %d\n", v.checks.FailingIterations, st.Iteration)
+	}
+	if v.checks.round != "" {
+		fmt.Fprintf(w, "Last round: %s\n", printable(v.checks.round))
 	}
 	// An agent failure is the agent not doing its part (an error, a crash,
 	// a protected file changed), not a check that failed.

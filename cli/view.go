@@ -19,7 +19,8 @@ import (
 //   - a terminal (stdout and stderr both, TERM not dumb, not --plain) gets
 //     the full-screen view (package tui), drawn on stderr, with keys;
 //   - anything else (a pipe, a CI log, --plain) gets the loop's lines as
-//     plain lines, each prefixed with its UTC time;
+//     plain lines, each prefixed with its UTC time, and a line for each
+//     candidate of a round as it finishes;
 //   - --quiet gets nothing: only the final result is printed.
 type view struct {
 	log     io.Writer
@@ -67,7 +68,10 @@ func newView(e *env, cfg config.Config, info tui.Info, run *runFiles) view {
 			}
 		}}
 	}
-	return view{log: tui.Plain(e.stderr, nil), stop: func() {}}
+	// The loop's lines, and from its events a line per candidate of a
+	// round (--candidates) and one for the kept one.
+	plain := tui.Plain(e.stderr, nil)
+	return view{log: plain, observe: tui.PlainEvents(plain), stop: func() {}}
 }
 
 // terminal returns the terminal a full-screen view is drawn on (stderr)

@@ -28,6 +28,7 @@ func Summary(r *runlog.Result, stat string) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(candidatesSection(r))
 	b.WriteString(judgeSection(r))
 	b.WriteString(testsSection(r))
 	if fc := r.FinalCheck; fc != nil {

@@ -133,6 +133,8 @@ type iterView struct {
 	TranscriptCut string
 	Prompt        string
 	PromptCut     string
+	// Candidates are the round's candidates (--candidates); none without.
+	Candidates []candView
 }
 
 type checkView struct {
@@ -376,12 +378,19 @@ func iterationView(r *Run, it runlog.Iteration, last bool) iterView {
 	if it.Error != nil {
 		iv.Error = *it.Error
 	}
+	if len(it.Candidates) > 0 {
+		iv.Candidates = candidateViews(it.Iteration, it.Candidates)
+		iv.Summary += " · kept " + keptText(it.Candidates)
+	}
 	iv.Meta = []field{
 		{"Started", when(it.StartedAt), false},
 		{"Agent", fmt.Sprintf("%s, exit %d, %d steps", dur(it.AgentDuration), it.ExitCode, it.StepsTaken), false},
 		{"Checks", checksText(it, passing, len(it.CheckResults)), false},
 		{"Cost", costOf(it.Cost), false},
 		{"Completion", completion(it), false},
+	}
+	if len(it.Candidates) > 0 {
+		iv.Meta = append(iv.Meta, field{"Candidates", fmt.Sprintf("%d at once; kept %s; cost is their sum", len(it.Candidates), keptText(it.Candidates)), false})
 	}
 	if it.FinalCheck != nil {
 		iv.Meta = append(iv.Meta, field{"Last look", it.FinalCheck.Text(), false})

@@ -25,6 +25,9 @@ type task struct {
 	success    bool
 	stopReason string
 	activity   string
+	// cands and candsDone count the running round's candidates
+	// (--candidates): started, finished.
+	cands, candsDone int
 }
 
 // Outcome is how a batch task ended, for the board (batch.TaskResult).

@@ -4,7 +4,7 @@
 // they said and never reads the loop's state; keys pause, stop and open
 // an iteration's detail, which a Loader reads from the run's records.
 // Elsewhere (a pipe, a CI log, --plain) Plain writes the loop's lines as
-// they come. Board is the same for a batch: one row per task, with totals.
+// they come, and PlainEvents a line per candidate of a round. Board is the same for a batch: one row per task, with totals.
 //
 // Only events.go knows the loop's types (its Event and its iteration
 // records), so that the package depends on the run's records alone.

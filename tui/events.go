@@ -1,7 +1,7 @@
 package tui
 
-// This file is the one place where the terminal UI depends on the loop's
-// types: the events it is fed (runlog.Event) and the iteration records a
+// This file (with candidates.go and candplain.go) is where the terminal UI
+// depends on the loop's types: the events it is fed (runlog.Event) and the iteration records a
 // resumed run starts from (runlog.Iteration). Everything else in the package
 // works on its own types (run, Row, check).
 
@@ -44,6 +44,7 @@ func Rows(its []runlog.Iteration) []Row {
 		if t := it.TestsRemoved; t != nil {
 			row.TestsRemoved, row.TestsFailed = t.Count, t.Failed
 		}
+		row.Kept, row.Candidates = keptOf(it.Candidates)
 		rows = append(rows, row)
 	}
 	return rows
@@ -67,6 +68,8 @@ func eventTime(ev runlog.Event, now time.Time) time.Time {
 var runHandlers = map[string]func(r *run, ev runlog.Event, t time.Time){
 	runlog.EventLoopStarted:       (*run).loopStarted,
 	runlog.EventIterationStarted:  (*run).iterationStarted,
+	runlog.EventCandidateStarted:  (*run).candidateStarted,
+	runlog.EventCandidateFinished: (*run).candidateFinished,
 	runlog.EventAgentActivity:     (*run).agentActivity,
 	runlog.EventAgentFinished:     (*run).agentFinished,
 	runlog.EventCheckStarted:      (*run).checkStarted,
@@ -124,7 +127,7 @@ func (r *run) iterationStarted(ev runlog.Event, t time.Time) {
 	if ev.Agent != "" {
 		r.agent = label(ev.Agent, ev.Model)
 	}
-	r.iterCost, r.steps, r.paused = 0, 0, false
+	r.iterCost, r.steps, r.paused, r.round = 0, 0, false, nil
 	for i, c := range r.checks {
 		r.checks[i] = check{name: c.name, lastFail: c.lastFail, failing: c.failing}
 	}
@@ -134,9 +137,10 @@ func (r *run) iterationStarted(ev runlog.Event, t time.Time) {
 
 // agentActivity adds the agent's non-empty lines to the activity pane.
 func (r *run) agentActivity(ev runlog.Event, _ time.Time) {
+	who := candidatePrefix(ev) // a round's agents share the pane
 	for _, l := range cleanLines(ev.Text) {
 		if l != "" {
-			r.activity.add(l)
+			r.activity.add(who + l)
 		}
 	}
 }
@@ -144,6 +148,9 @@ func (r *run) agentActivity(ev runlog.Event, _ time.Time) {
 // agentFinished takes the agent's cost, steps and error; the checks' phase
 // starts when there are checks.
 func (r *run) agentFinished(ev runlog.Event, t time.Time) {
+	if r.candidateChecking(ev) {
+		return
+	}
 	if ev.Cost != nil {
 		r.iterCost = *ev.Cost
 	}
@@ -158,6 +165,9 @@ func (r *run) agentFinished(ev runlog.Event, t time.Time) {
 
 // checkStarted marks a check running.
 func (r *run) checkStarted(ev runlog.Event, t time.Time) {
+	if r.candidateChecking(ev) {
+		return
+	}
 	if c := r.check(ev); c != nil {
 		c.state, c.started = checkRunning, t
 	}
@@ -168,6 +178,9 @@ func (r *run) checkStarted(ev runlog.Event, t time.Time) {
 
 // checkFinished marks a check passed or failed, with its duration and exit.
 func (r *run) checkFinished(ev runlog.Event, _ time.Time) {
+	if ev.Candidate != nil { // a candidate's check: its record says how its checks went
+		return
+	}
 	c := r.check(ev)
 	if c == nil {
 		return
@@ -208,6 +221,18 @@ func (r *run) iterationFinished(ev runlog.Event, t time.Time) {
 	if fc := ev.FinalCheck; fc != nil {
 		row.FinalFailed, row.FinalText = fc.Failed(), fc.Text()
 	}
+	row.Kept, row.Candidates = keptOf(ev.Candidates)
+	for _, c := range ev.Candidates {
+		if !c.Kept {
+			continue
+		}
+		// The iteration's checks are the kept candidate's.
+		row.Passing, row.Total = c.ChecksPassed, c.ChecksTotal
+		if c.Agent != "" {
+			row.Ran = label(c.Agent, c.Model)
+		}
+	}
+	r.roundEnded(ev)
 	r.addRow(row)
 	r.iterCost = 0
 	r.setPhase(phaseBetween, t)
@@ -289,6 +314,9 @@ func (b *Board) Event(id string, ev runlog.Event) {
 
 // apply updates a task's row with one of its loop's events.
 func (t *task) apply(ev runlog.Event, now time.Time) {
+	if t.candidate(ev) {
+		return
+	}
 	switch ev.Type {
 	case runlog.EventLoopStarted:
 		if t.started.IsZero() {
@@ -300,6 +328,7 @@ func (t *task) apply(ev runlog.Event, now time.Time) {
 		}
 	case runlog.EventIterationStarted:
 		t.iteration, t.state, t.activity, t.iterCost = ev.Iteration, "agent", "", 0
+		t.cands, t.candsDone = 0, 0
 		if ev.MaxIterations > 0 {
 			t.max = ev.MaxIterations
 		}

@@ -83,6 +83,9 @@ func (m *Model) historyRow(r Row, nw int, diff bool) string {
 		line += "  " + fit(d, 13)
 	}
 	line += "  " + r.done()
+	if w := r.roundWord(); w != "" {
+		line += "  " + paint(styleInfo, w)
+	}
 	if r.Ran != "" && r.Ran != label(m.run.info.Agent, m.run.info.Model) {
 		line += "  " + paint(styleWarn, "on "+clean(r.Ran))
 	}

@@ -49,6 +49,9 @@ type Row struct {
 	// FinalFailed: it took the success away.
 	FinalText   string
 	FinalFailed bool
+	// Candidates is how many candidates the iteration's round ran
+	// (--candidates), 0 without; Kept the number of the one kept, 0: none.
+	Candidates, Kept int
 }
 
 // Phases of the current iteration.
@@ -123,6 +126,9 @@ type run struct {
 	agent, waitFor string
 	switched       string
 	switchedFor    int
+	// round is the candidates of the iteration running or just recorded
+	// (--candidates); nil without.
+	round *round
 }
 
 // label names an agent and its model as the view shows them: "codex

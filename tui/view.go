@@ -67,7 +67,7 @@ func (m *Model) bodyHeight() int { return max(m.h-m.headerHeight()-1, 0) }
 
 func (m *Model) layout() layout {
 	var l layout
-	avail := m.bodyHeight()
+	avail := m.bodyHeight() - m.candidatesShown()
 	if avail <= 0 {
 		return l
 	}
@@ -121,6 +121,7 @@ func (m *Model) layout() layout {
 func (m *Model) body() []string {
 	l := m.layout()
 	out := m.historyPane(l.history)
+	out = append(out, m.candidatesPane(m.candidatesShown())...)
 	if l.side {
 		left := m.activityPane(l.left, l.activity)
 		right := append(m.checksPane(m.w-l.left-1, l.checks), m.outputPane(m.w-l.left-1, l.output)...)
@@ -235,12 +236,9 @@ func (m *Model) phaseLine(now time.Time) string {
 	r := m.run
 	spin := paint(styleInfo, spinner[m.tick%len(spinner)])
 	who := r.current()
-	where := ""
-	switch {
-	case r.info.Branch != "":
-		where = "on " + r.info.Branch
-	case r.info.Workspace != "":
-		where = "in " + filepath.Base(r.info.Workspace)
+	where := m.place()
+	if line, ok := m.roundLine(spin, where, now); ok {
+		return line
 	}
 	var now1 string
 	switch r.phase {
@@ -286,6 +284,17 @@ func (m *Model) phaseLine(now time.Time) string {
 		now1 = spin + " starting " + who
 	}
 	return joinFit([]part{{now1, 0}, {where, 1}}, paint(styleDim, " · "), m.w)
+}
+
+// place is where the run works: "on BRANCH", "in FOLDER", or "".
+func (m *Model) place() string {
+	switch r := m.run; {
+	case r.info.Branch != "":
+		return "on " + r.info.Branch
+	case r.info.Workspace != "":
+		return "in " + filepath.Base(r.info.Workspace)
+	}
+	return ""
 }
 
 // noteLine is the note being typed, else the answer to the last key, else
