@@ -228,7 +228,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		Timeout:           r.cfg.IterationTimeout,
 		InactivityTimeout: r.cfg.InactivityTimeout,
 		Grace:             r.cfg.KillGrace,
-		OnActivity:        func(text string) { r.ev.Activity(i, text, r.cleanText) },
+		OnActivity:        func(text string) { r.ev.ActivityOf(i, x.tag(), text, r.cleanText) },
 		OnSpend:           watch.spend,
 		CompletionTag:     r.cfg.CompletionTag,
 		DonePattern:       r.cfg.DonePattern,
@@ -261,8 +261,10 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	fillFromOutcome(it, o)
 	final, _ := prompt.TruncateTail(o.FinalMessage, runlog.FinalMessageLimit)
 	it.FinalMessage = final
+	ev := agentFinished(i, o)
+	ev.Candidate = x.tag()
+	r.ev.Emit(ev)
 	if x.cand == nil {
-		r.ev.Emit(agentFinished(i, o))
 		r.logAgent(i, o)
 	}
 	x.o = o
@@ -405,10 +407,14 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 		Shell:   r.cfg.CheckShell,
 		Wrap:    r.boxOf(x).CheckWrap(),
 		OnStart: func(idx int, _ string) {
-			r.ev.Emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
+			r.ev.Emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx), Candidate: x.tag()})
 		},
-		OnFinish: func(idx int, c checks.Result) { r.ev.Emit(r.sanitizeCheck(idx, c).FinishedEvent(i, idx)) },
-		Output:   witnessed(r.checkOutput(x.tr), wit),
+		OnFinish: func(idx int, c checks.Result) {
+			ev := r.sanitizeCheck(idx, c).FinishedEvent(i, idx)
+			ev.Candidate = x.tag()
+			r.ev.Emit(ev)
+		},
+		Output: witnessed(r.checkOutput(x.tr), wit),
 	})
 	it.ChecksDuration = r.deps.Now().Sub(began).Seconds()
 	it.CheckResults = make([]runlog.CheckResult, len(results))
@@ -441,6 +447,15 @@ func checksID(rs []runlog.CheckResult) string {
 		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%v\x00", c.Name, c.Passed, c.ExitCode, c.TimedOut)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// tag is what a candidate's events carry (its number); nil for the run's
+// own agent.
+func (x *iteration) tag() *runlog.Candidate {
+	if x.cand == nil {
+		return nil
+	}
+	return &runlog.Candidate{N: x.cand.k, Agent: x.slot.name, Model: x.slot.model}
 }
 
 // transcriptDir is the iteration's transcript folder, relative to the

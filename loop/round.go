@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -114,7 +115,8 @@ func (r *runner) makeCandidates() error {
 
 // roundSize is how many candidates round i runs: all of them, or as many
 // as the budget left covers at the last round's cost per candidate (the
-// most any candidate cost), said when fewer.
+// most any candidate cost), said when fewer; 0 when it covers none, and
+// the run stops before spending.
 func (r *runner) roundSize(i int) int {
 	n := len(r.cands)
 	budget := r.cfg.MaxCost
@@ -136,7 +138,9 @@ func (r *runner) roundSize(i int) int {
 	if fit >= n {
 		return n
 	}
-	fit = max(fit, 1) // the budget's own stop comes first when nothing is left
+	if fit < 1 {
+		return 0
+	}
 	r.warn(fmt.Sprintf("iteration %d: the budget left ($%.4f of $%.4f) covers %d candidate%s at the last round's $%.4f each: running %d of %d candidates",
 		i, max(left, 0), budget, fit, plural(fit), each, fit, n))
 	return fit
@@ -162,13 +166,20 @@ func (r *runner) prepareRound(ctx context.Context, n int) (base string, err erro
 	}
 	sub := relDir(r.ws.repo.Dir(), r.ws.dir)
 	errs := make([]error, n)
+	// git registers new worktrees one at a time: two `git worktree add` at
+	// once can each read the other's half-written registration.
+	for _, c := range r.cands[:n] {
+		if !c.made {
+			if err := r.ws.repo.AddCandidate(ctx, c.top, base); err != nil {
+				return "", fmt.Errorf("making candidate %d's worktree: %w", c.k, err)
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	for _, c := range r.cands[:n] {
 		wg.Go(func() {
 			if c.made {
 				errs[c.k-1] = r.ws.repo.ResetCandidate(ctx, c.top, base, nil)
-			} else {
-				errs[c.k-1] = r.ws.repo.AddCandidate(ctx, c.top, base)
 			}
 			if errs[c.k-1] != nil {
 				return
@@ -208,6 +219,10 @@ func (r *runner) prepareRound(ctx context.Context, n int) (base string, err erro
 func (r *runner) round(ctx, runCtx context.Context, x *iteration) {
 	i := x.n
 	n := r.roundSize(i)
+	if n == 0 {
+		x.halt = stopAt(runlog.StopBudget, fmt.Sprintf("spent $%.4f of the $%.4f budget: what is left does not cover one more candidate at the last round's cost", r.res.KnownCost, r.cfg.MaxCost))
+		return
+	}
 	gctx, cancel := gitContext(ctx, runCtx)
 	base, err := r.prepareRound(gctx, n)
 	cancel()
@@ -224,7 +239,7 @@ func (r *runner) round(ctx, runCtx context.Context, x *iteration) {
 	watch := r.startInflight(i, x.began, cancelRound, n)
 	r.logEvent("START", "iteration %d/%d: %d candidates", i, r.cfg.MaxIterations, n)
 	r.ev.Emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: r.agent().name, Model: r.agent().model})
-	r.logf("iteration %d/%d: running %d candidates at once", i, r.cfg.MaxIterations, n)
+	r.logf("iteration %d/%d: running %d candidate%s at once", i, r.cfg.MaxIterations, n, plural(n))
 	stopNotes := r.watchNotes(roundCtx, i, cancelRound)
 
 	outs := make([]*roundOf, n)
@@ -263,7 +278,6 @@ func (r *runner) round(ctx, runCtx context.Context, x *iteration) {
 			mu.Unlock()
 			cr := candidateRecord(out, "")
 			r.ev.Emit(runlog.Event{Type: runlog.EventCandidateFinished, Iteration: i, Candidate: &cr})
-			r.logf("iteration %d/%d: candidate %d (%s): %s%s", i, r.cfg.MaxIterations, c.k, sl.Agent, candidateState(cr), failedList(y.rec.CheckResults))
 			if out.ok && r.cfg.CandidatesFinishFirst() {
 				cancelRound(errWon)
 			}
@@ -323,7 +337,6 @@ func (r *runner) finishRound(ctx, runCtx, roundCtx context.Context, x *iteration
 		}
 	}
 	x.lessons = r.lessonsOf(ranked[1:], kept)
-	r.logf("iteration %d/%d: kept candidate %d (%s)", x.n, r.cfg.MaxIterations, kept.c.k, kept.x.slot.Agent)
 	if x.ws.repo != nil {
 		if d, err := x.ws.diff(gctx); err == nil {
 			x.rec.Tree = d.Tree
@@ -369,6 +382,7 @@ func compareCandidates(a, b *roundOf) comparison {
 		{boolFirst(a.ok, b.ok), "the kept candidate passed every check and declared completion"},
 		{-cmpInt(passedA, passedB), "fewer of its checks passed"},
 		{cmpInt(linesA, linesB), "its failing checks printed more lines"},
+		{boolFirst(!a.x.o.Failed(), !b.x.o.Failed()), "its agent ended with an error"},
 		{cmpInt(sizeA, sizeB), "its change was larger"},
 		{cmpFloat(costA, costB), "it cost more"},
 		{cmpInt(a.finished, b.finished), "it finished later"},
@@ -519,19 +533,6 @@ func lostWhy(o, kept *roundOf) string {
 	return why
 }
 
-// candidateState says in a few words how a candidate ended.
-func candidateState(c runlog.Candidate) string {
-	switch {
-	case c.Stopped:
-		return "stopped"
-	case c.Success:
-		return fmt.Sprintf("succeeded (%d/%d checks passing, completion declared)", c.ChecksPassed, c.ChecksTotal)
-	case c.TimedOut:
-		return fmt.Sprintf("timed out (%d/%d checks passing)", c.ChecksPassed, c.ChecksTotal)
-	}
-	return fmt.Sprintf("%d/%d checks passing", c.ChecksPassed, c.ChecksTotal)
-}
-
 // roundCost is the round's cost and tokens: every candidate's; the cost
 // is unknown when one's is.
 func roundCost(outs []*roundOf) (*float64, *runlog.Tokens) {
@@ -623,16 +624,32 @@ func (r *runner) lessonsOf(losers []*roundOf, kept *roundOf) []prompt.CandidateL
 			continue
 		}
 		l := prompt.CandidateLesson{N: o.c.k, Agent: o.x.slot.Agent, Why: lostWhy(o, kept), DiffStat: o.x.rec.DiffStat}
-		for _, c := range o.x.rec.CheckResults {
+		for idx, c := range o.x.rec.CheckResults {
 			if c.Passed {
 				continue
 			}
 			l.Failing = append(l.Failing, prompt.CheckFailure{Command: r.shownCheck(c.Name), Status: c.Status(),
-				Output: prompt.NewLines(c.Output, keptOut[c.Name], 12)})
+				Output: prompt.NewLines(r.checkHead(o, idx, c.Output), keptOut[c.Name], 12)})
 		}
 		out = append(out, l)
 	}
 	return out
+}
+
+// checkHead is the head of a candidate's check output, as its transcript
+// kept it (the record keeps the tail); the record's when there is none.
+func (r *runner) checkHead(o *roundOf, idx int, tail string) string {
+	f, err := os.Open(r.ws.state(candidateTranscript(o.x.n, o.c.k), runlog.CheckFile(idx)))
+	if err != nil {
+		return tail
+	}
+	defer f.Close()
+	buf := make([]byte, 16<<10)
+	n, _ := io.ReadFull(f, buf)
+	if n == 0 {
+		return tail
+	}
+	return string(buf[:n])
 }
 
 // shownCheck is a check's name as the prompt shows it (already masked in

@@ -188,6 +188,9 @@ func TestRoundLessonsReachTheNextPrompt(t *testing.T) {
 			var log bytes.Buffer
 			res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
 			is.NoErr(err)
+			if len(res.Iterations) == 0 {
+				t.Fatalf("no iteration: %s %s\n%s", res.StopReason, res.StopDetail, log.String())
+			}
 			is.True(res.Iterations[0].Candidates[0].Kept)
 			data, err := os.ReadFile(filepath.Join(dir, runlog.StateDir, "prompts", "iteration-2.md"))
 			is.NoErr(err)
@@ -226,7 +229,7 @@ func TestRoundSizeFollowsTheBudget(t *testing.T) {
 	r.res.KnownCost = 0.2
 	is.Equal(r.roundSize(2), 3) // $0.80 covers three
 	r.res.KnownCost = 0.99
-	is.Equal(r.roundSize(2), 1) // the budget's own stop decides when none fits
+	is.Equal(r.roundSize(2), 0) // none fits: the run stops before spending
 }
 
 // Shared check slots (--parallel, a batch's) bound the candidates whose

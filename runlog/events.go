@@ -189,6 +189,12 @@ func (e *EventLog) Emit(ev Event) {
 // a burst is spent; clean makes the agent's text safe (the boundary where
 // it enters).
 func (e *EventLog) Activity(iteration int, text string, clean func(string) string) {
+	e.ActivityOf(iteration, nil, text, clean)
+}
+
+// ActivityOf is Activity for a round's candidate (cand: its number, nil
+// for the run's own agent), whose events carry it.
+func (e *EventLog) ActivityOf(iteration int, cand *Candidate, text string, clean func(string) string) {
 	if e == nil {
 		return
 	}
@@ -210,10 +216,10 @@ func (e *EventLog) Activity(iteration int, text string, clean func(string) strin
 	e.skipped = 0
 	e.mu.Unlock()
 	if skipped > 0 {
-		e.Emit(Event{Type: EventAgentActivity, Iteration: iteration, Text: fmt.Sprintf("… %d line%s of activity skipped (the transcript has them)", skipped, map[bool]string{true: "s"}[skipped != 1])})
+		e.Emit(Event{Type: EventAgentActivity, Iteration: iteration, Candidate: cand, Text: fmt.Sprintf("… %d line%s of activity skipped (the transcript has them)", skipped, map[bool]string{true: "s"}[skipped != 1])})
 	}
 	// Cleaned here, after the bound, not for every line the agent prints.
-	e.Emit(Event{Type: EventAgentActivity, Iteration: iteration, Text: Clip(strings.TrimSpace(clean(text)), MaxLine)})
+	e.Emit(Event{Type: EventAgentActivity, Iteration: iteration, Candidate: cand, Text: Clip(strings.TrimSpace(clean(text)), MaxLine)})
 }
 
 // Close closes the event log's file.
