@@ -206,6 +206,9 @@ func Defaults() Config {
 		FinalCheck:           FinalCheckClean,
 		RedactKnown:          RedactKnownOn,
 		Broker:               BrokerOn,
+		Candidates:           1,
+		CandidatesFinish:     CandidatesFirst,
+		CandidatesLessons:    LessonsOn,
 		Dir:                  ".",
 	}
 }

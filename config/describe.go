@@ -32,6 +32,13 @@ func Describe(c Config, src Sources) []Setting {
 		default:
 			s.Value = deref(p)
 		}
+		if o.key == "candidates" && len(c.CandidateAgents) > 0 {
+			labels := make([]string, 0, len(c.CandidateAgents))
+			for _, ca := range c.CandidateAgents {
+				labels = append(labels, candidateLabel(ca))
+			}
+			s.Value = labels
+		}
 		if o.key == "tests" && c.Tests == "" {
 			s.Value, s.Source = c.defaultTests()
 		}

@@ -27,6 +27,10 @@ func FuzzConfigYAML(f *testing.F) {
 	f.Add("ralph_loop:\n  max_cost: NaN\n")
 	f.Add("prices:\n  m: {input: .nan, output: .inf}\n")
 	f.Add("ralph_loop:\n  model: \"a\\xffb\"\n  max_time: 9300000000\n")
+	f.Add("ralph_loop:\n  checks: [true]\n  candidates: 3\n  candidates_finish: all\n  candidates_lessons: off\n")
+	f.Add("ralph_loop:\n  checks: [true]\n  candidates: [{agent: claude, model: sonnet}, {agent: codex}, {agent: command, agent_cmd: \"./a.sh\\n--x\"}]\n")
+	f.Add("ralph_loop:\n  candidates: [{agent: nope, modle: 1}, [x], {agent: {a: b}}]\n")
+	f.Add("ralph_loop:\n  candidates: []\n  candidates_finish: best\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		path := filepath.Join(t.TempDir(), "ralph.yaml")
 		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {

@@ -201,9 +201,20 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			errs = append(errs, unknownKey(path, k, yamlKeys(), "ralph_loop"))
 			continue
 		}
+		if o.key == "candidates" && v.Kind == yaml.SequenceNode {
+			if cerrs := loadCandidates(path, v, c); len(cerrs) > 0 {
+				errs = append(errs, cerrs...)
+				continue
+			}
+			src[o.key] = at(path, k)
+			continue
+		}
 		if err := setFromNode(o, c, v); err != nil {
 			errs = append(errs, errorOf(at(path, v), o.key, err, "see ralph.yaml.example for the accepted values"))
 			continue
+		}
+		if o.key == "candidates" && !(v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
+			c.CandidateAgents = nil // a number: copies of the run's agent
 		}
 		if o.key == "checks" && v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
 			// checks: [] written out: no checks, on purpose.
@@ -333,6 +344,9 @@ func loadEnv(lookup func(string) (string, bool), c *Config, src Sources) Errors 
 		if o.key == "spec" {
 			c.Spec = absPath(c.Spec)
 		}
+		if o.key == "candidates" {
+			c.CandidateAgents = nil // a number: copies of the run's agent, not the file's list
+		}
 		src[o.key] = o.envName()
 	}
 	return errs
@@ -391,6 +405,9 @@ func applyFlags(fs *pflag.FlagSet, from, to *Config, src Sources) {
 		}
 		if o.key == "spec" {
 			to.Spec = absPath(to.Spec)
+		}
+		if o.key == "candidates" {
+			to.CandidateAgents = nil // a number: copies of the run's agent, not the file's list
 		}
 		src[o.key] = "--" + o.flagName()
 	}

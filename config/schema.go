@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/architect-dev/architect/agent"
 )
 
 // SchemaURL is where ralph.schema.json is published; ralph.yaml files point
@@ -71,6 +73,20 @@ func Schema() []byte {
 					map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 				},
 			},
+			"candidate": map[string]any{
+				"description":          "one candidate of a round: its agent, and the model or (for the command agent) the shell command",
+				"type":                 "object",
+				"additionalProperties": false,
+				"required":             []string{"agent"},
+				"properties": map[string]any{
+					"agent":     map[string]any{"type": "string", "enum": agent.Names()},
+					"model":     map[string]any{"type": "string"},
+					"agent_cmd": map[string]any{"type": "string"},
+				},
+				"if":   map[string]any{"properties": map[string]any{"agent": map[string]any{"const": "command"}}},
+				"then": map[string]any{"required": []string{"agent_cmd"}},
+				"else": map[string]any{"not": map[string]any{"required": []string{"agent_cmd"}}},
+			},
 			"prices": map[string]any{
 				"description": "prices of models in USD per million tokens, overriding the built-in table",
 				"type":        []string{"object", "null"},
@@ -96,6 +112,16 @@ func Schema() []byte {
 // schema describes one option; def holds the defaults.
 func (o option) schema(def *Config) map[string]any {
 	m := map[string]any{"description": describe(o)}
+	if o.key == "candidates" {
+		// A number of copies of the run's agent, or a list of agents.
+		m["anyOf"] = []any{
+			map[string]any{"type": "integer", "minimum": o.min, "maximum": o.max},
+			map[string]any{"type": "array", "minItems": 1, "maxItems": o.max, "items": map[string]any{"$ref": "#/$defs/candidate"}},
+			map[string]any{"type": "null"},
+		}
+		m["default"] = def.Candidates
+		return m
+	}
 	switch p := o.field(def).(type) {
 	case *string:
 		m["type"] = "string"

@@ -74,6 +74,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	c.validateSupervision(ps)
 	c.validateChecks(src, ps)
 	c.validateTests(ps)
+	c.validateCandidates(ps)
 	return warnings, ps.errs.orNil()
 }
 

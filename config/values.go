@@ -47,6 +47,7 @@ const maxPattern = 1024
 func (c *Config) checkValues(src Sources) Errors {
 	ps := &problems{src: src}
 	c.checkOptionValues(ps)
+	c.checkCandidateValues(ps)
 	c.checkPrices(ps)
 	c.checkPatterns(ps)
 	if abs, err := filepath.Abs(c.Dir); err == nil && !utf8.ValidString(abs) {
