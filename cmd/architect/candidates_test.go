@@ -173,3 +173,35 @@ func TestCandidatesKillNineResume(t *testing.T) {
 		})
 	}
 }
+
+// Ctrl-C (SIGINT) in the middle of a round stops every candidate, and what
+// each started in a session of its own, prints the result and exits 130;
+// no candidate worktree stays registered.
+func TestCandidatesInterruptStopsAll(t *testing.T) {
+	is := is.New(t)
+	repo, agentDir := loopFixture(t, "spawn $WORK/child-$ARCHITECT_CANDIDATE.pid\ntouch $WORK/started-$ARCHITECT_CANDIDATE\nhang\n")
+	work := filepath.Dir(agentDir)
+	p := startLoop(t, agentDir, "loop", "task", "-C", repo, "--check", "true", "--agent-cmd", "fake-agent", "--candidates", "3")
+	var children []int
+	for k := 1; k <= 3; k++ {
+		p.waitFile(t, filepath.Join(work, "started-"+strconv.Itoa(k)))
+		b, err := os.ReadFile(filepath.Join(work, "child-"+strconv.Itoa(k)+".pid"))
+		is.NoErr(err)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		is.NoErr(err)
+		children = append(children, pid)
+	}
+
+	is.NoErr(p.cmd.Process.Signal(syscall.SIGINT))
+	is.Equal(p.exit(t, 10*time.Second), 130)
+	is.True(strings.Contains(p.stderr.String(), "stopped on cancelled"))
+	goneWithin(t, agentDir, children, 5*time.Second, "after SIGINT mid-round")
+	is.Equal(runlogtest.Result(t, repo).StopReason, "cancelled")
+	git := exec.Command("git", "-C", repo, "worktree", "list", "--porcelain")
+	git.Env = append(os.Environ(), fixtureGitEnv(agentDir)...)
+	out, err := git.CombinedOutput()
+	is.NoErr(err)
+	if strings.Contains(string(out), "candidates") {
+		t.Fatalf("candidate worktrees left after the run ended:\n%s", out)
+	}
+}
