@@ -308,3 +308,21 @@ func cleanMessage(message string) string {
 	}
 	return b.String()
 }
+
+// Tree writes the working tree (less the excludes and leave) as a git
+// tree object and returns its name and HEAD's, touching no ref and not
+// the working tree's index: what a commit would hold, without the commit.
+// A round of candidates starts from it.
+func (c *Changes) Tree(ctx context.Context, leave []string) (tree, head string, err error) {
+	if !c.stage {
+		c.stage, c.valid = true, false // from now on each diff stages
+	}
+	if _, err := c.Diff(ctx); err != nil {
+		return "", "", err
+	}
+	if tree, _, err = c.leaveOut(ctx, leave); err != nil {
+		return "", "", err
+	}
+	head, _, err = headAndTree(ctx, c.repo)
+	return tree, head, err
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/checks"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/runlog"
 )
@@ -50,6 +51,21 @@ type iteration struct {
 	// refused: the agent met its usage limit before doing anything, which
 	// is not an iteration (nothing is recorded).
 	refused bool
+	// halt: the iteration could not go on (a round that could not be set
+	// up): the run stops for it.
+	halt *stop
+
+	// A candidate of a round (round.go); nil for the run's own agent.
+	cand   *candidate
+	parent context.Context // the round's context, which a candidate's agent runs under
+	watch  spender         // its seat in the round's spending
+	// What a candidate did: its change as a commit on the round's base and
+	// its size; stopped when another candidate succeeded first.
+	candCommit string
+	candSize   gitwt.Change
+	stopped    bool
+	// lessons: what the losing candidates of the round teach the next one.
+	lessons []prompt.CandidateLesson
 	// The verdict (decide.go), reached once before the record is written:
 	// whether the iteration lets the run succeed, and the completion signal
 	// the agent gave (or why it could not be looked for).
@@ -71,22 +87,32 @@ func (r *runner) newIteration(i int) *iteration {
 // Interrupted (and no check results) when the run stopped it, the
 // snapshot of the changes for the next prompt otherwise.
 func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
-	i := x.n
-	agentCtx, cancelAgent := context.WithCancelCause(runCtx)
+	parent := runCtx
+	if x.cand != nil {
+		parent = x.parent
+	}
+	agentCtx, cancelAgent := context.WithCancelCause(parent)
 	defer cancelAgent(nil)
-	x.tr = r.openTranscript(i)
+	x.tr = r.openTranscript(x.transcriptDir())
 	defer func() {
 		if err := x.tr.close(); err != nil {
 			r.transcriptFailed(err)
 		}
 	}()
 	r.runAgent(agentCtx, x, cancelAgent)
+	if x.cand != nil && errors.Is(context.Cause(agentCtx), errWon) {
+		x.stopped = true
+		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
+		return
+	}
 	if why := interruption(ctx, runCtx, agentCtx); why != "" {
 		r.interrupted(ctx, x, why)
 		return
 	}
 	if x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o) {
-		r.ws.inflightDone()
+		if x.cand == nil {
+			r.ws.inflightDone()
+		}
 		x.refused = true
 		return
 	}
@@ -102,12 +128,25 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 			x.rec.CompletionTagFound, x.rec.patternFound = searchFinal(r.cfg, x.o, x.prompt)
 		}
 		r.compareTests(x)
-		r.beforeChecks(runCtx)
-		r.runChecks(runCtx, x)
-		gctx, cancel := gitContext(ctx, runCtx)
-		r.afterChecks(gctx) // what the checks created stays out of the commit
-		cancel()
-		if why := interruption(ctx, runCtx, nil); why != "" {
+		if x.cand != nil {
+			gctx, cancel := gitContext(ctx, runCtx)
+			r.candidateChange(gctx, x) // before the checks: what they create stays out
+			cancel()
+			r.runChecks(agentCtx, x)
+			if errors.Is(context.Cause(agentCtx), errWon) {
+				x.stopped = true
+				x.rec.CheckResults, x.rec.AllChecksPassed, x.rec.ChecksRun = []runlog.CheckResult{}, false, false
+				x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
+				return
+			}
+		} else {
+			r.beforeChecks(runCtx)
+			r.runChecks(runCtx, x)
+			gctx, cancel := gitContext(ctx, runCtx)
+			r.afterChecks(gctx) // what the checks created stays out of the commit
+			cancel()
+		}
+		if why := interruption(ctx, runCtx, agentCtx); why != "" {
 			x.rec.CheckResults, x.rec.AllChecksPassed = []runlog.CheckResult{}, false
 			r.interrupted(ctx, x, why)
 			return
@@ -118,7 +157,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 	failed := x.o.Failed() && x.o.ExitCode != agent.ExitWaiting && x.o.ErrKind != agent.ErrUsageLimit
 	x.rec.Failed = failed || len(x.rec.ProtectedRestored) > 0 || judgeFailed(x.rec.JudgeChanged) || testsFailed(x.rec)
 	x.rec.ChecksID = checksID(x.rec.CheckResults)
-	if x.ws.repo != nil {
+	if x.ws.repo != nil && x.cand == nil {
 		// One snapshot serves idle detection, the record and the next prompt.
 		gctx, cancel := gitContext(ctx, runCtx)
 		defer cancel()
@@ -160,19 +199,28 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	// No save of the state: the inflight file, written as the agent starts
 	// and ends, tells the iteration running and its phase (agent, then
 	// checks) to whoever reads the state (runlog.ReadStateNow).
-	watch := r.startInflight(i, x.began, cancelAgent)
-	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
-	r.ev.Emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
-	r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
+	watch := x.watch
+	stopNotes := func() {}
+	if x.cand == nil {
+		w := r.startInflight(i, x.began, cancelAgent, 1)
+		watch = w.seat(0)
+		r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
+		r.ev.Emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
+		r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
+	}
 	snap := r.snapshotProtected(x.ws.dir)
 	copyOut, copyErr := x.tr.agentCopies()
 	agentBegan := r.deps.Now()
-	stopNotes := r.watchNotes(agentCtx, i, cancelAgent)
-	outDenied, errDenied := r.sb.Watch(r.ws.dir), r.sb.Watch(r.ws.dir)
+	if x.cand == nil {
+		stopNotes = r.watchNotes(agentCtx, i, cancelAgent)
+	}
+	outDenied, errDenied := r.sb.Watch(x.ws.dir), r.sb.Watch(x.ws.dir)
+	resultFile := x.resultFile(r.ws)
 	o := ag.agent.Run(agentCtx, agent.Request{
 		Prompt:            x.prompt,
 		PromptFile:        x.file,
-		ResultFile:        r.ws.state(runlog.AgentResultFile),
+		ResultFile:        resultFile,
+		Env:               x.env(),
 		Dir:               x.ws.dir,
 		Iteration:         i,
 		MaxIterations:     r.cfg.MaxIterations,
@@ -206,14 +254,16 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	watch.finished(o) // a kill from here on still finds what the agent cost
 	// A command agent's result file holds its words unredacted: removed
 	// once its cost is kept.
-	_ = os.Remove(r.ws.state(runlog.AgentResultFile))
+	_ = os.Remove(resultFile)
 	it.ProtectedRestored = r.restoreProtected(snap, i)
-	it.JudgeChanged = r.guardJudge(i)
+	it.JudgeChanged = r.guardJudgeIn(i, x.ws.dir, x.cand == nil)
 	fillFromOutcome(it, o)
 	final, _ := prompt.TruncateTail(o.FinalMessage, runlog.FinalMessageLimit)
 	it.FinalMessage = final
-	r.ev.Emit(agentFinished(i, o))
-	r.logAgent(i, o)
+	if x.cand == nil {
+		r.ev.Emit(agentFinished(i, o))
+		r.logAgent(i, o)
+	}
 	x.o = o
 }
 
@@ -356,7 +406,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 	for idx, c := range results {
 		it.CheckResults[idx] = r.sanitizeCheck(idx, c)
 	}
-	r.sandboxDenied(it, r.checkDenials(it.CheckResults))
+	r.sandboxDenied(it, r.checkDenials(x.ws.dir, it.CheckResults))
 	it.ChecksRun = ctx.Err() == nil
 	it.AllChecksPassed = it.ChecksRun
 	passing := 0
@@ -368,6 +418,9 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 		}
 	}
 	r.witnessTests(x, wit)
+	if x.cand != nil {
+		return // said with the candidate's end (round)
+	}
 	r.logf("iteration %d/%d: checks %d/%d passing%s", it.Iteration, r.cfg.MaxIterations, passing, len(it.CheckResults), failedList(it.CheckResults))
 }
 
@@ -379,4 +432,31 @@ func checksID(rs []runlog.CheckResult) string {
 		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%v\x00", c.Name, c.Passed, c.ExitCode, c.TimedOut)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// transcriptDir is the iteration's transcript folder, relative to the
+// state folder: a candidate's is inside its round's.
+func (x *iteration) transcriptDir() string {
+	if x.cand != nil {
+		return candidateTranscript(x.n, x.cand.k)
+	}
+	return runlog.TranscriptDir(x.n)
+}
+
+// resultFile is where a command agent may write its result: one file per
+// candidate of a round.
+func (x *iteration) resultFile(ws *workspace) string {
+	if x.cand != nil {
+		return ws.state(CandidatesDir, "result-"+strconv.Itoa(x.cand.k)+".json")
+	}
+	return ws.state(runlog.AgentResultFile)
+}
+
+// env is the agent's environment: the process's, with a candidate's
+// number (ARCHITECT_CANDIDATE); nil for the process's own.
+func (x *iteration) env() []string {
+	if x.cand == nil {
+		return nil
+	}
+	return append(os.Environ(), "ARCHITECT_CANDIDATE="+strconv.Itoa(x.cand.k))
 }

@@ -184,13 +184,19 @@ func notYet(rec record) string {
 // any: the tag, the DONE file, or the done pattern. An agent stopped by a
 // timeout gives none: it did not finish.
 func (r *runner) completionSignal(rec record) (string, error) {
+	return r.completionSignalIn(rec, r.ws)
+}
+
+// completionSignalIn is completionSignal for an agent that ran in ws (a
+// candidate's worktree holds its own DONE file).
+func (r *runner) completionSignalIn(rec record, ws *workspace) (string, error) {
 	if rec.AgentTimedOut || rec.Interrupted != "" {
 		return "", nil
 	}
 	if rec.CompletionTagFound {
 		return "tag", nil
 	}
-	done, err := r.doneFileExists()
+	done, err := r.doneFileIn(ws)
 	if err != nil {
 		return "", err
 	}
@@ -213,11 +219,13 @@ func donePath(cfg config.Config, ws *workspace) string {
 	return filepath.Join(ws.dir, cfg.DoneFile)
 }
 
-func (r *runner) doneFileExists() (bool, error) {
-	fi, err := os.Stat(donePath(r.cfg, r.ws))
+func (r *runner) doneFileExists() (bool, error) { return r.doneFileIn(r.ws) }
+
+func (r *runner) doneFileIn(ws *workspace) (bool, error) {
+	fi, err := os.Stat(donePath(r.cfg, ws))
 	switch {
 	case err == nil && fi.IsDir():
-		return false, fmt.Errorf("the DONE file %s is a directory: remove it (the agent signals completion by creating a file there)", donePath(r.cfg, r.ws))
+		return false, fmt.Errorf("the DONE file %s is a directory: remove it (the agent signals completion by creating a file there)", donePath(r.cfg, ws))
 	case err == nil:
 		// A --done-file that was there before the run signals nothing until
 		// it changes (see noteDoneFile).

@@ -16,9 +16,10 @@ import (
 // reaches --max-cost.
 var errBudget = errors.New("max-cost reached")
 
-// spendWatch follows one agent run's spending: it saves it in the inflight
-// file, and stops the run (errBudget) once the run's cost and the run's
-// earlier iterations reach --max-cost.
+// spendWatch follows the spending of an iteration's agent runs (one, or
+// a round's candidates, each in its seat): it saves their sum in the
+// inflight file, and stops the runs (errBudget) once that sum and the
+// run's earlier iterations reach --max-cost.
 type spendWatch struct {
 	r      *runner
 	cancel context.CancelCauseFunc
@@ -26,57 +27,100 @@ type spendWatch struct {
 
 	mu    sync.Mutex
 	cur   runlog.Inflight
-	spent agent.Spend
+	spent []agent.Spend
+	done  []*agent.Outcome
 }
 
-func (r *runner) startInflight(i int, began time.Time, cancel context.CancelCauseFunc) *spendWatch {
-	w := &spendWatch{r: r, cancel: cancel, before: r.res.KnownCost,
+// spender is one agent run's seat in a spendWatch.
+type spender interface {
+	spend(agent.Spend)
+	finished(agent.Outcome)
+	lastSpend() agent.Spend
+}
+
+func (r *runner) startInflight(i int, began time.Time, cancel context.CancelCauseFunc, seats int) *spendWatch {
+	w := &spendWatch{r: r, cancel: cancel, before: r.res.KnownCost, spent: make([]agent.Spend, seats), done: make([]*agent.Outcome, seats),
 		cur: runlog.Inflight{Iteration: i, Agent: r.agent().name, Model: r.agent().model, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}}
 	w.save()
 	return w
 }
 
+// seat is the spender of the k-th run (0-based).
+func (w *spendWatch) seat(k int) spender { return seat{w, k} }
+
+type seat struct {
+	w *spendWatch
+	k int
+}
+
 // spend is the agent's OnSpend; it runs on the adapter's goroutines.
-func (w *spendWatch) spend(s agent.Spend) {
+func (s seat) spend(sp agent.Spend) {
+	w := s.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.spent = s
-	w.cur.UpdatedAt = stampNano(w.r.deps.Now())
-	w.cur.Cost = nil
-	if s.CostKnown {
-		w.cur.Cost = ptr(s.Cost)
-	}
-	if s.Usage != (agent.Usage{}) {
-		w.cur.Tokens = &runlog.Tokens{Input: s.Usage.Input, CachedInput: s.Usage.CachedInput, Output: s.Usage.Output}
-	}
+	w.spent[s.k] = sp
+	w.sum()
 	w.save()
-	if budget := w.r.cfg.MaxCost; budget > 0 && s.CostKnown && w.before+s.Cost >= budget {
+	if budget := w.r.cfg.MaxCost; budget > 0 && w.cur.Cost != nil && w.before+*w.cur.Cost >= budget {
 		w.cancel(errBudget)
 	}
 }
 
-// finished saves the agent's outcome once it has ended, before the checks
+// finished saves an agent's outcome once it has ended, before the checks
 // run: what it cost (a command agent's result file is read, and removed,
 // only then) and how long it took.
-func (w *spendWatch) finished(o agent.Outcome) {
+func (s seat) finished(o agent.Outcome) {
+	w := s.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.cur.UpdatedAt = stampNano(w.r.deps.Now())
-	if o.CostKnown {
-		w.cur.Cost = ptr(o.Cost)
-	}
-	if o.Usage != (agent.Usage{}) {
-		w.cur.Tokens = &runlog.Tokens{Input: o.Usage.Input, CachedInput: o.Usage.CachedInput, Output: o.Usage.Output}
-	}
+	w.done[s.k] = &o
+	w.sum()
 	w.cur.AgentDuration = ptr(o.Duration.Seconds())
 	w.save()
 }
 
 // lastSpend is the last spending the agent reported.
-func (w *spendWatch) lastSpend() agent.Spend {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.spent
+func (s seat) lastSpend() agent.Spend {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.w.spent[s.k]
+}
+
+// sum puts the runs' spending so far in the inflight record: each run's
+// outcome once it ended, else what it last reported. The cost is known
+// when one run's is (a kill then keeps at least that).
+func (w *spendWatch) sum() {
+	w.cur.UpdatedAt = stampNano(w.r.deps.Now())
+	var (
+		cost   float64
+		known  bool
+		tokens runlog.Tokens
+	)
+	for k, sp := range w.spent {
+		c, ck, u := sp.Cost, sp.CostKnown, sp.Usage
+		if o := w.done[k]; o != nil {
+			if o.CostKnown {
+				c, ck = o.Cost, true
+			}
+			if o.Usage != (agent.Usage{}) {
+				u = o.Usage
+			}
+		}
+		if ck {
+			cost, known = cost+c, true
+		}
+		tokens.Input += u.Input
+		tokens.CachedInput += u.CachedInput
+		tokens.Output += u.Output
+	}
+	w.cur.Cost = nil
+	if known {
+		w.cur.Cost = ptr(cost)
+	}
+	w.cur.Tokens = nil
+	if tokens != (runlog.Tokens{}) {
+		w.cur.Tokens = &tokens
+	}
 }
 
 func (w *spendWatch) save() {

@@ -14,6 +14,8 @@ import (
 // first line and held for the session (attach's release closes it).
 func (r *runner) logEvent(kind, format string, args ...any) {
 	now := r.deps.Now()
+	r.ilogMu.Lock()
+	defer r.ilogMu.Unlock()
 	if r.ilog == nil {
 		l, err := runlog.OpenLineLog(r.ws.state(runlog.IterationsLog))
 		if err != nil {

@@ -275,10 +275,19 @@ func (r *runner) saveJudge() {
 // change is undone; under warn, kept, and the state it left becomes the
 // one the next iteration is compared with. It returns the changes, for
 // the record.
-func (r *runner) guardJudge(i int) []runlog.JudgeChange {
+func (r *runner) guardJudge(i int) []runlog.JudgeChange { return r.guardJudgeIn(i, r.ws.dir, true) }
+
+// guardJudgeIn guards the judge in dir: the workspace (own), or a
+// candidate's worktree, where the files are compared with, and put back
+// to, the run's recorded state, which a candidate never moves on (--judge
+// warn moves it on once the kept candidate's change is in the workspace).
+func (r *runner) guardJudgeIn(i int, dir string, own bool) []runlog.JudgeChange {
 	g := r.judge
 	if g == nil {
 		return nil
+	}
+	if !own {
+		return r.guardJudgeCandidate(i, dir)
 	}
 	var changed []string
 	kept := g.mode == config.JudgeWarn
@@ -313,6 +322,54 @@ func (r *runner) guardJudge(i int) []runlog.JudgeChange {
 			r.saveJudge() // the versions to put back may have moved on (see protect.Snapshot.Changed)
 		}
 	}
+	return r.judgeChanges(i, changed, left, recorded, kept)
+}
+
+// guardJudgeCandidate is guardJudgeIn for a candidate's worktree dir.
+func (r *runner) guardJudgeCandidate(i int, dir string) []runlog.JudgeChange {
+	g := r.judge
+	kept := g.mode == config.JudgeWarn
+	left := map[string][]byte{}
+	recorded := map[string][]byte{}
+	for f := range g.views {
+		if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f))); err == nil {
+			left[f] = data
+		}
+		if data, ok := g.snap.Recorded(f); ok {
+			recorded[f] = data
+		}
+	}
+	s, err := g.take(dir, g.snap)
+	if err != nil {
+		r.warn("could not look at the files that define the checks in a candidate's worktree: " + err.Error())
+		return nil
+	}
+	var changed []string
+	if kept {
+		changed = s.Changed()
+	} else if changed, err = s.Restore(); err != nil {
+		r.warn("could not put back every file that defines the checks: " + err.Error())
+	}
+	return r.judgeChanges(i, changed, left, recorded, kept)
+}
+
+// judgeMoveOn takes the judge's files again from the workspace, when
+// --judge warn kept a change the kept candidate made to them.
+func (r *runner) judgeMoveOn(changed []runlog.JudgeChange) {
+	g := r.judge
+	if g == nil || g.mode != config.JudgeWarn || len(changed) == 0 {
+		return
+	}
+	if s, err := g.take(r.ws.dir, nil); err == nil {
+		g.snap = s
+		r.saveJudge()
+	}
+}
+
+// judgeChanges makes the record's list of the judge's files changed, and
+// says what was done about each.
+func (r *runner) judgeChanges(i int, changed []string, left, recorded map[string][]byte, kept bool) []runlog.JudgeChange {
+	g := r.judge
 	out := make([]runlog.JudgeChange, 0, len(changed))
 	for _, f := range changed {
 		c := runlog.JudgeChange{File: f, Checks: g.concerned(f, left, recorded), Kept: kept}

@@ -33,12 +33,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/sandbox"
 	"github.com/architect-dev/architect/usererr"
@@ -118,19 +120,28 @@ type runner struct {
 	// tests are the run's tests at its start, and what is done when one
 	// is removed (tests.go).
 	tests runlog.Tests
+	// testsMu guards tests while a round's candidates run their checks.
+	testsMu sync.Mutex
+	// cands are the run's candidates when its iterations are rounds
+	// (round.go).
+	cands []*candidate
+	// outMu keeps the lines of a round's candidates, said at once, whole;
+	// ilogMu guards the iterations log.
+	outMu, ilogMu sync.Mutex
 }
 
 // carried is what the iterations so far leave to the next one: its prompt
 // shows the failures, the error and the notes of the last ones, and its
 // own diff is told from the changes they left.
 type carried struct {
-	prev, prevPrev []runlog.CheckResult // the last two iterations' check results
-	execErr        string               // the last agent run's error
-	protectNote    string               // why the last iteration failed, when it changed protected files
-	judgeNote      string               // why the last iteration failed, when it changed how a check is judged
-	interruptNote  string               // that the last iteration was interrupted before its checks
-	finalNote      string               // why the last iteration's success did not stand (its last look failed)
-	diff           *changes.Diff        // the snapshot taken after the last iteration, for the next prompt
+	prev, prevPrev []runlog.CheckResult     // the last two iterations' check results
+	execErr        string                   // the last agent run's error
+	protectNote    string                   // why the last iteration failed, when it changed protected files
+	judgeNote      string                   // why the last iteration failed, when it changed how a check is judged
+	interruptNote  string                   // that the last iteration was interrupted before its checks
+	lessons        []prompt.CandidateLesson // what the last round's losing candidates showed
+	finalNote      string                   // why the last iteration's success did not stand (its last look failed)
+	diff           *changes.Diff            // the snapshot taken after the last iteration, for the next prompt
 	// The changes so far after the last iteration (to tell an uncommitted
 	// iteration's own).
 	patch      string
@@ -306,7 +317,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 func (r *runner) logf(format string, args ...any) {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
 	fmt.Fprintf(r.deps.Log, "architect: "+format+"\n", args...)
 }
 
-func (r *runner) warn(msg string) { usererr.Say(r.deps.Log, usererr.LevelWarning, msg) }
+func (r *runner) warn(msg string) {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	usererr.Say(r.deps.Log, usererr.LevelWarning, msg)
+}

@@ -27,6 +27,7 @@ func (r *runner) buildPrompt(ctx context.Context, x *iteration, last carried) (s
 		Checks:        r.shown.Checks,
 		CompletionTag: r.cfg.CompletionTag,
 		ExecError:     last.execErr,
+		Candidates:    last.lessons,
 		Notes:         append(modeNotes(r.cfg.Mode), judgeGuardNote(r.judge), last.protectNote, last.judgeNote, last.interruptNote, r.testsNote(), last.finalNote),
 	}
 	if r.cfg.Spec != "" {

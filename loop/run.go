@@ -52,6 +52,9 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 	}
 	r.sb, r.res.Sandbox = sb, sb.Line()
 	defer r.sb.Close()
+	if err := r.makeCandidates(); err != nil {
+		return nil, err
+	}
 	if r.deps.Confine != nil {
 		r.deps.Confine(sb.CheckWrap())
 	}
@@ -71,6 +74,10 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 	} else {
 		r.recs = recs
 		why = r.run(ctx, runCtx)
+		// The candidates' worktrees go: what they did is in the records.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wrapUp)
+		r.removeCandidates(cctx)
+		cancel()
 		// The last record on disk before the run says it ended; one that
 		// could not reach it stops the run as an error, whatever else was
 		// decided.
@@ -186,8 +193,17 @@ func (r *runner) iterate(ctx, runCtx context.Context, i int) *stop {
 		return orStop(s)
 	}
 
-	// The attempt: the agent, then the checks.
-	r.attempt(ctx, runCtx, x)
+	// The attempt: the agent, then the checks; or a round of candidates,
+	// each one an attempt, the one kept standing for the iteration.
+	if r.candidatesOn() {
+		r.round(ctx, runCtx, x)
+	} else {
+		r.attempt(ctx, runCtx, x)
+	}
+	if x.halt != nil {
+		return x.halt
+	}
+	r.last.lessons = x.lessons
 	r.last.protectNote = protectNote(i, x.rec.ProtectedRestored)
 	r.last.judgeNote = judgeNote(i, x.rec.JudgeChanged)
 	r.last.diff = x.diff

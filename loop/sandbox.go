@@ -62,11 +62,11 @@ func (r *runner) sandboxDenied(it *runlog.Iteration, denials []string) {
 }
 
 // checkDenials reads the checks' output for denials.
-func (r *runner) checkDenials(results []runlog.CheckResult) []string {
+func (r *runner) checkDenials(dir string, results []runlog.CheckResult) []string {
 	var out []string
 	for _, c := range results {
 		if !c.Passed {
-			out = append(out, r.sb.Denials(r.ws.dir, c.Output)...)
+			out = append(out, r.sb.Denials(dir, c.Output)...)
 		}
 	}
 	return out

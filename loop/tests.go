@@ -86,8 +86,12 @@ func (r *runner) saveTests() {
 // cleaned and redacted as all text from outside is (they are written to
 // tests.json, records and prompts), the same way every time so that they
 // compare.
-func (r *runner) scanTests() (testset.Set, error) {
-	set, err := testset.Scan(r.ws.dir, protectSkip)
+func (r *runner) scanTests() (testset.Set, error) { return r.scanTestsIn(r.ws.dir) }
+
+// scanTestsIn finds the tests in dir (the workspace, or a candidate's
+// worktree).
+func (r *runner) scanTestsIn(dir string) (testset.Set, error) {
+	set, err := testset.Scan(dir, protectSkip)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +117,7 @@ func (r *runner) compareTests(x *iteration) {
 	if !r.testsOn() {
 		return
 	}
-	now, err := r.scanTests()
+	now, err := r.scanTestsIn(x.ws.dir)
 	if err != nil {
 		r.warn("cannot find the tests after iteration " + fmt.Sprint(x.n) + ": " + r.cleanText(err.Error()))
 		return
@@ -226,6 +230,8 @@ func (r *runner) witnessTests(x *iteration, w *witnesses) {
 	if w == nil || !x.rec.ChecksRun {
 		return
 	}
+	r.testsMu.Lock()
+	defer r.testsMu.Unlock()
 	ws := w.out
 	changed := false
 	var notRun []string

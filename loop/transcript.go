@@ -36,9 +36,10 @@ func promptDiff(d changes.Diff) (string, int64) {
 // without it, having said so).
 type transcript runlog.Transcript
 
-// openTranscript makes iteration i's folder and its agent streams.
-func (r *runner) openTranscript(i int) *transcript {
-	t, err := runlog.OpenTranscript(r.ws.state(runlog.TranscriptDir(i)), r.transcriptLimit(), r.streamClean)
+// openTranscript makes an iteration's folder (dir, relative to the state
+// folder) and its agent streams.
+func (r *runner) openTranscript(dir string) *transcript {
+	t, err := runlog.OpenTranscript(r.ws.state(dir), r.transcriptLimit(), r.streamClean)
 	if err != nil {
 		r.transcriptFailed(err)
 		return nil
@@ -65,7 +66,11 @@ func (r *runner) transcriptLimit() int64 {
 
 // transcriptFailed warns, once a run, that transcripts are not kept.
 func (r *runner) transcriptFailed(err error) {
-	if !r.transcriptWarned {
+	r.outMu.Lock()
+	warned := r.transcriptWarned
+	r.transcriptWarned = true
+	r.outMu.Unlock()
+	if !warned {
 		r.transcriptWarned = true
 		r.warn("cannot keep the iteration's transcript: " + r.cleanText(err.Error()))
 	}

@@ -78,6 +78,10 @@ type Input struct {
 	Failed    []CheckFailure // the checks that failed in the previous iteration
 	ExecError string         // the previous agent run's error, if any
 	Progress  string         // the contents of the progress file
+
+	// Candidates are the losing candidates of the last round, when the
+	// run has several and their lessons are on.
+	Candidates []CandidateLesson
 }
 
 // CheckFailure is one check that failed in the previous iteration.
@@ -108,6 +112,7 @@ func Build(in Input) string {
 	add(HeadingIteration, instructions(in))
 	add(HeadingChanges, changes(in.Diff, in.DiffTruncated))
 	add(HeadingErrors, failures(in.Failed))
+	add(HeadingCandidates, lessons(in.Candidates))
 	if strings.TrimSpace(in.ExecError) != "" {
 		add(HeadingExecError, "The previous agent run ended with an error:\n\n"+fence("", in.ExecError))
 	}

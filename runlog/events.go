@@ -236,5 +236,5 @@ func (it Iteration) FinishedEvent() Event {
 		CompletionTagFound: ptr(it.CompletionTagFound), CompletionSignal: it.CompletionSignal, Cost: it.Cost,
 		Duration: ptr(it.Duration), AgentDuration: ptr(it.AgentDuration), ChecksDuration: ptr(it.ChecksDuration), Commit: it.Commit,
 		ChecksRun: ptr(it.ChecksRun), Interrupted: it.Interrupted, Diff: it.Diff, JudgeChanged: it.JudgeChanged, TestsRemoved: it.TestsRemoved,
-		FinalCheck: it.FinalCheck}
+		FinalCheck: it.FinalCheck, Candidates: it.Candidates}
 }

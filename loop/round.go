@@ -1,0 +1,664 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/changes"
+	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
+	"github.com/architect-dev/architect/prompt"
+	"github.com/architect-dev/architect/runlog"
+)
+
+// A run with several candidates (--candidates N) runs each iteration as a
+// round: N agents at once, each in its own worktree at the round's base
+// (the workspace as the iterations so far left it), with the same prompt
+// and ARCHITECT_CANDIDATE=k in its environment. Each candidate is the
+// attempt step of one agent (attempt), in its worktree: its agent, its
+// guards (protected files, the judge, the tests), its checks. The checks
+// pick the candidate kept (rankCandidates); its change is carried to the
+// workspace, where the iteration goes on as one agent's would: the
+// verdict (with its last look), the record (the commit), the decision.
+// The other worktrees are reset at the next round, not removed; the run
+// removes them when it ends.
+
+// errWon stops the other candidates of a round once one succeeded
+// (candidates_finish first).
+var errWon = errors.New("another candidate succeeded")
+
+// CandidatesDir is where a run keeps its candidates' worktrees, in its
+// state folder: one folder per candidate, named by its number.
+const CandidatesDir = "candidates"
+
+// candidate is one candidate of the run: its worktree and its agent.
+type candidate struct {
+	k    int
+	top  string     // the worktree's top folder
+	ws   *workspace // where its agent and checks run (top, or the workspace's sub-folder of it)
+	slot *slot
+	made bool // its worktree exists (made this session)
+}
+
+// roundOf is a round's outcome per candidate, beside the iteration value
+// each candidate ran as.
+type roundOf struct {
+	x        *iteration
+	c        *candidate
+	commit   string // its content after its agent (and the guards), as a commit on the round's base
+	size     gitwt.Change
+	ok       bool   // checks passing and completion declared
+	signal   string // its completion signal
+	stopped  bool   // stopped because another succeeded first
+	finished int    // order of finishing, 1-based
+}
+
+// candidatesOn reports whether the run's iterations are rounds.
+func (r *runner) candidatesOn() bool { return r.candidateCount() > 1 }
+
+// candidateCount is the number of candidates a round starts, before the
+// budget has its say.
+func (r *runner) candidateCount() int {
+	if n := len(r.cfg.CandidateAgents); n > 0 {
+		return n
+	}
+	return max(r.cfg.Candidates, 1)
+}
+
+// makeCandidates builds the run's candidates' agents: the run's own agent
+// N times, or one per entry of the list form.
+func (r *runner) makeCandidates() error {
+	n := r.candidateCount()
+	if n <= 1 {
+		return nil
+	}
+	if r.ws.repo == nil {
+		return errors.New("--candidates needs a git repository: each candidate works in a worktree of its own")
+	}
+	newAgent := r.deps.NewAgent
+	if newAgent == nil {
+		newAgent = agent.New
+	}
+	for k := 1; k <= n; k++ {
+		c := &candidate{k: k, top: r.ws.state(CandidatesDir, strconv.Itoa(k))}
+		if len(r.cfg.CandidateAgents) == 0 {
+			c.slot = nil // the run's current agent, looked up per round
+		} else {
+			ca := r.cfg.CandidateAgents[k-1]
+			ac := candidateConfig(r.cfg, ca)
+			a, err := newAgent(ac)
+			if err != nil {
+				return fmt.Errorf("candidate %d (%s): %w", k, ca.Agent, err)
+			}
+			model := ac.Model
+			if ac.Name == "command" {
+				model = r.deps.Redact(ac.Cmd)
+			}
+			c.slot = &slot{agent: a, name: ac.Name, model: model}
+			c.slot.Agent = agentLabel(c.slot.name, c.slot.model)
+		}
+		r.cands = append(r.cands, c)
+	}
+	return nil
+}
+
+// roundSize is how many candidates round i runs: all of them, or as many
+// as the budget left covers at the last round's cost per candidate (the
+// most any candidate cost), said when fewer.
+func (r *runner) roundSize(i int) int {
+	n := len(r.cands)
+	budget := r.cfg.MaxCost
+	if budget <= 0 || len(r.records) == 0 {
+		return n
+	}
+	last := r.records[len(r.records)-1]
+	each := 0.0
+	for _, c := range last.Candidates {
+		if c.Cost != nil {
+			each = max(each, *c.Cost)
+		}
+	}
+	if each <= 0 {
+		return n
+	}
+	left := budget - r.res.KnownCost
+	fit := int(math.Floor(left / each))
+	if fit >= n {
+		return n
+	}
+	fit = max(fit, 1) // the budget's own stop comes first when nothing is left
+	r.warn(fmt.Sprintf("iteration %d: the budget left ($%.4f of $%.4f) covers %d candidate%s at the last round's $%.4f each: running %d of %d candidates",
+		i, max(left, 0), budget, fit, plural(fit), each, fit, n))
+	return fit
+}
+
+// prepareRound makes the round's base (a commit of the workspace as the
+// iterations so far left it) and brings the first n candidates'
+// worktrees to it, at once.
+func (r *runner) prepareRound(ctx context.Context, n int) (base string, err error) {
+	tree, head, err := r.ws.gitChanges(ctx).Tree(ctx, r.ws.outputs.leftOut())
+	if err != nil {
+		return "", fmt.Errorf("taking the workspace's state: %w", err)
+	}
+	base = head
+	headTree := ""
+	if head != "" {
+		headTree, _ = r.ws.repo.Output(ctx, "rev-parse", head+"^{tree}")
+	}
+	if head == "" || strings.TrimSpace(headTree) != tree {
+		if base, err = r.ws.repo.CommitTree(ctx, tree, head, "architect: the state a round of candidates starts from"); err != nil {
+			return "", fmt.Errorf("recording the workspace's state: %w", err)
+		}
+	}
+	sub := relDir(r.ws.repo.Dir(), r.ws.dir)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for _, c := range r.cands[:n] {
+		wg.Go(func() {
+			if c.made {
+				errs[c.k-1] = r.ws.repo.ResetCandidate(ctx, c.top, base, nil)
+			} else {
+				errs[c.k-1] = r.ws.repo.AddCandidate(ctx, c.top, base)
+			}
+			if errs[c.k-1] != nil {
+				return
+			}
+			c.made = true
+			dir := filepath.Join(c.top, sub)
+			// A DONE file a candidate wrote in an earlier round signals
+			// nothing in this one.
+			_ = os.RemoveAll(filepath.Join(dir, runlog.StateDir))
+			repo, err := gitwt.Open(ctx, dir)
+			if err != nil {
+				errs[c.k-1] = err
+				return
+			}
+			c.ws = &workspace{dir: dir, repo: repo, initialRef: base, excludes: r.ws.excludes}
+		})
+	}
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			return "", fmt.Errorf("preparing candidate %d's worktree: %w", k+1, err)
+		}
+	}
+	return base, nil
+}
+
+// round is the attempt step of a run with several candidates: the round's
+// candidates at once, the kept one's change carried to the workspace, x
+// completed as the kept candidate's iteration with the round's cost and
+// every candidate's record. A round that could not be set up is a stop
+// (x.halt).
+func (r *runner) round(ctx, runCtx context.Context, x *iteration) {
+	i := x.n
+	n := r.roundSize(i)
+	gctx, cancel := gitContext(ctx, runCtx)
+	base, err := r.prepareRound(gctx, n)
+	cancel()
+	if err != nil {
+		if why := interruption(ctx, runCtx, nil); why != "" {
+			r.interrupted(ctx, x, why)
+			return
+		}
+		x.halt = stopAt(runlog.StopError, "could not set up the round's candidates: "+r.cleanText(err.Error()))
+		return
+	}
+	roundCtx, cancelRound := context.WithCancelCause(runCtx)
+	defer cancelRound(nil)
+	watch := r.startInflight(i, x.began, cancelRound, n)
+	r.logEvent("START", "iteration %d/%d: %d candidates", i, r.cfg.MaxIterations, n)
+	r.ev.Emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: r.agent().name, Model: r.agent().model})
+	r.logf("iteration %d/%d: running %d candidates at once", i, r.cfg.MaxIterations, n)
+	stopNotes := r.watchNotes(roundCtx, i, cancelRound)
+
+	outs := make([]*roundOf, n)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		order int
+	)
+	for idx, c := range r.cands[:n] {
+		sl := c.slot
+		if sl == nil {
+			sl = r.agent()
+		}
+		y := &iteration{n: i, began: r.deps.Now(), slot: sl, ws: c.ws, prompt: x.prompt, file: x.file, cand: c, watch: watch.seat(idx), parent: roundCtx}
+		y.rec.Iteration = runlog.Iteration{Iteration: i, Agent: sl.name, Model: sl.model, StartedAt: stamp(y.began), CheckResults: []runlog.CheckResult{}}
+		out := &roundOf{x: y, c: c}
+		outs[idx] = out
+		wg.Go(func() {
+			r.ev.Emit(runlog.Event{Type: runlog.EventCandidateStarted, Iteration: i, Candidate: &runlog.Candidate{N: c.k, Agent: sl.name, Model: sl.model}})
+			r.attempt(ctx, roundCtx, y)
+			out.commit, out.size = y.candCommit, y.candSize
+			out.stopped = y.stopped
+			if !y.stopped && !y.refused && y.rec.Interrupted == "" {
+				out.ok = succeeded(r.cfg, y.rec)
+				out.signal, _ = r.completionSignalIn(y.rec, y.ws)
+				out.ok = out.ok && out.signal != ""
+			}
+			mu.Lock()
+			order++
+			out.finished = order
+			mu.Unlock()
+			cr := candidateRecord(out, "")
+			r.ev.Emit(runlog.Event{Type: runlog.EventCandidateFinished, Iteration: i, Candidate: &cr})
+			r.logf("iteration %d/%d: candidate %d (%s): %s%s", i, r.cfg.MaxIterations, c.k, sl.Agent, candidateState(cr), failedList(y.rec.CheckResults))
+			if out.ok && r.cfg.CandidatesFinish != config.CandidatesAll {
+				cancelRound(errWon)
+			}
+		})
+	}
+	wg.Wait()
+	stopNotes()
+	r.finishRound(ctx, runCtx, roundCtx, x, base, outs)
+}
+
+// finishRound completes x from the round's candidates: an interrupted
+// round is recorded as one; otherwise the kept candidate's change goes to
+// the workspace and x becomes its iteration, with the round's cost.
+func (r *runner) finishRound(ctx, runCtx, roundCtx context.Context, x *iteration, base string, outs []*roundOf) {
+	why := interruption(ctx, runCtx, roundCtx)
+	refused := true
+	for _, o := range outs {
+		refused = refused && o.x.refused
+	}
+	if refused && why == "" {
+		x.refused, x.o = true, outs[0].x.o
+		r.ws.inflightDone()
+		return
+	}
+	ranked := rankCandidates(outs)
+	kept := ranked[0]
+	if why != "" {
+		r.interrupted(ctx, x, why)
+		x.rec.Candidates = roundRecords(ranked, nil)
+		x.rec.Cost, x.rec.Tokens = roundCost(outs)
+		return
+	}
+	gctx, cancel := gitContext(ctx, runCtx)
+	defer cancel()
+	if kept.commit != "" && kept.commit != base {
+		if err := gitwt.ApplyTrees(gctx, r.ws.dir, base, kept.commit); err != nil {
+			x.halt = stopAt(runlog.StopError, fmt.Sprintf("could not bring candidate %d's change to the workspace: %s", kept.c.k, r.cleanText(err.Error())))
+			x.rec.Candidates = roundRecords(ranked, kept)
+			return
+		}
+	}
+	r.judgeMoveOn(kept.x.rec.JudgeChanged)
+	for _, o := range outs {
+		r.keepCandidateDiff(gctx, x.n, o, base)
+	}
+	y := kept.x
+	x.slot, x.o, x.tr = y.slot, y.o, nil
+	x.rec = y.rec
+	x.rec.StartedAt = stamp(x.began)
+	x.rec.Candidates = roundRecords(ranked, kept)
+	x.rec.Cost, x.rec.Tokens = roundCost(outs)
+	x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
+	if kept.signal == "done_file" {
+		// The kept candidate's DONE file is the run's.
+		if err := runlog.WriteFileQuick(donePath(r.cfg, r.ws), []byte("candidate "+strconv.Itoa(kept.c.k)+"\n")); err != nil {
+			r.warn("could not pass on candidate " + strconv.Itoa(kept.c.k) + "'s DONE file: " + err.Error())
+		}
+	}
+	x.lessons = r.lessonsOf(ranked[1:], kept)
+	r.logf("iteration %d/%d: kept candidate %d (%s)", x.n, r.cfg.MaxIterations, kept.c.k, kept.x.slot.Agent)
+	if x.ws.repo != nil {
+		if d, err := x.ws.diff(gctx); err == nil {
+			x.rec.Tree = d.Tree
+			x.rec.DiffStat = r.deps.Redact(d.Stat)
+			x.diff = &d
+			r.keepPatch(x, d.Text)
+			r.keepRunDiff(d)
+		}
+	}
+}
+
+// rankCandidates orders a round's candidates, the one kept first: all
+// checks passing with completion declared; then more checks passing;
+// fewer lines of failing checks' output; a smaller change; a lower cost
+// (an unknown one last); an earlier finish. A candidate stopped, refused
+// or interrupted comes after those that ran to their end.
+func rankCandidates(outs []*roundOf) []*roundOf {
+	ranked := slices.Clone(outs)
+	slices.SortStableFunc(ranked, func(a, b *roundOf) int {
+		return compareCandidates(a, b).cmp
+	})
+	return ranked
+}
+
+// comparison is how two candidates compare: cmp < 0 when a goes first,
+// and the rule that decided, in words for the one behind.
+type comparison struct {
+	cmp  int
+	rule string
+}
+
+func compareCandidates(a, b *roundOf) comparison {
+	ra, rb := ranAll(a), ranAll(b)
+	passedA, passedB := a.x.rec.passing(), b.x.rec.passing()
+	linesA, linesB := failingLines(a.x.rec), failingLines(b.x.rec)
+	sizeA, sizeB := a.size.Added+a.size.Deleted, b.size.Added+b.size.Deleted
+	costA, costB := costOf(a.x.rec), costOf(b.x.rec)
+	rules := []struct {
+		c    int
+		rule string
+	}{
+		{boolFirst(ra, rb), "it did not run to its end"},
+		{boolFirst(a.ok, b.ok), "the kept candidate passed every check and declared completion"},
+		{-cmpInt(passedA, passedB), "fewer of its checks passed"},
+		{cmpInt(linesA, linesB), "its failing checks printed more lines"},
+		{cmpInt(sizeA, sizeB), "its change was larger"},
+		{cmpFloat(costA, costB), "it cost more"},
+		{cmpInt(a.finished, b.finished), "it finished later"},
+	}
+	for _, rl := range rules {
+		if rl.c != 0 {
+			return comparison{rl.c, rl.rule}
+		}
+	}
+	return comparison{0, "it finished later"}
+}
+
+// ranAll reports whether a candidate ran its agent and its checks to
+// their end: not stopped, not refused, not interrupted.
+func ranAll(o *roundOf) bool { return !o.stopped && !o.x.refused && o.x.rec.Interrupted == "" }
+
+func boolFirst(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// costOf is what a candidate cost; an unknown cost ranks last.
+func costOf(rec record) float64 {
+	if rec.Cost == nil {
+		return math.Inf(1)
+	}
+	return *rec.Cost
+}
+
+// passing is how many of the record's checks passed.
+func (rec record) passing() int {
+	n := 0
+	for _, c := range rec.CheckResults {
+		if c.Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// failingLines counts the lines of output of a record's failing checks.
+func failingLines(rec record) int {
+	n := 0
+	for _, c := range rec.CheckResults {
+		if !c.Passed {
+			n += strings.Count(strings.TrimRight(c.Output, "\n"), "\n") + 1
+			if strings.TrimSpace(c.Output) == "" {
+				n--
+			}
+		}
+	}
+	return n
+}
+
+// candidateRecord is a candidate as its record says it; why is why it was
+// not kept ("" for the kept one, or before the round is ranked).
+func candidateRecord(o *roundOf, why string) runlog.Candidate {
+	rec := o.x.rec
+	c := runlog.Candidate{
+		N: o.c.k, Agent: o.x.slot.name, Model: o.x.slot.model, Why: why,
+		Success: o.ok, ChecksPassed: rec.passing(), ChecksTotal: len(rec.CheckResults),
+		FailingLines: failingLines(rec), DiffLines: o.size.Added + o.size.Deleted, DiffStat: rec.DiffStat,
+		Cost: rec.Cost, Tokens: rec.Tokens, Duration: rec.Duration, TimedOut: rec.AgentTimedOut,
+		Stopped: o.stopped, Error: rec.Error,
+		Transcript: filepath.ToSlash(candidateTranscript(rec.Iteration.Iteration, o.c.k)),
+	}
+	if o.ok {
+		c.CompletionSignal = o.signal
+	}
+	for _, cr := range rec.CheckResults {
+		if !cr.Passed {
+			c.Failing = append(c.Failing, cr.Name)
+		}
+	}
+	return c
+}
+
+// roundRecords are the round's candidates as recorded, by number, each
+// loser with why it was not kept; kept is nil when none was (an
+// interrupted round).
+func roundRecords(ranked []*roundOf, kept *roundOf) []runlog.Candidate {
+	out := make([]runlog.Candidate, len(ranked))
+	for _, o := range ranked {
+		why := "the round was interrupted"
+		if kept != nil {
+			why = ""
+			if o != kept {
+				why = lostWhy(o, kept)
+			}
+		}
+		c := candidateRecord(o, why)
+		c.Kept = o == kept
+		out[o.c.k-1] = c
+	}
+	// A round that ran fewer candidates than the run has records those it ran.
+	return slices.DeleteFunc(out, func(c runlog.Candidate) bool { return c.N == 0 })
+}
+
+// lostWhy says why o was not kept, against the kept candidate.
+func lostWhy(o, kept *roundOf) string {
+	switch {
+	case o.stopped:
+		return fmt.Sprintf("stopped: candidate %d succeeded first", kept.c.k)
+	case o.x.refused:
+		return "its agent was at its usage limit"
+	}
+	why := compareCandidates(kept, o).rule
+	switch why {
+	case "fewer of its checks passed":
+		why = fmt.Sprintf("%d of %d checks passed, against %d for candidate %d", o.x.rec.passing(), len(o.x.rec.CheckResults), kept.x.rec.passing(), kept.c.k)
+	case "its failing checks printed more lines":
+		why = fmt.Sprintf("its failing checks printed %d lines, against %d for candidate %d", failingLines(o.x.rec), failingLines(kept.x.rec), kept.c.k)
+	case "its change was larger":
+		why = fmt.Sprintf("its change was larger: %d lines, against %d for candidate %d", o.size.Added+o.size.Deleted, kept.size.Added+kept.size.Deleted, kept.c.k)
+	case "it cost more", "it finished later":
+		why += fmt.Sprintf(" than candidate %d", kept.c.k)
+	case "the kept candidate passed every check and declared completion":
+		why = fmt.Sprintf("candidate %d passed every check and declared completion; this one did not", kept.c.k)
+	}
+	if e := o.x.rec.Error; e != nil && !o.ok {
+		why += " (its agent: " + runlog.FirstLine(*e) + ")"
+	}
+	return why
+}
+
+// candidateState says in a few words how a candidate ended.
+func candidateState(c runlog.Candidate) string {
+	switch {
+	case c.Stopped:
+		return "stopped"
+	case c.Success:
+		return fmt.Sprintf("succeeded (%d/%d checks passing, completion declared)", c.ChecksPassed, c.ChecksTotal)
+	case c.TimedOut:
+		return fmt.Sprintf("timed out (%d/%d checks passing)", c.ChecksPassed, c.ChecksTotal)
+	}
+	return fmt.Sprintf("%d/%d checks passing", c.ChecksPassed, c.ChecksTotal)
+}
+
+// roundCost is the round's cost and tokens: every candidate's; the cost
+// is unknown when one's is.
+func roundCost(outs []*roundOf) (*float64, *runlog.Tokens) {
+	var (
+		sum    float64
+		known  = true
+		tokens runlog.Tokens
+		any    bool
+	)
+	for _, o := range outs {
+		if c := o.x.rec.Cost; c != nil {
+			sum += *c
+		} else {
+			known = false
+		}
+		if t := o.x.rec.Tokens; t != nil {
+			tokens.Input += t.Input
+			tokens.CachedInput += t.CachedInput
+			tokens.Output += t.Output
+			any = true
+		}
+	}
+	var cost *float64
+	if known {
+		cost = &sum
+	}
+	if !any {
+		return cost, nil
+	}
+	return cost, &tokens
+}
+
+// candidateTranscript is candidate k's folder in iteration i's, relative
+// to the state folder.
+func candidateTranscript(i, k int) string {
+	return filepath.Join(runlog.TranscriptDir(i), "candidate-"+strconv.Itoa(k))
+}
+
+// keepCandidateDiff writes a candidate's change (against the round's
+// base) in its transcript folder.
+func (r *runner) keepCandidateDiff(ctx context.Context, i int, o *roundOf, base string) {
+	if o.commit == "" {
+		return
+	}
+	c, err := r.ws.repo.Between(ctx, base, o.commit, diffKeep)
+	if err != nil {
+		return
+	}
+	if err := runlog.WriteDiff(r.ws.state(candidateTranscript(i, o.c.k)), r.cleanText(runlog.CommitDiffText(c.Text, c.Truncated, o.commit))); err != nil {
+		r.transcriptFailed(err)
+	}
+}
+
+// candidateChange commits what candidate x's agent left in its worktree
+// (after the guards put back what they put back, before the checks, whose
+// outputs stay out) on the round's base, and measures it against the base.
+func (r *runner) candidateChange(ctx context.Context, x *iteration) {
+	ch := newCandidateChanges(ctx, x.ws)
+	defer func() { _ = ch.Close() }()
+	hash, _, err := ch.Commit(ctx, "architect: candidate "+strconv.Itoa(x.cand.k)+" of iteration "+strconv.Itoa(x.n), nil)
+	if err != nil {
+		r.warn(fmt.Sprintf("iteration %d: could not record candidate %d's change: %s", x.n, x.cand.k, r.cleanText(err.Error())))
+		return
+	}
+	x.candCommit = hash
+	if c, err := x.ws.repo.Between(ctx, x.ws.initialRef, hash, 0); err == nil {
+		x.candSize = c
+		x.rec.Diff = &runlog.DiffSize{Files: c.Files, Added: c.Added, Deleted: c.Deleted}
+	}
+	if d, err := x.ws.repo.Output(ctx, "diff", "--stat", "--no-color", x.ws.initialRef, hash); err == nil {
+		x.rec.DiffStat = r.deps.Redact(d)
+	}
+}
+
+// lessonsOf is what the losing candidates of a round teach the next one
+// (candidates_lessons on): each one's change and the first lines of its
+// failing checks that the kept candidate's did not print.
+func (r *runner) lessonsOf(losers []*roundOf, kept *roundOf) []prompt.CandidateLesson {
+	if r.cfg.CandidatesLessons == config.LessonsOff {
+		return nil
+	}
+	keptOut := map[string]string{}
+	for _, c := range kept.x.rec.CheckResults {
+		keptOut[c.Name] = c.Output
+	}
+	var out []prompt.CandidateLesson
+	for _, o := range losers {
+		if o.stopped || o.x.refused {
+			continue
+		}
+		l := prompt.CandidateLesson{N: o.c.k, Agent: o.x.slot.Agent, Why: lostWhy(o, kept), DiffStat: o.x.rec.DiffStat}
+		for _, c := range o.x.rec.CheckResults {
+			if c.Passed {
+				continue
+			}
+			l.Failing = append(l.Failing, prompt.CheckFailure{Command: r.shownCheck(c.Name), Status: c.Status(),
+				Output: prompt.NewLines(c.Output, keptOut[c.Name], 12)})
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// shownCheck is a check's name as the prompt shows it (already masked in
+// the records).
+func (r *runner) shownCheck(name string) string { return name }
+
+// removeCandidates removes the run's candidates' worktrees, at its end:
+// what they did is in the records.
+func (r *runner) removeCandidates(ctx context.Context) {
+	if len(r.cands) == 0 || r.ws.repo == nil {
+		return
+	}
+	for _, c := range r.cands {
+		if err := r.ws.repo.RemoveCandidate(ctx, c.top); err != nil {
+			r.warn(fmt.Sprintf("could not remove candidate %d's worktree %s: %s", c.k, c.top, r.cleanText(err.Error())))
+		}
+	}
+	_ = os.Remove(r.ws.state(CandidatesDir))
+}
+
+// newCandidateChanges follows a candidate's worktree against the round's
+// base, to commit what its agent left (no watching: it lives one round).
+func newCandidateChanges(ctx context.Context, ws *workspace) *changes.Changes {
+	return changes.New(ctx, ws.repo, ws.initialRef, ws.excludes, diffKeep, changes.ChangesOptions{Commits: true})
+}
+
+// candidateConfig is the agent.Config of an entry of the list form of
+// candidates: the run's own agent (another model of it) runs the same
+// executable with the same arguments; another agent its usual one, found
+// on PATH; a command its command. Prices are the run's.
+func candidateConfig(cfg config.Config, ca config.CandidateAgent) agent.Config {
+	ac := agent.Config{Name: ca.Agent, Model: ca.Model, Prices: cfg.Prices}
+	switch {
+	case ca.Agent == "command":
+		ac.Cmd, ac.Model = ca.AgentCmd, ""
+	case ca.Agent == cfg.Agent:
+		ac.Bin, ac.Args = cfg.AgentBin, slices.Clone(cfg.AgentArgs)
+	}
+	return ac
+}
