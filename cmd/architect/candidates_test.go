@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/architect-dev/architect/internal/testutil"
+	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/runlog/runlogtest"
 	"github.com/matryer/is"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -167,7 +168,7 @@ func TestCandidatesKillNineResume(t *testing.T) {
 			git.Env = append(os.Environ(), fixtureGitEnv(agentDir)...)
 			out, err := git.CombinedOutput()
 			is.NoErr(err)
-			if strings.Contains(string(out), "candidates") {
+			if strings.Contains(string(out), filepath.Join(runlog.StateDir, "candidates")) {
 				t.Fatalf("candidate worktrees left after the run ended:\n%s", out)
 			}
 		})
@@ -201,7 +202,7 @@ func TestCandidatesInterruptStopsAll(t *testing.T) {
 	git.Env = append(os.Environ(), fixtureGitEnv(agentDir)...)
 	out, err := git.CombinedOutput()
 	is.NoErr(err)
-	if strings.Contains(string(out), "candidates") {
+	if strings.Contains(string(out), filepath.Join(runlog.StateDir, "candidates")) {
 		t.Fatalf("candidate worktrees left after the run ended:\n%s", out)
 	}
 }
