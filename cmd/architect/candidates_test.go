@@ -104,20 +104,17 @@ func TestCandidatesKillNineResume(t *testing.T) {
 			var children []int
 			for k := 1; k <= 3; k++ {
 				p.waitFile(t, file("started-"+strconv.Itoa(k)))
-				b, err := os.ReadFile(file("child-" + strconv.Itoa(k) + ".pid"))
-				is.NoErr(err)
-				pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-				is.NoErr(err)
-				children = append(children, pid)
+				children = append(children, pidIn(t, p, file("child-"+strconv.Itoa(k)+".pid")))
 			}
 
 			sup := supervisorOf(t, repo)
-			if mode == "nosupervisor" && sup > 0 {
+			if mode == "nosupervisor" {
+				is.True(sup > 0) // the run has a supervisor to put out of action
 				is.NoErr(syscall.Kill(sup, syscall.SIGSTOP))
 			}
 			is.NoErr(syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)) // architect alone
 			<-p.done
-			if mode == "nosupervisor" && sup > 0 {
+			if mode == "nosupervisor" {
 				is.NoErr(syscall.Kill(sup, syscall.SIGKILL))
 				t.Cleanup(func() { _ = syscall.Kill(sup, syscall.SIGKILL) })
 				for _, pid := range children {
@@ -186,11 +183,7 @@ func TestCandidatesInterruptStopsAll(t *testing.T) {
 	var children []int
 	for k := 1; k <= 3; k++ {
 		p.waitFile(t, filepath.Join(work, "started-"+strconv.Itoa(k)))
-		b, err := os.ReadFile(filepath.Join(work, "child-"+strconv.Itoa(k)+".pid"))
-		is.NoErr(err)
-		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		is.NoErr(err)
-		children = append(children, pid)
+		children = append(children, pidIn(t, p, filepath.Join(work, "child-"+strconv.Itoa(k)+".pid")))
 	}
 
 	is.NoErr(p.cmd.Process.Signal(syscall.SIGINT))
@@ -205,4 +198,19 @@ func TestCandidatesInterruptStopsAll(t *testing.T) {
 	if strings.Contains(string(out), filepath.Join(runlog.StateDir, "candidates")) {
 		t.Fatalf("candidate worktrees left after the run ended:\n%s", out)
 	}
+}
+
+// pidIn waits until the file at path holds a pid (fake-agent's spawn
+// writes it from the process it started, after the agent has gone on) and
+// returns it.
+func pidIn(t *testing.T, p *loopProc, path string) int {
+	t.Helper()
+	pid := 0
+	p.await(t, path+" holding a pid", func() bool {
+		b, _ := os.ReadFile(path)
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		pid = n
+		return err == nil && n > 0
+	})
+	return pid
 }
