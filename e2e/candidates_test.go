@@ -48,6 +48,15 @@ func TestCandidatesClaudeAndCodexCompete(t *testing.T) {
 	r.Env = append(append(r.Env, claudeStubEnv(r, anthropic)...), codexStubEnv(t, r, openai)...)
 
 	res := r.Architect(dir, 5*time.Minute, "loop", "make go test pass", "-c", cfg, "--check", "go test ./...", "--json", "-C", dir)
+	// Each agent ran as it does as the run's own agent (its sandbox
+	// grants, its credentials): neither failed to start.
+	for _, it := range runlogtest.Result(t, dir).Iterations {
+		for _, c := range it.Candidates {
+			if c.Error != nil {
+				t.Errorf("iteration %d, candidate %d (%s): %s", it.Iteration, c.N, c.Agent, *c.Error)
+			}
+		}
+	}
 	lr := succeeded(t, res, 1)
 	is.Equal(ReadFile(t, filepath.Join(dir, "calc.go")), calcSource("+")) // Codex's change
 
@@ -101,9 +110,7 @@ func TestCandidatesClaudeAndCodexCompete(t *testing.T) {
 	// Each ran in a worktree of its own, not in the workspace.
 	claudeStart := claude.runStarts(anthropic)
 	is.Equal(len(claudeStart), 1)
-	m := claudeWorkdirRE.FindSubmatch(claudeStart[0].Body)
-	is.True(m != nil)
-	is.True(strings.Contains(string(m[1]), filepath.Join(".architect", "candidates")))
+	is.True(strings.Contains(string(claudeStart[0].Body), filepath.Join(dir, ".architect", "candidates", "1")))
 
 	r.NoLeftovers(dir)
 }
