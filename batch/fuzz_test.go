@@ -21,6 +21,7 @@ func FuzzBatchFile(f *testing.F) {
 	f.Add("defaults:\n  prices: {m: {input: .inf}}\ntasks:\n  - {id: a, task: t, agent_cmd: x}\n")
 	f.Add("tasks:\n  - id: \"a\\x1bb\"\n  - id: a\n  - [1]\n")
 	f.Add("tasks:\n  - id: a\n    task: t\n    agent_cmd: x\n    max_time: 9300000000\n    model: \"\\0\"\n")
+	f.Add("defaults:\n  agent_cmd: x\n  checks: [true]\n  candidates: [{agent: codex}, {agent: command, agent_cmd: y}]\ntasks:\n  - {id: a, task: t}\n  - {id: b, task: t, candidates: 3, candidates_finish: all}\n  - {id: c, task: t, candidates: [{agent: claude, model: m}], candidates_lessons: off}\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		path := filepath.Join(t.TempDir(), "batch.yaml")
 		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {

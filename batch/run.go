@@ -34,10 +34,13 @@ const (
 
 // Options say how to run a batch.
 type Options struct {
-	Dir      string                 // the repository (or a folder in it): -C
-	Parallel int                    // tasks at a time; < 1 means 1
-	Resume   bool                   // continue tasks from their saved state
-	Agents   map[string]agent.Agent // each task's agent, by id
+	Dir      string // the repository (or a folder in it): -C
+	Parallel int    // tasks at a time; < 1 means 1
+	// checkSlots bounds the checks running at once, every task's and
+	// every candidate's, to Parallel.
+	checkSlots chan struct{}
+	Resume     bool                   // continue tasks from their saved state
+	Agents     map[string]agent.Agent // each task's agent, by id
 	// Redact, by task id, removes secrets from what the task's loop
 	// writes (loop.Deps.Redact); a missing entry redacts nothing.
 	Redact map[string]func(string) string
@@ -140,6 +143,10 @@ func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
 	// the others', and gitwt.Repo.Exclude, the one file they share, takes
 	// a lock. Each loop then runs in its own worktree under its own lock.
 	p := pool.New().WithMaxGoroutines(max(opts.Parallel, 1))
+	// The tasks' checks, their candidates' included, share --parallel.
+	if opts.checkSlots == nil {
+		opts.checkSlots = make(chan struct{}, max(opts.Parallel, 1))
+	}
 	for i, t := range tasks {
 		p.Go(func() {
 			logw := &prefixWriter{mu: &logMu, w: opts.Log, prefix: "architect: [" + t.ID + "] "}
@@ -196,7 +203,7 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 		if hook != nil {
 			hook(ev)
 		}
-	}, Confine: confine}
+	}, Confine: confine, CheckSlots: opts.checkSlots}
 	cfg := t.Config
 	cfg.Dir = opts.Dir
 	var res *runlog.Result

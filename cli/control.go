@@ -152,7 +152,7 @@ func runResume(ctx context.Context, e *env, ws string, st *runlog.State) error {
 		return &usererr.Error{Msg: "the run in " + ws + " already succeeded; there is nothing to resume", Hint: "start a new run with `architect loop`"}
 	}
 	fmt.Fprintf(e.stdout, "resumed ralph loop for %s\n", ws)
-	return resumeRun(ctx, e, ws, func(*config.Config) {})
+	return resumeRun(ctx, e, ws, func(*config.Config) error { return nil })
 }
 
 func runCancel(e *env, ws string, st *runlog.State) error {

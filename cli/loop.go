@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -19,6 +20,7 @@ import (
 	"github.com/architect-dev/architect/tui"
 	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newLoopCmd(e *env) *cobra.Command {
@@ -47,6 +49,9 @@ pre-flight error, 130 interrupted.`,
 
   # A specification file with Codex, two hours at most
   architect loop --spec docs/auth-spec.md --agent codex --check "pytest tests/" --max-time 2h
+
+  # Three agents per iteration, each in its own worktree; the checks pick one
+  architect loop "fix the flaky parser test" --check "go test ./parser" --candidates 3
 
   # What ralph.yaml would run: configuration, pre-flight, first prompt
   architect loop -c ralph.yaml --dry-run`,
@@ -95,9 +100,10 @@ func runLoop(cmd *cobra.Command, e *env, o *loopOptions, task string) error {
 		if err != nil {
 			return err
 		}
-		return resumeRun(cmd.Context(), e, ws, func(c *config.Config) {
+		return resumeRun(cmd.Context(), e, ws, func(c *config.Config) error {
 			config.Override(fs, &o.flagged, c)
 			c.Quiet, c.Plain, c.JSON = o.flagged.Quiet, o.flagged.Plain, o.flagged.JSON
+			return c.ValidateCandidates(flagSources(fs, "candidates", "candidates_finish", "candidates_lessons"))
 		})
 	}
 	path, found, err := loopConfigFile(cmd, e, o)
@@ -165,7 +171,7 @@ func execute(ctx context.Context, e *env, cfg config.Config) error {
 }
 
 // resumeRun continues the saved run in workspace.
-func resumeRun(ctx context.Context, e *env, workspace string, override func(*config.Config)) error {
+func resumeRun(ctx context.Context, e *env, workspace string, override func(*config.Config) error) error {
 	st, err := runlog.ReadState(workspace)
 	if err != nil {
 		return &usererr.Error{Msg: "no run to resume in " + workspace + ": " + unwrapPath(err), Hint: "start one with `architect loop`"}
@@ -174,7 +180,9 @@ func resumeRun(ctx context.Context, e *env, workspace string, override func(*con
 	if err != nil {
 		return runlog.Damaged(runlog.Path(workspace, runlog.StateFile), err)
 	}
-	override(&cfg)
+	if err := override(&cfg); err != nil {
+		return err
+	}
 	r, err := prepare(ctx, e, cfg, workspace)
 	if err != nil {
 		return err
@@ -182,6 +190,18 @@ func resumeRun(ctx context.Context, e *env, workspace string, override func(*con
 	defer r.release()
 	res, err := loop.Resume(ctx, workspace, func(c *config.Config) { *c = cfg }, r.deps)
 	return r.finish(res, err)
+}
+
+// flagSources says which of the options keys were set by a flag on fs,
+// naming it, as config.LoadSources does.
+func flagSources(fs *pflag.FlagSet, keys ...string) config.Sources {
+	src := config.Sources{}
+	for _, k := range keys {
+		if name := strings.ReplaceAll(k, "_", "-"); fs.Changed(name) {
+			src[k] = "--" + name
+		}
+	}
+	return src
 }
 
 // savedConfig is the configuration a run's state keeps (its secrets

@@ -88,12 +88,15 @@ func candidateLabel(ca CandidateAgent) string {
 // candidatesHint shows both forms of candidates.
 const candidatesHint = "give a number from 1 to 16 (--candidates 3), or in the file a list such as candidates: [{agent: claude, model: sonnet}, {agent: codex}, {agent: command, agent_cmd: ./my-agent.sh}]"
 
-// loadCandidates reads the list form of candidates (seq) into c: one
-// mapping per candidate, with agent, model and agent_cmd. Its shape is
-// checked here, where each entry's line is known; what the entries say
-// (a known agent, a command for the command agent) is checked by
-// validateCandidates.
+// loadCandidates reads the list form of candidates (seq; anything but a
+// list or a number is refused) into c: one mapping per candidate, with
+// agent, model and agent_cmd. Its shape is checked here, where each
+// entry's line is known; what the entries say (a known agent, a command
+// for the command agent) is checked by validateCandidates.
 func loadCandidates(path string, seq *yaml.Node, c *Config) Errors {
+	if seq.Kind != yaml.SequenceNode {
+		return Errors{{Source: at(path, seq), Key: "candidates", Msg: "must be a number or a list of candidates, not a " + kindName(seq.Kind), Hint: candidatesHint}}
+	}
 	if len(seq.Content) == 0 {
 		return Errors{{Source: at(path, seq), Key: "candidates", Msg: "an empty list names no candidate", Hint: candidatesHint}}
 	}
@@ -146,6 +149,15 @@ func (c *Config) checkCandidateValues(ps *problems) {
 			}
 		}
 	}
+}
+
+// ValidateCandidates checks the options of rounds alone, src saying where
+// each came from: for a resumed run, whose saved configuration the flags
+// given adjust (Override) without the whole validation a new run gets.
+func (c *Config) ValidateCandidates(src Sources) error {
+	ps := &problems{src: src}
+	c.validateCandidates(ps)
+	return ps.errs.orNil()
 }
 
 // validateCandidates reports the problems of candidates and of the

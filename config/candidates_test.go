@@ -138,6 +138,7 @@ func TestCandidatesRefused(t *testing.T) {
 			msg: `candidate 1: agent_cmd is the command agent's, but the agent is "codex"`, hint: "drop agent_cmd"},
 		{name: "unknown key", file: "\n    - agent: codex\n    - agent: claude\n      modle: opus", source: ":6",
 			msg: `unknown key "modle" in candidate 2`, hint: `did you mean "model"?`},
+		{name: "a mapping, not a list", file: "{agent: codex}", source: ":3", msg: "candidates: must be a number or a list of candidates, not a mapping", hint: "candidates: [{agent: claude"},
 		{name: "not a mapping", file: "[codex]", source: ":3", msg: "candidate 1 must be a mapping with agent (and model or agent_cmd), not a value", hint: "{agent: codex}"},
 		{name: "a list as a value", file: "[{agent: [codex]}]", source: ":3", msg: "candidate 1: agent must be a single value", hint: "{agent: codex}"},
 		{name: "a control character", file: `[{agent: codex, model: "gpt\e[31m"}]`, source: ":3", msg: "candidate 1: model contains the control character U+001B", hint: "remove it"},

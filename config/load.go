@@ -201,20 +201,9 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			errs = append(errs, unknownKey(path, k, yamlKeys(), "ralph_loop"))
 			continue
 		}
-		if o.key == "candidates" && v.Kind == yaml.SequenceNode {
-			if cerrs := loadCandidates(path, v, c); len(cerrs) > 0 {
-				errs = append(errs, cerrs...)
-				continue
-			}
-			src[o.key] = at(path, k)
+		if serrs := setKey(path, o, c, v); len(serrs) > 0 {
+			errs = append(errs, serrs...)
 			continue
-		}
-		if err := setFromNode(o, c, v); err != nil {
-			errs = append(errs, errorOf(at(path, v), o.key, err, "see ralph.yaml.example for the accepted values"))
-			continue
-		}
-		if o.key == "candidates" && !(v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
-			c.CandidateAgents = nil // a number: copies of the run's agent
 		}
 		if o.key == "checks" && v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
 			// checks: [] written out: no checks, on purpose.
@@ -227,6 +216,21 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 		src[o.key] = at(path, k)
 	}
 	return errs
+}
+
+// setKey sets option o of c from v, the value of its key in the file at
+// path; candidates also takes a list of agents.
+func setKey(path string, o option, c *Config, v *yaml.Node) Errors {
+	if o.key == "candidates" && v.Kind != yaml.ScalarNode {
+		return loadCandidates(path, v, c)
+	}
+	if err := setFromNode(o, c, v); err != nil {
+		return Errors{errorOf(at(path, v), o.key, err, "see ralph.yaml.example for the accepted values")}
+	}
+	if o.key == "candidates" && !(v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
+		c.CandidateAgents = nil // a number: copies of the run's agent
+	}
+	return nil
 }
 
 func setFromNode(o option, c *Config, v *yaml.Node) error {

@@ -112,6 +112,15 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		{"unknown hook", "ralph_loop:\n  hooks: {on_start: x}\n", false},
 		{"unknown price field", "prices:\n  m: {inputs: 1}\n", false},
 		{"negative price", "prices:\n  m: {input: -1}\n", false},
+		{"candidates as a number", "ralph_loop:\n  candidates: 3\n  candidates_finish: all\n  candidates_lessons: off\n", true},
+		{"candidates as a list", "ralph_loop:\n  candidates: [{agent: claude, model: m}, {agent: command, agent_cmd: ./a.sh}]\n", true},
+		{"too many candidates", "ralph_loop:\n  candidates: 17\n", false},
+		{"no candidate", "ralph_loop:\n  candidates: []\n", false},
+		{"a candidate of no known agent", "ralph_loop:\n  candidates: [{agent: nope}]\n", false},
+		{"a command candidate without its command", "ralph_loop:\n  candidates: [{agent: command}]\n", false},
+		{"agent_cmd for another agent", "ralph_loop:\n  candidates: [{agent: codex, agent_cmd: x}]\n", false},
+		{"an unknown key in a candidate", "ralph_loop:\n  candidates: [{agent: codex, modle: x}]\n", false},
+		{"an unknown finish", "ralph_loop:\n  candidates_finish: best\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schemaErr := validateYAML(t, s, tc.yaml)

@@ -214,7 +214,8 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	if x.cand == nil {
 		stopNotes = r.watchNotes(agentCtx, i, cancelAgent)
 	}
-	outDenied, errDenied := r.sb.Watch(x.ws.dir), r.sb.Watch(x.ws.dir)
+	box := r.boxOf(x)
+	outDenied, errDenied := box.Watch(x.ws.dir), box.Watch(x.ws.dir)
 	resultFile := x.resultFile(r.ws)
 	o := ag.agent.Run(agentCtx, agent.Request{
 		Prompt:            x.prompt,
@@ -233,10 +234,10 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		DonePattern:       r.cfg.DonePattern,
 		CopyStdout:        teeOut(copyOut, outDenied),
 		CopyStderr:        teeOut(copyErr, errDenied),
-		Wrap:              r.sb.AgentWrap(),
-		TempDir:           r.sb.TempDir(),
+		Wrap:              box.AgentWrap(),
+		TempDir:           box.TempDir(),
 	})
-	r.sandboxDenied(it, append(outDenied.Denials(), errDenied.Denials()...))
+	r.sandboxDeniedIn(box, it, append(outDenied.Denials(), errDenied.Denials()...))
 	stopNotes()
 	r.finishAgent(x.tr)
 	// The agent's time is the real time it took, stopping included (a
@@ -386,6 +387,14 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 	if len(r.cfg.Checks) == 0 {
 		return // --no-checks: nothing ran, nothing passed
 	}
+	if slots := r.deps.CheckSlots; slots != nil {
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		case <-ctx.Done():
+			return // stopped while waiting for a slot: its checks did not run
+		}
+	}
 	began := r.deps.Now()
 	i := it.Iteration
 	wit := r.witnesses()
@@ -394,7 +403,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
 		Shell:   r.cfg.CheckShell,
-		Wrap:    r.sb.CheckWrap(),
+		Wrap:    r.boxOf(x).CheckWrap(),
 		OnStart: func(idx int, _ string) {
 			r.ev.Emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx)})
 		},
@@ -406,7 +415,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 	for idx, c := range results {
 		it.CheckResults[idx] = r.sanitizeCheck(idx, c)
 	}
-	r.sandboxDenied(it, r.checkDenials(x.ws.dir, it.CheckResults))
+	r.sandboxDeniedIn(r.boxOf(x), it, r.checkDenialsIn(r.boxOf(x), x.ws.dir, it.CheckResults))
 	it.ChecksRun = ctx.Err() == nil
 	it.AllChecksPassed = it.ChecksRun
 	passing := 0
@@ -447,7 +456,7 @@ func (x *iteration) transcriptDir() string {
 // candidate of a round.
 func (x *iteration) resultFile(ws *workspace) string {
 	if x.cand != nil {
-		return ws.state(CandidatesDir, "result-"+strconv.Itoa(x.cand.k)+".json")
+		return x.ws.state(runlog.AgentResultFile) // in its worktree's state folder
 	}
 	return ws.state(runlog.AgentResultFile)
 }

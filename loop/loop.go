@@ -75,6 +75,10 @@ type Deps struct {
 	// rules (sandbox.Sandbox.CheckWrap; nil when nothing is confined):
 	// the user's hooks run through it, as the checks do.
 	Confine func(wrap sandbox.Wrapper)
+	// CheckSlots, when set, bounds how many agents' checks run at once
+	// across everything that shares it: a round's candidates, a batch's
+	// tasks (--parallel). Each agent's checks take one slot while they run.
+	CheckSlots chan struct{}
 }
 
 // runner is one session of a run. What an iteration produces flows

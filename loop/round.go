@@ -18,6 +18,7 @@ import (
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/prompt"
 	"github.com/architect-dev/architect/runlog"
+	"github.com/architect-dev/architect/sandbox"
 )
 
 // A run with several candidates (--candidates N) runs each iteration as a
@@ -46,7 +47,8 @@ type candidate struct {
 	top  string     // the worktree's top folder
 	ws   *workspace // where its agent and checks run (top, or the workspace's sub-folder of it)
 	slot *slot
-	made bool // its worktree exists (made this session)
+	made bool             // its worktree exists (made this session)
+	sb   *sandbox.Sandbox // confines it to its worktree (the run's when off)
 }
 
 // roundOf is a round's outcome per candidate, beside the iteration value
@@ -90,6 +92,11 @@ func (r *runner) makeCandidates() error {
 	}
 	for k := 1; k <= n; k++ {
 		c := &candidate{k: k, top: r.ws.state(CandidatesDir, strconv.Itoa(k))}
+		sb, err := r.candidateSandbox(c.top)
+		if err != nil {
+			return fmt.Errorf("candidate %d's sandbox: %w", k, err)
+		}
+		c.sb = sb
 		if len(r.cfg.CandidateAgents) == 0 {
 			c.slot = nil // the run's current agent, looked up per round
 		} else {
@@ -175,8 +182,13 @@ func (r *runner) prepareRound(ctx context.Context, n int) (base string, err erro
 			c.made = true
 			dir := filepath.Join(c.top, sub)
 			// A DONE file a candidate wrote in an earlier round signals
-			// nothing in this one.
+			// nothing in this one. Its own state folder holds what its
+			// agent reads and writes there: the prompt, its result file.
 			_ = os.RemoveAll(filepath.Join(dir, runlog.StateDir))
+			if err := os.MkdirAll(filepath.Join(dir, runlog.StateDir), 0o700); err != nil {
+				errs[c.k-1] = err
+				return
+			}
 			repo, err := gitwt.Open(ctx, dir)
 			if err != nil {
 				errs[c.k-1] = err
@@ -232,7 +244,12 @@ func (r *runner) round(ctx, runCtx context.Context, x *iteration) {
 		if sl == nil {
 			sl = r.agent()
 		}
-		y := &iteration{n: i, began: r.deps.Now(), slot: sl, ws: c.ws, prompt: x.prompt, file: x.file, cand: c, watch: watch.seat(idx), parent: roundCtx}
+		// Its copy of the prompt, in its worktree, which its sandbox lets it read.
+		file := c.ws.state("prompt.md")
+		if err := os.WriteFile(file, []byte(x.prompt), 0o600); err != nil {
+			file = x.file
+		}
+		y := &iteration{n: i, began: r.deps.Now(), slot: sl, ws: c.ws, prompt: x.prompt, file: file, cand: c, watch: watch.seat(idx), parent: roundCtx}
 		y.rec.Iteration = runlog.Iteration{Iteration: i, Agent: sl.name, Model: sl.model, StartedAt: stamp(y.began), CheckResults: []runlog.CheckResult{}}
 		out := &roundOf{x: y, c: c}
 		outs[idx] = out
@@ -446,7 +463,7 @@ func candidateRecord(o *roundOf, why string) runlog.Candidate {
 		Success: o.ok, ChecksPassed: rec.passing(), ChecksTotal: len(rec.CheckResults),
 		FailingLines: failingLines(rec), DiffLines: o.size.Added + o.size.Deleted, DiffStat: rec.DiffStat,
 		Cost: rec.Cost, Tokens: rec.Tokens, Duration: rec.Duration, TimedOut: rec.AgentTimedOut,
-		Stopped: o.stopped, Error: rec.Error,
+		Stopped: o.stopped, Error: rec.Error, SandboxDenied: rec.SandboxDenied,
 		Transcript: filepath.ToSlash(candidateTranscript(rec.Iteration.Iteration, o.c.k)),
 	}
 	if o.ok {
@@ -635,6 +652,9 @@ func (r *runner) removeCandidates(ctx context.Context) {
 		return
 	}
 	for _, c := range r.cands {
+		if c.sb != r.sb {
+			c.sb.Close()
+		}
 		if err := r.ws.repo.RemoveCandidate(ctx, c.top); err != nil {
 			r.warn(fmt.Sprintf("could not remove candidate %d's worktree %s: %s", c.k, c.top, r.cleanText(err.Error())))
 		}

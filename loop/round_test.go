@@ -71,3 +71,160 @@ func TestRoundKeepsTheCandidateThatPasses(t *testing.T) {
 	is.Equal(strings.Count(string(out), "\n"), 1) // the candidates' worktrees are gone
 	t.Log(log)
 }
+
+// A candidate that rewrites the judge (the check's script) to pass is
+// put back in its own worktree and fails: it cannot win a round over an
+// honest one, nor succeed alone.
+func TestRoundCandidateCannotRewriteTheJudge(t *testing.T) {
+	is := is.New(t)
+	dir := roundRepo(t)
+	testutil.WriteFile(t, dir, "check.sh", "grep -q '^fixed$' fix.txt\n")
+	testutil.Commit(t, dir, "the judge")
+	cfg := testConfig(t)
+	cfg.Dir = dir
+	cfg.Checks = []string{"sh check.sh"}
+	cfg.Agent = "command"
+	cfg.AgentCmd = `if [ "$ARCHITECT_CANDIDATE" = 1 ]; then echo 'exit 0' > check.sh; else echo 'fixed' > fix.txt; fi; echo '<promise>COMPLETE</promise>'`
+	cfg.Candidates, cfg.MaxIterations = 2, 1
+	a, err := agent.New(cfg.AgentConfig())
+	is.NoErr(err)
+	var log bytes.Buffer
+	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
+	is.NoErr(err)
+	is.True(res.Success) // the honest candidate's change
+	cs := res.Iterations[0].Candidates
+	is.True(cs[1].Kept)
+	is.True(!cs[0].Success) // the judge was put back in its worktree: its check failed
+	script, err := os.ReadFile(filepath.Join(dir, "check.sh"))
+	is.NoErr(err)
+	is.Equal(string(script), "grep -q '^fixed$' fix.txt\n")
+
+	// Alone, it gets no success either.
+	dir = roundRepo(t)
+	testutil.WriteFile(t, dir, "check.sh", "grep -q '^fixed$' fix.txt\n")
+	testutil.Commit(t, dir, "the judge")
+	cfg.Dir = dir
+	cfg.AgentCmd = `echo 'exit 0' > check.sh; echo '<promise>COMPLETE</promise>'`
+	a, err = agent.New(cfg.AgentConfig())
+	is.NoErr(err)
+	res, err = Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
+	is.NoErr(err)
+	is.True(!res.Success)
+	for _, c := range res.Iterations[0].Candidates {
+		is.True(!c.Success)
+	}
+}
+
+// In build mode the kept candidate's change is the iteration's commit,
+// and the next round starts from it: the losers' changes are nowhere.
+func TestRoundBuildModeCommitsTheKeptChange(t *testing.T) {
+	is := is.New(t)
+	dir := roundRepo(t)
+	// Round 1: candidate 1 writes "half", candidate 2 "wrong"; the check
+	// fails for both, the smaller change wins (equal here: the earlier
+	// finish). Round 2: whoever finds "half" finishes it.
+	script := `if grep -q half fix.txt; then echo fixed > fix.txt; echo '<promise>COMPLETE</promise>'; elif [ "$ARCHITECT_CANDIDATE" = 1 ]; then printf 'half\n' > fix.txt; else printf 'wrong\nwrong\nwrong\n' > fix.txt; fi`
+	cfg := testConfig(t)
+	cfg.Dir = dir
+	cfg.Checks = []string{"grep -q '^fixed$' fix.txt"}
+	cfg.Agent, cfg.AgentCmd = "command", script
+	cfg.Candidates, cfg.MaxIterations, cfg.Mode = 2, 3, "build"
+	a, err := agent.New(cfg.AgentConfig())
+	is.NoErr(err)
+	var log bytes.Buffer
+	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
+	is.NoErr(err)
+	is.True(res.Success)
+	is.Equal(res.TotalIterations, 2)
+	first := res.Iterations[0]
+	is.True(first.Candidates[0].Kept)                                       // the smaller change
+	is.True(strings.Contains(first.Candidates[1].Why, "change was larger")) // and why the other lost
+	is.True(first.Commit != "")
+	show := testutil.Git(t, dir, "show", first.Commit+":fix.txt")
+	is.Equal(strings.TrimSpace(show), "half")
+	is.Equal(strings.TrimSpace(testutil.Git(t, dir, "show", "HEAD:fix.txt")), "fixed")
+	is.True(!strings.Contains(testutil.Git(t, dir, "log", "-p"), "wrong")) // a loser's change was never committed
+}
+
+// With candidates_finish first, a candidate that succeeds stops the
+// others at once: one that would run for a minute is stopped, recorded as
+// such, and its process is gone.
+func TestRoundFirstSuccessStopsTheOthers(t *testing.T) {
+	is := is.New(t)
+	dir := roundRepo(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	script := `if [ "$ARCHITECT_CANDIDATE" = 1 ]; then echo $$ > ` + pidFile + `; exec sleep 60; fi; while [ ! -s ` + pidFile + ` ]; do sleep 0.05; done; echo fixed > fix.txt; echo '<promise>COMPLETE</promise>'`
+	res, _ := runRound(t, dir, script, 2, nil)
+	is.True(res.Success)
+	cs := res.Iterations[0].Candidates
+	is.True(cs[0].Stopped)
+	is.True(strings.Contains(cs[0].Why, "candidate 2 succeeded first"))
+	is.True(cs[1].Kept)
+	pid, err := os.ReadFile(pidFile)
+	is.NoErr(err)
+	if err := exec.Command("kill", "-0", strings.TrimSpace(string(pid))).Run(); err == nil {
+		t.Fatalf("the stopped candidate's process %s is still running", pid)
+	}
+}
+
+// What the losing candidates showed reaches the next round's prompt, each
+// one's part bounded however much its check printed; with lessons off,
+// nothing of them does.
+func TestRoundLessonsReachTheNextPrompt(t *testing.T) {
+	for _, lessons := range []string{"on", "off"} {
+		t.Run(lessons, func(t *testing.T) {
+			is := is.New(t)
+			dir := roundRepo(t)
+			// The check prints fix.txt's content as its failure, 100 KB of
+			// it for candidate 2's change.
+			script := `if [ "$ARCHITECT_CANDIDATE" = 2 ]; then for i in $(seq 1 4000); do echo "loser line $i of twenty-five bytes"; done > fix.txt; else echo 'kept try' > fix.txt; fi`
+			cfg := testConfig(t)
+			cfg.Dir = dir
+			cfg.Checks = []string{"cat fix.txt; grep -q '^fixed$' fix.txt"}
+			cfg.Agent, cfg.AgentCmd = "command", script
+			cfg.Candidates, cfg.MaxIterations, cfg.CandidatesLessons = 2, 2, lessons
+			a, err := agent.New(cfg.AgentConfig())
+			is.NoErr(err)
+			var log bytes.Buffer
+			res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
+			is.NoErr(err)
+			is.True(res.Iterations[0].Candidates[0].Kept)
+			data, err := os.ReadFile(filepath.Join(dir, runlog.StateDir, "prompts", "iteration-2.md"))
+			is.NoErr(err)
+			p := string(data)
+			_, section, found := strings.Cut(p, "## What the Other Candidates Tried")
+			if lessons == "off" {
+				is.True(!found)
+				is.True(!strings.Contains(p, "loser line"))
+				return
+			}
+			is.True(found)
+			section, _, _ = strings.Cut(section, "\n## ")
+			is.True(strings.Contains(section, "### Candidate 2"))
+			if !strings.Contains(section, "loser line") {
+				t.Fatalf("section:\n%s", section)
+			}
+			is.True(len(section) <= 2048+300) // one candidate's part, bounded, and the section's opening
+		})
+	}
+}
+
+// A budget that covers fewer candidates than the run has, at the last
+// round's cost per candidate, runs as many as it covers and says so.
+func TestRoundSizeFollowsTheBudget(t *testing.T) {
+	is := is.New(t)
+	var log bytes.Buffer
+	r := &runner{cfg: testConfig(t), deps: Deps{Log: &log}, res: &runlog.Result{}}
+	r.cands = make([]*candidate, 3)
+	is.Equal(r.roundSize(1), 3) // no round yet: nothing to estimate from
+	r.cfg.MaxCost = 1.0
+	r.records = []record{{Record: runlog.Record{Iteration: runlog.Iteration{Candidates: []runlog.Candidate{
+		{N: 1, Cost: ptr(0.10)}, {N: 2, Cost: ptr(0.25)}, {N: 3}}}}}}
+	r.res.KnownCost = 0.35
+	is.Equal(r.roundSize(2), 2) // $0.65 left covers two at $0.25
+	is.True(strings.Contains(log.String(), "running 2 of 3 candidates"))
+	r.res.KnownCost = 0.2
+	is.Equal(r.roundSize(2), 3) // $0.80 covers three
+	r.res.KnownCost = 0.99
+	is.Equal(r.roundSize(2), 1) // the budget's own stop decides when none fits
+}

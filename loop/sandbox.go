@@ -3,6 +3,7 @@ package loop
 import (
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/architect-dev/architect/config"
@@ -21,15 +22,7 @@ func refuseSandbox(cfg config.Config) error {
 // saying what is confined (or that nothing is) is said; the run's loop
 // keeps it in the result.
 func (r *runner) startSandbox() (*sandbox.Sandbox, error) {
-	agents := []string{r.cfg.Agent}
-	for _, f := range r.cfg.Fallback {
-		name, _, _ := strings.Cut(f, ":")
-		agents = append(agents, name)
-	}
-	sb, err := sandbox.New(sandbox.Settings{
-		Mode: r.cfg.Sandbox, Net: r.cfg.SandboxNet, Write: r.cfg.SandboxWrite, Read: r.cfg.SandboxRead,
-		Workspace: r.ws.dir, Agents: agents,
-	})
+	sb, err := sandbox.New(r.sandboxSettings(r.ws.dir))
 	if err != nil {
 		return nil, err
 	}
@@ -46,27 +39,76 @@ func (r *runner) startSandbox() (*sandbox.Sandbox, error) {
 	return sb, nil
 }
 
+// sandboxSettings are the sandbox's settings for agents working in
+// workspace: the run's, or a candidate's worktree.
+func (r *runner) sandboxSettings(workspace string) sandbox.Settings {
+	agents := []string{r.cfg.Agent}
+	for _, f := range r.cfg.Fallback {
+		name, _, _ := strings.Cut(f, ":")
+		agents = append(agents, name)
+	}
+	for _, c := range r.cfg.CandidateAgents {
+		agents = append(agents, c.Agent)
+	}
+	return sandbox.Settings{
+		Mode: r.cfg.Sandbox, Net: r.cfg.SandboxNet, Write: r.cfg.SandboxWrite, Read: r.cfg.SandboxRead,
+		Workspace: workspace, Agents: agents,
+	}
+}
+
+// boxOf is the sandbox of x's agent and checks: a candidate's own, or the
+// run's.
+func (r *runner) boxOf(x *iteration) *sandbox.Sandbox {
+	if x.cand != nil && x.cand.sb != nil {
+		return x.cand.sb
+	}
+	return r.sb
+}
+
+// candidateSandbox confines a candidate to its own worktree, as the run's
+// sandbox confines the run's agent to the workspace: one candidate cannot
+// write another's worktree, nor the run's workspace and records.
+func (r *runner) candidateSandbox(top string) (*sandbox.Sandbox, error) {
+	if r.sb == nil || r.sb.Mode() == sandbox.ModeOff {
+		return r.sb, nil
+	}
+	s := r.sandboxSettings(top)
+	s.Mode = r.sb.Mode() // what the run's sandbox applied, not auto again
+	return sandbox.New(s)
+}
+
 // sandboxDenied puts on the iteration's record, and says, what the
 // sandbox refused: denials read in the output, hosts the proxy refused.
 func (r *runner) sandboxDenied(it *runlog.Iteration, denials []string) {
-	denials = append(denials, r.sb.Refused()...)
+	r.sandboxDeniedIn(r.sb, it, denials)
+}
+
+// sandboxDeniedIn is sandboxDenied for what box confined.
+func (r *runner) sandboxDeniedIn(box *sandbox.Sandbox, it *runlog.Iteration, denials []string) {
+	who := ""
+	for _, c := range r.cands {
+		if c.sb == box && box != r.sb {
+			who = "candidate " + strconv.Itoa(c.k) + ": "
+		}
+	}
+	denials = append(denials, box.Refused()...)
 	for _, d := range denials {
 		if len(it.SandboxDenied) >= 20 {
 			break
 		}
 		if !slices.Contains(it.SandboxDenied, d) {
 			it.SandboxDenied = append(it.SandboxDenied, d)
-			r.logf("iteration %d: %s", it.Iteration, r.deps.Redact(d))
+			r.logf("iteration %d: %s%s", it.Iteration, who, r.deps.Redact(d))
 		}
 	}
 }
 
 // checkDenials reads the checks' output for denials.
-func (r *runner) checkDenials(dir string, results []runlog.CheckResult) []string {
+func (r *runner) checkDenialsIn(box *sandbox.Sandbox, dir string, results []runlog.CheckResult) []string {
 	var out []string
 	for _, c := range results {
 		if !c.Passed {
-			out = append(out, r.sb.Denials(dir, c.Output)...)
+			out = append(out, box.Denials(dir, c.Output)...)
 		}
 	}
 	return out

@@ -158,6 +158,7 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	agentDone := make(chan Item, 1)
 	go func() { agentDone <- opt.Agents.item(ctx, cfg, ag, opt) }()
 	fallbacks := fallbackItems(ctx, cfg, opt)
+	candidates := candidateItems(ctx, cfg, opt)
 	if !opt.NoWorkspace {
 		var it Item
 		it, r.Workspace = workspace(ctx, cfg)
@@ -171,6 +172,9 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	}
 	add(<-agentDone)
 	for _, ch := range fallbacks {
+		add(<-ch)
+	}
+	for _, ch := range candidates {
 		add(<-ch)
 	}
 	var sh proc.ScriptShell
@@ -193,8 +197,74 @@ func Run(ctx context.Context, cfg config.Config, ag agent.Agent, opt Options) Re
 	if it := finalLook(cfg, r.Workspace, opt.NoWorkspace); it.Check != "" {
 		add(it)
 	}
+	if cfg.CandidateCount() > 1 {
+		add(candidatesItem(cfg))
+	}
 	add(limits(cfg))
 	return r
+}
+
+// candidatesItem says how the rounds of --candidates run.
+func candidatesItem(cfg config.Config) Item {
+	n := cfg.CandidateCount()
+	d := fmt.Sprintf("%d per iteration, each in its own worktree", n)
+	if len(cfg.CandidateAgents) > 0 {
+		labels := make([]string, 0, n)
+		for _, ac := range cfg.CandidateConfigs() {
+			labels = append(labels, config.AgentLabel(ac))
+		}
+		d = fmt.Sprintf("%d per iteration (%s), each in its own worktree", n, strings.Join(labels, ", "))
+	}
+	if cfg.CandidatesFinishFirst() {
+		d += " (first to succeed stops the others)"
+	} else {
+		d += " (every one runs to its end; the checks pick the best)"
+	}
+	lessons := "off"
+	if cfg.CandidatesLessonsOn() {
+		lessons = "on"
+	}
+	return Item{Check: "candidates", Status: OK, Detail: d + ", losers' lessons " + lessons}
+}
+
+// candidateItems checks the agents of the list form of --candidates as
+// the run's own is checked, each agent (and model) once, concurrently;
+// each channel gives one item, in the order of the list.
+func candidateItems(ctx context.Context, cfg config.Config, opt Options) []chan Item {
+	var out []chan Item
+	seen := map[string]bool{config.AgentLabel(cfg.AgentConfig()) + "\x00" + cfg.AgentCmd: true}
+	for i, ac := range cfg.CandidateConfigs() {
+		if len(cfg.CandidateAgents) == 0 {
+			break // copies of the run's own agent, checked already
+		}
+		key := config.AgentLabel(ac) + "\x00" + ac.Cmd
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		ch := make(chan Item, 1)
+		out = append(out, ch)
+		name := fmt.Sprintf("candidate %d agent %s", i+1, config.AgentLabel(ac))
+		a, err := agent.New(ac)
+		if err != nil {
+			ch <- Item{Check: name, Status: Fail, Detail: err.Error(), Hint: "fix the candidates: list in the config file"}
+			continue
+		}
+		cc := cfg
+		cc.Agent, cc.AgentCmd, cc.Model, cc.AgentBin, cc.AgentArgs = ac.Name, ac.Cmd, ac.Model, ac.Bin, ac.Args
+		go func() {
+			it := opt.Agents.item(ctx, cc, a, opt)
+			it.Check = name
+			// The hint names where this agent is given: the list, not --agent-cmd.
+			it.Hint = strings.Replace(it.Hint, "agent_cmd (--agent-cmd)", fmt.Sprintf("the agent_cmd of candidate %d in the candidates: list", i+1), 1)
+			if it.Status == OK && ac.Name == "command" && cfg.MaxCost > 0 && !cfg.AgentReportsCost {
+				it.Status, it.Detail = Fail, "max_cost needs the cost of every run, and the command agent `"+ac.Cmd+"` reports none unless it writes it to $ARCHITECT_RESULT_FILE"
+				it.Hint = `have it write {"cost_usd": N} there and say so with --agent-reports-cost, or drop max_cost`
+			}
+			ch <- it
+		}()
+	}
+	return out
 }
 
 // finalLook says how the last look before a success will be made, and,

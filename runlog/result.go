@@ -468,8 +468,10 @@ type Candidate struct {
 	TimedOut         bool     `json:"timed_out,omitempty"`
 	// Stopped: another candidate succeeded first (candidates_finish
 	// first), so this one was stopped before its end.
-	Stopped    bool     `json:"stopped,omitempty"`
-	Error      *string  `json:"error,omitempty"`
-	Failing    []string `json:"failing,omitempty"`    // the checks that failed
-	Transcript string   `json:"transcript,omitempty"` // its folder, relative to the state folder
+	Stopped bool     `json:"stopped,omitempty"`
+	Error   *string  `json:"error,omitempty"`
+	Failing []string `json:"failing,omitempty"` // the checks that failed
+	// SandboxDenied: what its sandbox refused (see Iteration.SandboxDenied).
+	SandboxDenied []string `json:"sandbox_denied,omitempty"`
+	Transcript    string   `json:"transcript,omitempty"` // its folder, relative to the state folder
 }
