@@ -95,6 +95,8 @@ func TestScripts(t *testing.T) {
 			"archfiles": cmdArchFiles,
 			"tmuxwait":  cmdTmuxWait,
 			"mkpath":    cmdMkPath,
+			"jsonlen":   cmdJSONLen,
+			"jsonrange": cmdJSONRange,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "ci" { // under CI, a missing tool fails a test instead of skipping it
