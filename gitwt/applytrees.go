@@ -111,7 +111,7 @@ func ApplyTrees(ctx context.Context, dir, from, to string) error {
 		}
 		info, err := os.Lstat(filepath.Join(top, c.path))
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		case missing(err):
 		case err != nil:
 			return err
 		case info.IsDir() && onlyDeleted(top, c.path, byPath):
@@ -128,11 +128,11 @@ func ApplyTrees(ctx context.Context, dir, from, to string) error {
 		for _, p := range sortedKeys(differ) {
 			c := byPath[p]
 			if c.status == 'D' {
-				if _, err := os.Lstat(filepath.Join(top, p)); errors.Is(err, fs.ErrNotExist) {
+				if _, err := os.Lstat(filepath.Join(top, p)); missing(err) {
 					done[p] = true
 					continue
 				}
-				return fmt.Errorf("%w: %s: %q was changed (it is to be deleted)", ErrTreeMoved, top, p)
+				return fmt.Errorf("%w: %s: %q was changed meanwhile (it is to be deleted)", ErrTreeMoved, top, p)
 			}
 			check = append(check, *c)
 		}
@@ -142,7 +142,7 @@ func ApplyTrees(ctx context.Context, dir, from, to string) error {
 		}
 		for _, c := range check {
 			if still[c.path] {
-				what := "changed"
+				what := "was changed meanwhile (it holds neither the old version nor the new)"
 				if c.status == 'A' {
 					what = "in the way of a file to be added"
 				}
@@ -206,6 +206,12 @@ func ApplyTrees(ctx context.Context, dir, from, to string) error {
 }
 
 const gitlinkMode = "160000"
+
+// missing reports whether err from Lstat says nothing is there: not
+// there, or a file where a folder on the way was expected.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
 
 // diffTrees lists the paths that differ between from and to, without
 // rename detection.
@@ -309,7 +315,7 @@ func parentsFree(top, path string, byPath map[string]*change) error {
 	for i := 1; i < len(parts); i++ {
 		p := strings.Join(parts[:i], "/")
 		info, err := os.Lstat(filepath.Join(top, p))
-		if errors.Is(err, fs.ErrNotExist) {
+		if missing(err) {
 			return nil
 		}
 		if err != nil {
