@@ -168,7 +168,7 @@ func checkCandidate(p, commit string) {
 	}
 	out, err = exec.Command("git", "-C", p, "rev-parse", "HEAD").Output()
 	if err != nil || strings.TrimSpace(string(out)) != commit {
-		fatal(fmt.Errorf("candidate %s: at %s, not %s (%v)", p, out, commit, err))
+		fatal(fmt.Errorf("candidate %s: at %s, not %s (%w)", p, out, commit, err))
 	}
 }
 

@@ -66,16 +66,9 @@ type change struct {
 // again with the same trees completes the change. Submodule entries
 // (gitlinks) are refused.
 func ApplyTrees(ctx context.Context, dir, from, to string) error {
-	out, err := output(ctx, dir, "rev-parse", "--show-toplevel", "--absolute-git-dir")
+	top, gitDir, err := topOf(ctx, dir)
 	if err != nil {
 		return err
-	}
-	top, gitDir, ok := strings.Cut(out, "\n")
-	if !ok || top == "" {
-		return fmt.Errorf("git rev-parse: unexpected output %q", out)
-	}
-	if !samePath(top, dir) {
-		return fmt.Errorf("apply a change to %s: not the top-level folder of its working tree (%s)", dir, top)
 	}
 	changes, err := diffTrees(ctx, top, gitDir, from, to)
 	if err != nil || len(changes) == 0 {
@@ -87,8 +80,6 @@ func ApplyTrees(ctx context.Context, dir, from, to string) error {
 	}
 	defer os.RemoveAll(work)
 
-	// 1. Which touched paths do not hold from's version?
-	var old []change
 	byPath := make(map[string]*change, len(changes))
 	for i := range changes {
 		c := &changes[i]
@@ -96,62 +87,12 @@ func ApplyTrees(ctx context.Context, dir, from, to string) error {
 		if c.oldMode == gitlinkMode || c.newMode == gitlinkMode {
 			return fmt.Errorf("apply a change to %s: %q is a submodule, which is not supported", top, c.path)
 		}
-		if c.status != 'A' {
-			old = append(old, *c)
-		}
 	}
-	differ, err := differing(ctx, top, filepath.Join(work, "from"), old, false)
+	done, err := checkTrees(ctx, top, work, changes, byPath)
 	if err != nil {
 		return err
 	}
-	// Paths to be added where something already is.
-	for _, c := range changes {
-		if c.status != 'A' {
-			continue
-		}
-		info, err := os.Lstat(filepath.Join(top, c.path))
-		switch {
-		case missing(err):
-		case err != nil:
-			return err
-		case info.IsDir() && onlyDeleted(top, c.path, byPath):
-			// A folder that the deletions empty (from's a/b, to's a).
-		default:
-			differ[c.path] = true
-		}
-	}
-	// 2. Those that hold to's version already are done; the others are
-	// someone else's change.
-	done := make(map[string]bool)
-	if len(differ) > 0 {
-		var check []change
-		for _, p := range sortedKeys(differ) {
-			c := byPath[p]
-			if c.status == 'D' {
-				if _, err := os.Lstat(filepath.Join(top, p)); missing(err) {
-					done[p] = true
-					continue
-				}
-				return fmt.Errorf("%w: %s: %q was changed meanwhile (it is to be deleted)", ErrTreeMoved, top, p)
-			}
-			check = append(check, *c)
-		}
-		still, err := differing(ctx, top, filepath.Join(work, "to"), check, true)
-		if err != nil {
-			return err
-		}
-		for _, c := range check {
-			if still[c.path] {
-				what := "was changed meanwhile (it holds neither the old version nor the new)"
-				if c.status == 'A' {
-					what = "in the way of a file to be added"
-				}
-				return fmt.Errorf("%w: %s: %q is %s", ErrTreeMoved, top, c.path, what)
-			}
-			done[c.path] = true
-		}
-	}
-	// 3. The folders files go into must be folders (or nothing yet, or a
+	// The folders files go into must be folders (or nothing yet, or a
 	// file the change deletes): never a file or a symbolic link, which
 	// would take a file outside the tree.
 	var write []change
@@ -165,7 +106,7 @@ func ApplyTrees(ctx context.Context, dir, from, to string) error {
 			return err
 		}
 	}
-	// 4. Stage to's versions next to the working tree, then move them in.
+	// Stage to's versions next to the working tree, then move them in.
 	stage, err := stageDir(top, gitDir)
 	if err != nil {
 		return err
@@ -184,6 +125,77 @@ func ApplyTrees(ctx context.Context, dir, from, to string) error {
 	if err := ctx.Err(); err != nil {
 		return err // nothing changed yet
 	}
+	return move(top, stage, changes, write, done)
+}
+
+// checkTrees finds, for ApplyTrees, the paths the change touches that
+// already hold to's version (done), and refuses when one holds neither
+// from's nor to's, or something stands where a file is to be added.
+func checkTrees(ctx context.Context, top, work string, changes []change, byPath map[string]*change) (map[string]bool, error) {
+	// Which touched paths do not hold from's version?
+	var old []change
+	for _, c := range changes {
+		if c.status != 'A' {
+			old = append(old, c)
+		}
+	}
+	differ, err := differing(ctx, top, filepath.Join(work, "from"), old, false)
+	if err != nil {
+		return nil, err
+	}
+	// Paths to be added where something already is.
+	for _, c := range changes {
+		if c.status != 'A' {
+			continue
+		}
+		info, err := os.Lstat(filepath.Join(top, c.path))
+		switch {
+		case missing(err):
+		case err != nil:
+			return nil, err
+		case info.IsDir() && onlyDeleted(top, c.path, byPath):
+			// A folder that the deletions empty (from's a/b, to's a).
+		default:
+			differ[c.path] = true
+		}
+	}
+	// Those that hold to's version already are done; the others are
+	// someone else's change.
+	done := make(map[string]bool)
+	if len(differ) > 0 {
+		var check []change
+		for _, p := range sortedKeys(differ) {
+			c := byPath[p]
+			if c.status == 'D' {
+				if _, err := os.Lstat(filepath.Join(top, p)); missing(err) {
+					done[p] = true
+					continue
+				}
+				return nil, fmt.Errorf("%w: %s: %q was changed meanwhile (it is to be deleted)", ErrTreeMoved, top, p)
+			}
+			check = append(check, *c)
+		}
+		still, err := differing(ctx, top, filepath.Join(work, "to"), check, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range check {
+			if still[c.path] {
+				what := "was changed meanwhile (it holds neither the old version nor the new)"
+				if c.status == 'A' {
+					what = "in the way of a file to be added"
+				}
+				return nil, fmt.Errorf("%w: %s: %q is %s", ErrTreeMoved, top, c.path, what)
+			}
+			done[c.path] = true
+		}
+	}
+	return done, nil
+}
+
+// move deletes the files the change deletes (and the folders that leaves
+// empty), then renames each staged file to its place.
+func move(top, stage string, changes, write []change, done map[string]bool) error {
 	for _, c := range changes {
 		if c.status != 'D' || done[c.path] {
 			continue
@@ -206,6 +218,23 @@ func ApplyTrees(ctx context.Context, dir, from, to string) error {
 }
 
 const gitlinkMode = "160000"
+
+// topOf returns the working tree's top-level folder and git folder, and
+// refuses a dir that is not the top.
+func topOf(ctx context.Context, dir string) (top, gitDir string, err error) {
+	out, err := output(ctx, dir, "rev-parse", "--show-toplevel", "--absolute-git-dir")
+	if err != nil {
+		return "", "", err
+	}
+	top, gitDir, ok := strings.Cut(out, "\n")
+	if !ok || top == "" {
+		return "", "", fmt.Errorf("git rev-parse: unexpected output %q", out)
+	}
+	if !samePath(top, dir) {
+		return "", "", fmt.Errorf("apply a change to %s: not the top-level folder of its working tree (%s)", dir, top)
+	}
+	return top, gitDir, nil
+}
 
 // missing reports whether err from Lstat says nothing is there: not
 // there, or a file where a folder on the way was expected.
@@ -239,12 +268,12 @@ func diffTrees(ctx context.Context, top, gitDir, from, to string) ([]change, err
 }
 
 // indexOf writes a new index file at index holding each change's old (or,
-// with new, new) entry, with no stat data.
-func indexOf(ctx context.Context, top, index string, cs []change, new bool) error {
+// with after, new) entry, with no stat data.
+func indexOf(ctx context.Context, top, index string, cs []change, after bool) error {
 	var in bytes.Buffer
 	for _, c := range cs {
 		mode, oid := c.oldMode, c.oldOID
-		if new {
+		if after {
 			mode, oid = c.newMode, c.newOID
 		}
 		fmt.Fprintf(&in, "%s %s\t%s\x00", mode, oid, c.path)
@@ -254,16 +283,16 @@ func indexOf(ctx context.Context, top, index string, cs []change, new bool) erro
 }
 
 // differing returns the paths among cs whose file in the working tree is
-// not their old (or, with new, new) version, compared as git compares: a
+// not their old (or, with after, new) version, compared as git compares: a
 // temporary index of just those entries, with no stat data, is refreshed
 // (which reads each file and compares its content, after filters, and its
 // mode), then diff-files lists what still differs, missing files included.
-func differing(ctx context.Context, top, index string, cs []change, new bool) (map[string]bool, error) {
+func differing(ctx context.Context, top, index string, cs []change, after bool) (map[string]bool, error) {
 	differ := make(map[string]bool)
 	if len(cs) == 0 {
 		return differ, nil
 	}
-	if err := indexOf(ctx, top, index, cs, new); err != nil {
+	if err := indexOf(ctx, top, index, cs, after); err != nil {
 		return nil, err
 	}
 	c := Command{Env: []string{"GIT_INDEX_FILE=" + index}}
