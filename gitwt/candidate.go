@@ -163,7 +163,9 @@ func (r *Repo) RemoveCandidate(ctx context.Context, path string) error {
 		}
 		return nil
 	}
-	if !r.isOwnWorktree(path) {
+	// Registered (admin) although its .git file may be missing: a `git
+	// worktree add` killed half way.
+	if admin == "" && !r.isOwnWorktree(path) {
 		return fmt.Errorf("candidate worktree %s: not a worktree of this repository; left as it is", path)
 	}
 	err := run(ctx, r.dir, Command{}, "worktree", "remove", "--force", "--", path)

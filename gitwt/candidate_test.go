@@ -240,6 +240,10 @@ func TestRemoveCandidate(t *testing.T) {
 			is.New(t).NoErr(r.AddCandidate(ctx, path, c))
 			is.New(t).NoErr(os.RemoveAll(path))
 		}},
+		{name: "half made: registered, its .git file missing", prepare: func(t *testing.T, r *Repo, path, c string) {
+			is.New(t).NoErr(r.AddCandidate(ctx, path, c))
+			is.New(t).NoErr(os.Remove(filepath.Join(path, ".git")))
+		}},
 		{name: "someone else's folder", prepare: func(t *testing.T, _ *Repo, path, _ string) {
 			write(t, path, "mine.txt", "x\n")
 		}, wantErr: true, stays: true},
