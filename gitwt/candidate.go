@@ -41,7 +41,7 @@ func (r *Repo) AddCandidate(ctx context.Context, path, commit string) error {
 		return err
 	}
 	args := []string{"-c", "core.hooksPath=" + os.DevNull, "worktree", "add", "--quiet", "--detach"}
-	if r.registered(ctx, path) {
+	if r.adminOf(ctx, path) != "" {
 		// Registered, its folder gone (a SIGKILL, a user's rm -r): --force
 		// is git's own way to make that entry again.
 		args = append(args, "--force")
@@ -75,20 +75,6 @@ func (r *Repo) isOwnWorktree(path string) bool {
 		return false
 	}
 	return samePath(filepath.Dir(strings.TrimSpace(string(back))), path)
-}
-
-// registered reports whether git lists a worktree at path.
-func (r *Repo) registered(ctx context.Context, path string) bool {
-	wts, err := r.Worktrees(ctx)
-	if err != nil {
-		return false
-	}
-	for _, wt := range wts {
-		if samePath(wt.Path, path) {
-			return true
-		}
-	}
-	return false
 }
 
 // ResetCandidate brings the worktree at path to commit: tracked files made

@@ -300,3 +300,17 @@ func TestCommitTree(t *testing.T) {
 		})
 	}
 }
+
+// registered reports whether git lists a worktree at path.
+func (r *Repo) registered(ctx context.Context, path string) bool {
+	wts, err := r.Worktrees(ctx)
+	if err != nil {
+		return false
+	}
+	for _, wt := range wts {
+		if samePath(wt.Path, path) {
+			return true
+		}
+	}
+	return false
+}
