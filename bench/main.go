@@ -36,7 +36,7 @@ import (
 
 var (
 	runs = flag.Int("runs", 3, "runs per scenario (the median is reported)")
-	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch, tui (the terminal view idle and the report, on 300 iterations), scale (1k to 100k files), worktrees (a batch's worktrees on 50k files), look (the clean last look, 1k and 10k files), sandbox (the cost per iteration of --sandbox workspace)")
+	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch, tui (the terminal view idle and the report, on 300 iterations), scale (1k to 100k files), worktrees (a batch's worktrees on 50k files), look (the clean last look, 1k and 10k files), sandbox (the cost per iteration of --sandbox workspace), candidates (--candidates' worktrees: first creation and a round's reset, 100k files)")
 	use  = flag.String("bin", "", "measure this architect binary instead of building one")
 	base = flag.String("baseline", "", "procs, batch and scale: measure this other architect binary too, side by side (e.g. a build of main)")
 	bin  string
@@ -125,6 +125,9 @@ func main() {
 	}
 	if want("sandbox") {
 		sandboxScenario()
+	}
+	if want("candidates") {
+		candidatesScenario()
 	}
 	fmt.Printf("Machine: %s\n\n", machine())
 	fmt.Println("| measurement | result (median of runs) | target | |")

@@ -160,3 +160,71 @@ func benchRepo(b *testing.B, n int) string {
 	}
 	return dir
 }
+
+// BenchmarkResetCandidate is a round's preparation under --candidates:
+// each op commits a one-file change, has each of 4 candidates' agents edit
+// a file and leave an untracked one, then brings the 4 to the new commit
+// with ResetCandidate, concurrently, on a repository of 10,000 files
+// (ARCHITECT_BENCH_SIZES for others). bench/ measures the same on 100,000.
+func BenchmarkResetCandidate(b *testing.B) {
+	sizes := []int{10000}
+	if s := os.Getenv("ARCHITECT_BENCH_SIZES"); s != "" {
+		sizes = nil
+		for _, f := range filepath.SplitList(s) {
+			n, _ := strconv.Atoi(f)
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			dir := benchRepo(b, n)
+			ctx := context.Background()
+			r, err := Open(ctx, dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			head, err := r.Head(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			paths := make([]string, 4)
+			for i := range paths {
+				paths[i] = filepath.Join(b.TempDir(), "cand")
+				if err := r.AddCandidate(ctx, paths[i], head); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var spent time.Duration
+			for i := 0; b.Loop(); i++ {
+				for k, p := range paths {
+					if err := os.WriteFile(filepath.Join(p, "pkg0001", fmt.Sprintf("file%06d.txt", 100+k)), []byte(fmt.Sprint("agent ", i)), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(p, "pkg0002", fmt.Sprint("new", i)), nil, 0o644); err != nil {
+						b.Fatal(err)
+					}
+				}
+				touch(b, dir, i)
+				if out, err := runGit(dir, "-c", "gc.auto=0", "commit", "-q", "-a", "-m", fmt.Sprint("round ", i)); err != nil {
+					b.Fatal(err, out)
+				}
+				commit, err := r.Head(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t0 := time.Now()
+				errs := make(chan error, len(paths))
+				for _, p := range paths {
+					go func() { errs <- r.ResetCandidate(ctx, p, commit, []string{".architect"}) }()
+				}
+				for range paths {
+					if err := <-errs; err != nil {
+						b.Fatal(err)
+					}
+				}
+				spent += time.Since(t0)
+			}
+			b.ReportMetric(float64(spent.Microseconds())/1000/float64(b.N), "ms/round-of-4")
+		})
+	}
+}
