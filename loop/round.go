@@ -170,7 +170,15 @@ func (r *runner) prepareRound(ctx context.Context, n int) (base string, err erro
 	// once can each read the other's half-written registration.
 	for _, c := range r.cands[:n] {
 		if !c.made {
-			if err := r.ws.repo.AddCandidate(ctx, c.top, base); err != nil {
+			err := r.ws.repo.AddCandidate(ctx, c.top, base)
+			if err != nil {
+				// A worktree a killed session left half reset (its index
+				// locked, say) is made again.
+				if rerr := r.ws.repo.RemoveCandidate(ctx, c.top); rerr == nil {
+					err = r.ws.repo.AddCandidate(ctx, c.top, base)
+				}
+			}
+			if err != nil {
 				return "", fmt.Errorf("making candidate %d's worktree: %w", c.k, err)
 			}
 		}
@@ -313,7 +321,7 @@ func (r *runner) finishRound(ctx, runCtx, roundCtx context.Context, x *iteration
 	gctx, cancel := gitContext(ctx, runCtx)
 	defer cancel()
 	if kept.commit != "" && kept.commit != base {
-		if err := gitwt.ApplyTrees(gctx, r.ws.dir, base, kept.commit); err != nil {
+		if err := gitwt.ApplyTrees(gctx, r.ws.repo.Dir(), base, kept.commit); err != nil {
 			x.halt = stopAt(runlog.StopError, fmt.Sprintf("could not bring candidate %d's change to the workspace: %s", kept.c.k, r.cleanText(err.Error())))
 			x.rec.Candidates = roundRecords(ranked, kept)
 			return
