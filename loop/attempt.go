@@ -100,25 +100,7 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 		}
 	}()
 	r.runAgent(agentCtx, x, cancelAgent)
-	if x.cand != nil && errors.Is(context.Cause(agentCtx), errWon) {
-		x.stopped = true
-		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
-		return
-	}
-	if why := interruption(ctx, runCtx, agentCtx); why != "" {
-		r.interrupted(ctx, x, why)
-		return
-	}
-	if x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o) {
-		if x.cand == nil {
-			r.ws.inflightDone()
-		}
-		x.refused = true
-		return
-	}
-	if x.o.ErrKind == agent.ErrFatal {
-		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
-		x.rec.Failed = true
+	if r.agentEnded(ctx, runCtx, agentCtx, x) {
 		return
 	}
 	if x.o.ExitCode != agent.ExitWaiting {
@@ -127,31 +109,9 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 		if !x.o.TimedOut && !x.o.Inactive {
 			x.rec.CompletionTagFound, x.rec.patternFound = searchFinal(r.cfg, x.o, x.prompt)
 		}
-		r.compareTests(x)
-		if x.cand != nil {
-			gctx, cancel := gitContext(ctx, runCtx)
-			r.candidateChange(gctx, x) // before the checks: what they create stays out
-			cancel()
-			r.runChecks(agentCtx, x)
-			if errors.Is(context.Cause(agentCtx), errWon) {
-				x.stopped = true
-				x.rec.CheckResults, x.rec.AllChecksPassed, x.rec.ChecksRun = []runlog.CheckResult{}, false, false
-				x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
-				return
-			}
-		} else {
-			r.beforeChecks(runCtx)
-			r.runChecks(runCtx, x)
-			gctx, cancel := gitContext(ctx, runCtx)
-			r.afterChecks(gctx) // what the checks created stays out of the commit
-			cancel()
-		}
-		if why := interruption(ctx, runCtx, agentCtx); why != "" {
-			x.rec.CheckResults, x.rec.AllChecksPassed = []runlog.CheckResult{}, false
-			r.interrupted(ctx, x, why)
+		if r.checkStep(ctx, runCtx, agentCtx, x) {
 			return
 		}
-		r.judgeTests(x)
 	}
 	x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
 	failed := x.o.Failed() && x.o.ExitCode != agent.ExitWaiting && x.o.ErrKind != agent.ErrUsageLimit
@@ -169,6 +129,64 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 			r.keepRunDiff(d)
 		}
 	}
+}
+
+// agentEnded reports whether attempt x ends with its agent: stopped
+// (another candidate succeeded), interrupted, refused at its usage limit
+// before doing anything, or failed for good.
+func (r *runner) agentEnded(ctx, runCtx, agentCtx context.Context, x *iteration) bool {
+	switch {
+	case x.cand != nil && errors.Is(context.Cause(agentCtx), errWon):
+		x.stopped = true
+		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
+	case interruption(ctx, runCtx, agentCtx) != "":
+		r.interrupted(ctx, x, interruption(ctx, runCtx, agentCtx))
+	case x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o):
+		if x.cand == nil {
+			r.ws.inflightDone()
+		}
+		x.refused = true
+	case x.o.ErrKind == agent.ErrFatal:
+		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
+		x.rec.Failed = true
+	default:
+		return false
+	}
+	return true
+}
+
+// checkStep is the checks of attempt x, once its agent is done and its
+// guards have run: in a candidate's worktree its change is taken first
+// (what the checks create stays out of it). It reports whether the
+// attempt ends there: stopped (another candidate succeeded) or
+// interrupted.
+func (r *runner) checkStep(ctx, runCtx, agentCtx context.Context, x *iteration) bool {
+	r.compareTests(x)
+	if x.cand != nil {
+		gctx, cancel := gitContext(ctx, runCtx)
+		r.candidateChange(gctx, x)
+		cancel()
+		r.runChecks(agentCtx, x)
+		if errors.Is(context.Cause(agentCtx), errWon) {
+			x.stopped = true
+			x.rec.CheckResults, x.rec.AllChecksPassed, x.rec.ChecksRun = []runlog.CheckResult{}, false, false
+			x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
+			return true
+		}
+	} else {
+		r.beforeChecks(runCtx)
+		r.runChecks(runCtx, x)
+		gctx, cancel := gitContext(ctx, runCtx)
+		r.afterChecks(gctx) // what the checks created stays out of the commit
+		cancel()
+	}
+	if why := interruption(ctx, runCtx, agentCtx); why != "" {
+		x.rec.CheckResults, x.rec.AllChecksPassed = []runlog.CheckResult{}, false
+		r.interrupted(ctx, x, why)
+		return true
+	}
+	r.judgeTests(x)
+	return false
 }
 
 // writePrompt is the prompt step: the notes the prompt carries, the

@@ -271,16 +271,13 @@ func (r *runner) saveJudge() {
 	}
 }
 
-// guardJudge looks at the judge after agent run i: under protect, every
-// change is undone; under warn, kept, and the state it left becomes the
-// one the next iteration is compared with. It returns the changes, for
-// the record.
-func (r *runner) guardJudge(i int) []runlog.JudgeChange { return r.guardJudgeIn(i, r.ws.dir, true) }
-
-// guardJudgeIn guards the judge in dir: the workspace (own), or a
-// candidate's worktree, where the files are compared with, and put back
-// to, the run's recorded state, which a candidate never moves on (--judge
-// warn moves it on once the kept candidate's change is in the workspace).
+// guardJudgeIn looks at the judge after agent run i, in dir: under
+// protect, every change is undone; under warn, kept, and in the workspace
+// (own) the state it left becomes the one the next iteration is compared
+// with. In a candidate's worktree the files are compared with, and put
+// back to, the run's recorded state, which a candidate never moves on
+// (--judge warn moves it on once the kept candidate's change is in the
+// workspace: judgeMoveOn). It returns the changes, for the record.
 func (r *runner) guardJudgeIn(i int, dir string, own bool) []runlog.JudgeChange {
 	g := r.judge
 	if g == nil {

@@ -545,10 +545,10 @@ func lostWhy(o, kept *roundOf) string {
 // is unknown when one's is.
 func roundCost(outs []*roundOf) (*float64, *runlog.Tokens) {
 	var (
-		sum    float64
-		known  = true
-		tokens runlog.Tokens
-		any    bool
+		sum     float64
+		known   = true
+		tokens  runlog.Tokens
+		counted bool
 	)
 	for _, o := range outs {
 		if c := o.x.rec.Cost; c != nil {
@@ -560,14 +560,14 @@ func roundCost(outs []*roundOf) (*float64, *runlog.Tokens) {
 			tokens.Input += t.Input
 			tokens.CachedInput += t.CachedInput
 			tokens.Output += t.Output
-			any = true
+			counted = true
 		}
 	}
 	var cost *float64
 	if known {
 		cost = &sum
 	}
-	if !any {
+	if !counted {
 		return cost, nil
 	}
 	return cost, &tokens

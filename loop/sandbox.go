@@ -77,13 +77,9 @@ func (r *runner) candidateSandbox(top string) (*sandbox.Sandbox, error) {
 	return sandbox.New(s)
 }
 
-// sandboxDenied puts on the iteration's record, and says, what the
-// sandbox refused: denials read in the output, hosts the proxy refused.
-func (r *runner) sandboxDenied(it *runlog.Iteration, denials []string) {
-	r.sandboxDeniedIn(r.sb, it, denials)
-}
-
-// sandboxDeniedIn is sandboxDenied for what box confined.
+// sandboxDeniedIn puts on the iteration's record, and says, what box
+// (the run's sandbox or a candidate's) refused: denials read in the
+// output, hosts the proxy refused.
 func (r *runner) sandboxDeniedIn(box *sandbox.Sandbox, it *runlog.Iteration, denials []string) {
 	who := ""
 	for _, c := range r.cands {

@@ -96,7 +96,7 @@ func cutPart(s string, n int) string {
 
 // NewLines is the first lines of out (at most max) that were not in
 // before: what a check printed that the other one did not.
-func NewLines(out, before string, max int) string {
+func NewLines(out, before string, most int) string {
 	seen := map[string]bool{}
 	for l := range strings.Lines(before) {
 		seen[strings.TrimRight(l, "\r\n")] = true
@@ -108,7 +108,7 @@ func NewLines(out, before string, max int) string {
 			continue
 		}
 		kept = append(kept, t)
-		if len(kept) == max {
+		if len(kept) == most {
 			break
 		}
 	}
