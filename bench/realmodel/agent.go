@@ -106,6 +106,19 @@ func unlabelled(tag string) string {
 	return rest
 }
 
+// agentTag is the tag of one request of the agent: the run's tag, the
+// iteration and, when architect runs candidates, the candidate. The seed
+// is derived from it (seedOf), so each candidate of a round samples its
+// own answer; without a candidate the tag, and so the seed, is the one
+// single and loop runs have always had.
+func agentTag(tag, iteration, candidate string) string {
+	t := tag + "/i" + iteration
+	if candidate != "" {
+		t += "/c" + candidate
+	}
+	return t
+}
+
 // pickCode returns the code to write from an answer: the last fenced
 // Python block that defines entry, else the last Python block, else "".
 func pickCode(answer, entry string) string {
@@ -144,7 +157,7 @@ func runAgent(args []string) error {
 	if *temp == 0 {
 		s = greedy
 	}
-	t := *tag + "/i" + os.Getenv("ARCHITECT_ITERATION")
+	t := agentTag(*tag, os.Getenv("ARCHITECT_ITERATION"), os.Getenv("ARCHITECT_CANDIDATE"))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	answer, err := complete(ctx, *endpoint, t, s, seedOf(unlabelled(t)), string(prompt), "")

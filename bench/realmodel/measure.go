@@ -22,7 +22,7 @@ import (
 type record struct {
 	Label   string `json:"label"`   // names the prompt (or anything else) being compared
 	Task    string `json:"task"`    // HumanEval/N
-	Mode    string `json:"mode"`    // direct, single or loop
+	Mode    string `json:"mode"`    // direct, single, loop, best or hybrid
 	Attempt int    `json:"attempt"` // 1-based; independent attempts of single
 	Solved  bool   `json:"solved"`  // the check passes on the workspace after the run
 	// Success is architect's own verdict (checks passed and completion
@@ -36,6 +36,10 @@ type record struct {
 	CompletionTokens int     `json:"completion_tokens"`
 	Wall             float64 `json:"wall_seconds"`
 	Error            string  `json:"error,omitempty"`
+	// Candidates and Rounds are the settings of best and hybrid: agents
+	// per round and architect's --max-iterations.
+	Candidates int `json:"candidates,omitempty"`
+	Rounds     int `json:"rounds,omitempty"`
 }
 
 func (r record) key() string {
@@ -46,6 +50,7 @@ func (r record) key() string {
 type measurement struct {
 	endpoint, architect, self, out, usage, label string
 	attempts, iterations                         int
+	candidates, rounds                           int    // of best and hybrid
 	declare                                      string // how the agent declares completion: code or tag
 	deadline                                     time.Time
 }
@@ -77,7 +82,7 @@ func parseMeasure(args []string) (measurement, measureArgs, error) {
 	fs.StringVar(&a.humaneval, "humaneval", "", "HumanEval.jsonl.gz")
 	fs.IntVar(&a.n, "n", 40, "problems in the subset")
 	fs.Uint64Var(&a.seed, "seed", 26, "the subset's seed")
-	fs.StringVar(&a.modes, "modes", "direct,single,loop", "what to run per problem: direct (the plain prompt, greedy), single (architect, one iteration, -attempts independent times), loop (architect loop, -iterations)")
+	fs.StringVar(&a.modes, "modes", "direct,single,loop", "what to run per problem: direct (the plain prompt, greedy), single (architect, one iteration, -attempts independent times), loop (architect loop, -iterations), best (architect loop, -candidates agents per round, -rounds rounds, the checks keep one; the next prompt without the losers' section), hybrid (best with the losers' section)")
 	m := measurement{}
 	fs.StringVar(&m.endpoint, "endpoint", "http://127.0.0.1:8088/v1", "the model's endpoint")
 	fs.StringVar(&m.architect, "architect", "", "the architect binary")
@@ -86,6 +91,8 @@ func parseMeasure(args []string) (measurement, measureArgs, error) {
 	fs.StringVar(&m.label, "label", "current", "a name for this prompt version")
 	fs.IntVar(&m.attempts, "attempts", 4, "independent single-iteration attempts per problem")
 	fs.IntVar(&m.iterations, "iterations", 4, "the loop's --max-iterations")
+	fs.IntVar(&m.candidates, "candidates", 2, "best and hybrid: architect's --candidates, agents per round")
+	fs.IntVar(&m.rounds, "rounds", 2, "best and hybrid: architect's --max-iterations, rounds of -candidates agents")
 	fs.StringVar(&m.declare, "declare", "code", "how the agent declares completion: code (an answer that defines the function does, by architect's --done-pattern) or tag (the model must print <promise>COMPLETE</promise>)")
 	fs.IntVar(&a.first, "first", 0, "run only the first K problems of the subset (0: all)")
 	fs.StringVar(&a.only, "tasks", "", "run only these problems of the subset (comma-separated task IDs, HumanEval/N)")
@@ -99,6 +106,14 @@ func parseMeasure(args []string) (measurement, measureArgs, error) {
 	if m.declare != "code" && m.declare != "tag" {
 		return m, a, fmt.Errorf("-declare %q: want code or tag", m.declare)
 	}
+	if m.candidates < 1 || m.rounds < 1 {
+		return m, a, fmt.Errorf("-candidates %d -rounds %d: want 1 or more of each", m.candidates, m.rounds)
+	}
+	for _, mode := range strings.Split(a.modes, ",") {
+		if !slices.Contains(knownModes, mode) {
+			return m, a, fmt.Errorf("-modes: unknown mode %q (want some of %s)", mode, strings.Join(knownModes, ","))
+		}
+	}
 	if *budget > 0 {
 		m.deadline = time.Now().Add(*budget)
 	}
@@ -106,6 +121,9 @@ func parseMeasure(args []string) (measurement, measureArgs, error) {
 	m.self = self
 	return m, a, err
 }
+
+// modes are the ways of running a problem that measure knows.
+var knownModes = []string{"direct", "single", "loop", "best", "hybrid"}
 
 // problems loads HumanEval and returns the subset to run: -n problems by
 // -seed, cut to -first, narrowed to -tasks.
@@ -139,6 +157,11 @@ func (m measurement) runAll(probs []problem, modes []string) error {
 	seen := map[string]bool{}
 	for _, r := range done {
 		seen[r.key()] = true
+		if r.Label == m.label && (r.Mode == "best" || r.Mode == "hybrid") && slices.Contains(modes, r.Mode) &&
+			(r.Candidates != m.candidates || r.Rounds != m.rounds) {
+			return fmt.Errorf("%s holds %s runs of label %s made with -candidates %d -rounds %d, not %d and %d: give another -label or -out, so that the report does not mix them",
+				results, r.Mode, r.Label, r.Candidates, r.Rounds, m.candidates, m.rounds)
+		}
 	}
 	f, err := os.OpenFile(results, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -203,37 +226,29 @@ func (m measurement) run(p problem, r record) record {
 			}
 		}
 		r.Iterations = 1
-	case "single", "loop":
-		iters := 1
-		if r.Mode == "loop" {
-			iters = m.iterations
+	case "single", "loop", "best", "hybrid":
+		if r.Mode == "best" || r.Mode == "hybrid" {
+			r.Candidates, r.Rounds = m.candidates, m.rounds
 		}
-		m.architectLoop(p, dir, tag, iters, &r)
+		m.architectLoop(p, dir, tag, &r)
 	default:
 		r.Error = "unknown mode " + r.Mode
 	}
 	r.Solved = r.Error == "" && checkPasses(dir)
 	r.Wall = time.Since(start).Seconds()
+	// Every request of the run, each candidate's of each round too, is
+	// tagged tag/iN (tag/iN/cK): the agent's command line, the same for
+	// every candidate, carries the tag.
 	u, _ := usageOf(m.usage, tag+"/", start)
 	r.Requests, r.Seconds, r.PromptTokens, r.CompletionTokens = u.Requests, u.Seconds, u.PromptTokens, u.CompletionTokens
 	return r
 }
 
 // architectLoop runs `architect loop` on p in dir with the command agent.
-func (m measurement) architectLoop(p problem, dir, tag string, iters int, r *record) {
+func (m measurement) architectLoop(p problem, dir, tag string, r *record) {
 	home := filepath.Join(m.out, "home")
 	_ = os.MkdirAll(home, 0o755)
-	agent := shellQuote(m.self) + " agent -endpoint " + shellQuote(m.endpoint) + " -entry " + shellQuote(p.EntryPoint) + " -tag " + shellQuote(tag)
-	cmd := exec.Command(m.architect, "loop", p.task(), "-C", dir, "--agent-cmd", agent,
-		"--check", checkCmd, "--protect", testFile, "--max-iterations", strconv.Itoa(iters),
-		"--check-timeout", "60", "--iteration-timeout", "30m", "--inactivity-timeout", "0",
-		"--idle-threshold", "0", "--max-consecutive-errors", "2", "--backoff-cap", "1s", "--json", "--quiet")
-	if m.declare == "code" {
-		// A model without tools delivers its work as its answer: an answer
-		// that defines the function is its declaration that it is done.
-		// Success still needs the check to pass.
-		cmd.Args = append(cmd.Args, "--done-pattern", donePattern(p.EntryPoint))
-	}
+	cmd := exec.Command(m.architect, m.loopArgs(p, dir, tag, r.Mode)...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
 	out, err := cmd.Output()
@@ -252,6 +267,39 @@ func (m measurement) architectLoop(p problem, dir, tag string, iters int, r *rec
 		return
 	}
 	r.Success, r.Iterations, r.StopReason = res.Success, res.TotalIterations, res.StopReason
+}
+
+// loopArgs is architect's command line (after the binary) for a run of
+// mode: single is one iteration, loop -iterations, best and hybrid
+// -candidates agents per round for -rounds rounds, without and with the
+// losers' section in the next prompt.
+func (m measurement) loopArgs(p problem, dir, tag, mode string) []string {
+	iters := 1
+	var extra []string
+	switch mode {
+	case "loop":
+		iters = m.iterations
+	case "best", "hybrid":
+		iters = m.rounds
+		lessons := "off"
+		if mode == "hybrid" {
+			lessons = "on"
+		}
+		extra = []string{"--candidates", strconv.Itoa(m.candidates), "--candidates-lessons", lessons}
+	}
+	agent := shellQuote(m.self) + " agent -endpoint " + shellQuote(m.endpoint) + " -entry " + shellQuote(p.EntryPoint) + " -tag " + shellQuote(tag)
+	args := []string{"loop", p.task(), "-C", dir, "--agent-cmd", agent,
+		"--check", checkCmd, "--protect", testFile, "--max-iterations", strconv.Itoa(iters),
+		"--check-timeout", "60", "--iteration-timeout", "30m", "--inactivity-timeout", "0",
+		"--idle-threshold", "0", "--max-consecutive-errors", "2", "--backoff-cap", "1s", "--json", "--quiet"}
+	args = append(args, extra...)
+	if m.declare == "code" {
+		// A model without tools delivers its work as its answer: an answer
+		// that defines the function is its declaration that it is done.
+		// Success still needs the check to pass.
+		args = append(args, "--done-pattern", donePattern(p.EntryPoint))
+	}
+	return args
 }
 
 // donePattern is the --done-pattern of -declare code: an answer that

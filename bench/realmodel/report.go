@@ -17,6 +17,7 @@ type figure struct {
 	Solved, Of     int
 	Seconds        float64
 	Tokens         int
+	Requests       int // model calls
 	Runs, Declared int // runs counted; runs architect called a success
 }
 
@@ -29,7 +30,7 @@ func (f figure) String() string {
 	if f.Of > 0 {
 		pct = 100 * float64(f.Solved) / float64(f.Of)
 	}
-	return fmt.Sprintf("| %s | %d/%d (%.1f%%) | %s | %.0f s | %d | %d |", f.Name, f.Solved, f.Of, pct, per, f.Seconds, f.Tokens, f.Declared)
+	return fmt.Sprintf("| %s | %d/%d (%.1f%%) | %s | %.0f s | %d | %d | %d |", f.Name, f.Solved, f.Of, pct, per, f.Seconds, f.Tokens, f.Requests, f.Declared)
 }
 
 // figures computes the report's lines for one label's records, over the
@@ -55,7 +56,28 @@ func figures(recs []record, attempts int) (tasks []string, out []figure) {
 	if attempts > 1 && rt.present[singles[0]] {
 		out = append(out, rt.mean(attempts, singles))
 	}
+	add(rt.bestName("best", "(d) best-of-%s, without the losers' section"), []string{"best#1"})
+	add(rt.bestName("hybrid", "(e) best-of-%s, with the losers' section in the next prompt"), []string{"hybrid#1"})
 	return rt.tasks, out
+}
+
+// bestName is the line's name for best or hybrid, format's %s filled with
+// the runs' candidates and rounds ("mixed" if the runs differ, which
+// measure refuses to make).
+func (rt recordTable) bestName(mode, format string) string {
+	setting := ""
+	for _, t := range rt.tasks {
+		r, ok := rt.by[t][mode+"#1"]
+		if !ok {
+			continue
+		}
+		s := fmt.Sprintf("%d candidates per round, up to %d rounds", r.Candidates, r.Rounds)
+		if setting != "" && s != setting {
+			return fmt.Sprintf(format, "N (mixed settings)")
+		}
+		setting = s
+	}
+	return fmt.Sprintf(format, setting)
 }
 
 // recordTable is one label's records by task and by run (mode#attempt).
@@ -121,6 +143,7 @@ func (rt recordTable) figure(name string, keys []string) (figure, bool) {
 			r := rt.by[t][k]
 			f.Seconds += r.Seconds
 			f.Tokens += r.PromptTokens + r.CompletionTokens
+			f.Requests += r.Requests
 			f.Runs++
 			if r.Success {
 				f.Declared++
@@ -144,6 +167,7 @@ func (rt recordTable) mean(attempts int, singles []string) figure {
 			mean.Of++
 			mean.Seconds += r.Seconds
 			mean.Tokens += r.PromptTokens + r.CompletionTokens
+			mean.Requests += r.Requests
 			if r.Solved {
 				mean.Solved++
 			}
@@ -156,7 +180,7 @@ func (rt recordTable) mean(attempts int, singles []string) figure {
 }
 
 func modeKeys(attempts int) []string {
-	keys := []string{"direct#1", "loop#1"}
+	keys := []string{"direct#1", "loop#1", "best#1", "hybrid#1"}
 	for a := 1; a <= attempts; a++ {
 		keys = append(keys, fmt.Sprintf("single#%d", a))
 	}
@@ -180,16 +204,107 @@ func writeReport(w io.Writer, recs []record, attempts int) {
 		}
 		tasks, figs := figures(mine, attempts)
 		fmt.Fprintf(w, "### %s (%d problems with every mode finished)\n\n", l, len(tasks))
-		fmt.Fprintln(w, "| how | solved | model time per solved problem | model time | tokens (prompt + completion) | runs architect called a success |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| how | solved | model time per solved problem | model time | tokens (prompt + completion) | model calls | runs architect called a success |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 		for _, f := range figs {
 			fmt.Fprintln(w, f)
 		}
 		fmt.Fprintf(w, "\nProblems: %s\n\n", strings.Join(tasks, ", "))
+		writeOverlaps(w, mine, attempts)
 	}
 	if len(labels) > 1 {
 		writeLoopPairs(w, recs, labels)
 	}
+}
+
+// overlap is how two ways of running compare problem by problem: the
+// problems each solved, on the same problems.
+type overlap struct {
+	A, B             string   // the ways' short names: (b), (c)...
+	Both, Either, Of int      // solved by both, by either; problems compared
+	OnlyA, OnlyB     []string // solved by one and not the other
+}
+
+// overlaps pairs the loop (b) with the attempts (c), and the hybrid (e)
+// with (b), (c) and best-of-N without the losers' section (d), over the
+// problems every mode finished; a pair one of whose ways was not measured
+// is left out.
+func overlaps(recs []record, attempts int) []overlap {
+	rt := tabulate(recs)
+	rt.tasks = rt.whole(attempts)
+	var singles []string
+	for a := 1; a <= attempts; a++ {
+		singles = append(singles, fmt.Sprintf("single#%d", a))
+	}
+	ways := map[string][]string{"(b)": {"loop#1"}, "(d)": {"best#1"}, "(e)": {"hybrid#1"}}
+	if attempts > 1 {
+		ways["(c)"] = singles
+	}
+	solved := func(keys []string) (map[string]bool, bool) {
+		if len(keys) == 0 {
+			return nil, false
+		}
+		set := map[string]bool{}
+		for _, k := range keys {
+			if !rt.present[k] {
+				return nil, false
+			}
+			for _, t := range rt.tasks {
+				set[t] = set[t] || rt.by[t][k].Solved
+			}
+		}
+		return set, true
+	}
+	var out []overlap
+	for _, pair := range [][2]string{{"(b)", "(c)"}, {"(e)", "(b)"}, {"(e)", "(c)"}, {"(e)", "(d)"}} {
+		a, okA := solved(ways[pair[0]])
+		b, okB := solved(ways[pair[1]])
+		if !okA || !okB {
+			continue
+		}
+		o := overlap{A: pair[0], B: pair[1], Of: len(rt.tasks)}
+		for _, t := range rt.tasks {
+			switch {
+			case a[t] && b[t]:
+				o.Both++
+			case a[t]:
+				o.OnlyA = append(o.OnlyA, t)
+			case b[t]:
+				o.OnlyB = append(o.OnlyB, t)
+			}
+		}
+		o.Either = o.Both + len(o.OnlyA) + len(o.OnlyB)
+		out = append(out, o)
+	}
+	return out
+}
+
+// writeOverlaps prints the overlaps as a Markdown table, then the problems
+// that only one way of each pair solved.
+func writeOverlaps(w io.Writer, recs []record, attempts int) {
+	ovs := overlaps(recs, attempts)
+	if len(ovs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Problem by problem, on the same problems:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| pair | solved by both | only by the first | only by the second | by either | of |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, o := range ovs {
+		fmt.Fprintf(w, "| %s and %s | %d | %d | %d | %d | %d |\n", o.A, o.B, o.Both, len(o.OnlyA), len(o.OnlyB), o.Either, o.Of)
+	}
+	fmt.Fprintln(w)
+	for _, o := range ovs {
+		fmt.Fprintf(w, "- only %s, not %s: %s; only %s, not %s: %s\n", o.A, o.B, listOrNone(o.OnlyA), o.B, o.A, listOrNone(o.OnlyB))
+	}
+	fmt.Fprintln(w)
+}
+
+func listOrNone(tasks []string) string {
+	if len(tasks) == 0 {
+		return "none"
+	}
+	return strings.Join(tasks, ", ")
 }
 
 // writeLoopPairs compares the loops of the labels problem by problem, on

@@ -6,6 +6,8 @@
 #   MODEL=1.5b bash bench/realmodel/run.sh         # the 1.5B model
 #   bash bench/realmodel/run.sh -budget 2h         # stop starting runs after 2 h; rerun to resume
 #   bash bench/realmodel/run.sh -n 5 -modes direct # any flag of `realmodel measure`
+#   bash bench/realmodel/run.sh -modes best,hybrid # best-of-N per round without/with the losers' section
+#                                                  # (-candidates 2 -rounds 2: 4 model calls at most, as loop and single)
 #   REV=abc123 LABEL=before bash bench/realmodel/run.sh   # architect as of a commit (its prompt, say)
 #
 # It installs node-llama-cpp (prebuilt CPU build) from npm, downloads the
