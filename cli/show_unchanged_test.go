@@ -2,9 +2,9 @@ package cli
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/architect-dev/architect/internal/testutil"
 
 	"github.com/architect-dev/architect/runlog"
 )
@@ -14,19 +14,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from what it was:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	testutil.Golden(t, name, got, *update)
 }
 
 func ptrTo[T any](v T) *T { return &v }
