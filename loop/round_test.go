@@ -256,3 +256,49 @@ func TestRoundChecksShareTheSlots(t *testing.T) {
 		}
 	}
 }
+
+// A round costs every candidate's cost: the kept one's, and the losers'.
+func TestRoundCost(t *testing.T) {
+	is := is.New(t)
+	dir := roundRepo(t)
+	cfg := testConfig(t)
+	cfg.Dir = dir
+	cfg.Checks = []string{"grep -q '^fixed$' fix.txt"}
+	cfg.Agent, cfg.AgentReportsCost = "command", true
+	cfg.AgentCmd = `echo "{\"cost_usd\": 0.$ARCHITECT_CANDIDATE}" > "$ARCHITECT_RESULT_FILE"; if [ "$ARCHITECT_CANDIDATE" = 3 ]; then echo fixed > fix.txt; echo '<promise>COMPLETE</promise>'; fi`
+	cfg.Candidates, cfg.MaxIterations, cfg.CandidatesFinish = 3, 1, "all"
+	a, err := agent.New(cfg.AgentConfig())
+	is.NoErr(err)
+	var log bytes.Buffer
+	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
+	is.NoErr(err)
+	is.True(res.Success)
+	it := res.Iterations[0]
+	is.True(it.Cost != nil)
+	if *it.Cost < 0.59 || *it.Cost > 0.61 {
+		t.Fatalf("the round cost %v, not 0.1+0.2+0.3", *it.Cost)
+	}
+	is.True(res.TotalCost != nil && *res.TotalCost > 0.59)
+}
+
+// Passing checks are not enough to be kept before a candidate that also
+// declared completion, even one with a larger change that finished later.
+func TestRoundCompletionComesFirst(t *testing.T) {
+	is := is.New(t)
+	dir := roundRepo(t)
+	script := `echo fixed > fix.txt; if [ "$ARCHITECT_CANDIDATE" = 2 ]; then sleep 0.2; echo notes > notes.txt; echo '<promise>COMPLETE</promise>'; fi`
+	cfg := testConfig(t)
+	cfg.Dir = dir
+	cfg.Checks = []string{"grep -q '^fixed$' fix.txt"}
+	cfg.Agent, cfg.AgentCmd = "command", script
+	cfg.Candidates, cfg.MaxIterations, cfg.CandidatesFinish = 2, 1, "all"
+	a, err := agent.New(cfg.AgentConfig())
+	is.NoErr(err)
+	var log bytes.Buffer
+	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
+	is.NoErr(err)
+	cs := res.Iterations[0].Candidates
+	is.True(cs[1].Kept) // the one that declared completion
+	is.True(strings.Contains(cs[0].Why, "declared completion"))
+	is.True(res.Success)
+}

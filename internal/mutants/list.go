@@ -26,6 +26,46 @@ var mutants = []mutant{
 		run:       "TestReadIterations",
 	},
 
+	// loop: rounds of candidates.
+	{
+		name:      "loop/candidate-judge-not-guarded",
+		guarantee: "a candidate that rewrites the files that define the checks has them put back in its own worktree and fails: it cannot win a round",
+		file:      "loop/attempt.go",
+		find:      `it.JudgeChanged = r.guardJudgeIn(i, x.ws.dir, x.cand == nil)`,
+		replace:   `it.JudgeChanged = r.guardJudgeIn(i, r.ws.dir, x.cand == nil)`,
+		run:       "TestRoundCandidateCannotRewriteTheJudge",
+	},
+	{
+		name:      "loop/round-keeps-a-loser",
+		guarantee: "the candidate kept is the one whose checks all pass and who declared completion, not the first to finish",
+		file:      "loop/round.go",
+		find:      `{boolFirst(a.ok, b.ok), "the kept candidate passed every check and declared completion"},`,
+		replace:   `{0, "the kept candidate passed every check and declared completion"},`,
+		run:       "TestRoundCompletionComesFirst",
+	},
+	{
+		name:      "loop/round-cost-one-candidate",
+		guarantee: "a round costs what all its candidates cost: the budget counts every one",
+		file:      "loop/round.go",
+		find:      `x.rec.Cost, x.rec.Tokens = roundCost(outs)
+	x.rec.Duration`,
+		replace:   `x.rec.Cost, x.rec.Tokens = roundCost(outs[:1])
+	x.rec.Duration`,
+		run:       "TestRoundCost",
+	},
+	{
+		name:      "loop/round-budget-overspends",
+		guarantee: "a budget that covers no more candidate at the last round's cost stops the run before it spends",
+		file:      "loop/round.go",
+		find:      `	if fit < 1 {
+		return 0
+	}`,
+		replace:   `	if fit < 1 {
+		return 1
+	}`,
+		run:       "TestRoundSizeFollowsTheBudget",
+	},
+
 	// loop: the engine.
 	{
 		name:      "loop/elapsed-not-accumulated",
