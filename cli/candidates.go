@@ -92,11 +92,11 @@ func (it *shownIteration) pickCandidate(k int) error {
 		return &usererr.Error{Msg: fmt.Sprintf("--candidate %d: candidates are numbered from 1", k), Hint: fmt.Sprintf("architect show %d --candidate 1", it.n)}
 	}
 	if it.rec == nil {
-		return &usererr.Error{Msg: fmt.Sprintf("iteration %d is not recorded yet: its candidates are known once its round ends", it.n), Hint: "wait for the round to end, or see `architect status`"}
+		return &usererr.Error{Msg: fmt.Sprintf("--candidate %d: iteration %d is not recorded yet: its candidates are known once its round ends", k, it.n), Hint: "wait for the round to end, or see `architect status`"}
 	}
 	cands := it.rec.Candidates
 	if len(cands) == 0 {
-		return &usererr.Error{Msg: fmt.Sprintf("iteration %d ran no candidates (it was not a round of --candidates)", it.n), Hint: fmt.Sprintf("architect show %d", it.n)}
+		return &usererr.Error{Msg: fmt.Sprintf("--candidate %d: iteration %d ran no candidates (it was not a round of --candidates)", k, it.n), Hint: fmt.Sprintf("architect show %d", it.n)}
 	}
 	for i := range cands {
 		if cands[i].N != k {

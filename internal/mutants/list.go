@@ -47,23 +47,23 @@ var mutants = []mutant{
 		name:      "loop/round-cost-one-candidate",
 		guarantee: "a round costs what all its candidates cost: the budget counts every one",
 		file:      "loop/round.go",
-		find:      `x.rec.Cost, x.rec.Tokens = roundCost(outs)
+		find: `x.rec.Cost, x.rec.Tokens = roundCost(outs)
 	x.rec.Duration`,
-		replace:   `x.rec.Cost, x.rec.Tokens = roundCost(outs[:1])
+		replace: `x.rec.Cost, x.rec.Tokens = roundCost(outs[:1])
 	x.rec.Duration`,
-		run:       "TestRoundCost",
+		run: "TestRoundCost",
 	},
 	{
 		name:      "loop/round-budget-overspends",
 		guarantee: "a budget that covers no more candidate at the last round's cost stops the run before it spends",
 		file:      "loop/round.go",
-		find:      `	if fit < 1 {
+		find: `	if fit < 1 {
 		return 0
 	}`,
-		replace:   `	if fit < 1 {
+		replace: `	if fit < 1 {
 		return 1
 	}`,
-		run:       "TestRoundSizeFollowsTheBudget",
+		run: "TestRoundSizeFollowsTheBudget",
 	},
 
 	// loop: the engine.
