@@ -110,7 +110,7 @@ func (it *shownIteration) pickCandidate(k int) error {
 		}
 		return nil
 	}
-	return &usererr.Error{Msg: fmt.Sprintf("iteration %d had no candidate %d: it ran %d", it.n, k, len(cands)), Hint: fmt.Sprintf("architect show %d --candidate %d", it.n, cands[0].N)}
+	return &usererr.Error{Msg: fmt.Sprintf("--candidate %d: iteration %d ran %d candidates, numbered from 1", k, it.n, len(cands)), Hint: fmt.Sprintf("architect show %d --candidate %d", it.n, cands[0].N)}
 }
 
 // checksRecord is the record whose check results show lists: the

@@ -160,8 +160,8 @@ func TestShowOneCandidate(t *testing.T) {
 		args      []string
 		msg, hint string
 	}{
-		{[]string{"2", "--candidate", "4"}, "iteration 2 had no candidate 4: it ran 3", "architect show 2 --candidate 1"},
-		{[]string{"1", "--candidate", "1"}, "iteration 1 ran no candidates", "architect show 1"},
+		{[]string{"2", "--candidate", "4"}, "--candidate 4: iteration 2 ran 3 candidates", "architect show 2 --candidate 1"},
+		{[]string{"1", "--candidate", "1"}, "--candidate 1: iteration 1 ran no candidates", "architect show 1"},
 		{[]string{"2", "--candidate", "-1"}, "--candidate -1: candidates are numbered from 1", "architect show 2 --candidate 1"},
 	} {
 		out, errOut, code := show(tc.args...)
