@@ -56,18 +56,19 @@ func TestLoopArgs(t *testing.T) {
 		return args[i+1]
 	}
 	for _, c := range []struct {
-		mode, iters, candidates, lessons string
+		mode, iters, candidates, lessons, finish string
 	}{
-		{"single", "1", "", ""},
-		{"loop", "4", "", ""},
-		{"best", "2", "3", "off"},
-		{"hybrid", "2", "3", "on"},
+		{"single", "1", "", "", ""},
+		{"loop", "4", "", "", ""},
+		{"best", "2", "3", "off", "all"},
+		{"hybrid", "2", "3", "on", "all"},
 	} {
 		args := m.loopArgs(p, "/w", "l/HumanEval-2/"+c.mode+"/1", c.mode)
 		is.Equal(args[0], "loop")
 		is.Equal(flagOf(args, "--max-iterations"), c.iters)       // c.mode
 		is.Equal(flagOf(args, "--candidates"), c.candidates)      // c.mode
 		is.Equal(flagOf(args, "--candidates-lessons"), c.lessons) // c.mode
+		is.Equal(flagOf(args, "--candidates-finish"), c.finish)   // every call counted
 		is.Equal(flagOf(args, "--done-pattern"), donePattern("f"))
 		// Every candidate runs the same agent command: the run's tag.
 		is.True(strings.HasSuffix(flagOf(args, "--agent-cmd"), "-tag 'l/HumanEval-2/"+c.mode+"/1'"))

@@ -285,7 +285,11 @@ func (m measurement) loopArgs(p problem, dir, tag, mode string) []string {
 		if mode == "hybrid" {
 			lessons = "on"
 		}
-		extra = []string{"--candidates", strconv.Itoa(m.candidates), "--candidates-lessons", lessons}
+		// Every candidate runs to its end: the model server answers one
+		// request at a time and does not stop one whose client went, so a
+		// candidate stopped early would still be generated, unlogged
+		// against its run. With all, every call a round makes is counted.
+		extra = []string{"--candidates", strconv.Itoa(m.candidates), "--candidates-lessons", lessons, "--candidates-finish", "all"}
 	}
 	agent := shellQuote(m.self) + " agent -endpoint " + shellQuote(m.endpoint) + " -entry " + shellQuote(p.EntryPoint) + " -tag " + shellQuote(tag)
 	args := []string{"loop", p.task(), "-C", dir, "--agent-cmd", agent,
