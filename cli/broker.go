@@ -43,8 +43,8 @@ func (bs brokers) close() {
 	}
 }
 
-// planBrokers finds what each of the run's agents (its own, then each
-// fallback) would broker. An agent CLI architect cannot point at a broker
+// planBrokers finds what each of the run's agents (its own, each
+// fallback, each candidate of a list) would broker. An agent CLI architect cannot point at a broker
 // is refused while a model key is in the environment, unless --broker
 // off: it would hold the key, and without it the CLI cannot work. A
 // command agent (--agent-cmd: a script, the demo's agent) is not refused:
@@ -54,7 +54,13 @@ func planBrokers(cfg config.Config, env []string, warn func(string)) (map[string
 	if cfg.Broker == config.BrokerOff {
 		return routes, nil
 	}
-	for _, ac := range append([]agent.Config{cfg.AgentConfig()}, cfg.FallbackAgents()...) {
+	// The run's agent, its fallbacks, and the agents of a candidates list:
+	// each one that runs is brokered, or refused while it would get a key.
+	agents := append([]agent.Config{cfg.AgentConfig()}, cfg.FallbackAgents()...)
+	if len(cfg.CandidateAgents) > 0 {
+		agents = append(agents, cfg.CandidateConfigs()...)
+	}
+	for _, ac := range agents {
 		if _, done := routes[ac.Name]; done {
 			continue
 		}
