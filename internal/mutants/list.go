@@ -214,8 +214,8 @@ var mutants = []mutant{
 		name:      "loop/budget-forgets-earlier-spending",
 		guarantee: "a running agent is stopped when the run's spending, its earlier iterations included, reaches --max-cost",
 		file:      "loop/inflight.go",
-		find:      `if budget := w.r.cfg.MaxCost; budget > 0 && s.CostKnown && w.before+s.Cost >= budget {`,
-		replace:   `if budget := w.r.cfg.MaxCost; budget > 0 && s.CostKnown && s.Cost >= budget {`,
+		find:      `if budget := w.r.cfg.MaxCost; budget > 0 && w.cur.Cost != nil && w.before+*w.cur.Cost >= budget {`,
+		replace:   `if budget := w.r.cfg.MaxCost; budget > 0 && w.cur.Cost != nil && *w.cur.Cost >= budget {`,
 		run:       "TestBudgetStopsARunningAgent",
 	},
 	{
@@ -304,8 +304,10 @@ var mutants = []mutant{
 		name:      "loop/judge-change-kept",
 		guarantee: "under --judge protect, the agent's change to a file defining a check is undone before the checks run",
 		file:      "loop/judge.go",
-		find:      `kept := g.mode == config.JudgeWarn`,
-		replace:   `kept := true`,
+		find:      `	var changed []string
+	kept := g.mode == config.JudgeWarn`,
+		replace:   `	var changed []string
+	kept := true`,
 		run:       "TestJudgeChange",
 	},
 	{
