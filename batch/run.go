@@ -185,7 +185,7 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 	// The task's own hooks, notification and push, as `architect loop` has.
 	hc := hooks.Config{OnIteration: t.Config.OnIteration, OnFinish: t.Config.OnFinish, Shell: t.Config.CheckShell, Notify: t.Config.Notify, Push: t.Config.Push, Log: logw, Bell: logw}
 	var hook func(runlog.Event)
-	var confine func(hooks.Wrapper)
+	var confine func(hooks.Wrapper, func(string) []string)
 	if hc.Active() {
 		h := hooks.New(ctx, hc)
 		hook, confine = h.Observe, h.Confine // confined by the task's sandbox, as its checks

@@ -73,8 +73,9 @@ type Observer struct {
 	maxIterations     int
 	pusher            *pusher
 
-	mu   sync.Mutex
-	wrap Wrapper // confines the user's hooks; nil runs them unconfined
+	mu     sync.Mutex
+	wrap   Wrapper                      // confines the user's hooks; nil runs them unconfined
+	denied func(output string) []string // names what the sandbox refused, read in a hook's output
 }
 
 // Wrapper is the shape of proc.Options.Wrap (and of sandbox.Wrapper).
@@ -83,18 +84,20 @@ type Wrapper = func(name string, args []string, arg0 string) (string, []string, 
 // Confine makes the on_iteration and on_finish hooks run from now on
 // through wrap: the run's sandbox, with the rules of its checks (the loop
 // hands it over through loop.Deps.Confine once its sandbox is set up,
-// before its first event). nil runs them unconfined. It is safe to call
-// while events are observed.
-func (o *Observer) Confine(wrap Wrapper) {
+// before its first event). nil runs them unconfined. denied reads a
+// failed hook's output for what the sandbox refused ("sandbox denied
+// write to PATH"), said with its failure; nil says nothing more. It is
+// safe to call while events are observed.
+func (o *Observer) Confine(wrap Wrapper, denied func(output string) []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.wrap = wrap
+	o.wrap, o.denied = wrap, denied
 }
 
-func (o *Observer) wrapper() Wrapper {
+func (o *Observer) wrapper() (Wrapper, func(string) []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.wrap
+	return o.wrap, o.denied
 }
 
 // New returns an observer whose iteration hooks and pushes end with ctx;
@@ -200,13 +203,14 @@ func (o *Observer) run(ctx context.Context, name, script string, vars []string) 
 		return
 	}
 	out := proc.NewTail(2 << 10)
+	wrap, denied := o.wrapper()
 	res := sh.Run(ctx, script, proc.Options{
 		Dir:     o.workspace,
 		Env:     append(os.Environ(), vars...),
 		Stdout:  out,
 		Stderr:  out,
 		Timeout: o.cfg.Timeout,
-		Wrap:    o.wrapper(),
+		Wrap:    wrap,
 	})
 	var why string
 	switch {
@@ -223,6 +227,11 @@ func (o *Observer) run(ctx context.Context, name, script string, vars []string) 
 	}
 	if last := o.cfg.Redact(lastLine(out.Bytes())); last != "" {
 		why += ": " + last
+	}
+	if denied != nil {
+		for _, d := range denied(string(out.Bytes())) {
+			o.warn("%s hook: %s", name, o.cfg.Redact(d))
+		}
 	}
 	if name == "on_finish" {
 		o.warn("%s hook failed (%s)", name, why) // the loop has ended

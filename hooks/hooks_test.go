@@ -135,10 +135,10 @@ func TestConfineWrapsTheUsersHooksOnly(t *testing.T) {
 	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1}) // before Confine: as is
 	o.Confine(func(name string, args []string, arg0 string) (string, []string, string, error) {
 		return "env", append([]string{"WRAPPED=yes", name}, args...), "", nil
-	})
+	}, nil)
 	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 2})
 	o.Observe(runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(true), TotalIterations: ptr(2)})
-	o.Confine(nil)
+	o.Confine(nil, nil)
 	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 3})
 	is.Equal(log.String(), "") // no warnings
 	got, err := os.ReadFile(filepath.Join(dir, "log"))

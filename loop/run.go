@@ -56,7 +56,7 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 		return nil, err
 	}
 	if r.deps.Confine != nil {
-		r.deps.Confine(sb.CheckWrap())
+		r.deps.Confine(sb.CheckWrap(), func(out string) []string { return sb.Denials(r.ws.dir, out) })
 	}
 	r.last = carriedFrom(r.records)
 	r.st.Active, r.st.Status, r.st.PID = true, runlog.StatusRunning, os.Getpid()

@@ -106,7 +106,7 @@ func offLine(why string) string {
 	if why != "" {
 		why += "; "
 	}
-	return "sandbox: off: " + why + "the agent and the checks can write, read and connect wherever you can"
+	return "sandbox: off: " + why + "the agent, the checks and the hooks can write, read and connect wherever you can"
 }
 
 // named is a path the user named with flag; one that does not exist is
@@ -277,7 +277,7 @@ func (sb *Sandbox) pointAtProxy() {
 // describe is the one line that says what is confined.
 func (sb *Sandbox) describe(net NetSpec, sys system, lack string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sandbox: %s (%s): the agent and the checks write only to %s, a private temporary folder and the caches",
+	fmt.Fprintf(&b, "sandbox: %s (%s): the agent, the checks and the hooks write only to %s, a private temporary folder and the caches",
 		sb.mode, sys.name(), shortPath(sb.agent.Write[0]))
 	if sb.mode == ModeStrict {
 		b.WriteString(", and read only the workspace, the system's folders and what is declared")
