@@ -304,11 +304,11 @@ var mutants = []mutant{
 		name:      "loop/judge-change-kept",
 		guarantee: "under --judge protect, the agent's change to a file defining a check is undone before the checks run",
 		file:      "loop/judge.go",
-		find:      `	var changed []string
+		find: `	var changed []string
 	kept := g.mode == config.JudgeWarn`,
-		replace:   `	var changed []string
+		replace: `	var changed []string
 	kept := true`,
-		run:       "TestJudgeChange",
+		run: "TestJudgeChange",
 	},
 	{
 		name:      "proc/check-shell-without-pipefail",
