@@ -159,10 +159,11 @@ func (a *command) Run(ctx context.Context, req Request) Outcome {
 }
 
 // ReadCommandResult reads the result file a command agent left behind (an
-// iteration architect did not see the end of) and removes it: the cost it
-// reported, if any.
+// iteration architect did not see the end of): the cost it reported, if
+// any. The caller removes the file once the cost is recorded: a kill
+// before that finds it again.
 func ReadCommandResult(path string) (cost float64, known bool, err error) {
-	r, err := readCommandResult(path, true)
+	r, err := readCommandResult(path, false)
 	if err != nil || r == nil || r.CostUSD == nil {
 		return 0, false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -148,10 +149,19 @@ func (r *runner) recordKilled(ctx context.Context) error {
 	it := runlog.Iteration{Iteration: f.Iteration, Agent: f.Agent, Model: f.Model, StartedAt: f.StartedAt, CheckResults: []runlog.CheckResult{},
 		Interrupted: runlog.InterruptKilled, Tokens: f.Tokens}
 	it.Cost = f.Cost
+	results := r.killedResults()
 	if c, ok, err := agent.ReadCommandResult(r.ws.state(runlog.AgentResultFile)); err != nil {
 		r.warn("the killed iteration's result file: " + err.Error())
 	} else if ok {
 		it.Cost = &c
+	}
+	// A killed round's candidates that had not ended: what their result
+	// files say comes on top of what the inflight file summed (the ones
+	// that had ended).
+	for _, p := range results {
+		if c, ok, err := agent.ReadCommandResult(p); err == nil && ok {
+			it.Cost = ptr(c + costOr0(it.Cost))
+		}
 	}
 	began, err1 := time.Parse(time.RFC3339Nano, f.StartedAt)
 	seen, err2 := time.Parse(time.RFC3339Nano, f.UpdatedAt)
@@ -176,9 +186,31 @@ func (r *runner) recordKilled(ctx context.Context) error {
 	}
 	r.records = append(r.records, rec)
 	_ = os.Remove(path)
+	// Their costs are recorded: the agents' words go.
+	for _, p := range append(results, r.ws.state(runlog.AgentResultFile)) {
+		_ = os.Remove(p)
+	}
 	r.logf("iteration %d was interrupted when architect was killed: recorded (cost %s), its checks did not run", f.Iteration, costOfIteration(it))
 	r.logEvent("FAIL", "iteration %d interrupted: architect was killed", f.Iteration)
 	return nil
+}
+
+// killedResults are the result files a killed round's candidates left in
+// their worktrees.
+func (r *runner) killedResults() []string {
+	sub := "."
+	if r.ws.repo != nil {
+		sub = relDir(r.ws.repo.Dir(), r.ws.dir)
+	}
+	found, _ := filepath.Glob(filepath.Join(r.ws.state(CandidatesDir), "*", sub, runlog.StateDir, runlog.AgentResultFile))
+	return found
+}
+
+func costOr0(c *float64) float64 {
+	if c == nil {
+		return 0
+	}
+	return *c
 }
 
 func costOfIteration(it runlog.Iteration) string {
