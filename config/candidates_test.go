@@ -48,7 +48,7 @@ func TestCandidatesSources(t *testing.T) {
 			is.Equal(c.CandidateAgents, tc.list)
 			is.True(strings.HasSuffix(src["candidates"], tc.source)) // where it came from, for --dry-run
 			is.Equal(c.CandidatesFinish, CandidatesFirst)
-			is.Equal(c.CandidatesLessons, LessonsOn)
+			is.Equal(c.CandidatesLessons, LessonsOff)
 			is.Equal(len(c.CandidateConfigs()), tc.n)
 		})
 	}
@@ -91,7 +91,7 @@ func indexOf(t *testing.T, key string) int {
 }
 
 // A saved run from before candidates existed holds none of the three: it
-// runs one agent, first and lessons on (the defaults).
+// runs one agent, first and lessons off (the defaults).
 func TestCandidatesOfAnOlderRun(t *testing.T) {
 	is := is.New(t)
 	var c Config
@@ -99,10 +99,10 @@ func TestCandidatesOfAnOlderRun(t *testing.T) {
 	is.Equal(c.CandidateCount(), 1)
 	is.Equal(len(c.CandidateConfigs()), 1)
 	is.True(c.CandidatesFinishFirst())
-	is.True(c.CandidatesLessonsOn())
-	c.CandidatesFinish, c.CandidatesLessons = CandidatesAll, LessonsOff
-	is.True(!c.CandidatesFinishFirst())
 	is.True(!c.CandidatesLessonsOn())
+	c.CandidatesFinish, c.CandidatesLessons = CandidatesAll, LessonsOn
+	is.True(!c.CandidatesFinishFirst())
+	is.True(c.CandidatesLessonsOn())
 }
 
 // Every refusal names the option where it was set, says what is wrong and

@@ -210,7 +210,7 @@ func Defaults() Config {
 		Broker:               BrokerOn,
 		Candidates:           1,
 		CandidatesFinish:     CandidatesFirst,
-		CandidatesLessons:    LessonsOn,
+		CandidatesLessons:    LessonsOff,
 		Dir:                  ".",
 	}
 }
