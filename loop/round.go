@@ -636,7 +636,7 @@ func (r *runner) lessonsOf(losers []*roundOf, kept *roundOf) []prompt.CandidateL
 			if c.Passed {
 				continue
 			}
-			l.Failing = append(l.Failing, prompt.CheckFailure{Command: r.shownCheck(c.Name), Status: c.Status(),
+			l.Failing = append(l.Failing, prompt.CheckFailure{Command: c.Name, Status: c.Status(),
 				Output: prompt.NewLines(r.checkHead(o, idx, c.Output), keptOut[c.Name], 12)})
 		}
 		out = append(out, l)
@@ -659,10 +659,6 @@ func (r *runner) checkHead(o *roundOf, idx int, tail string) string {
 	}
 	return string(buf[:n])
 }
-
-// shownCheck is a check's name as the prompt shows it (already masked in
-// the records).
-func (r *runner) shownCheck(name string) string { return name }
 
 // removeCandidates removes the run's candidates' worktrees, at its end:
 // what they did is in the records.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/internal/testutil"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/matryer/is"
@@ -27,21 +28,36 @@ func roundRepo(t *testing.T) string {
 
 func runRound(t *testing.T, dir, script string, n int, mut func(*Deps)) (*runlog.Result, string) {
 	t.Helper()
+	cfg := roundConfig(t, dir, script)
+	cfg.Candidates, cfg.MaxIterations = n, 2
+	var deps Deps
+	if mut != nil {
+		mut(&deps)
+	}
+	return runConfig(t, cfg, deps)
+}
+
+// roundConfig is a run in dir whose check wants fix.txt to say "fixed",
+// its agent the shell script (candidates set by the caller).
+func roundConfig(t *testing.T, dir, script string) config.Config {
+	t.Helper()
 	cfg := testConfig(t)
 	cfg.Dir = dir
 	cfg.Checks = []string{"grep -q '^fixed$' fix.txt"}
 	cfg.Agent, cfg.AgentCmd = "command", script
-	cfg.Candidates = n
-	cfg.MaxIterations = 2
+	return cfg
+}
+
+// runConfig runs cfg with its command agent through deps (its Agent and
+// Log set here), and returns the result and what the run said.
+func runConfig(t *testing.T, cfg config.Config, deps Deps) (*runlog.Result, string) {
+	t.Helper()
 	a, err := agent.New(cfg.AgentConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	deps := Deps{Agent: a, Log: &log}
-	if mut != nil {
-		mut(&deps)
-	}
+	deps.Agent, deps.Log = a, &log
 	res, err := Run(context.Background(), cfg, deps)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -86,11 +102,7 @@ func TestRoundCandidateCannotRewriteTheJudge(t *testing.T) {
 	cfg.Agent = "command"
 	cfg.AgentCmd = `if [ "$ARCHITECT_CANDIDATE" = 1 ]; then echo 'exit 0' > check.sh; else echo 'fixed' > fix.txt; fi; echo '<promise>COMPLETE</promise>'`
 	cfg.Candidates, cfg.MaxIterations = 2, 1
-	a, err := agent.New(cfg.AgentConfig())
-	is.NoErr(err)
-	var log bytes.Buffer
-	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
-	is.NoErr(err)
+	res, _ := runConfig(t, cfg, Deps{})
 	is.True(res.Success) // the honest candidate's change
 	cs := res.Iterations[0].Candidates
 	is.True(cs[1].Kept)
@@ -105,10 +117,7 @@ func TestRoundCandidateCannotRewriteTheJudge(t *testing.T) {
 	testutil.Commit(t, dir, "the judge")
 	cfg.Dir = dir
 	cfg.AgentCmd = `echo 'exit 0' > check.sh; echo '<promise>COMPLETE</promise>'`
-	a, err = agent.New(cfg.AgentConfig())
-	is.NoErr(err)
-	res, err = Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
-	is.NoErr(err)
+	res, _ = runConfig(t, cfg, Deps{})
 	is.True(!res.Success)
 	for _, c := range res.Iterations[0].Candidates {
 		is.True(!c.Success)
@@ -124,16 +133,9 @@ func TestRoundBuildModeCommitsTheKeptChange(t *testing.T) {
 	// fails for both, the smaller change wins (equal here: the earlier
 	// finish). Round 2: whoever finds "half" finishes it.
 	script := `if grep -q half fix.txt; then echo fixed > fix.txt; echo '<promise>COMPLETE</promise>'; elif [ "$ARCHITECT_CANDIDATE" = 1 ]; then printf 'half\n' > fix.txt; else printf 'wrong\nwrong\nwrong\n' > fix.txt; fi`
-	cfg := testConfig(t)
-	cfg.Dir = dir
-	cfg.Checks = []string{"grep -q '^fixed$' fix.txt"}
-	cfg.Agent, cfg.AgentCmd = "command", script
+	cfg := roundConfig(t, dir, script)
 	cfg.Candidates, cfg.MaxIterations, cfg.Mode = 2, 3, "build"
-	a, err := agent.New(cfg.AgentConfig())
-	is.NoErr(err)
-	var log bytes.Buffer
-	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
-	is.NoErr(err)
+	res, _ := runConfig(t, cfg, Deps{})
 	is.True(res.Success)
 	is.Equal(res.TotalIterations, 2)
 	first := res.Iterations[0]
@@ -183,13 +185,9 @@ func TestRoundLessonsReachTheNextPrompt(t *testing.T) {
 			cfg.Checks = []string{"cat fix.txt; grep -q '^fixed$' fix.txt"}
 			cfg.Agent, cfg.AgentCmd = "command", script
 			cfg.Candidates, cfg.MaxIterations, cfg.CandidatesLessons = 2, 2, lessons
-			a, err := agent.New(cfg.AgentConfig())
-			is.NoErr(err)
-			var log bytes.Buffer
-			res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
-			is.NoErr(err)
+			res, log := runConfig(t, cfg, Deps{})
 			if len(res.Iterations) == 0 {
-				t.Fatalf("no iteration: %s %s\n%s", res.StopReason, res.StopDetail, log.String())
+				t.Fatalf("no iteration: %s %s\n%s", res.StopReason, res.StopDetail, log)
 			}
 			is.True(res.Iterations[0].Candidates[0].Kept)
 			data, err := os.ReadFile(filepath.Join(dir, runlog.StateDir, "prompts", "iteration-2.md"))
@@ -235,7 +233,6 @@ func TestRoundSizeFollowsTheBudget(t *testing.T) {
 // Shared check slots (--parallel, a batch's) bound the candidates whose
 // checks run at once: with one slot, two candidates' checks never overlap.
 func TestRoundChecksShareTheSlots(t *testing.T) {
-	is := is.New(t)
 	dir := roundRepo(t)
 	shared := t.TempDir()
 	cfg := testConfig(t)
@@ -245,14 +242,10 @@ func TestRoundChecksShareTheSlots(t *testing.T) {
 	cfg.Checks = []string{"mkdir " + shared + "/lock || { echo overlap; exit 1; }; sleep 0.5; rmdir " + shared + "/lock"}
 	cfg.Agent, cfg.AgentCmd = "command", "echo fixed > fix.txt"
 	cfg.Candidates, cfg.MaxIterations, cfg.CandidatesFinish = 2, 1, "all"
-	a, err := agent.New(cfg.AgentConfig())
-	is.NoErr(err)
-	var log bytes.Buffer
-	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log, CheckSlots: make(chan struct{}, 1)})
-	is.NoErr(err)
+	res, log := runConfig(t, cfg, Deps{CheckSlots: make(chan struct{}, 1)})
 	for _, c := range res.Iterations[0].Candidates {
 		if c.ChecksPassed != 1 {
-			t.Fatalf("candidate %d's check failed (its checks overlapped another's):\n%s", c.N, log.String())
+			t.Fatalf("candidate %d's check failed (its checks overlapped another's):\n%s", c.N, log)
 		}
 	}
 }
@@ -267,11 +260,7 @@ func TestRoundCost(t *testing.T) {
 	cfg.Agent, cfg.AgentReportsCost = "command", true
 	cfg.AgentCmd = `echo "{\"cost_usd\": 0.$ARCHITECT_CANDIDATE}" > "$ARCHITECT_RESULT_FILE"; if [ "$ARCHITECT_CANDIDATE" = 3 ]; then echo fixed > fix.txt; echo '<promise>COMPLETE</promise>'; fi`
 	cfg.Candidates, cfg.MaxIterations, cfg.CandidatesFinish = 3, 1, "all"
-	a, err := agent.New(cfg.AgentConfig())
-	is.NoErr(err)
-	var log bytes.Buffer
-	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
-	is.NoErr(err)
+	res, _ := runConfig(t, cfg, Deps{})
 	is.True(res.Success)
 	it := res.Iterations[0]
 	is.True(it.Cost != nil)
@@ -287,16 +276,9 @@ func TestRoundCompletionComesFirst(t *testing.T) {
 	is := is.New(t)
 	dir := roundRepo(t)
 	script := `echo fixed > fix.txt; if [ "$ARCHITECT_CANDIDATE" = 2 ]; then sleep 0.2; echo notes > notes.txt; echo '<promise>COMPLETE</promise>'; fi`
-	cfg := testConfig(t)
-	cfg.Dir = dir
-	cfg.Checks = []string{"grep -q '^fixed$' fix.txt"}
-	cfg.Agent, cfg.AgentCmd = "command", script
+	cfg := roundConfig(t, dir, script)
 	cfg.Candidates, cfg.MaxIterations, cfg.CandidatesFinish = 2, 1, "all"
-	a, err := agent.New(cfg.AgentConfig())
-	is.NoErr(err)
-	var log bytes.Buffer
-	res, err := Run(context.Background(), cfg, Deps{Agent: a, Log: &log})
-	is.NoErr(err)
+	res, _ := runConfig(t, cfg, Deps{})
 	cs := res.Iterations[0].Candidates
 	is.True(cs[1].Kept) // the one that declared completion
 	is.True(strings.Contains(cs[0].Why, "declared completion"))
