@@ -32,9 +32,6 @@ func FindRun(dir, name string) (string, error) {
 	}
 	has := HasRun
 	if name != "" {
-		if !config.ValidWorktreeName(name) {
-			return "", &usererr.Error{Msg: fmt.Sprintf("--worktree-name: %q is not a worktree name", name), Hint: "use the NAME the run was started with (letters, digits, '.', '_' and '-'); `ls .architect-worktrees` lists them"}
-		}
 		wtDir, _ := loop.WorktreeFor(name)
 		if ws := filepath.Join(abs, wtDir); has(ws) {
 			return ws, nil
