@@ -198,8 +198,8 @@ func TestFiguresBestAndHybrid(t *testing.T) {
 
 	tasks, figs := figures(recs, 2)
 	is.Equal(len(tasks), 5)
-	is.Equal(len(figs), 6) // (a), (b), (c), the mean, (d), (e)
-	d, e := figs[4], figs[5]
+	is.Equal(len(figs), 7) // (a), (b), (c), the mean, (c) one after another, (d), (e)
+	d, e := figs[5], figs[6]
 	is.Equal(d.Name, "(d) best-of-2 candidates per round, up to 2 rounds, without the losers' section")
 	is.Equal(e.Name, "(e) best-of-2 candidates per round, up to 2 rounds, with the losers' section in the next prompt")
 	is.Equal([]int{figs[1].Solved, figs[2].Solved, d.Solved, e.Solved}, []int{2, 2, 2, 3})
@@ -230,7 +230,7 @@ func TestFiguresBestAndHybrid(t *testing.T) {
 		}
 	}
 	_, figs = figures(plain, 2)
-	is.Equal(len(figs), 4)
+	is.Equal(len(figs), 5)
 	ovs = overlaps(plain, 2)
 	is.Equal(len(ovs), 1)
 	is.Equal(ovs[0].Of, 6) // HumanEval/6 is whole without the hybrid

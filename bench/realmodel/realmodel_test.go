@@ -224,12 +224,32 @@ func TestFigures(t *testing.T) {
 	add("t3", "direct", 1, true, 1)
 	tasks, figs := figures(recs, 2)
 	is.Equal(tasks, []string{"t1", "t2"})
-	is.Equal(len(figs), 5)
-	is.Equal([]int{figs[0].Solved, figs[1].Solved, figs[2].Solved, figs[3].Solved, figs[4].Solved}, []int{1, 0, 1, 1, 1})
+	is.Equal(len(figs), 6)
+	is.Equal([]int{figs[0].Solved, figs[1].Solved, figs[2].Solved, figs[3].Solved, figs[4].Solved, figs[5].Solved}, []int{1, 0, 1, 1, 1, 1})
 	is.Equal(figs[3].Seconds, 8.0) // all four attempts' time
 	is.Equal(figs[2].Seconds, 14.0)
 	is.Equal(figs[4].Of, 4)
 	is.Equal(figs[2].Tokens, 30)
+	// One after another: t1 stops at its second attempt (both paid), t2 pays both.
+	is.Equal(figs[5].Seconds, 8.0)
+	is.Equal(figs[5].Tokens, 60)
+}
+
+func TestFiguresFirstPassingStops(t *testing.T) {
+	is := is.New(t)
+	recs := []record{
+		{Label: "x", Task: "t1", Mode: "single", Attempt: 1, Solved: true, Success: true, Seconds: 3, Requests: 1, PromptTokens: 7},
+		{Label: "x", Task: "t1", Mode: "single", Attempt: 2, Solved: true, Success: true, Seconds: 5, Requests: 1, PromptTokens: 7},
+		{Label: "x", Task: "t1", Mode: "single", Attempt: 3, Seconds: 11, Requests: 2, PromptTokens: 7},
+	}
+	_, figs := figures(recs, 3)
+	f := figs[len(figs)-1]
+	is.Equal(f.Name, "(c) the same 3 attempts one after another, stopping at the first that passes the check")
+	is.Equal(f.Solved, 1)
+	is.Equal(f.Seconds, 3.0) // the first attempt passed: the others were never needed
+	is.Equal(f.Requests, 1)
+	is.Equal(f.Tokens, 7)
+	is.Equal(f.Declared, 1)
 }
 
 func TestUsageOf(t *testing.T) {
@@ -344,7 +364,7 @@ func TestFiguresAnyAttempt(t *testing.T) {
 		{Label: "x", Task: "t1", Mode: "single", Attempt: 2},
 	}
 	_, figs := figures(recs, 2)
-	is.Equal(len(figs), 3) // (a), (c) and the mean
+	is.Equal(len(figs), 4) // (a), (c), the mean and (c) one after another
 	is.Equal(figs[1].Name, "(c) 2 independent attempts, any passes the check")
 	is.Equal(figs[1].Solved, 1)
 	is.Equal(figs[2].Solved, 1) // one attempt of two
