@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/architect-dev/architect/proc"
@@ -57,25 +56,5 @@ func BenchmarkNew(b *testing.B) {
 			b.Fatal(err)
 		}
 		sb.Close()
-	}
-}
-
-// BenchmarkRuleset is what the helper does besides starting: the rules
-// built and the ruleset made (the restriction itself is one system call,
-// and cannot be undone in a benchmark).
-func BenchmarkRuleset(b *testing.B) {
-	ws := b.TempDir()
-	home := b.TempDir()
-	sb, err := New(Settings{Mode: ModeWorkspace, Workspace: ws, Home: home, Getenv: env(home)})
-	if err != nil {
-		b.Skip(err)
-	}
-	defer sb.Close()
-	for b.Loop() {
-		fd, _, err := handled(sb.agent).NewRulesetFD(rules(sb.agent)...)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_ = syscall.Close(fd)
 	}
 }

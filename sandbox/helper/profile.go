@@ -1,4 +1,4 @@
-package sandbox
+package helper
 
 import (
 	"strconv"
@@ -10,7 +10,7 @@ import (
 func profile(p Policy) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*\n")
-	for _, d := range append(append([]string(nil), p.Write...), devices...) {
+	for _, d := range append(append([]string(nil), p.Write...), Devices...) {
 		b.WriteString("  (subpath " + strconv.Quote(d) + ")\n")
 	}
 	b.WriteString(")\n")
