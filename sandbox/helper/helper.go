@@ -2,18 +2,17 @@
 // confined program's rules to itself and then becomes that program
 // (`architect __sandbox POLICY PATH ARG0 [ARG...]`). Package sandbox
 // builds the Policy and starts the helper; package helper/serve runs Main
-// from its init, before the rest of architect's packages are initialised,
-// which is why this package imports nothing beyond the standard library
-// and usererr: a package with heavier imports would be initialised after
-// them, and each confined process would pay for their initialisation.
+// from its init. Go initialises a package once all it imports is, and
+// among those ready, in the order of their import paths: this package
+// imports only the first few of the standard library's (os, syscall,
+// strconv), so that it is ready, and run, right after os, before the
+// rest of architect and what it imports (reflect, fmt, crypto, markdown,
+// YAML, the terminal view) are initialised, which each confined process
+// would otherwise pay for at every start.
 package helper
 
 import (
-	"encoding/json"
 	"os"
-	"strings"
-
-	"github.com/architect-dev/architect/usererr"
 )
 
 // Command is the hidden command with which architect starts itself as the
@@ -64,25 +63,33 @@ var Devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 // 127 (PATH could not be run).
 func Main(args []string) int {
 	if len(args) < 3 {
-		usererr.Say(os.Stderr, usererr.LevelError, "the sandbox helper takes POLICY PATH ARG0 [ARG...]")
+		sayError("the sandbox helper takes POLICY PATH ARG0 [ARG...]")
 		return 2
 	}
-	var p Policy
-	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
-		usererr.Say(os.Stderr, usererr.LevelError, "sandbox: bad policy: %v", err)
+	p, err := decode(args[0])
+	if err != nil {
+		sayError("sandbox: bad policy: " + err.Error())
 		return 2
 	}
 	env := mergeEnv(os.Environ(), p.Env)
 	// Steps that change what the program sees before the rules bind it
 	// (such as making paths read-only) go here, and refuse with 126 too.
 	if err := enforce(p); err != nil {
-		usererr.Say(os.Stderr, usererr.LevelError, "sandbox: the rules could not be applied, so %s was not run: %v", args[1], err)
+		sayError("sandbox: the rules could not be applied, so " + args[1] + " was not run: " + err.Error())
 		return 126
 	}
-	err := execve(p, args[1], append([]string{args[2]}, args[3:]...), env)
-	usererr.Say(os.Stderr, usererr.LevelError, "sandbox: %s: %v", args[1], err)
+	err = execve(p, args[1], append([]string{args[2]}, args[3:]...), env)
+	sayError("sandbox: " + args[1] + ": " + err.Error())
 	return 127
 }
+
+// sayError writes msg as usererr.Say writes an error (usererr imports fmt:
+// see the package comment).
+func sayError(msg string) {
+	_, _ = os.Stderr.WriteString(errorLine(msg))
+}
+
+func errorLine(msg string) string { return "architect: error: " + msg + "\n" }
 
 // mergeEnv is env with each KEY=VALUE of set replacing its key.
 func mergeEnv(env, set []string) []string {
@@ -92,14 +99,22 @@ func mergeEnv(env, set []string) []string {
 	out := make([]string, 0, len(env)+len(set))
 	keys := map[string]bool{}
 	for _, kv := range set {
-		k, _, _ := strings.Cut(kv, "=")
-		keys[k] = true
+		keys[key(kv)] = true
 	}
 	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if !keys[k] {
+		if !keys[key(kv)] {
 			out = append(out, kv)
 		}
 	}
 	return append(out, set...)
+}
+
+// key is the KEY of KEY=VALUE.
+func key(kv string) string {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i]
+		}
+	}
+	return kv
 }

@@ -4,15 +4,15 @@ package helper
 
 import (
 	"errors"
-	"fmt"
 	"runtime"
+	"strconv"
 	"syscall"
 	"unsafe"
 )
 
 // Landlock's system calls, flags and rights, written out here rather than
 // taken from go-landlock or x/sys/unix: importing those would have this
-// package initialised after them and most of architect (see the package
+// package initialised after them, and after fmt (see the package
 // comment). The numbers are the kernel's, the same on every architecture.
 const (
 	sysCreateRuleset = 444
@@ -125,6 +125,23 @@ func handled(p Policy) rulesetAttr {
 	return attr
 }
 
+// check refuses p when it is not built for ABI 3 or later, or when the
+// kernel's ABI (have) cannot apply all it handles: the helper never
+// applies less than p says.
+func check(p Policy, have int) error {
+	if p.ABI < ABIFiles {
+		return errors.New("the rules need Landlock ABI " + strconv.Itoa(ABIFiles) + " or later, not " + strconv.Itoa(p.ABI))
+	}
+	need := needs(handled(p))
+	switch {
+	case have == 0:
+		return errors.New("this kernel has no Landlock (Linux 5.13 or later with Landlock enabled is needed)")
+	case have < need:
+		return errors.New("this kernel's Landlock (ABI " + strconv.Itoa(have) + ") cannot apply them (ABI " + strconv.Itoa(need) + " is needed)")
+	}
+	return nil
+}
+
 // needs is the least ABI that handles attr.
 func needs(attr rulesetAttr) int {
 	switch {
@@ -156,19 +173,13 @@ func kernelABI() int {
 // does not exist (or cannot be opened) is left out: the kernel grants on
 // what exists, and a grant left out only denies more.
 func ruleset(p Policy) (int, error) {
-	if p.ABI < ABIFiles {
-		return -1, fmt.Errorf("the rules need Landlock ABI %d or later, not %d", ABIFiles, p.ABI)
+	if err := check(p, kernelABI()); err != nil {
+		return -1, err
 	}
 	attr := handled(p)
-	if have, need := kernelABI(), needs(attr); have < need {
-		if have == 0 {
-			return -1, errors.New("this kernel has no Landlock (Linux 5.13 or later with Landlock enabled is needed)")
-		}
-		return -1, fmt.Errorf("this kernel's Landlock (ABI %d) cannot apply them (ABI %d is needed)", have, need)
-	}
 	r, _, e := syscall.Syscall(sysCreateRuleset, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if e != 0 {
-		return -1, fmt.Errorf("landlock_create_ruleset: %w", e)
+		return -1, errors.New("landlock_create_ruleset: " + e.Error())
 	}
 	fd := int(r)
 	for _, g := range grants(p) {
@@ -181,7 +192,7 @@ func ruleset(p Policy) (int, error) {
 		rule := netPort{allowed: netConnectTCP, port: uint64(port)}
 		if _, _, e := syscall.Syscall6(sysAddRule, uintptr(fd), ruleNetPort, uintptr(unsafe.Pointer(&rule)), 0, 0, 0); e != 0 {
 			_ = syscall.Close(fd)
-			return -1, fmt.Errorf("landlock_add_rule: TCP port %d: %w", port, e)
+			return -1, errors.New("landlock_add_rule: TCP port " + strconv.Itoa(int(port)) + ": " + e.Error())
 		}
 	}
 	return fd, nil
@@ -197,7 +208,7 @@ func addPath(ruleset int, g grant) error {
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("%s: %w", g.path, err)
+		return errors.New(g.path + ": " + err.Error())
 	}
 	rights := g.rights & handledFS
 	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
@@ -205,7 +216,7 @@ func addPath(ruleset int, g grant) error {
 	}
 	rule := pathBeneath{allowed: rights, fd: int32(fd)}
 	if _, _, e := syscall.Syscall6(sysAddRule, uintptr(ruleset), rulePathBeneath, uintptr(unsafe.Pointer(&rule)), 0, 0, 0); e != 0 {
-		return fmt.Errorf("landlock_add_rule: %s: %w", g.path, e)
+		return errors.New("landlock_add_rule: " + g.path + ": " + e.Error())
 	}
 	return nil
 }
@@ -222,10 +233,10 @@ func enforce(p Policy) error {
 	// Never unlocked: the process becomes the program.
 	runtime.LockOSThread()
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0); e != 0 {
-		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", e)
+		return errors.New("prctl(PR_SET_NO_NEW_PRIVS): " + e.Error())
 	}
 	if _, _, e := syscall.RawSyscall(sysRestrictSelf, uintptr(fd), 0, 0); e != 0 {
-		return fmt.Errorf("landlock_restrict_self: %w", e)
+		return errors.New("landlock_restrict_self: " + e.Error())
 	}
 	return nil
 }

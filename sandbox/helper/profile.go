@@ -1,25 +1,22 @@
 package helper
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // profile is p as a Seatbelt profile: everything allowed, then writes
 // denied except beneath p.Write and the devices; in strict mode reads too.
 func profile(p Policy) string {
-	var b strings.Builder
-	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*\n")
+	var b []byte
+	b = append(b, "(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*\n"...)
 	for _, d := range append(append([]string(nil), p.Write...), Devices...) {
-		b.WriteString("  (subpath " + strconv.Quote(d) + ")\n")
+		b = append(b, "  (subpath "+strconv.Quote(d)+")\n"...)
 	}
-	b.WriteString(")\n")
+	b = append(b, ")\n"...)
 	if p.Strict {
-		b.WriteString("(deny file-read*)\n(allow file-read*\n  (literal \"/\")\n")
+		b = append(b, "(deny file-read*)\n(allow file-read*\n  (literal \"/\")\n"...)
 		for _, d := range append(append([]string(nil), p.Read...), p.Write...) {
-			b.WriteString("  (subpath " + strconv.Quote(d) + ")\n")
+			b = append(b, "  (subpath "+strconv.Quote(d)+")\n"...)
 		}
-		b.WriteString(")\n")
+		b = append(b, ")\n"...)
 	}
-	return b.String()
+	return string(b)
 }
