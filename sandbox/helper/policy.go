@@ -202,8 +202,7 @@ func (r *reader) uint(v *uint64, most uint64) error {
 	return nil
 }
 
-// string reads a string (or null), its escapes decoded as encoding/json
-// decodes them.
+// string reads a string (or null), as encoding/json reads it.
 func (r *reader) string(v *string) error {
 	if r.null() {
 		return nil
@@ -221,63 +220,78 @@ func (r *reader) string(v *string) error {
 			return nil
 		case c < 0x20:
 			return r.fail("control character in a string")
-		case c >= utf8.RuneSelf:
+		case c == '\\':
+			var err error
+			if b, err = r.escape(append(b, r.s[start:r.i]...)); err != nil {
+				return err
+			}
+			start = r.i
+		case c < utf8.RuneSelf:
+			r.i++
+		default:
 			if c, size := utf8.DecodeRuneInString(r.s[r.i:]); c != utf8.RuneError || size != 1 {
 				r.i += size
 				continue
 			}
+			// Invalid UTF-8, a byte at a time.
 			b = utf8.AppendRune(append(b, r.s[start:r.i]...), utf8.RuneError)
 			r.i++
 			start = r.i
-			continue
-		case c != '\\':
-			r.i++
-			continue
 		}
-		b = append(b, r.s[start:r.i]...)
-		if r.i+1 >= len(r.s) {
-			break
-		}
-		e := r.s[r.i+1]
-		r.i += 2
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			c, ok := r.hex4()
-			if !ok {
-				return r.fail("bad \\u escape")
-			}
-			if 0xd800 <= c && c < 0xdc00 && len(r.s)-r.i >= 6 && r.s[r.i] == '\\' && r.s[r.i+1] == 'u' {
-				save := r.i
-				r.i += 2
-				if lo, ok := r.hex4(); ok && 0xdc00 <= lo && lo < 0xe000 {
-					c = 0x10000 + (c-0xd800)<<10 + (lo - 0xdc00)
-				} else {
-					r.i = save
-				}
-			}
-			if 0xd800 <= c && c < 0xe000 {
-				c = utf8.RuneError // a lone surrogate, as encoding/json reads it
-			}
-			b = utf8.AppendRune(b, c)
-		default:
-			r.i -= 2
-			return r.fail("bad escape")
-		}
-		start = r.i
 	}
 	return r.fail("unterminated string")
+}
+
+// escape appends to b what the escape at i stands for, and takes it.
+func (r *reader) escape(b []byte) ([]byte, error) {
+	if r.i+1 >= len(r.s) {
+		return nil, r.fail("unterminated string")
+	}
+	e := r.s[r.i+1]
+	if c, ok := unescape(e); ok {
+		r.i += 2
+		return append(b, c), nil
+	}
+	if e != 'u' {
+		return nil, r.fail("bad escape")
+	}
+	r.i += 2
+	c, ok := r.hex4()
+	if !ok {
+		return nil, r.fail("bad \\u escape")
+	}
+	if 0xd800 <= c && c < 0xdc00 && len(r.s)-r.i >= 6 && r.s[r.i] == '\\' && r.s[r.i+1] == 'u' {
+		save := r.i
+		r.i += 2
+		if lo, ok := r.hex4(); ok && 0xdc00 <= lo && lo < 0xe000 {
+			c = 0x10000 + (c-0xd800)<<10 + (lo - 0xdc00)
+		} else {
+			r.i = save
+		}
+	}
+	if 0xd800 <= c && c < 0xe000 {
+		c = utf8.RuneError // a lone surrogate, as encoding/json reads it
+	}
+	return utf8.AppendRune(b, c), nil
+}
+
+// unescape is what \e stands for, but for \u.
+func unescape(e byte) (byte, bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
 }
 
 func (r *reader) hex4() (rune, bool) {
