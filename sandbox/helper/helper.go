@@ -72,8 +72,10 @@ func Main(args []string) int {
 		return 2
 	}
 	env := mergeEnv(os.Environ(), p.Env)
-	// Steps that change what the program sees before the rules bind it
-	// (such as making paths read-only) go here, and refuse with 126 too.
+	// Steps that change what the program sees go here, before enforce
+	// (Landlock forbids mounting once it binds): protect:'s paths made
+	// read-only in a mount namespace of the program's own. A step that
+	// fails refuses with 126, as enforce does.
 	if err := enforce(p); err != nil {
 		sayError("sandbox: the rules could not be applied, so " + args[1] + " was not run: " + err.Error())
 		return 126

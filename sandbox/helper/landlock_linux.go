@@ -136,6 +136,8 @@ func check(p Policy, have int) error {
 	switch {
 	case have == 0:
 		return errors.New("this kernel has no Landlock (Linux 5.13 or later with Landlock enabled is needed)")
+	case have == 5 && need == 6:
+		return errors.New("this kernel's Landlock (ABI 5, or 6 without the fix to its signal scoping) cannot apply them (ABI 6 is needed)")
 	case have < need:
 		return errors.New("this kernel's Landlock (ABI " + strconv.Itoa(have) + ") cannot apply them (ABI " + strconv.Itoa(need) + " is needed)")
 	}

@@ -63,7 +63,8 @@ func TestCheck(t *testing.T) {
 		{"ports on ABI 3", Policy{ABI: 4, Net: "ports", Ports: []uint16{443}}, 3, "(ABI 3) cannot apply them (ABI 4 is needed)"},
 		{"none on ABI 4", Policy{ABI: 4, Net: "none"}, 4, ""},
 		{"all on ABI 3", Policy{ABI: 3, Net: NetAll}, 3, ""},
-		{"scope on ABI 5", Policy{ABI: 6, Scope: true}, 5, "(ABI 5) cannot apply them (ABI 6 is needed)"},
+		{"scope on ABI 5", Policy{ABI: 6, Scope: true}, 5, "(ABI 5, or 6 without the fix to its signal scoping) cannot apply them (ABI 6 is needed)"},
+		{"scope on ABI 4", Policy{ABI: 6, Scope: true}, 4, "(ABI 4) cannot apply them (ABI 6 is needed)"},
 		{"scope on ABI 7", Policy{ABI: 7, Scope: true, Net: "none"}, 7, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
