@@ -4,11 +4,11 @@
 // builds the Policy and starts the helper; package helper/serve runs Main
 // from its init. Go initialises a package once all it imports is, and
 // among those ready, in the order of their import paths: this package
-// imports only the first few of the standard library's (os, syscall,
-// strconv), so that it is ready, and run, right after os, before the
-// rest of architect and what it imports (reflect, fmt, crypto, markdown,
-// YAML, the terminal view) are initialised, which each confined process
-// would otherwise pay for at every start.
+// imports only os and packages initialised before it (syscall, strconv,
+// errors, unicode/utf8), so that it is ready, and run, right after os,
+// before the rest of architect and what it imports (reflect, fmt,
+// markdown, YAML, the terminal view) are initialised, which each confined
+// process would otherwise pay for at every start.
 package helper
 
 import (
