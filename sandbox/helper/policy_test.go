@@ -3,6 +3,7 @@ package helper
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -41,6 +42,35 @@ func TestDecodeRoundTrip(t *testing.T) {
 		"proxy":       {Net: "ports", Ports: []uint16{39999}, Env: []string{"HTTPS_PROXY=http://127.0.0.1:39999", "NODE_USE_ENV_PROXY=1"}, ABI: 7},
 	} {
 		t.Run(name, func(t *testing.T) { roundTrip(t, p) })
+	}
+}
+
+// TestDecodeKnowsEveryField: each field of Policy, set alone, is read back
+// (a field added to Policy and not to decode fails here, and the helper
+// would refuse every policy that sets it).
+func TestDecodeKnowsEveryField(t *testing.T) {
+	typ := reflect.TypeFor[Policy]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		t.Run(f.Name, func(t *testing.T) {
+			var p Policy
+			v := reflect.ValueOf(&p).Elem().Field(i)
+			switch v.Interface().(type) {
+			case string:
+				v.SetString("x")
+			case bool:
+				v.SetBool(true)
+			case int:
+				v.SetInt(7)
+			case []string:
+				v.Set(reflect.ValueOf([]string{"/x", "y"}))
+			case []uint16:
+				v.Set(reflect.ValueOf([]uint16{443, 8080}))
+			default:
+				t.Fatalf("Policy.%s is a %s: give this test a value of that type", f.Name, f.Type)
+			}
+			roundTrip(t, p)
+		})
 	}
 }
 
