@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/architect-dev/architect/sandbox/helper"
 )
 
 // homes is where each agent CLI keeps its sessions, settings, logs and
@@ -100,11 +102,9 @@ func systemReads(home string, getenv func(string) string) []string {
 	return out
 }
 
-// devices are the device files any program writes, a shell tool's
-// pseudo-terminal, and /dev/shm, where POSIX shared memory and semaphores
-// live (Python's multiprocessing, Chromium): without it test suites that
-// use them fail.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
+// devices are the device files every policy lets be written (see
+// helper.Devices).
+var devices = helper.Devices
 
 // worktreeGit is, for a linked worktree at ws, what git needs to commit
 // from it in the main checkout's .git, which is otherwise read-only to

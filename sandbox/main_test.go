@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	// The helper served from init, as architect serves it; TestMain's
+	// dispatch below is reached only without it.
+	_ "github.com/architect-dev/architect/sandbox/helper/serve"
 )
 
 // TestMain lets the test binary be the sandbox's helper (as architect is)

@@ -17,10 +17,6 @@ func probe() system { return system{why: "not supported on this system"} }
 
 var errUnsupported = errors.New("the sandbox is not supported on this system")
 
-func enforce(Policy) error { return errUnsupported }
-
-func execve(Policy, string, []string, []string) error { return errUnsupported }
-
 func platformWrap(Policy, string, []string, string) (string, []string, string, error) {
 	return "", nil, "", errUnsupported
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/architect-dev/architect/sandbox/helper"
 	"github.com/architect-dev/architect/usererr"
 )
 
@@ -52,7 +53,7 @@ type Sandbox struct {
 
 // The Landlock ABI each kind of rule needs, and the Linux that brought it.
 const (
-	abiFiles = 3 // truncate is handled from ABI 3: below it a file outside could be emptied
+	abiFiles = helper.ABIFiles // truncate is handled from ABI 3: below it a file outside could be emptied
 	abiNet   = 4
 	abiScope = 6
 )
@@ -62,15 +63,15 @@ var abiKernel = map[int]string{1: "5.13", 2: "5.19", 3: "6.2", 4: "6.7", 5: "6.1
 // modeHint is how to run anyway.
 const modeHint = "run with --sandbox auto (the best this system offers, said at the start) or --sandbox off (nothing confined)"
 
-// helper is set by a program that serves Command (EnableHelper).
-var helper atomic.Bool
+// served is set by a program that serves Command (EnableHelper).
+var served atomic.Bool
 
 // EnableHelper says that this program serves Command: architect's command
 // line does, before anything else. A program that does not (a test binary
 // of a package that runs the loop) would take the helper's command line
 // for its own: New then confines nothing in auto mode, saying so, and
 // refuses workspace and strict.
-func EnableHelper() { helper.Store(true) }
+func EnableHelper() { served.Store(true) }
 
 // Check refuses, as New would, a mode or network setting this system
 // cannot enforce, without setting anything up.
@@ -94,7 +95,7 @@ func settle(mode, netSetting string) (applied, lack string, net NetSpec, sys sys
 		return ModeOff, "", net, sys, nil
 	}
 	sys = probe()
-	if !helper.Load() {
+	if !served.Load() {
 		sys = system{why: "this program cannot start the sandbox's helper (it is not architect)"}
 	}
 	applied, lack, err = decide(mode, net, sys)

@@ -25,7 +25,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/architect-dev/architect/usererr"
+	"github.com/architect-dev/architect/sandbox/helper"
 )
 
 // The modes (--sandbox, sandbox:).
@@ -41,32 +41,12 @@ func Modes() []string { return []string{ModeAuto, ModeWorkspace, ModeStrict, Mod
 
 // Command is the hidden command with which architect starts itself as the
 // sandbox's helper: `architect __sandbox POLICY PATH ARG0 [ARG...]`.
-const Command = "__sandbox"
+const Command = helper.Command
 
-// Policy is what the helper applies before it execs PATH: the whole of a
-// confined process's rules, passed as JSON in its first argument (it holds
-// no secret: paths, ports and two variables).
-type Policy struct {
-	// Write lists the files and folders the process may change (and read).
-	Write []string `json:"write,omitempty"`
-	// Read, when Strict, lists all else it may read and execute;
-	// otherwise everything is readable.
-	Read   []string `json:"read,omitempty"`
-	Strict bool     `json:"strict,omitempty"`
-	// Net is NetAll (nothing handled), or the TCP ports it may connect
-	// to (none for NetNone).
-	Net   string   `json:"net,omitempty"`
-	Ports []uint16 `json:"ports,omitempty"`
-	// Scope: no signal to, nor abstract Unix socket of, a process outside
-	// the confined process's own descendants (Landlock ABI 6).
-	Scope bool `json:"scope,omitempty"`
-	// ABI is the Landlock ABI the rules are built for (what the kernel
-	// had when the run began): the helper builds the same rules whatever
-	// happens, or refuses to run the program.
-	ABI int `json:"abi"`
-	// Env is set in the program's environment (TMPDIR, the proxy).
-	Env []string `json:"env,omitempty"`
-}
+// Policy is what the helper applies before it execs the program: the
+// whole of a confined process's rules (see helper.Policy, which the
+// helper reads).
+type Policy helper.Policy
 
 // Wrapper is the shape of proc.Options.Wrap: the program to start instead
 // of name with args and argv[0].
@@ -110,50 +90,13 @@ func self() (string, error) {
 // Main is the helper: args are POLICY PATH ARG0 [ARG...]. It applies the
 // policy to itself, then execs PATH; it returns only when it could not,
 // with 126 (the rules could not be applied: nothing ran unconfined) or
-// 127 (PATH could not be run).
-func Main(args []string) int {
-	if len(args) < 3 {
-		fmt.Fprintln(os.Stderr, "architect: error: the sandbox helper takes POLICY PATH ARG0 [ARG...]")
-		return 2
-	}
-	var p Policy
-	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
-		usererr.Say(os.Stderr, usererr.LevelError, "sandbox: bad policy: %v", err)
-		return 2
-	}
-	env := mergeEnv(os.Environ(), p.Env)
-	if err := enforce(p); err != nil {
-		usererr.Say(os.Stderr, usererr.LevelError, "sandbox: the rules could not be applied, so %s was not run: %v", args[1], err)
-		return 126
-	}
-	err := execve(p, args[1], append([]string{args[2]}, args[3:]...), env)
-	usererr.Say(os.Stderr, usererr.LevelError, "sandbox: %s: %v", args[1], err)
-	return 127
-}
-
-// mergeEnv is env with each KEY=VALUE of set replacing its key.
-func mergeEnv(env, set []string) []string {
-	if len(set) == 0 {
-		return env
-	}
-	out := make([]string, 0, len(env)+len(set))
-	keys := map[string]bool{}
-	for _, kv := range set {
-		k, _, _ := strings.Cut(kv, "=")
-		keys[k] = true
-	}
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if !keys[k] {
-			out = append(out, kv)
-		}
-	}
-	return append(out, set...)
-}
+// 127 (PATH could not be run). architect serves it from the init of
+// package helper/serve, before this package is initialised.
+func Main(args []string) int { return helper.Main(args) }
 
 // Net settings (--sandbox-net).
 const (
-	NetAll      = "all"
+	NetAll      = helper.NetAll
 	NetNone     = "none"
 	NetPorts    = "ports"
 	NetHosts    = "hosts"

@@ -209,19 +209,3 @@ func TestWorktreeGitOnlyForLinkedWorktrees(t *testing.T) {
 	is.NoErr(os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
 	is.Equal(worktreeGit(dir), []string(nil)) // a main checkout: nothing of .git is added
 }
-
-// TestProfile: the macOS profile allows writes only beneath the declared
-// paths and the devices, and in strict mode reads too.
-func TestProfile(t *testing.T) {
-	is := is.New(t)
-	p := profile(Policy{Write: []string{"/ws", `/odd "path"`}})
-	is.True(strings.HasPrefix(p, "(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*\n"))
-	is.True(strings.Contains(p, `(subpath "/ws")`))
-	is.True(strings.Contains(p, `(subpath "/odd \"path\"")`)) // quoted
-	is.True(strings.Contains(p, `(subpath "/dev/null")`))
-	is.True(!strings.Contains(p, "file-read")) // workspace: reads are free
-	s := profile(Policy{Write: []string{"/ws"}, Read: []string{"/usr"}, Strict: true})
-	is.True(strings.Contains(s, "(deny file-read*)\n(allow file-read*\n"))
-	is.True(strings.Contains(s[strings.Index(s, "(deny file-read*)"):], `(subpath "/usr")`))
-	is.True(strings.Contains(s[strings.Index(s, "(deny file-read*)"):], `(subpath "/ws")`)) // what it writes, it reads
-}

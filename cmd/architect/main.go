@@ -6,6 +6,9 @@ import (
 	"os"
 
 	"github.com/architect-dev/architect/cli"
+	// Serves the sandbox's helper from its init, before the rest of
+	// architect is initialised (each confined process is one such start).
+	_ "github.com/architect-dev/architect/sandbox/helper/serve"
 )
 
 func main() {
