@@ -661,9 +661,11 @@ func (r *runner) checkHead(o *roundOf, idx int, tail string) string {
 }
 
 // removeCandidates removes the run's candidates' worktrees, at its end:
-// what they did is in the records.
+// what they did is in the records. Candidate worktrees an earlier session
+// of this workspace left registered (killed with more candidates than
+// this one runs) go too.
 func (r *runner) removeCandidates(ctx context.Context) {
-	if len(r.cands) == 0 || r.ws.repo == nil {
+	if r.ws.repo == nil {
 		return
 	}
 	for _, c := range r.cands {
@@ -673,6 +675,9 @@ func (r *runner) removeCandidates(ctx context.Context) {
 		if err := r.ws.repo.RemoveCandidate(ctx, c.top); err != nil {
 			r.warn(fmt.Sprintf("could not remove candidate %d's worktree %s: %s", c.k, c.top, r.cleanText(err.Error())))
 		}
+	}
+	if _, err := removeLeftCandidates(ctx, r.ws.repo, r.ws.dir, false); err != nil && ctx.Err() == nil {
+		r.warn("could not remove the candidate worktrees an earlier session left: " + r.cleanText(err.Error()))
 	}
 	_ = os.Remove(r.ws.state(CandidatesDir))
 }
