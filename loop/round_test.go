@@ -3,11 +3,13 @@ package loop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
@@ -283,4 +285,41 @@ func TestRoundCompletionComesFirst(t *testing.T) {
 	is.True(cs[1].Kept) // the one that declared completion
 	is.True(strings.Contains(cs[0].Why, "declared completion"))
 	is.True(res.Success)
+}
+
+// A killed iteration's result files (the workspace's, and those a killed
+// round's candidates left in their worktrees) are read by the resume and
+// removed once the iteration's record is on disk: they may hold an agent's
+// words, unredacted, and their cost is in the record now.
+func TestResumeRemovesTheKilledResultFiles(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	cfg.Checks = []string{"false"}
+	cfg.MaxIterations = 1
+	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{costly(1, "one")}})
+	is.Equal(res.TotalIterations, 1)
+	state := filepath.Join(cfg.Dir, runlog.StateDir)
+	// What a SIGKILL during iteration 2 (a round) leaves.
+	began := time.Now().Add(-time.Minute)
+	is.NoErr(runlog.WriteJSONQuick(filepath.Join(state, runlog.InflightFile), runlog.Inflight{Iteration: 2, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}))
+	files := []string{filepath.Join(state, runlog.AgentResultFile), filepath.Join(state, CandidatesDir, "1", runlog.StateDir, runlog.AgentResultFile)}
+	is.NoErr(os.MkdirAll(filepath.Dir(files[1]), 0o700))
+	is.NoErr(os.WriteFile(files[0], []byte(`{"cost_usd": 0.5, "final_message": "the agent's words"}`), 0o600))
+	is.NoErr(os.WriteFile(files[1], []byte(`{"cost_usd": 0.25, "final_message": "a candidate's words"}`), 0o600))
+
+	a := &scripted{outcomes: []agent.Outcome{costly(0.1, "three")}}
+	res, err := Resume(context.Background(), cfg.Dir, func(c *config.Config) { c.MaxIterations = 2 }, Deps{Agent: a})
+	is.NoErr(err)
+	is.Equal(a.runs, 0) // the killed iteration was the last: nothing else ran
+	recs, err := runlog.ReadRecords(filepath.Join(state, runlog.RecordsFile))
+	is.NoErr(err)
+	is.Equal(len(recs), 2)
+	is.Equal(recs[1].Interrupted, runlog.InterruptKilled)
+	is.Equal(*recs[1].Cost, 0.75) // both files were read
+	is.Equal(*res.Iterations[1].Cost, 0.75)
+	for _, f := range files {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s outlived the record of the iteration it reported (%v)", f, err)
+		}
+	}
 }
