@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -234,22 +235,72 @@ func TestRoundSizeFollowsTheBudget(t *testing.T) {
 
 // Shared check slots (--parallel, a batch's) bound the candidates whose
 // checks run at once: with one slot, two candidates' checks never overlap.
+//
+// Each check marks itself running (a file running.*) and fails, naming
+// the overlap, as soon as it sees another check's mark; it passes only
+// once the test releases it, and gives up after about 30 s. The test
+// releases the running check only when the other candidate is seen
+// waiting for the slot (its goroutine blocked in runChecks' select):
+// with the slot shared, the second check can start only after the first
+// ended, so neither ever sees the other; without it, nothing holds the
+// second check back, both run, and each waits (unreleased) until it sees
+// the other: the overlap is observed every time, not by chance.
 func TestRoundChecksShareTheSlots(t *testing.T) {
 	dir := roundRepo(t)
 	shared := t.TempDir()
 	cfg := testConfig(t)
 	cfg.Dir = dir
-	// Each check holds a lock for half a second; one that finds it held
-	// fails, naming the overlap.
-	cfg.Checks = []string{"mkdir " + shared + "/lock || { echo overlap; exit 1; }; sleep 0.5; rmdir " + shared + "/lock"}
+	cfg.Checks = []string{`S=` + shared + `; me=$(mktemp "$S/running.XXXXXX"); n=0
+while :; do
+  for f in "$S"/running.*; do
+    if [ "$f" != "$me" ] && [ -e "$f" ]; then echo "overlap: $f ran beside $me"; exit 1; fi
+  done
+  if [ -e "$S/release" ]; then rm -f "$me"; exit 0; fi
+  n=$((n+1)); if [ $n -gt 3000 ]; then echo "never released"; rm -f "$me"; exit 1; fi
+  sleep 0.01
+done`}
 	cfg.Agent, cfg.AgentCmd = "command", "echo fixed > fix.txt"
 	cfg.Candidates, cfg.MaxIterations, cfg.CandidatesFinish = 2, 1, "all"
+	cfg.CheckTimeout = time.Minute
+
+	released := make(chan bool, 1)
+	go func() {
+		released <- testutil.Until(40*time.Second, func() bool {
+			running, _ := filepath.Glob(filepath.Join(shared, "running.*"))
+			return len(running) == 1 && waitingForCheckSlot()
+		}) && os.WriteFile(filepath.Join(shared, "release"), nil, 0o600) == nil
+	}()
 	res, log := runConfig(t, cfg, Deps{CheckSlots: make(chan struct{}, 1)})
 	for _, c := range res.Iterations[0].Candidates {
 		if c.ChecksPassed != 1 {
 			t.Fatalf("candidate %d's check failed (its checks overlapped another's):\n%s", c.N, log)
 		}
 	}
+	if !<-released {
+		t.Fatal("no candidate was seen waiting for the check slot")
+	}
+}
+
+// waitingForCheckSlot reports whether a goroutine of this process waits
+// in runChecks' select for a check slot: its top frame is runChecks, and
+// it is blocked in a select.
+func waitingForCheckSlot() bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		header, rest, _ := strings.Cut(g, "\n")
+		if strings.Contains(header, "[select") && strings.HasPrefix(rest, "github.com/architect-dev/architect/loop.(*runner).runChecks(") {
+			return true
+		}
+	}
+	return false
 }
 
 // A round costs every candidate's cost: the kept one's, and the losers'.
