@@ -345,6 +345,12 @@ func (r *runner) finishRound(ctx, runCtx, roundCtx context.Context, x *iteration
 		}
 	}
 	x.lessons = r.lessonsOf(ranked[1:], kept)
+	if len(x.lessons) > 0 {
+		// Before the round's record: a resume finds them beside it.
+		if err := runlog.WriteLessons(r.ws.state(), x.n, lessonsOnDisk(x.lessons)); err != nil {
+			r.warn(fmt.Sprintf("iteration %d: could not keep what the losing candidates showed for a resume: %s", x.n, err))
+		}
+	}
 	if x.ws.repo != nil {
 		if d, err := x.ws.diff(gctx); err == nil {
 			x.rec.Tree = d.Tree
@@ -640,6 +646,58 @@ func (r *runner) lessonsOf(losers []*roundOf, kept *roundOf) []prompt.CandidateL
 				Output: prompt.NewLines(r.checkHead(o, idx, c.Output), keptOut[c.Name], 12)})
 		}
 		out = append(out, l)
+	}
+	return out
+}
+
+// carriedLessons are, for a resumed run, the lessons the last round that
+// ran to its end left (its LessonsFile), when no iteration that ran to its
+// end came after it: an interrupted or killed round (recorded by the
+// resume) taught nothing, and its redo gets the prompt it had.
+func (r *runner) carriedLessons() []prompt.CandidateLesson {
+	if !r.cfg.CandidatesLessonsOn() {
+		return nil
+	}
+	for i := len(r.records) - 1; i >= 0; i-- {
+		rec := r.records[i]
+		if rec.Interrupted != "" {
+			continue
+		}
+		if !slices.ContainsFunc(rec.Candidates, func(c runlog.Candidate) bool { return c.Kept }) {
+			return nil
+		}
+		ls, err := runlog.ReadLessons(r.ws.state(), rec.Iteration.Iteration)
+		if err != nil {
+			r.warn(fmt.Sprintf("what the losing candidates of iteration %d showed: %s", rec.Iteration.Iteration, err))
+		}
+		return lessonsOffDisk(ls)
+	}
+	return nil
+}
+
+// lessonsOnDisk are lessons as LessonsFile keeps them.
+func lessonsOnDisk(ls []prompt.CandidateLesson) []runlog.Lesson {
+	out := make([]runlog.Lesson, len(ls))
+	for i, l := range ls {
+		out[i] = runlog.Lesson{N: l.N, Agent: l.Agent, Why: l.Why, DiffStat: l.DiffStat}
+		for _, f := range l.Failing {
+			out[i].Failing = append(out[i].Failing, runlog.LessonCheck{Command: f.Command, Status: f.Status, Output: f.Output})
+		}
+	}
+	return out
+}
+
+// lessonsOffDisk are lessons as LessonsFile kept them.
+func lessonsOffDisk(ls []runlog.Lesson) []prompt.CandidateLesson {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make([]prompt.CandidateLesson, len(ls))
+	for i, l := range ls {
+		out[i] = prompt.CandidateLesson{N: l.N, Agent: l.Agent, Why: l.Why, DiffStat: l.DiffStat}
+		for _, f := range l.Failing {
+			out[i].Failing = append(out[i].Failing, prompt.CheckFailure{Command: f.Command, Status: f.Status, Output: f.Output})
+		}
 	}
 	return out
 }

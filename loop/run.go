@@ -59,6 +59,7 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 		r.deps.Confine(sb.CheckWrap(), func(out string) []string { return sb.Denials(r.ws.dir, out) })
 	}
 	r.last = carriedFrom(r.records)
+	r.last.lessons = r.carriedLessons()
 	r.st.Active, r.st.Status, r.st.PID = true, runlog.StatusRunning, os.Getpid()
 	r.st.Processes, _ = json.Marshal(proc.Self())
 	r.recount()

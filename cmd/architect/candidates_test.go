@@ -360,3 +360,79 @@ func TestCandidatesResumeFewerRemovesAll(t *testing.T) {
 	}
 	is.True(!exists(filepath.Join(repo, runlog.StateDir, "candidates")))
 }
+
+// lessonsSection is the section on the other candidates of the prompt in
+// file ("" when it has none): from its heading to the next one.
+func lessonsSection(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(data), "## What the Other Candidates Tried\n")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(after, "\n## "); i >= 0 {
+		after = after[:i]
+	}
+	return after
+}
+
+// A run with --candidates-lessons on killed with SIGKILL in the middle of
+// round 2 and resumed: the redo of round 2 gets, in its prompt, the same
+// section on round 1's losing candidates as the killed round 2 had (each
+// part within its 2 KB, though a loser's check printed 100 KB).
+func TestCandidatesLessonsSurviveResume(t *testing.T) {
+	is := is.New(t)
+	repo, agentDir := loopFixture(t, "")
+	work := filepath.Dir(agentDir)
+	is.NoErr(os.WriteFile(filepath.Join(work, "check.sh"), []byte(`case $1 in
+A)
+	test -f pass-A && exit 0
+	echo "CHECK-A-FIRST-LINE: pass-A is missing"
+	if [ -f big.txt ]; then for i in 1 2 3 4; do head -c 25000 /dev/zero | tr '\0' N; echo; done; fi
+	exit 1 ;;
+B)
+	echo "CHECK-B-SAYS-NO"; exit 1 ;;
+esac
+`), 0o644))
+	// Round 1: candidate 2 passes check A and is kept; candidate 1 made
+	// big.txt. Round 2 waits until the test resumes the run.
+	is.NoErr(os.WriteFile(filepath.Join(work, "agent.sh"), []byte(`if [ "$ARCHITECT_ITERATION" = 1 ]; then
+	case $ARCHITECT_CANDIDATE in 1) echo big > big.txt ;; 2) touch pass-A ;; esac
+	echo "worked on it"; exit 0
+fi
+touch "$WORK/round-$ARCHITECT_ITERATION-$ARCHITECT_CANDIDATE"
+[ -f "$WORK/resumed" ] || exec sleep 600
+echo "tried again"
+`), 0o644))
+	args := []string{"-C", repo, "--check", "sh $WORK/check.sh A", "--check", "sh $WORK/check.sh B", "--agent-cmd", "sh $WORK/agent.sh",
+		"--candidates", "2", "--candidates-finish", "all", "--candidates-lessons", "on", "--kill-grace", "1s"}
+	p := startLoop(t, agentDir, append([]string{"loop", "task", "--max-iterations", "3"}, args...)...)
+	for k := 1; k <= 2; k++ {
+		p.waitFile(t, filepath.Join(work, "round-2-"+strconv.Itoa(k)))
+	}
+	prompts := filepath.Join(repo, runlog.StateDir, "prompts")
+	killed := lessonsSection(t, filepath.Join(prompts, "iteration-2.md"))
+	if !strings.Contains(killed, "### Candidate 1 ") || !strings.Contains(killed, "big.txt") || !strings.Contains(killed, "CHECK-A-FIRST-LINE") {
+		t.Fatalf("round 2's prompt lacks round 1's losing candidate:\n%s", killed)
+	}
+	is.NoErr(syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL))
+	<-p.done
+
+	is.NoErr(os.WriteFile(filepath.Join(work, "resumed"), nil, 0o644))
+	_, stderr, code := architect(t, agentDir, "loop", "--resume", "-C", repo)
+	if code == 0 || !strings.Contains(stderr, "stopped on max_iterations") {
+		t.Fatalf("resume: exit %d; stderr:\n%s", code, stderr)
+	}
+	res := runlogtest.Result(t, repo)
+	is.Equal(res.Iterations[1].Interrupted, "killed")
+	redo := lessonsSection(t, filepath.Join(prompts, "iteration-3.md"))
+	if redo != killed {
+		t.Fatalf("the redo of round 2 got another section on the other candidates than round 2 had:\n--- round 2:\n%s\n--- its redo:\n%s", killed, redo)
+	}
+	for _, part := range strings.Split(redo, "\n### ")[1:] {
+		is.True(len(part) <= 2048+64) // a part's bound, with its heading
+	}
+}
