@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/changes"
@@ -718,6 +719,11 @@ func (r *runner) checkHead(o *roundOf, idx int, tail string) string {
 	return string(buf[:n])
 }
 
+// candidatesRemoval bounds the removal of the candidates' worktrees at the
+// end of a run that was not asked to stop: a worktree of a large repository
+// takes seconds to delete (100,000 files), far more than wrapUp.
+const candidatesRemoval = 5 * time.Minute
+
 // removeCandidates removes the run's candidates' worktrees, at its end:
 // what they did is in the records. Candidate worktrees an earlier session
 // of this workspace left registered (killed with more candidates than
@@ -731,7 +737,7 @@ func (r *runner) removeCandidates(ctx context.Context) {
 			c.sb.Close()
 		}
 		if err := r.ws.repo.RemoveCandidate(ctx, c.top); err != nil {
-			r.warn(fmt.Sprintf("could not remove candidate %d's worktree %s: %s", c.k, c.top, r.cleanText(err.Error())))
+			r.warn(fmt.Sprintf("could not remove candidate %d's worktree %s: %s (`architect clean` removes it once the run has ended)", c.k, c.top, r.cleanText(err.Error())))
 		}
 	}
 	if _, err := removeLeftCandidates(ctx, r.ws.repo, r.ws.dir, false); err != nil && ctx.Err() == nil {

@@ -435,4 +435,8 @@ echo "tried again"
 	for _, part := range strings.Split(redo, "\n### ")[1:] {
 		is.True(len(part) <= 2048+64) // a part's bound, with its heading
 	}
+	// Ended at a limit, the run left no candidate worktree.
+	if wts := gitWorktrees(t, agentDir, repo); len(wts) != 1 {
+		t.Fatalf("worktrees left after the run stopped on max_iterations: %v", wts)
+	}
 }
