@@ -14,7 +14,11 @@ func newCleanCmd(e *env) *cobra.Command {
 --worktree-name NAME). Refuses when the branch has commits that are not
 merged into the current branch, unless --force; ` + "`architect merge`" + ` brings them
 in and cleans up in one step. The run's records (its .architect/: report,
-transcripts, cost) are moved to .architect/runs/ in the main checkout first.`,
+transcripts, cost) are moved to .architect/runs/ in the main checkout first.
+
+It also removes the candidate worktrees (--candidates) that runs killed in
+the middle of a round and never resumed left registered with git, of every
+run that is not running, and says which; a running run's stay.`,
 		Example: `  # After git merge architect/ralph-loop
   architect clean
 

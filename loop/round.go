@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/changes"
@@ -345,6 +346,12 @@ func (r *runner) finishRound(ctx, runCtx, roundCtx context.Context, x *iteration
 		}
 	}
 	x.lessons = r.lessonsOf(ranked[1:], kept)
+	if len(x.lessons) > 0 {
+		// Before the round's record: a resume finds them beside it.
+		if err := runlog.WriteLessons(r.ws.state(), x.n, lessonsOnDisk(x.lessons)); err != nil {
+			r.warn(fmt.Sprintf("iteration %d: could not keep what the losing candidates showed for a resume: %s", x.n, err))
+		}
+	}
 	if x.ws.repo != nil {
 		if d, err := x.ws.diff(gctx); err == nil {
 			x.rec.Tree = d.Tree
@@ -644,6 +651,58 @@ func (r *runner) lessonsOf(losers []*roundOf, kept *roundOf) []prompt.CandidateL
 	return out
 }
 
+// carriedLessons are, for a resumed run, the lessons the last round that
+// ran to its end left (its LessonsFile), when no iteration that ran to its
+// end came after it: an interrupted or killed round (recorded by the
+// resume) taught nothing, and its redo gets the prompt it had.
+func (r *runner) carriedLessons() []prompt.CandidateLesson {
+	if !r.cfg.CandidatesLessonsOn() {
+		return nil
+	}
+	for i := len(r.records) - 1; i >= 0; i-- {
+		rec := r.records[i]
+		if rec.Interrupted != "" {
+			continue
+		}
+		if !slices.ContainsFunc(rec.Candidates, func(c runlog.Candidate) bool { return c.Kept }) {
+			return nil
+		}
+		ls, err := runlog.ReadLessons(r.ws.state(), rec.Iteration.Iteration)
+		if err != nil {
+			r.warn(fmt.Sprintf("what the losing candidates of iteration %d showed: %s", rec.Iteration.Iteration, err))
+		}
+		return lessonsOffDisk(ls)
+	}
+	return nil
+}
+
+// lessonsOnDisk are lessons as LessonsFile keeps them.
+func lessonsOnDisk(ls []prompt.CandidateLesson) []runlog.Lesson {
+	out := make([]runlog.Lesson, len(ls))
+	for i, l := range ls {
+		out[i] = runlog.Lesson{N: l.N, Agent: l.Agent, Why: l.Why, DiffStat: l.DiffStat}
+		for _, f := range l.Failing {
+			out[i].Failing = append(out[i].Failing, runlog.LessonCheck{Command: f.Command, Status: f.Status, Output: f.Output})
+		}
+	}
+	return out
+}
+
+// lessonsOffDisk are lessons as LessonsFile kept them.
+func lessonsOffDisk(ls []runlog.Lesson) []prompt.CandidateLesson {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make([]prompt.CandidateLesson, len(ls))
+	for i, l := range ls {
+		out[i] = prompt.CandidateLesson{N: l.N, Agent: l.Agent, Why: l.Why, DiffStat: l.DiffStat}
+		for _, f := range l.Failing {
+			out[i].Failing = append(out[i].Failing, prompt.CheckFailure{Command: f.Command, Status: f.Status, Output: f.Output})
+		}
+	}
+	return out
+}
+
 // checkHead is the head of a candidate's check output, as its transcript
 // kept it (the record keeps the tail); the record's when there is none.
 func (r *runner) checkHead(o *roundOf, idx int, tail string) string {
@@ -660,10 +719,17 @@ func (r *runner) checkHead(o *roundOf, idx int, tail string) string {
 	return string(buf[:n])
 }
 
+// candidatesRemoval bounds the removal of the candidates' worktrees at the
+// end of a run that was not asked to stop: a worktree of a large repository
+// takes seconds to delete (100,000 files), far more than wrapUp.
+const candidatesRemoval = 5 * time.Minute
+
 // removeCandidates removes the run's candidates' worktrees, at its end:
-// what they did is in the records.
+// what they did is in the records. Candidate worktrees an earlier session
+// of this workspace left registered (killed with more candidates than
+// this one runs) go too.
 func (r *runner) removeCandidates(ctx context.Context) {
-	if len(r.cands) == 0 || r.ws.repo == nil {
+	if r.ws.repo == nil {
 		return
 	}
 	for _, c := range r.cands {
@@ -671,8 +737,11 @@ func (r *runner) removeCandidates(ctx context.Context) {
 			c.sb.Close()
 		}
 		if err := r.ws.repo.RemoveCandidate(ctx, c.top); err != nil {
-			r.warn(fmt.Sprintf("could not remove candidate %d's worktree %s: %s", c.k, c.top, r.cleanText(err.Error())))
+			r.warn(fmt.Sprintf("could not remove candidate %d's worktree %s: %s (`architect clean` removes it once the run has ended)", c.k, c.top, r.cleanText(err.Error())))
 		}
+	}
+	if _, err := removeLeftCandidates(ctx, r.ws.repo, r.ws.dir, false); err != nil && ctx.Err() == nil {
+		r.warn("could not remove the candidate worktrees an earlier session left: " + r.cleanText(err.Error()))
 	}
 	_ = os.Remove(r.ws.state(CandidatesDir))
 }

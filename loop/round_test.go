@@ -3,11 +3,14 @@ package loop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
@@ -232,22 +235,72 @@ func TestRoundSizeFollowsTheBudget(t *testing.T) {
 
 // Shared check slots (--parallel, a batch's) bound the candidates whose
 // checks run at once: with one slot, two candidates' checks never overlap.
+//
+// Each check marks itself running (a file running.*) and fails, naming
+// the overlap, as soon as it sees another check's mark; it passes only
+// once the test releases it, and gives up after about 30 s. The test
+// releases the running check only when the other candidate is seen
+// waiting for the slot (its goroutine blocked in runChecks' select):
+// with the slot shared, the second check can start only after the first
+// ended, so neither ever sees the other; without it, nothing holds the
+// second check back, both run, and each waits (unreleased) until it sees
+// the other: the overlap is observed every time, not by chance.
 func TestRoundChecksShareTheSlots(t *testing.T) {
 	dir := roundRepo(t)
 	shared := t.TempDir()
 	cfg := testConfig(t)
 	cfg.Dir = dir
-	// Each check holds a lock for half a second; one that finds it held
-	// fails, naming the overlap.
-	cfg.Checks = []string{"mkdir " + shared + "/lock || { echo overlap; exit 1; }; sleep 0.5; rmdir " + shared + "/lock"}
+	cfg.Checks = []string{`S=` + shared + `; me=$(mktemp "$S/running.XXXXXX"); n=0
+while :; do
+  for f in "$S"/running.*; do
+    if [ "$f" != "$me" ] && [ -e "$f" ]; then echo "overlap: $f ran beside $me"; exit 1; fi
+  done
+  if [ -e "$S/release" ]; then rm -f "$me"; exit 0; fi
+  n=$((n+1)); if [ $n -gt 3000 ]; then echo "never released"; rm -f "$me"; exit 1; fi
+  sleep 0.01
+done`}
 	cfg.Agent, cfg.AgentCmd = "command", "echo fixed > fix.txt"
 	cfg.Candidates, cfg.MaxIterations, cfg.CandidatesFinish = 2, 1, "all"
+	cfg.CheckTimeout = time.Minute
+
+	released := make(chan bool, 1)
+	go func() {
+		released <- testutil.Until(40*time.Second, func() bool {
+			running, _ := filepath.Glob(filepath.Join(shared, "running.*"))
+			return len(running) == 1 && waitingForCheckSlot()
+		}) && os.WriteFile(filepath.Join(shared, "release"), nil, 0o600) == nil
+	}()
 	res, log := runConfig(t, cfg, Deps{CheckSlots: make(chan struct{}, 1)})
 	for _, c := range res.Iterations[0].Candidates {
 		if c.ChecksPassed != 1 {
 			t.Fatalf("candidate %d's check failed (its checks overlapped another's):\n%s", c.N, log)
 		}
 	}
+	if !<-released {
+		t.Fatal("no candidate was seen waiting for the check slot")
+	}
+}
+
+// waitingForCheckSlot reports whether a goroutine of this process waits
+// in runChecks' select for a check slot: its top frame is runChecks, and
+// it is blocked in a select.
+func waitingForCheckSlot() bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		header, rest, _ := strings.Cut(g, "\n")
+		if strings.Contains(header, "[select") && strings.HasPrefix(rest, "github.com/architect-dev/architect/loop.(*runner).runChecks(") {
+			return true
+		}
+	}
+	return false
 }
 
 // A round costs every candidate's cost: the kept one's, and the losers'.
@@ -283,4 +336,41 @@ func TestRoundCompletionComesFirst(t *testing.T) {
 	is.True(cs[1].Kept) // the one that declared completion
 	is.True(strings.Contains(cs[0].Why, "declared completion"))
 	is.True(res.Success)
+}
+
+// A killed iteration's result files (the workspace's, and those a killed
+// round's candidates left in their worktrees) are read by the resume and
+// removed once the iteration's record is on disk: they may hold an agent's
+// words, unredacted, and their cost is in the record now.
+func TestResumeRemovesTheKilledResultFiles(t *testing.T) {
+	is := is.New(t)
+	cfg := testConfig(t)
+	cfg.Checks = []string{"false"}
+	cfg.MaxIterations = 1
+	res, _, _ := run(t, cfg, &scripted{outcomes: []agent.Outcome{costly(1, "one")}})
+	is.Equal(res.TotalIterations, 1)
+	state := filepath.Join(cfg.Dir, runlog.StateDir)
+	// What a SIGKILL during iteration 2 (a round) leaves.
+	began := time.Now().Add(-time.Minute)
+	is.NoErr(runlog.WriteJSONQuick(filepath.Join(state, runlog.InflightFile), runlog.Inflight{Iteration: 2, StartedAt: stampNano(began), UpdatedAt: stampNano(began)}))
+	files := []string{filepath.Join(state, runlog.AgentResultFile), filepath.Join(state, CandidatesDir, "1", runlog.StateDir, runlog.AgentResultFile)}
+	is.NoErr(os.MkdirAll(filepath.Dir(files[1]), 0o700))
+	is.NoErr(os.WriteFile(files[0], []byte(`{"cost_usd": 0.5, "final_message": "the agent's words"}`), 0o600))
+	is.NoErr(os.WriteFile(files[1], []byte(`{"cost_usd": 0.25, "final_message": "a candidate's words"}`), 0o600))
+
+	a := &scripted{outcomes: []agent.Outcome{costly(0.1, "three")}}
+	res, err := Resume(context.Background(), cfg.Dir, func(c *config.Config) { c.MaxIterations = 2 }, Deps{Agent: a})
+	is.NoErr(err)
+	is.Equal(a.runs, 0) // the killed iteration was the last: nothing else ran
+	recs, err := runlog.ReadRecords(filepath.Join(state, runlog.RecordsFile))
+	is.NoErr(err)
+	is.Equal(len(recs), 2)
+	is.Equal(recs[1].Interrupted, runlog.InterruptKilled)
+	is.Equal(*recs[1].Cost, 0.75) // both files were read
+	is.Equal(*res.Iterations[1].Cost, 0.75)
+	for _, f := range files {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s outlived the record of the iteration it reported (%v)", f, err)
+		}
+	}
 }

@@ -59,6 +59,7 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 		r.deps.Confine(sb.CheckWrap(), func(out string) []string { return sb.Denials(r.ws.dir, out) })
 	}
 	r.last = carriedFrom(r.records)
+	r.last.lessons = r.carriedLessons()
 	r.st.Active, r.st.Status, r.st.PID = true, runlog.StatusRunning, os.Getpid()
 	r.st.Processes, _ = json.Marshal(proc.Self())
 	r.recount()
@@ -75,7 +76,13 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 		r.recs = recs
 		why = r.run(ctx, runCtx)
 		// The candidates' worktrees go: what they did is in the records.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wrapUp)
+		// After a stop asked for (Ctrl-C) the run ends promptly, and what
+		// the wrap-up time did not remove waits for `architect clean`.
+		limit := candidatesRemoval
+		if ctx.Err() != nil {
+			limit = wrapUp
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 		r.removeCandidates(cctx)
 		cancel()
 		// The last record on disk before the run says it ended; one that

@@ -34,12 +34,22 @@ func Clean(ctx context.Context, o CleanOptions) error {
 	if err != nil {
 		return err
 	}
+	// Candidate worktrees runs killed mid-round left, of every run that is
+	// not running, the main checkout's included: nothing in them is the
+	// user's (a resume would reset them), and git lists them until they go.
+	swept, err := removeLeftCandidates(ctx, o.Log, repo, "")
+	if err != nil {
+		return err
+	}
 	wtDir, branch := loop.WorktreeFor(o.Name)
 	exists, err := repo.BranchExists(ctx, branch)
 	if err != nil {
 		return err
 	}
 	if !exists {
+		if swept > 0 && o.Name == "" {
+			return nil // what there was to clean was the candidates'
+		}
 		return &usererr.Error{Msg: fmt.Sprintf("there is no branch %s to clean", branch), Hint: "list the worktrees with `git worktree list`"}
 	}
 	current, err := repo.CurrentBranch(ctx)
@@ -72,6 +82,32 @@ func openRepo(ctx context.Context, dir, cmd string) (*gitwt.Repo, error) {
 	return repo, err
 }
 
+// removeLeftCandidates removes the candidate worktrees that runs which are
+// not running left (ws: that workspace's run; "": every run's), says each
+// one it removed and each one it left to a running run, and returns how
+// many it removed.
+func removeLeftCandidates(ctx context.Context, w io.Writer, repo *gitwt.Repo, ws string) (int, error) {
+	left, err := loop.RemoveLeftCandidates(ctx, repo, ws)
+	for _, p := range left.Removed {
+		fmt.Fprintf(w, "architect: removed candidate worktree %s (left by a run that is not running)\n", shown(repo.Dir(), p))
+	}
+	for _, p := range left.Running {
+		fmt.Fprintf(w, "architect: kept candidate worktree %s: its run is running\n", shown(repo.Dir(), p))
+	}
+	if err != nil {
+		return len(left.Removed), &Error{What: "could not remove the candidate worktrees a killed run left", Err: err, Hint: "`git worktree list` shows them; remove each with `git worktree remove --force PATH`"}
+	}
+	return len(left.Removed), nil
+}
+
+// shown is path relative to the top of the repository when it is inside.
+func shown(top, path string) string {
+	if rel, err := filepath.Rel(top, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
+
 // keepRecords moves the records of the run in wtDir (report, transcripts,
 // cost: its .architect/) to the main checkout's .architect/runs/, so
 // removing the worktree loses none of them, and says where they went.
@@ -79,6 +115,11 @@ func keepRecords(ctx context.Context, w io.Writer, repo *gitwt.Repo, wtDir, bran
 	ws, _ := runOf(repo.Dir(), wtDir)
 	if ws == "" {
 		return nil
+	}
+	// Its candidates' worktrees go first: moved with the records, they
+	// would stay registered at the old place, their files in the archive.
+	if _, err := removeLeftCandidates(ctx, w, repo, ws); err != nil {
+		return err
 	}
 	if _, err := os.Stat(filepath.Join(ws, runlog.StateDir)); err != nil {
 		return nil // no records to keep

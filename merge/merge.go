@@ -180,6 +180,12 @@ func (t *target) merge(ctx context.Context, msg string) (string, error) {
 // worktree and the branch; after a squash it says how to get the branch's
 // commits back (tip was the branch's last commit).
 func (t *target) finish(ctx context.Context, log io.Writer, tip string) error {
+	if t.ws != "" {
+		// As keepRecords: the candidates' worktrees before the records move.
+		if _, err := removeLeftCandidates(ctx, log, t.repo, t.ws); err != nil {
+			return err
+		}
+	}
 	if t.ws != "" && t.repo.Exclude(ctx, "/"+runlog.StateDir+"/") == nil {
 		if to, err := archiveRecords(t.ws, t.repo.Dir(), t.branch, time.Now()); err == nil {
 			fmt.Fprintf(log, "architect: the run's records are in %s\n", to)

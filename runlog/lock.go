@@ -1,8 +1,10 @@
 package runlog
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -59,4 +61,21 @@ func Running(workspace string) bool {
 		return false
 	}
 	return true
+}
+
+// HoldIdle takes the workspace's lock when no loop holds it, so that what
+// is done while it is held (removing what a killed run left) cannot meet a
+// loop starting there; release gives it back. ok is false while a loop
+// runs in the workspace. A workspace without a state folder has no run to
+// meet: ok, with nothing taken (and nothing created).
+func HoldIdle(workspace string) (release func(), ok bool) {
+	if _, err := os.Stat(filepath.Join(workspace, StateDir)); errors.Is(err, os.ErrNotExist) {
+		return func() {}, true
+	}
+	l := flock.New(Path(workspace, LockFile))
+	got, err := l.TryLock()
+	if err != nil || !got {
+		return func() {}, false
+	}
+	return func() { _ = l.Unlock() }, true
 }

@@ -66,6 +66,51 @@ var mutants = []mutant{
 		run: "TestRoundSizeFollowsTheBudget",
 	},
 
+	// loop: what a killed round leaves, and what a resume carries on.
+	{
+		name:      "loop/clean-leaves-killed-candidates",
+		guarantee: "architect clean removes the candidate worktrees a run killed mid-round left registered with git",
+		file:      "loop/roundclean.go",
+		find:      `if err := repo.RemoveCandidate(ctx, path); err != nil {`,
+		replace:   `if err := error(nil); err != nil {`,
+		pkg:       "./cmd/architect",
+		run:       "TestCandidatesCleanAfterKill",
+	},
+	{
+		name:      "loop/clean-removes-running-candidates",
+		guarantee: "architect clean leaves a running run's candidate worktrees alone",
+		file:      "loop/roundclean.go",
+		find:      `if release, idle = runlog.HoldIdle(run); !idle {`,
+		replace:   `if release, idle = runlog.HoldIdle(run); false && !idle {`,
+		pkg:       "./cmd/architect",
+		run:       "TestCandidatesCleanAfterKill",
+	},
+	{
+		name:      "loop/killed-result-files-kept",
+		guarantee: "a killed iteration's result files (which may hold an agent's words, unredacted) are removed once the resume recorded it",
+		file:      "loop/inflight.go",
+		find:      `for _, p := range append(results, r.ws.state(runlog.AgentResultFile)) {`,
+		replace:   `for _, p := range []string{} {`,
+		run:       "TestResumeRemovesTheKilledResultFiles",
+	},
+	{
+		name:      "loop/round-checks-ignore-the-slots",
+		guarantee: "shared check slots (--parallel, a batch's) bound the candidates whose checks run at once",
+		file:      "loop/attempt.go",
+		find:      `if slots := r.deps.CheckSlots; slots != nil {`,
+		replace:   `if slots := r.deps.CheckSlots; slots != nil && false {`,
+		run:       "TestRoundChecksShareTheSlots",
+	},
+	{
+		name:      "loop/lessons-lost-on-resume",
+		guarantee: "a resumed run with candidates_lessons on gives its next round the section on the last round's losing candidates, as an uninterrupted run would",
+		file:      "loop/run.go",
+		find:      `r.last.lessons = r.carriedLessons()`,
+		replace:   `_ = r.carriedLessons`,
+		pkg:       "./cmd/architect",
+		run:       "TestCandidatesLessonsSurviveResume",
+	},
+
 	// loop: the engine.
 	{
 		name:      "loop/elapsed-not-accumulated",
