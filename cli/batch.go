@@ -104,7 +104,17 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 			printWarnings(e.stderr, []preflight.Item{it})
 		}
 	}
-	if err := batch.Setup(ctx, tasks, &opts, redactor, warn); err != nil {
+	// The masking reads the model keys' values, then the keys leave
+	// architect's environment before the pre-flight's first process.
+	if err := batch.Prepare(tasks, &opts, redactor); err != nil {
+		return err
+	}
+	routes, err := planBatchBrokers(e.stderr, o.quiet, tasks)
+	if err != nil {
+		return err
+	}
+	hideBatchKeys(e.stderr, o.quiet, tasks, routes, &opts)
+	if err := batch.Setup(ctx, tasks, &opts, warn); err != nil {
 		return err
 	}
 	if !o.resume {
@@ -112,6 +122,11 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 			return err
 		}
 	}
+	bs, err := startBatchBrokers(e.stderr, o.quiet, tasks, routes, &opts)
+	if err != nil {
+		return err
+	}
+	defer bs.close()
 	stop, restore := showBatch(e, tasks, o, &opts)
 	defer restore()
 	results := batch.Run(ctx, tasks, opts)
