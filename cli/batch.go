@@ -25,6 +25,9 @@ func newBatchCmd(e *env) *cobra.Command {
 its own worktree .architect-worktrees/ID on branch architect/ID, N at a
 time. One task's failure does not stop the others; Ctrl-C stops them all.
 Every task's agent and checks go through the pre-flight before any runs.
+The model API keys stay with architect's credential broker, as in a loop:
+the agents get a made-up key, the checks and hooks none (a task's
+check_env: names those they get; broker: off gives it every key).
 
 Exit status: 0 every task succeeded, 1 some did not, 2 usage, configuration
 or pre-flight error, 130 interrupted.`,
