@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -41,6 +42,8 @@ func planBatchBrokers(w io.Writer, quiet bool, tasks []batch.Task) (map[string]b
 		rs, err := planBrokers(t.Config, env, batchBrokerOff, warn)
 		if ue := (*usererr.Error)(nil); errors.As(err, &ue) {
 			return nil, &usererr.Error{Msg: "task " + t.ID + ": " + ue.Msg, Hint: ue.Hint, Err: ue.Err}
+		} else if err != nil {
+			return nil, fmt.Errorf("task %s: %w", t.ID, err)
 		}
 		maps.Copy(routes, rs)
 	}
