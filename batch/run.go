@@ -44,6 +44,12 @@ type Options struct {
 	// Redact, by task id, removes secrets from what the task's loop
 	// writes (loop.Deps.Redact); a missing entry redacts nothing.
 	Redact map[string]func(string) string
+	// NewAgent, by task id, builds the task's fallback and candidate
+	// agents (loop.Deps.NewAgent); a missing entry means agent.New.
+	NewAgent map[string]func(agent.Config) (agent.Agent, error)
+	// Env, by task id, is the environment of the task's agents, checks and
+	// hooks (loop.Deps.Env); a missing entry means architect's own.
+	Env map[string][]string
 	// Log receives plain progress lines, each prefixed with the task id;
 	// nil discards them.
 	Log io.Writer
@@ -183,7 +189,7 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 		return errored(r, fmt.Errorf("no agent for task %s", t.ID))
 	}
 	// The task's own hooks, notification and push, as `architect loop` has.
-	hc := hooks.Config{OnIteration: t.Config.OnIteration, OnFinish: t.Config.OnFinish, Shell: t.Config.CheckShell, Notify: t.Config.Notify, Push: t.Config.Push, Log: logw, Bell: logw}
+	hc := hooks.Config{OnIteration: t.Config.OnIteration, OnFinish: t.Config.OnFinish, Shell: t.Config.CheckShell, Notify: t.Config.Notify, Push: t.Config.Push, Log: logw, Bell: logw, Env: opts.Env[t.ID]}
 	var hook func(runlog.Event)
 	var confine func(hooks.Wrapper, func(string) []string)
 	if hc.Active() {
@@ -203,7 +209,7 @@ func runTask(ctx context.Context, t Task, opts Options, logw io.Writer) TaskResu
 		if hook != nil {
 			hook(ev)
 		}
-	}, Confine: confine, CheckSlots: opts.checkSlots}
+	}, Confine: confine, CheckSlots: opts.checkSlots, NewAgent: opts.NewAgent[t.ID], Env: opts.Env[t.ID]}
 	cfg := t.Config
 	cfg.Dir = opts.Dir
 	var res *runlog.Result

@@ -9,18 +9,15 @@ import (
 	"github.com/architect-dev/architect/usererr"
 )
 
-// Setup builds every task's agent and secret masking and runs every
-// task's pre-flight, before any task starts, filling opts.Agents and
-// opts.Redact. A task whose agent cannot be built, or whose masking cannot
-// be made, refuses the batch; so do the pre-flight failures of all tasks,
-// together (preflight.Failures, each named by its task). redactor makes a
-// task's masking as `architect loop` makes a run's; warn gets each
-// pre-flight warning.
-func Setup(ctx context.Context, tasks []Task, opts *Options, redactor func(config.Config) (func(string) string, error), warn func(preflight.Item)) error {
+// Prepare builds every task's agent and secret masking, before any task
+// starts, filling opts.Agents and opts.Redact. A task whose agent cannot
+// be built, or whose masking cannot be made, refuses the batch. redactor
+// makes a task's masking as `architect loop` makes a run's (from the
+// environment as it is now: the model keys' values too, before the
+// credential broker takes them out of it).
+func Prepare(tasks []Task, opts *Options, redactor func(config.Config) (func(string) string, error)) error {
 	opts.Agents = map[string]agent.Agent{}
 	opts.Redact = map[string]func(string) string{}
-	var failed preflight.Failures
-	probed := &preflight.AgentCache{}
 	for _, t := range tasks {
 		ag, err := taskAgent(t)
 		if err != nil {
@@ -30,7 +27,19 @@ func Setup(ctx context.Context, tasks []Task, opts *Options, redactor func(confi
 		if opts.Redact[t.ID], err = redactor(t.Config); err != nil {
 			return err
 		}
-		pre := preflight.Run(ctx, t.Config, ag, preflight.Options{NoWorkspace: true, Agents: probed})
+	}
+	return nil
+}
+
+// Setup runs every task's pre-flight (with its agent in opts.Agents,
+// from Prepare), before any task starts. The pre-flight failures of all
+// tasks refuse the batch together (preflight.Failures, each named by its
+// task); warn gets each pre-flight warning.
+func Setup(ctx context.Context, tasks []Task, opts *Options, warn func(preflight.Item)) error {
+	var failed preflight.Failures
+	probed := &preflight.AgentCache{}
+	for _, t := range tasks {
+		pre := preflight.Run(ctx, t.Config, opts.Agents[t.ID], preflight.Options{NoWorkspace: true, Agents: probed})
 		for _, it := range pre.Items {
 			it.Check = "task " + t.ID + ": " + it.Check
 			switch it.Status {

@@ -25,6 +25,9 @@ func newBatchCmd(e *env) *cobra.Command {
 its own worktree .architect-worktrees/ID on branch architect/ID, N at a
 time. One task's failure does not stop the others; Ctrl-C stops them all.
 Every task's agent and checks go through the pre-flight before any runs.
+The model API keys stay with architect's credential broker, as in a loop:
+the agents get a made-up key, the checks and hooks none (a task's
+check_env: names those they get; broker: off gives it every key).
 
 Exit status: 0 every task succeeded, 1 some did not, 2 usage, configuration
 or pre-flight error, 130 interrupted.`,
@@ -104,7 +107,17 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 			printWarnings(e.stderr, []preflight.Item{it})
 		}
 	}
-	if err := batch.Setup(ctx, tasks, &opts, redactor, warn); err != nil {
+	// The masking reads the model keys' values, then the keys leave
+	// architect's environment before the pre-flight's first process.
+	if err := batch.Prepare(tasks, &opts, redactor); err != nil {
+		return err
+	}
+	routes, err := planBatchBrokers(e.stderr, o.quiet, tasks)
+	if err != nil {
+		return err
+	}
+	hideBatchKeys(e.stderr, o.quiet, tasks, routes, &opts)
+	if err := batch.Setup(ctx, tasks, &opts, warn); err != nil {
 		return err
 	}
 	if !o.resume {
@@ -112,6 +125,11 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 			return err
 		}
 	}
+	bs, err := startBatchBrokers(e.stderr, o.quiet, tasks, routes, &opts)
+	if err != nil {
+		return err
+	}
+	defer bs.close()
 	stop, restore := showBatch(e, tasks, o, &opts)
 	defer restore()
 	results := batch.Run(ctx, tasks, opts)

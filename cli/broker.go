@@ -34,11 +34,16 @@ func (b brokered) Run(ctx context.Context, req agent.Request) agent.Outcome {
 	return b.Agent.Run(ctx, req)
 }
 
-// brokers are the run's credential brokers, by agent name.
-type brokers map[string]*broker.Broker
+// brokers are the run's credential brokers, by agent name (a batch's:
+// shared by its tasks, since the environment they are planned from is
+// one), and the key variables they hold beyond broker.ModelKeys.
+type brokers struct {
+	by   map[string]*broker.Broker
+	drop []string
+}
 
-func (bs brokers) close() {
-	for _, b := range bs {
+func (bs *brokers) close() {
+	for _, b := range bs.by {
 		_ = b.Close()
 	}
 }
@@ -49,7 +54,8 @@ func (bs brokers) close() {
 // off: it would hold the key, and without it the CLI cannot work. A
 // command agent (--agent-cmd: a script, the demo's agent) is not refused:
 // it runs without the keys, as the checks and hooks do, and warn says so.
-func planBrokers(cfg config.Config, env []string, warn func(string)) (map[string]broker.Route, error) {
+// off is how the user turns the broker off, for the hints (--broker off).
+func planBrokers(cfg config.Config, env []string, off string, warn func(string)) (map[string]broker.Route, error) {
 	routes := map[string]broker.Route{}
 	if cfg.Broker == config.BrokerOff {
 		return routes, nil
@@ -71,17 +77,18 @@ func planBrokers(cfg config.Config, env []string, warn func(string)) (map[string
 		case errors.Is(err, broker.ErrNoKey):
 		case errors.Is(err, broker.ErrUnsupported) && ac.Name == commandAgent:
 			if keys := heldKeys(env); len(keys) > 0 {
-				warn(fmt.Sprintf("the command agent runs without the model API keys in the environment (%s): it cannot be pointed at architect's credential broker; --broker off gives it the keys", strings.Join(keys, ", ")))
+				warn(fmt.Sprintf("the command agent runs without the model API keys in the environment (%s): it cannot be pointed at architect's credential broker; %s gives it the keys", strings.Join(keys, ", "), off))
 			}
 		case errors.Is(err, broker.ErrUnsupported):
 			if keys := heldKeys(env); len(keys) > 0 {
 				return nil, &usererr.Error{
 					Msg:  fmt.Sprintf("the %s agent cannot be pointed at architect's credential broker, and the environment holds model API keys (%s) that it would get", ac.Name, strings.Join(keys, ", ")),
-					Hint: "--broker off gives the keys to the agent, the checks and the hooks as before (YAML broker: off); or unset them",
+					Hint: off + " gives the keys to the agent, the checks and the hooks as before; or unset them",
+					Err:  err,
 				}
 			}
 		default:
-			return nil, &usererr.Error{Msg: "credential broker: " + err.Error(), Hint: "fix the base URL, or run with --broker off"}
+			return nil, &usererr.Error{Msg: "credential broker: " + err.Error(), Hint: "fix the base URL, or run with " + off, Err: err}
 		}
 	}
 	return routes, nil
@@ -105,33 +112,14 @@ func heldKeys(env []string) []string {
 // hideKeys takes the model keys out of architect's own environment
 // (unless --broker off): no process architect starts (the pre-flight's
 // probes, checks, hooks, agents) inherits them. They are also put out of
-// reach of other processes (broker.Seal). It returns what gives the
+// reach of other processes (takeKeys). It returns what gives the
 // checks and hooks back the keys --check-env names, once the pre-flight's
 // probes of the agent are done (the agents lose them again: brokered).
 func hideKeys(w io.Writer, cfg config.Config, routes map[string]broker.Route) (passBack func()) {
 	if cfg.Broker == config.BrokerOff {
 		return func() {}
 	}
-	var drop, held, pass []string
-	for _, r := range routes {
-		drop = append(drop, r.KeyVar)
-	}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if slices.Contains(broker.ModelKeys, k) || slices.Contains(drop, k) {
-			held = append(held, k)
-			if slices.Contains(cfg.CheckEnv, k) {
-				pass = append(pass, kv)
-			}
-			_ = os.Unsetenv(k)
-		}
-	}
-	if len(held) == 0 {
-		return func() {}
-	}
-	if err := broker.Seal(held); err != nil && !cfg.Quiet {
-		usererr.Say(w, usererr.LevelWarning, "cannot keep other processes from reading architect's memory: %v", err)
-	}
+	pass := namedKeys(takeKeys(w, cfg.Quiet, routes), cfg.CheckEnv)
 	return func() {
 		for _, kv := range pass {
 			k, v, _ := strings.Cut(kv, "=")
@@ -140,48 +128,88 @@ func hideKeys(w io.Writer, cfg config.Config, routes map[string]broker.Route) (p
 	}
 }
 
-// startBrokers serves the routes and hands deps the agents that use them.
-func startBrokers(w io.Writer, quiet bool, cfg config.Config, routes map[string]broker.Route, deps *loop.Deps) (brokers, error) {
-	bs := brokers{}
-	if len(routes) == 0 {
-		return bs, nil
+// takeKeys takes the model keys (broker.ModelKeys, and the variables
+// the routes read theirs from) out of architect's own environment, and
+// out of reach of other processes: their values are blanked in
+// /proc/PID/environ and the process is made undumpable (broker.Seal). It
+// returns them, KEY=VALUE, for what gives some back by name.
+func takeKeys(w io.Writer, quiet bool, routes map[string]broker.Route) (held []string) {
+	var drop, names []string
+	for _, r := range routes {
+		drop = append(drop, r.KeyVar)
 	}
-	var drop []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(broker.ModelKeys, k) || slices.Contains(drop, k) {
+			held, names = append(held, kv), append(names, k)
+			_ = os.Unsetenv(k)
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	if err := broker.Seal(names); err != nil && !quiet {
+		usererr.Say(w, usererr.LevelWarning, "cannot keep other processes from reading architect's memory: %v", err)
+	}
+	return held
+}
+
+// namedKeys are the entries of held (KEY=VALUE) whose key is in names.
+func namedKeys(held, names []string) []string {
+	var out []string
+	for _, kv := range held {
+		if k, _, _ := strings.Cut(kv, "="); slices.Contains(names, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// startBrokers serves the routes, saying so on w.
+func startBrokers(w io.Writer, quiet bool, routes map[string]broker.Route) (*brokers, error) {
+	bs := &brokers{by: map[string]*broker.Broker{}}
 	for name, r := range routes {
 		b, err := broker.Start(r)
 		if err != nil {
 			bs.close()
 			return nil, err
 		}
-		bs[name] = b
-		drop = append(drop, r.KeyVar)
+		bs.by[name] = b
+		bs.drop = append(bs.drop, r.KeyVar)
 		if !quiet {
 			fmt.Fprintf(w, "architect: credential broker: the %s agent reaches %s through architect; %s stays with architect\n", name, r.Upstream(), r.KeyVar)
 		}
 	}
-	wrap := func(ac agent.Config) (agent.Agent, error) {
-		b := bs[ac.Name]
-		if b != nil {
-			ac.Args = append(slices.Clone(ac.Args), b.Args()...)
-		}
-		a, err := agent.New(ac)
-		if err != nil {
-			return a, err
-		}
-		if b == nil { // an agent with a login of its own: no key either
-			return brokered{Agent: a, drop: drop}, nil
-		}
-		return brokered{Agent: a, env: b.Env(), drop: drop}, nil
+	return bs, nil
+}
+
+// wrap builds the agent of ac to run while the brokers hold the keys: its
+// broker's, if it has one, points it there; every one loses the keys.
+func (bs *brokers) wrap(ac agent.Config) (agent.Agent, error) {
+	b := bs.by[ac.Name]
+	if b != nil {
+		ac.Args = append(slices.Clone(ac.Args), b.Args()...)
 	}
-	own := cfg.AgentConfig()
+	a, err := agent.New(ac)
+	if err != nil {
+		return a, err
+	}
+	if b == nil { // an agent with a login of its own: no key either
+		return brokered{Agent: a, drop: bs.drop}, nil
+	}
+	return brokered{Agent: a, env: b.Env(), drop: bs.drop}, nil
+}
+
+// use hands deps the agents that run while the brokers hold the keys:
+// the run's own (own) and those it builds (fallbacks, candidates).
+func (bs *brokers) use(own agent.Config, deps *loop.Deps) error {
 	if deps.Agent == nil || deps.Agent.Name() == own.Name {
-		a, err := wrap(own)
+		a, err := bs.wrap(own)
 		if err != nil {
-			bs.close()
-			return nil, err
+			return err
 		}
 		deps.Agent = a
 	}
-	deps.NewAgent = wrap
-	return bs, nil
+	deps.NewAgent = bs.wrap
+	return nil
 }

@@ -18,12 +18,12 @@ func TestPlanBrokersCoversCandidates(t *testing.T) {
 	cfg.Agent = "claude"
 	cfg.CandidateAgents = []config.CandidateAgent{{Agent: "claude"}, {Agent: "codex"}}
 	env := []string{"ANTHROPIC_API_KEY=sk-ant-x", "OPENAI_API_KEY=sk-y"}
-	routes, err := planBrokers(cfg, env, func(string) {})
+	routes, err := planBrokers(cfg, env, "--broker off", func(string) {})
 	is.NoErr(err)
 	is.True(routes["claude"].KeyVar == "ANTHROPIC_API_KEY")
 	is.True(routes["codex"].KeyVar == "OPENAI_API_KEY") // the candidate's own CLI
 
 	cfg.CandidateAgents = append(cfg.CandidateAgents, config.CandidateAgent{Agent: "amp"})
-	_, err = planBrokers(cfg, env, func(string) {})
+	_, err = planBrokers(cfg, env, "--broker off", func(string) {})
 	is.True(err != nil) // amp cannot be brokered, and would get the keys
 }

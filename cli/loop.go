@@ -277,7 +277,7 @@ func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r 
 			r.release()
 		}
 	}(r)
-	routes, err := planBrokers(cfg, os.Environ(), func(msg string) {
+	routes, err := planBrokers(cfg, os.Environ(), "--broker off", func(msg string) {
 		if !cfg.Quiet {
 			usererr.Say(e.stderr, usererr.LevelWarning, "%s", msg)
 		}
@@ -300,11 +300,16 @@ func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r 
 	if !cfg.Quiet {
 		printWarnings(e.stderr, pre.Warnings())
 	}
-	bs, err := startBrokers(e.stderr, cfg.Quiet, cfg, routes, &r.deps)
+	bs, err := startBrokers(e.stderr, cfg.Quiet, routes)
 	if err != nil {
 		return nil, err
 	}
 	r.release = func() { bs.close(); uncontain() }
+	if cfg.Broker != config.BrokerOff {
+		if err := bs.use(cfg.AgentConfig(), &r.deps); err != nil {
+			return nil, err
+		}
+	}
 	if r.stopWatch, err = watch(ctx, e, cfg, viewInfo(cfg, ag.Name(), resumed), &r.deps); err != nil {
 		return nil, err
 	}

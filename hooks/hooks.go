@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,6 +56,8 @@ type Config struct {
 	// Redact masks secrets in what a hook printed, where it enters
 	// architect (the warning quoting its last line); nil masks nothing.
 	Redact func(string) string
+	// Env is the hooks' environment; nil means the process's.
+	Env []string
 }
 
 // Active reports whether c asks for anything at all.
@@ -194,6 +197,15 @@ func (o *Observer) finishEnv(ev runlog.Event) []string {
 	}
 }
 
+// env is the hooks' environment without their own variables: a copy,
+// since each hook appends its own.
+func (o *Observer) env() []string {
+	if o.cfg.Env == nil {
+		return os.Environ()
+	}
+	return slices.Clone(o.cfg.Env)
+}
+
 // run runs one hook in the workspace, confined as Confine said; a failure
 // becomes a warning.
 func (o *Observer) run(ctx context.Context, name, script string, vars []string) {
@@ -206,7 +218,7 @@ func (o *Observer) run(ctx context.Context, name, script string, vars []string) 
 	wrap, denied := o.wrapper()
 	res := sh.Run(ctx, script, proc.Options{
 		Dir:     o.workspace,
-		Env:     append(os.Environ(), vars...),
+		Env:     append(o.env(), vars...),
 		Stdout:  out,
 		Stderr:  out,
 		Timeout: o.cfg.Timeout,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -239,7 +240,7 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		Prompt:            x.prompt,
 		PromptFile:        x.file,
 		ResultFile:        resultFile,
-		Env:               x.env(),
+		Env:               x.env(r.deps.Env),
 		Dir:               x.ws.dir,
 		Iteration:         i,
 		MaxIterations:     r.cfg.MaxIterations,
@@ -423,6 +424,7 @@ func (r *runner) runChecks(ctx context.Context, x *iteration) {
 		Timeout: r.cfg.CheckTimeout,
 		Grace:   r.cfg.KillGrace,
 		Shell:   r.cfg.CheckShell,
+		Env:     r.deps.Env,
 		Wrap:    r.boxOf(x).CheckWrap(),
 		OnStart: func(idx int, _ string) {
 			r.ev.Emit(runlog.Event{Type: runlog.EventCheckStarted, Iteration: i, Check: r.shown.Checks[idx], Index: ptr(idx), Candidate: x.tag()})
@@ -494,11 +496,14 @@ func (x *iteration) resultFile(ws *workspace) string {
 	return ws.state(runlog.AgentResultFile)
 }
 
-// env is the agent's environment: the process's, with a candidate's
-// number (ARCHITECT_CANDIDATE); nil for the process's own.
-func (x *iteration) env() []string {
+// env is the agent's environment: base (the run's, Deps.Env; nil for the
+// process's), with a candidate's number (ARCHITECT_CANDIDATE).
+func (x *iteration) env(base []string) []string {
 	if x.cand == nil {
-		return nil
+		return base
 	}
-	return append(os.Environ(), "ARCHITECT_CANDIDATE="+strconv.Itoa(x.cand.k))
+	if base == nil {
+		base = os.Environ()
+	}
+	return append(slices.Clip(base), "ARCHITECT_CANDIDATE="+strconv.Itoa(x.cand.k))
 }

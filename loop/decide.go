@@ -249,7 +249,7 @@ func (r *runner) doneBeforeIteration(ctx context.Context) *stop {
 	}
 	r.logf("%s is present: running the checks before starting an agent", donePath(r.cfg, r.ws))
 	r.save(runlog.PhaseChecks)
-	rs := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: r.ws.dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell, Wrap: r.sb.CheckWrap()})
+	rs := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: r.ws.dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell, Env: r.deps.Env, Wrap: r.sb.CheckWrap()})
 	for _, c := range rs {
 		if !c.Passed {
 			r.logf("the DONE file is present but %s fails (%s): continuing", c.Name, c.Status())

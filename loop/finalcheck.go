@@ -137,7 +137,7 @@ func (r *runner) look(ctx context.Context, i int, mode string) *runlog.FinalChec
 		r.logf("iteration %d/%d: the last look: the checks once more, in the workspace", i, r.cfg.MaxIterations)
 	}
 	checksBegan := r.deps.Now()
-	results := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell, Wrap: r.sb.CheckWrapIn(dir)})
+	results := checks.Run(ctx, r.cfg.Checks, checks.Options{Dir: dir, Timeout: r.cfg.CheckTimeout, Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell, Env: r.deps.Env, Wrap: r.sb.CheckWrapIn(dir)})
 	fc.ChecksDuration = r.deps.Now().Sub(checksBegan).Seconds()
 	fc.CheckResults = make([]runlog.CheckResult, len(results))
 	var failing []string

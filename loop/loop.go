@@ -80,6 +80,10 @@ type Deps struct {
 	// across everything that shares it: a round's candidates, a batch's
 	// tasks (--parallel). Each agent's checks take one slot while they run.
 	CheckSlots chan struct{}
+	// Env, when set, is the environment of the run's agents, checks and
+	// hooks in place of architect's own (a batch gives each task its own:
+	// which model keys it keeps depends on its broker and check_env).
+	Env []string
 }
 
 // runner is one session of a run. What an iteration produces flows

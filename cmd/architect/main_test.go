@@ -97,6 +97,7 @@ func TestScripts(t *testing.T) {
 			"mkpath":    cmdMkPath,
 			"jsonlen":   cmdJSONLen,
 			"jsonrange": cmdJSONRange,
+			"upstream":  cmdUpstream,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "ci" { // under CI, a missing tool fails a test instead of skipping it
