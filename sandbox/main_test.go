@@ -12,7 +12,8 @@ import (
 // TestMain lets the test binary be the sandbox's helper (as architect is)
 // and a small probe program the helper runs confined:
 // `probe write PATH`, `probe read PATH`, `probe dial HOST:PORT`,
-// `probe signal PID` (SIGURG, which a Go program ignores).
+// `probe signal PID` (SIGURG, which a Go program ignores), `probe remove PATH`,
+// `probe rename FROM TO`, `probe umount PATH`, `probe remount PATH`.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -31,6 +32,14 @@ func probeMain(args []string) int {
 	switch args[0] {
 	case "write":
 		err = os.WriteFile(args[1], []byte("x"), 0o644)
+	case "remove":
+		err = os.Remove(args[1])
+	case "rename": // rename FROM TO
+		err = os.Rename(args[1], args[2])
+	case "umount": // the mount on PATH, which a confined process may not change
+		err = syscall.Unmount(args[1], syscall.MNT_DETACH)
+	case "remount": // PATH writable again
+		err = syscall.Mount("", args[1], "", syscall.MS_REMOUNT|syscall.MS_BIND, "")
 	case "read":
 		_, err = os.ReadFile(args[1])
 	case "dial":

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/architect-dev/architect/sandbox/mountns"
 	"github.com/architect-dev/architect/usererr"
 )
 
@@ -66,6 +67,14 @@ type Policy struct {
 	ABI int `json:"abi"`
 	// Env is set in the program's environment (TMPDIR, the proxy).
 	Env []string `json:"env,omitempty"`
+	// ReadOnly are files made read-only to the program by the kernel,
+	// within the workspace it may otherwise write: the helper, started in
+	// namespaces of its own (mountns.SetAttr), mounts them read-only
+	// before it applies the rest (mountns.ReadOnly).
+	ReadOnly []string `json:"readonly,omitempty"`
+	// Probe: the helper mounts ReadOnly, checks that the first is
+	// read-only, and exits (0 when it is) instead of running PATH.
+	Probe bool `json:"probe,omitempty"`
 }
 
 // Wrapper is the shape of proc.Options.Wrap: the program to start instead
@@ -122,6 +131,13 @@ func Main(args []string) int {
 		return 2
 	}
 	env := mergeEnv(os.Environ(), p.Env)
+	if err := mountns.ReadOnly(p.ReadOnly); err != nil {
+		usererr.Say(os.Stderr, usererr.LevelError, "sandbox: the protected files could not be made read-only, so %s was not run: %v", args[1], err)
+		return 126
+	}
+	if p.Probe {
+		return probeReadOnly(p.ReadOnly)
+	}
 	if err := enforce(p); err != nil {
 		usererr.Say(os.Stderr, usererr.LevelError, "sandbox: the rules could not be applied, so %s was not run: %v", args[1], err)
 		return 126

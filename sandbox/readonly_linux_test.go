@@ -1,0 +1,193 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/architect-dev/architect/proc"
+)
+
+// needMounts skips a test where this system cannot make files read-only
+// to the agent (user namespaces off).
+func needMounts(t *testing.T) {
+	t.Helper()
+	needLandlock(t, abiScope)
+	if ok, why := probeMounts(); !ok {
+		t.Skip(why)
+	}
+}
+
+// runStart runs the probe as an agent started by st.
+func runStart(t *testing.T, st AgentStart, dir string, args ...string) (int, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	res := proc.Run(context.Background(), exe, append([]string{"probe"}, args...), proc.Options{
+		Dir: dir, Stdout: &out, Stderr: &out, Timeout: 30 * time.Second, Wrap: st.Wrap, Attr: st.Attr,
+	})
+	if res.StartErr != nil {
+		t.Fatal(res.StartErr)
+	}
+	return res.ExitCode, out.String()
+}
+
+// TestProtectedReadOnly: a protected file refuses every change the agent
+// tries, by the kernel, while the rest of the workspace stays writable;
+// the refusals are named as the sandbox's.
+func TestProtectedReadOnly(t *testing.T) {
+	needMounts(t)
+	f := newFixture(t)
+	sb := f.sandbox(t, Settings{Mode: ModeWorkspace, Protect: true})
+	is.New(t).True(strings.Contains(sb.Line(), "protected files read-only to the agent"))
+	check := filepath.Join(f.ws, "check.sh")
+	tmp := filepath.Join(f.ws, "tmp")
+	cases := []struct {
+		name string
+		args []string
+		ok   bool
+		errs string // in the output when refused
+	}{
+		{"write the protected file", []string{"write", check}, false, "read-only file system"},
+		{"remove it", []string{"remove", check}, false, "device or resource busy"},
+		{"rename over it", []string{"rename", tmp, check}, false, "device or resource busy"},
+		{"unmount it", []string{"umount", check}, false, "operation not permitted"},
+		{"remount it writable", []string{"remount", check}, false, "operation not permitted"},
+		{"write another file", []string{"write", filepath.Join(f.ws, "main.go")}, true, ""},
+		{"rename another file", []string{"rename", tmp, filepath.Join(f.ws, "other")}, true, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			for name, text := range map[string]string{check: "#!/bin/sh\nexit 0\n", tmp: "new"} {
+				if err := os.WriteFile(name, []byte(text), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st := sb.AgentStart([]string{"check.sh"})
+			is.True(st.Attr != nil) // started in namespaces of its own
+			code, out := runStart(t, st, f.ws, c.args...)
+			t.Log(out)
+			is.Equal(code == 0, c.ok)
+			got, err := os.ReadFile(check)
+			is.NoErr(err)
+			is.Equal(string(got), "#!/bin/sh\nexit 0\n") // the protected file is unchanged, with nothing restored
+			if !c.ok {
+				is.True(strings.Contains(strings.ToLower(out), c.errs))
+			}
+			if c.errs != "operation not permitted" && !c.ok {
+				is.Equal(sb.Denials(f.ws, out), []string{"sandbox denied write to " + check})
+			}
+		})
+	}
+}
+
+// TestReadOnlyLeavesOthers: only the agent's start mounts; the checks'
+// wrap, and a start without protected files, need no namespace.
+func TestReadOnlyLeavesOthers(t *testing.T) {
+	needMounts(t)
+	is := is.New(t)
+	f := newFixture(t)
+	sb := f.sandbox(t, Settings{Mode: ModeWorkspace, Protect: true})
+	check := filepath.Join(f.ws, "check.sh")
+	is.NoErr(os.WriteFile(check, []byte("x"), 0o644))
+	_ = sb.AgentStart([]string{check})
+	code, out := runProbe(t, sb.CheckWrap(), f.ws, "write", check)
+	t.Log(out)
+	is.Equal(code, 0) // a check may write it
+	st := sb.AgentStart(nil)
+	is.True(st.Attr == nil)
+	st = sb.AgentStart([]string{filepath.Join(f.ws, "missing"), filepath.Join(f.outside, "secret")})
+	is.True(st.Attr == nil) // nothing to mount: missing, or outside what the agent may write anyway
+}
+
+// TestReadOnlyBounded: beyond maxReadOnly files the rest are left to the
+// restore, said once.
+func TestReadOnlyBounded(t *testing.T) {
+	needMounts(t)
+	is := is.New(t)
+	f := newFixture(t)
+	sb := f.sandbox(t, Settings{Mode: ModeWorkspace, Protect: true})
+	var files []string
+	for i := range maxReadOnly + 5 {
+		p := filepath.Join(f.ws, "t"+strconv.Itoa(i))
+		is.NoErr(os.WriteFile(p, []byte("x"), 0o644))
+		files = append(files, p)
+	}
+	st := sb.AgentStart(files)
+	is.True(strings.Contains(st.Note, "the other 5 are guarded by restore only")) // st.Note
+	code, _ := runStart(t, st, f.ws, "write", files[0])
+	is.True(code != 0) // the first are read-only
+	code, out := runStart(t, st, f.ws, "write", files[len(files)-1])
+	t.Log(out)
+	is.Equal(code, 0) // the last are not
+	is.Equal(sb.AgentStart(files).Note, "") // said once
+}
+
+// TestReadOnlyUnavailable: where user namespaces are off (a real limit:
+// user.max_user_namespaces=0 in a namespace of the test's own, which the
+// kernel then enforces on every process in it), a run with protected
+// files still starts confined by Landlock, says that the files are
+// guarded by restore only, and starts its agent without namespaces.
+func TestReadOnlyUnavailable(t *testing.T) {
+	needMounts(t)
+	if os.Getenv("ARCHITECT_TEST_NO_USERNS") == "1" {
+		t.Skip("inside the test's own namespace: see the parent")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	script := `echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" -test.run '^TestUnavailableInside$' -test.count=1 -test.v`
+	res := proc.Run(context.Background(), "/bin/sh", []string{"-c", script, exe}, proc.Options{
+		Stdout: &out, Stderr: &out, Timeout: 60 * time.Second,
+		Env:  append(os.Environ(), "ARCHITECT_TEST_NO_USERNS=1"),
+		Attr: nsOnly,
+	})
+	is := is.New(t)
+	is.NoErr(res.StartErr)
+	t.Log(out.String())
+	is.Equal(res.ExitCode, 0)
+	is.True(strings.Contains(out.String(), "--- PASS: TestUnavailableInside"))
+}
+
+func TestUnavailableInside(t *testing.T) {
+	if os.Getenv("ARCHITECT_TEST_NO_USERNS") != "1" {
+		t.Skip("run by TestReadOnlyUnavailable")
+	}
+	is := is.New(t)
+	f := newFixture(t)
+	sb := f.sandbox(t, Settings{Mode: ModeWorkspace, Protect: true})
+	ok, why := sb.ReadOnlyMounts()
+	is.True(!ok)
+	is.True(strings.Contains(why, "user namespaces are not available")) // why
+	is.True(strings.Contains(sb.Line(), "protected files guarded by restore only: user namespaces are not available"))
+	check := filepath.Join(f.ws, "check.sh")
+	is.NoErr(os.WriteFile(check, []byte("x"), 0o644))
+	st := sb.AgentStart([]string{check})
+	is.True(st.Wrap != nil && st.Attr == nil) // confined, without namespaces
+	code, out := runStart(t, st, f.ws, "write", filepath.Join(f.ws, "..", "escape"))
+	is.True(code != 0 && strings.Contains(out, "permission denied")) // still confined by Landlock
+	code, _ = runStart(t, st, f.ws, "write", check)
+	is.Equal(code, 0) // writable: the restore guards it
+}
+
+// nsOnly starts a process in a user namespace of its own, as its root
+// (mapped to the test's user): it may then lower the namespace's limits.
+func nsOnly(a *syscall.SysProcAttr) {
+	a.Cloneflags |= syscall.CLONE_NEWUSER
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+}
