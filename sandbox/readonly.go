@@ -129,7 +129,7 @@ var probeMounts = sync.OnceValues(func() (bool, string) {
 	}
 	out := proc.NewTail(1024)
 	res := proc.Run(context.Background(), exe, args, proc.Options{
-		Stdout: out, Stderr: out, Timeout: 30 * time.Second, Attr: mountns.SetAttr,
+		Stdout: out, Stderr: out, Timeout: 30 * time.Second, Attr: mountns.SetAttr, Arg0: os.Args[0],
 	})
 	switch {
 	case res.StartErr != nil:
