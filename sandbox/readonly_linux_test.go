@@ -131,7 +131,7 @@ func TestReadOnlyBounded(t *testing.T) {
 	is.True(code != 0) // the first are read-only
 	code, out := runStart(t, st, f.ws, "write", files[len(files)-1])
 	t.Log(out)
-	is.Equal(code, 0) // the last are not
+	is.Equal(code, 0)                       // the last are not
 	is.Equal(sb.AgentStart(files).Note, "") // said once
 }
 
