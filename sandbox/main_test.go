@@ -36,10 +36,8 @@ func probeMain(args []string) int {
 		err = os.Remove(args[1])
 	case "rename": // rename FROM TO
 		err = os.Rename(args[1], args[2])
-	case "umount": // the mount on PATH, which a confined process may not change
-		err = syscall.Unmount(args[1], syscall.MNT_DETACH)
-	case "remount": // PATH writable again
-		err = syscall.Mount("", args[1], "", syscall.MS_REMOUNT|syscall.MS_BIND, "")
+	case "umount", "remount": // the mount on PATH, which a confined process may not change
+		err = changeMount(args[0], args[1])
 	case "read":
 		_, err = os.ReadFile(args[1])
 	case "dial":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,15 +15,26 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/architect-dev/architect/proc"
+	"github.com/architect-dev/architect/sandbox/mountns"
 )
 
-// needMounts skips a test where this system cannot make files read-only
-// to the agent (user namespaces off).
+// needMounts skips a test where the system offers no user namespace with
+// the right to mount (told by the kernel, not by the code under test),
+// and otherwise requires the sandbox's probe to have found them.
 func needMounts(t *testing.T) {
 	t.Helper()
 	needLandlock(t, abiScope)
+	if b, _ := os.ReadFile("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); strings.TrimSpace(string(b)) == "1" {
+		t.Skip("AppArmor gives unprivileged user namespaces no right to mount")
+	}
+	cmd := exec.Command("/bin/true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	mountns.SetAttr(cmd.SysProcAttr)
+	if err := cmd.Run(); err != nil {
+		t.Skipf("no user namespace here: %v", err)
+	}
 	if ok, why := probeMounts(); !ok {
-		t.Skip(why)
+		t.Fatalf("user namespaces are available, yet the probe says: %s", why)
 	}
 }
 
@@ -91,6 +103,10 @@ func TestProtectedReadOnly(t *testing.T) {
 			}
 		})
 	}
+	// The mounts were the agent's namespace's alone: none is left here.
+	info, err := os.ReadFile("/proc/self/mountinfo")
+	is.New(t).NoErr(err)
+	is.New(t).True(!strings.Contains(string(info), check))
 }
 
 // TestReadOnlyLeavesOthers: only the agent's start mounts; the checks'
