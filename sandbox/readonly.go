@@ -106,7 +106,9 @@ func (sb *Sandbox) ReadOnlyMounts() (bool, string) {
 // kernel.unprivileged_userns_clone=0: the start fails), or granted
 // without the right to mount (Ubuntu's AppArmor restriction: the mount
 // fails); why says which.
-var probeMounts = sync.OnceValues(func() (bool, string) {
+var probeMounts = sync.OnceValues(probeMountsNow)
+
+func probeMountsNow() (bool, string) {
 	if runtime.GOOS != "linux" {
 		return false, "read-only mounts need Linux"
 	}
@@ -146,7 +148,7 @@ var probeMounts = sync.OnceValues(func() (bool, string) {
 		return false, "a new user namespace cannot mount here (" + msg + ")"
 	}
 	return true, ""
-})
+}
 
 // probeReadOnly is the helper's side of the probe: the file, mounted,
 // must refuse to be written.
