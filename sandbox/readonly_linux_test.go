@@ -65,6 +65,15 @@ func TestProtectedReadOnly(t *testing.T) {
 	is.New(t).True(strings.Contains(sb.Line(), "protected files read-only to the agent"))
 	check := filepath.Join(f.ws, "check.sh")
 	tmp := filepath.Join(f.ws, "tmp")
+	theirs := filepath.Join(f.ws, "theirs.go")
+	if err := os.WriteFile(theirs, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() == 0 {
+		if err := os.Chown(theirs, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -77,6 +86,8 @@ func TestProtectedReadOnly(t *testing.T) {
 		{"unmount it", []string{"umount", check}, false, "operation not permitted"},
 		{"remount it writable", []string{"remount", check}, false, "operation not permitted"},
 		{"write another file", []string{"write", filepath.Join(f.ws, "main.go")}, true, ""},
+		// root keeps its power over every user's files (see mountns.SetAttr)
+		{"write another user's file", []string{"write", theirs}, true, ""},
 		{"rename another file", []string{"rename", tmp, filepath.Join(f.ws, "other")}, true, ""},
 	}
 	for _, c := range cases {
@@ -102,6 +113,18 @@ func TestProtectedReadOnly(t *testing.T) {
 				is.Equal(sb.Denials(f.ws, out), []string{"sandbox denied write to " + check})
 			}
 		})
+	}
+	// A user who is not root runs the agent with no capability: the one
+	// the helper had to mount is given up before the agent starts.
+	if os.Getuid() != 0 {
+		code, out := runStart(t, sb.AgentStart([]string{check}), f.ws, "caps")
+		t.Log(out)
+		is := is.New(t)
+		is.Equal(code, 0)
+		is.True(strings.Contains(out, "CapEff:\t0000000000000000"))
+		is.True(strings.Contains(out, "CapAmb:\t0000000000000000"))
+		is.True(strings.Contains(out, "CapPrm:\t0000000000000000"))
+		is.True(strings.Contains(out, "CapInh:\t0000000000000000"))
 	}
 	// The mounts were the agent's namespace's alone: none is left here.
 	info, err := os.ReadFile("/proc/self/mountinfo")
@@ -206,4 +229,40 @@ func nsOnly(a *syscall.SysProcAttr) {
 	a.Cloneflags |= syscall.CLONE_NEWUSER
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+}
+
+// TestReadOnlyAsUser: where the tests run as root, the read-only mounts
+// are tried again as a user who is not (the common case: a user maps only
+// itself into the namespace), in a user namespace where the test is that
+// user.
+func TestReadOnlyAsUser(t *testing.T) {
+	needMounts(t)
+	if os.Getuid() != 0 {
+		t.Skip("the tests already run as a user who is not root")
+	}
+	if os.Getenv("ARCHITECT_TEST_AS_USER") == "1" {
+		t.Skip("inside: see the parent")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	res := proc.Run(context.Background(), exe, []string{"-test.run", "^(TestProtectedReadOnly|TestReadOnlyLeavesOthers)$", "-test.count=1", "-test.v"}, proc.Options{
+		Stdout: &out, Stderr: &out, Timeout: 60 * time.Second,
+		Env: append(os.Environ(), "ARCHITECT_TEST_AS_USER=1"),
+		Attr: func(a *syscall.SysProcAttr) {
+			a.Cloneflags |= syscall.CLONE_NEWUSER
+			a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 1000, HostID: 0, Size: 1}}
+			a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 1000, HostID: 0, Size: 1}}
+			a.Credential = &syscall.Credential{Uid: 1000, Gid: 1000, NoSetGroups: true}
+		},
+	})
+	t.Log(out.String())
+	is := is.New(t)
+	is.NoErr(res.StartErr)
+	is.Equal(res.ExitCode, 0)
+	is.True(strings.Contains(out.String(), "--- PASS: TestProtectedReadOnly"))
+	is.True(!strings.Contains(out.String(), "--- SKIP: TestProtectedReadOnly"))
+	is.True(strings.Contains(out.String(), "CapAmb:\t0000000000000000")) // the capabilities were looked at
 }

@@ -5,19 +5,45 @@ package mountns
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
+	"unsafe"
 )
 
 // SetAttr makes the process a starts in a new user namespace, in which
 // it keeps its own user and group (mapped to themselves: it stays who it
 // is, with the rights over the namespace that mounting needs), and a new
 // mount namespace, whose mounts are its own.
+//
+// A user may map only itself. A user who is not root loses its rights
+// over the namespace when it execs the helper (an exec drops them unless
+// it is root there), so it is given the one it needs, to mount, as an
+// ambient capability, which ReadOnly gives up before the program runs.
+//
+// root maps every user and group to itself (up to 2^31-1): root's power
+// over files is only over the users mapped in its namespace, so mapped
+// alone it could no longer write a file that another user owns (a
+// workspace checked out by another user, as in a CI container).
 func SetAttr(a *syscall.SysProcAttr) {
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-	a.GidMappingsEnableSetgroups = false
+	uid, gid, size := os.Getuid(), os.Getgid(), 1
+	if uid == 0 {
+		gid, size = 0, 1<<31-1
+	} else {
+		a.AmbientCaps = append(a.AmbientCaps, capSysAdmin)
+	}
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: size}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: size}}
+	// An unprivileged map needs setgroups off; root keeps it.
+	a.GidMappingsEnableSetgroups = uid == 0
 }
+
+// The capability to mount, and prctl's options to clear the ambient set.
+const (
+	capSysAdmin          = 21
+	prCapAmbient         = 47
+	prCapAmbientClearAll = 4
+)
 
 // The mount flags that a namespace's owner may not clear on a mount it
 // inherited (the kernel locks them), as statfs reports them and as mount
@@ -36,12 +62,49 @@ var locked = []struct{ st, ms uintptr }{
 // made slaves, so that nothing done here propagates out. A path that is
 // not a regular file or a folder (missing, a symlink) is left alone. It
 // must run before anything confines the process further (Landlock
-// forbids mounting), and with no other thread of the process relying on
-// the old view. Nothing is done for no paths.
+// forbids mounting). The calling goroutine stays on its thread, whose
+// ambient capabilities are then cleared: the program that thread execs
+// runs with no right over the namespace. Nothing is done for no paths.
 func ReadOnly(paths []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
+	runtime.LockOSThread()
+	if err := mountAll(paths); err != nil {
+		return err
+	}
+	if err := dropInheritable(); err != nil {
+		return fmt.Errorf("giving up the right to mount: %w", err)
+	}
+	return nil
+}
+
+// dropInheritable clears this thread's ambient and inheritable
+// capabilities (SetAttr put the right to mount in both), so that no
+// program it execs receives one.
+func dropInheritable() error {
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0); e != 0 && e != syscall.EINVAL {
+		return e
+	}
+	hdr := struct {
+		version uint32
+		pid     int32
+	}{version: 0x20080522} // _LINUX_CAPABILITY_VERSION_3
+	var data [2]struct{ effective, permitted, inheritable uint32 }
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CAPGET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return e
+	}
+	if data[0].inheritable == 0 && data[1].inheritable == 0 {
+		return nil
+	}
+	data[0].inheritable, data[1].inheritable = 0, 0
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return e
+	}
+	return nil
+}
+
+func mountAll(paths []string) error {
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("making the mounts private to the namespace: %w", err)
 	}
