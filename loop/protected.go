@@ -40,7 +40,7 @@ func (r *runner) snapshotProtected(dir string) *protect.Snapshot {
 func (r *runner) readOnlyFiles(dir string, snap *protect.Snapshot) []string {
 	var out []string
 	if g := r.judge; g != nil && g.mode == config.JudgeProtect {
-		for _, f := range g.files {
+		for _, f := range g.present {
 			if len(g.views[f]) == 0 {
 				out = append(out, filepath.Join(dir, filepath.FromSlash(f)))
 			}
