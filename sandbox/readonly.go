@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,25 +147,6 @@ func probeMountsNow() (bool, string) {
 		return false, "a new user namespace cannot mount here (" + msg + ")"
 	}
 	return true, ""
-}
-
-// probeReadOnly is the helper's side of the probe: the file, mounted,
-// must refuse to be written.
-func probeReadOnly(paths []string) int {
-	if len(paths) == 0 {
-		return 2
-	}
-	f, err := os.OpenFile(paths[0], os.O_WRONLY, 0)
-	if err == nil {
-		_ = f.Close()
-		fmt.Fprintln(os.Stderr, "architect: error: sandbox: the mounted file stayed writable: writable")
-		return 1
-	}
-	if !errors.Is(err, syscall.EROFS) {
-		fmt.Fprintf(os.Stderr, "architect: error: sandbox: %v\n", err)
-		return 1
-	}
-	return 0
 }
 
 // readOnlyLine is what the sandbox's line says of the protected files.

@@ -136,7 +136,11 @@ func Main(args []string) int {
 		return 126
 	}
 	if p.Probe {
-		return probeReadOnly(p.ReadOnly)
+		if err := mountns.Check(p.ReadOnly); err != nil {
+			usererr.Say(os.Stderr, usererr.LevelError, "sandbox: %v", err)
+			return 1
+		}
+		return 0
 	}
 	if err := enforce(p); err != nil {
 		usererr.Say(os.Stderr, usererr.LevelError, "sandbox: the rules could not be applied, so %s was not run: %v", args[1], err)

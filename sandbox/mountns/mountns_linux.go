@@ -3,6 +3,7 @@
 package mountns
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -139,6 +140,23 @@ func bindReadOnly(p string) error {
 	}
 	if err := syscall.Mount("", p, "", flags, ""); err != nil {
 		return fmt.Errorf("making %s read-only: %w", p, err)
+	}
+	return nil
+}
+
+// Check says whether the first of paths, made read-only by ReadOnly,
+// refuses to be opened for writing, as it must: nil when it does.
+func Check(paths []string) error {
+	if len(paths) == 0 {
+		return errors.New("no path to check")
+	}
+	f, err := os.OpenFile(paths[0], os.O_WRONLY, 0)
+	if err == nil {
+		_ = f.Close()
+		return fmt.Errorf("%s stayed writable", paths[0])
+	}
+	if !errors.Is(err, syscall.EROFS) {
+		return err
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 // TestMain lets the test binary be the process started in namespaces of
 // its own: `child PATH...` makes the paths read-only, then tries to write
 // each (a folder: a new file in it), printing "PATH: EROFS", "PATH: ok"
-// or the error.
+// or the error, then what Check says of the first and the last.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "child" {
 		if err := ReadOnly(os.Args[2:]); err != nil {
@@ -34,6 +34,13 @@ func TestMain(m *testing.M) {
 				msg = err.Error()
 			}
 			os.Stdout.WriteString(p + ": " + msg + "\n")
+		}
+		for _, p := range []string{os.Args[2], os.Args[len(os.Args)-1]} {
+			msg := "read-only"
+			if err := Check([]string{p}); err != nil {
+				msg = err.Error()
+			}
+			os.Stdout.WriteString("check " + p + ": " + msg + "\n")
 		}
 		os.Exit(0)
 	}
@@ -66,6 +73,8 @@ func TestReadOnly(t *testing.T) {
 	is.True(strings.Contains(got, folder+": EROFS\n")) // a folder: nothing created in it
 	is.True(strings.Contains(got, link+": ok\n"))      // a symlink is left alone: its target is not mounted
 	is.True(strings.Contains(got, missing+": ok\n"))   // a missing path is skipped, not an error
+	is.True(strings.Contains(got, "check "+file+": read-only\n"))
+	is.True(strings.Contains(got, "check "+missing+": "+missing+" stayed writable\n"))
 	data, err := os.ReadFile(file)
 	is.NoErr(err)
 	is.Equal(string(data), "orig") // the child's write did not happen

@@ -17,3 +17,6 @@ func ReadOnly(paths []string) error {
 	}
 	return errors.New("read-only mounts need Linux")
 }
+
+// Check refuses: only Linux has the namespaces.
+func Check([]string) error { return errors.New("read-only mounts need Linux") }
