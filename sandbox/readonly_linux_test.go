@@ -266,3 +266,24 @@ func TestReadOnlyAsUser(t *testing.T) {
 	is.True(!strings.Contains(out.String(), "--- SKIP: TestProtectedReadOnly"))
 	is.True(strings.Contains(out.String(), "CapAmb:\t0000000000000000")) // the capabilities were looked at
 }
+
+// TestReadOnlyPartial: a file the kernel refuses to mount read-only does
+// not keep the agent from running: the others are read-only, and the
+// refusal is said as a warning ("/" stands for such a path: a folder
+// with the mounts the namespace inherited beneath it cannot be bound
+// alone).
+func TestReadOnlyPartial(t *testing.T) {
+	needMounts(t)
+	is := is.New(t)
+	f := newFixture(t)
+	sb := f.sandbox(t, Settings{Mode: ModeWorkspace, Protect: true})
+	check := filepath.Join(f.ws, "check.sh")
+	is.NoErr(os.WriteFile(check, []byte("x"), 0o644))
+	p := sb.agent
+	p.ReadOnly = []string{"/", check}
+	code, out := runStart(t, AgentStart{Wrap: p.wrap, Attr: mountns.SetAttr}, f.ws, "write", check)
+	t.Log(out)
+	is.Equal(code, 1) // the probe ran, and its write was refused
+	is.True(strings.Contains(out, "architect: warning: sandbox: 1 of the files stay writable: bind-mounting /: "))
+	is.True(strings.Contains(out, "read-only file system"))
+}

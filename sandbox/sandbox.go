@@ -132,8 +132,14 @@ func Main(args []string) int {
 	}
 	env := mergeEnv(os.Environ(), p.Env)
 	if err := mountns.ReadOnly(p.ReadOnly); err != nil {
-		usererr.Say(os.Stderr, usererr.LevelError, "sandbox: the protected files could not be made read-only, so %s was not run: %v", args[1], err)
-		return 126
+		var some *mountns.Unmounted
+		if !errors.As(err, &some) {
+			usererr.Say(os.Stderr, usererr.LevelError, "sandbox: the protected files could not be made read-only, so %s was not run: %v", args[1], err)
+			return 126
+		}
+		// The program runs confined all the same; the restore guards
+		// what stayed writable.
+		usererr.Say(os.Stderr, usererr.LevelWarning, "sandbox: %v (guarded by the restore only)", err)
 	}
 	if p.Probe {
 		if err := mountns.Check(p.ReadOnly); err != nil {

@@ -9,3 +9,23 @@
 // It imports only the standard library, so that the sandbox's helper can
 // call it however early it starts.
 package mountns
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Unmounted is ReadOnly's error when some of the paths, not all, could
+// not be made read-only: the others were.
+type Unmounted struct {
+	Paths []string
+	Errs  []error
+}
+
+func (u *Unmounted) Error() string {
+	msgs := make([]string, len(u.Errs))
+	for i, e := range u.Errs {
+		msgs[i] = e.Error()
+	}
+	return fmt.Sprintf("%d of the files stay writable: %s", len(u.Paths), strings.Join(msgs, "; "))
+}

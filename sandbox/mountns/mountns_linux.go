@@ -61,7 +61,10 @@ var locked = []struct{ st, ms uintptr }{
 // ReadOnly makes each of paths read-only in this process's mount
 // namespace, which must be its own (see SetAttr): the mounts are first
 // made slaves, so that nothing done here propagates out. A path that is
-// not a regular file or a folder (missing, a symlink) is left alone. It
+// not a regular file or a folder (missing, a symlink) is left alone; one
+// the kernel refuses to mount stays as it was, and is listed in the
+// *Unmounted returned once the others are done. Any other error means
+// that nothing could be made read-only. It
 // must run before anything confines the process further (Landlock
 // forbids mounting). The calling goroutine stays on its thread, whose
 // ambient capabilities are then cleared: the program that thread execs
@@ -71,11 +74,27 @@ func ReadOnly(paths []string) error {
 		return nil
 	}
 	runtime.LockOSThread()
-	if err := mountAll(paths); err != nil {
-		return err
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("making the mounts private to the namespace: %w", err)
+	}
+	var some Unmounted
+	for _, p := range paths {
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			continue
+		}
+		if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFREG && m != syscall.S_IFDIR {
+			continue
+		}
+		if err := bindReadOnly(p); err != nil {
+			some.Paths, some.Errs = append(some.Paths, p), append(some.Errs, err)
+		}
 	}
 	if err := dropInheritable(); err != nil {
 		return fmt.Errorf("giving up the right to mount: %w", err)
+	}
+	if len(some.Paths) > 0 {
+		return &some
 	}
 	return nil
 }
@@ -105,25 +124,6 @@ func dropInheritable() error {
 	return nil
 }
 
-func mountAll(paths []string) error {
-	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("making the mounts private to the namespace: %w", err)
-	}
-	for _, p := range paths {
-		var st syscall.Stat_t
-		if err := syscall.Lstat(p, &st); err != nil {
-			continue
-		}
-		if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFREG && m != syscall.S_IFDIR {
-			continue
-		}
-		if err := bindReadOnly(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func bindReadOnly(p string) error {
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(p, &fs); err != nil {
@@ -139,6 +139,9 @@ func bindReadOnly(p string) error {
 		return fmt.Errorf("bind-mounting %s: %w", p, err)
 	}
 	if err := syscall.Mount("", p, "", flags, ""); err != nil {
+		// Bound but writable: taken off again, so that the file behaves
+		// as it did (a mount point cannot be removed or renamed over).
+		_ = syscall.Unmount(p, syscall.MNT_DETACH)
 		return fmt.Errorf("making %s read-only: %w", p, err)
 	}
 	return nil
