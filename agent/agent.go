@@ -7,6 +7,7 @@ package agent
 import (
 	"context"
 	"io"
+	"syscall"
 	"time"
 )
 
@@ -51,6 +52,9 @@ type Request struct {
 	// Wrap starts the CLI through the sandbox's helper (proc.Options.Wrap);
 	// nil: unconfined.
 	Wrap func(name string, args []string, arg0 string) (string, []string, string, error)
+	// WrapAttr is what the helper Wrap starts needs to be started with
+	// (proc.Options.Attr); nil: nothing.
+	WrapAttr func(*syscall.SysProcAttr)
 	// TempDir is where the adapter makes the files the CLI writes besides
 	// the workspace (aider's chat history): the sandbox's private temporary
 	// folder, which a confined CLI may write; "" is the system's.

@@ -90,6 +90,7 @@ func (req Request) options(env []string, stdout, stderr io.Writer) proc.Options 
 		InactivityTimeout: req.InactivityTimeout,
 		Grace:             req.Grace,
 		Wrap:              req.Wrap,
+		Attr:              req.WrapAttr,
 	}
 }
 

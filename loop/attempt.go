@@ -234,6 +234,10 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		stopNotes = r.watchNotes(agentCtx, i, cancelAgent)
 	}
 	box := r.boxOf(x)
+	start := box.AgentStart(r.readOnlyFiles(x.ws.dir, snap))
+	if start.Note != "" {
+		r.warn(start.Note)
+	}
 	outDenied, errDenied := box.Watch(x.ws.dir), box.Watch(x.ws.dir)
 	resultFile := x.resultFile(r.ws)
 	o := ag.agent.Run(agentCtx, agent.Request{
@@ -253,7 +257,8 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		DonePattern:       r.cfg.DonePattern,
 		CopyStdout:        teeOut(copyOut, outDenied),
 		CopyStderr:        teeOut(copyErr, errDenied),
-		Wrap:              box.AgentWrap(),
+		Wrap:              start.Wrap,
+		WrapAttr:          start.Attr,
 		TempDir:           box.TempDir(),
 	})
 	r.sandboxDeniedIn(box, it, append(outDenied.Denials(), errDenied.Denials()...))

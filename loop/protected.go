@@ -2,7 +2,9 @@ package loop
 
 import (
 	"fmt"
+	"path/filepath"
 
+	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/protect"
 	"github.com/architect-dev/architect/runlog"
 )
@@ -27,6 +29,24 @@ func (r *runner) snapshotProtected(dir string) *protect.Snapshot {
 		return nil
 	}
 	return s
+}
+
+// readOnlyFiles are the files the sandbox makes read-only to the agent
+// working in dir, where it can (sandbox.Sandbox.AgentStart): under
+// --judge protect the files that define the checks, the ones guarded
+// whole (a manifest guarded by one part stays writable: the agent may
+// change the rest), then the protected files as snap recorded them. The
+// snapshot-and-restore guards them all the same.
+func (r *runner) readOnlyFiles(dir string, snap *protect.Snapshot) []string {
+	var out []string
+	if g := r.judge; g != nil && g.mode == config.JudgeProtect {
+		for _, f := range g.present {
+			if len(g.views[f]) == 0 {
+				out = append(out, filepath.Join(dir, filepath.FromSlash(f)))
+			}
+		}
+	}
+	return append(out, snap.Files()...)
 }
 
 // restoreProtected undoes the agent's changes to protected files, before

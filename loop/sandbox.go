@@ -53,6 +53,9 @@ func (r *runner) sandboxSettings(workspace string) sandbox.Settings {
 	return sandbox.Settings{
 		Mode: r.cfg.Sandbox, Net: r.cfg.SandboxNet, Write: r.cfg.SandboxWrite, Read: r.cfg.SandboxRead,
 		Workspace: workspace, Agents: agents,
+		// Files are protected: by --protect, or files that define the
+		// checks whole by --judge protect (the judge is found before).
+		Protect: len(r.cfg.Protect) > 0 || len(r.readOnlyFiles(r.ws.dir, nil)) > 0,
 	}
 }
 

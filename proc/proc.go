@@ -47,6 +47,7 @@ package proc
 import (
 	"context"
 	"io"
+	"syscall"
 	"time"
 )
 
@@ -75,6 +76,10 @@ type Options struct {
 	// returns the program started instead, its arguments and argv[0]. An
 	// error is the run's StartErr.
 	Wrap func(name string, args []string, arg0 string) (string, []string, string, error)
+	// Attr, when set, adds to the attributes the process is started with
+	// what the program Wrap starts needs (the sandbox's helper: namespaces
+	// of its own); proc's own (the process group, the cgroup) are kept.
+	Attr func(*syscall.SysProcAttr)
 }
 
 // Result is what became of a run.

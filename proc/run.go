@@ -79,6 +79,9 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 		}
 		c.Dir, c.Env, c.Stdin, c.Stdout, c.Stderr = opt.Dir, env, stdin, stdout, stderr
 		c.SysProcAttr = t.attr()
+		if opt.Attr != nil {
+			opt.Attr(c.SysProcAttr)
+		}
 		c.WaitDelay = grace // then the leader is killed
 		c.Cancel = func() error {
 			stopCause, stopAt = context.Cause(runCtx), time.Now()

@@ -103,6 +103,23 @@ func (s *Snapshot) Restore() ([]string, error) {
 	return changed, errors.Join(errs...)
 }
 
+// Files lists the regular files the snapshot recorded as present, as
+// absolute paths, sorted: the ones that can be made read-only while an
+// agent runs (a symlink, or a file absent when recorded, cannot).
+func (s *Snapshot) Files() []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for rel, e := range s.files {
+		if e.mode.IsRegular() {
+			out = append(out, filepath.Join(s.dir, filepath.FromSlash(rel)))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // walk calls fn for every non-directory under s.dir that matches a pattern.
 // A directory that replaced a protected file is reported too.
 func (s *Snapshot) walk(fn func(rel, abs string, d fs.DirEntry) error) error {

@@ -70,3 +70,22 @@ func TestRestore(t *testing.T) {
 	is.Equal(get("a_test.go"), "real test")
 	is.Equal(get("pkg/b_test.go"), "another")
 }
+
+// TestFiles: the files a snapshot can have made read-only are its regular
+// files, as absolute paths; symlinks and files absent when listed are not.
+func TestFiles(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	for _, rel := range []string{"a_test.go", "pkg/b_test.go", "main.go"} {
+		is.NoErr(os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755))
+		is.NoErr(os.WriteFile(filepath.Join(dir, rel), []byte("x"), 0o644))
+	}
+	is.NoErr(os.Symlink("main.go", filepath.Join(dir, "link_test.go")))
+	s, err := Take(dir, []string{"*_test.go"}, nil)
+	is.NoErr(err)
+	is.Equal(s.Files(), []string{filepath.Join(dir, "a_test.go"), filepath.Join(dir, "pkg", "b_test.go")})
+	l, err := TakeFiles(dir, []string{"main.go", "missing.sh", "link_test.go"}, nil)
+	is.NoErr(err)
+	is.Equal(l.Files(), []string{filepath.Join(dir, "main.go")})
+	is.Equal((*Snapshot)(nil).Files(), []string(nil))
+}

@@ -103,6 +103,11 @@ func (w *Watcher) add(d string) {
 
 // scan reads one line.
 func (w *Watcher) scan(line string) {
+	if roMarked(line) {
+		for _, p := range w.sb.roDenials(w.dir, line) {
+			w.add("sandbox denied write to " + p)
+		}
+	}
 	low := strings.ToLower(line)
 	if !strings.Contains(low, "denied") && !strings.Contains(low, "not permitted") &&
 		!strings.Contains(line, "EACCES") && !strings.Contains(line, "EPERM") {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -16,7 +17,8 @@ import (
 // TestMain lets the test binary be the sandbox's helper (as architect is)
 // and a small probe program the helper runs confined:
 // `probe write PATH`, `probe read PATH`, `probe dial HOST:PORT`,
-// `probe signal PID` (SIGURG, which a Go program ignores).
+// `probe signal PID` (SIGURG, which a Go program ignores), `probe remove PATH`,
+// `probe rename FROM TO`, `probe umount PATH`, `probe remount PATH`, `probe caps`.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -35,6 +37,21 @@ func probeMain(args []string) int {
 	switch args[0] {
 	case "write":
 		err = os.WriteFile(args[1], []byte("x"), 0o644)
+	case "remove":
+		err = os.Remove(args[1])
+	case "rename": // rename FROM TO
+		err = os.Rename(args[1], args[2])
+	case "caps": // the capabilities it runs with, as /proc/self/status says
+		var b []byte
+		if b, err = os.ReadFile("/proc/self/status"); err == nil {
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(l, "Cap") {
+					fmt.Println(l)
+				}
+			}
+		}
+	case "umount", "remount": // the mount on PATH, which a confined process may not change
+		err = changeMount(args[0], args[1])
 	case "read":
 		_, err = os.ReadFile(args[1])
 	case "dial":

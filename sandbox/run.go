@@ -27,6 +27,10 @@ type Settings struct {
 	// Agents are the agents the run may start (its agent and fallbacks):
 	// each one's home and cache folders are writable to the agent.
 	Agents []string
+	// Protect says that files in the workspace are protected (--protect,
+	// --judge protect): the sandbox finds out whether it can make them
+	// read-only to the agent (AgentStart) and its line says.
+	Protect bool
 	// Home is the home folder ("": the user's); Getenv reads the
 	// environment (nil: os.Getenv).
 	Home   string
@@ -47,8 +51,16 @@ type Sandbox struct {
 	readable []string // strict: what may be read, for Denials
 	home     string
 
-	mu      sync.Mutex
-	refused []string // hosts the proxy refused since the last Refused
+	// protect: files are protected; nsOK: they can be made read-only to
+	// the agent (else nsWhy says why not).
+	protect bool
+	nsOK    bool
+	nsWhy   string
+
+	mu       sync.Mutex
+	refused  []string        // hosts the proxy refused since the last Refused
+	readOnly map[string]bool // the files made read-only to an agent, for Denials
+	overSaid bool            // AgentStart's note on too many files was given
 }
 
 // The Landlock ABI each kind of rule needs, and the Linux that brought it.
@@ -149,8 +161,16 @@ func New(s Settings) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: the private temporary folder: %w", err)
 	}
-	sb := &Sandbox{mode: applied, tmp: tmp, home: s.Home}
+	sb := &Sandbox{mode: applied, tmp: tmp, home: s.Home, readOnly: map[string]bool{}}
 	sb.build(s, net, sys)
+	if s.Protect {
+		sb.protect = true
+		if sys.kind == "landlock" {
+			sb.nsOK, sb.nsWhy = probeMounts()
+		} else {
+			sb.nsWhy = "read-only mounts need Linux"
+		}
+	}
 	if net.Kind == NetHosts {
 		if sb.proxy, err = StartProxy(net.Hosts, sb.refuse); err != nil {
 			sb.Close()
@@ -289,6 +309,9 @@ func (sb *Sandbox) describe(net NetSpec, sys system, lack string) string {
 	}
 	if sys.abi >= abiScope {
 		b.WriteString("; no signal or abstract socket outside the run")
+	}
+	if sb.protect {
+		b.WriteString("; " + sb.readOnlyLine())
 	}
 	if lack != "" {
 		b.WriteString("; " + lack)

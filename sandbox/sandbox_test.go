@@ -137,6 +137,39 @@ func TestDenials(t *testing.T) {
 	}
 }
 
+// TestReadOnlyDenials: a write refused on a file made read-only to the
+// agent (EROFS), or its removal or replacement (EBUSY), is named as the
+// sandbox's in the shapes tools print it; the same errors on a file that
+// is not one are the system's, and left alone.
+func TestReadOnlyDenials(t *testing.T) {
+	ws := t.TempDir()
+	check := filepath.Join(ws, "tests", "check.sh")
+	sb := &Sandbox{mode: ModeWorkspace, home: "/home/u", agent: Policy{Write: []string{ws}},
+		check: Policy{Write: []string{ws}}, readOnly: map[string]bool{check: true}}
+	want := []string{"sandbox denied write to " + check}
+	for _, c := range []struct {
+		name, out string
+		want      []string
+	}{
+		{"go", "open tests/check.sh: read-only file system", want},
+		{"go rename", "rename " + ws + "/tmp " + check + ": device or resource busy", want},
+		{"dash", "sh: 1: cannot create tests/check.sh: Read-only file system", want},
+		{"coreutils rm", "rm: cannot remove 'tests/check.sh': Device or resource busy", want},
+		{"coreutils mv", "mv: cannot move 'x' to 'tests/check.sh': Device or resource busy", want},
+		{"git", "error: unable to unlink old 'tests/check.sh': Device or resource busy", want},
+		{"python", "OSError: [Errno 30] Read-only file system: 'tests/check.sh'", want},
+		{"node", "Error: EROFS: read-only file system, open '" + check + "'", want},
+		{"node rename", "Error: EBUSY: resource busy or locked, rename 'x' -> 'tests/check.sh'", want},
+		{"another file", "open tests/other.sh: read-only file system", nil},
+		{"no error", "tests/check.sh: ok", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			is.Equal(sb.Denials(ws, c.out), c.want)
+		})
+	}
+}
+
 // TestWatchBounded: the watcher keeps a bounded line and a bounded list,
 // however much is printed, and reads lines split across writes.
 func TestWatchBounded(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -36,13 +37,15 @@ var containModes = func() []string {
 // modeEnv is the environment that selects mode. "sandbox" is the cgroup's
 // containment with the agent and the checks confined by the kernel, as a
 // run told nothing is where Landlock is (the tests' markers in the shared
-// temporary folder granted): the escapes must end the same way.
+// temporary folder granted), with the fixture's file.txt protected, so
+// that where user namespaces are on the agent starts in namespaces of its
+// own (protected files read-only): the escapes must end the same way.
 func modeEnv(mode string) []string {
 	switch mode {
 	case "nocgroup":
 		return []string{"ARCHITECT_NO_CGROUP=1"}
 	case "sandbox":
-		return []string{"ARCHITECT_SANDBOX=workspace", "ARCHITECT_SANDBOX_WRITE=" + os.TempDir()}
+		return []string{"ARCHITECT_SANDBOX=workspace", "ARCHITECT_SANDBOX_WRITE=" + os.TempDir(), "ARCHITECT_PROTECT=file.txt"}
 	}
 	return nil
 }
@@ -83,6 +86,14 @@ func TestKillNineEndsAgent(t *testing.T) {
 			pids := escapedPids(t, p, filepath.Join(work, "pids"))
 			p.waitFile(t, filepath.Join(work, "started"))
 			is.True(len(leftovers(agentDir)) > len(pids)) // architect, the agent and its escapes
+			if mode == "sandbox" && readOnlyUsable() {
+				// The agent and its escapes are in a user namespace of their own.
+				ours, err := os.Readlink("/proc/self/ns/user")
+				is.NoErr(err)
+				theirs, err := os.Readlink("/proc/" + strconv.Itoa(pids[0]) + "/ns/user")
+				is.NoErr(err)
+				is.True(theirs != ours)
+			}
 			cg := owner(t, repo).Cgroup
 
 			is.NoErr(syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)) // architect alone

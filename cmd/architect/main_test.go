@@ -106,6 +106,9 @@ func TestScripts(t *testing.T) {
 			if cond == "landlock" { // Landlock with scoping (ABI 6): what --sandbox workspace needs
 				return sandboxUsable(), nil
 			}
+			if cond == "readonly" { // protected files read-only to the agent (user and mount namespaces)
+				return readOnlyUsable(), nil
+			}
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
 			}

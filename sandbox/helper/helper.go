@@ -12,7 +12,10 @@
 package helper
 
 import (
+	"errors"
 	"os"
+
+	"github.com/architect-dev/architect/sandbox/mountns"
 )
 
 // Command is the hidden command with which architect starts itself as the
@@ -42,6 +45,14 @@ type Policy struct {
 	ABI int `json:"abi"`
 	// Env is set in the program's environment (TMPDIR, the proxy).
 	Env []string `json:"env,omitempty"`
+	// ReadOnly are files made read-only to the program by the kernel,
+	// within the workspace it may otherwise write: the helper, started in
+	// namespaces of its own (mountns.SetAttr), mounts them read-only
+	// before it applies the rest (mountns.ReadOnly).
+	ReadOnly []string `json:"readonly,omitempty"`
+	// Probe: the helper mounts ReadOnly, checks that the first is
+	// read-only, and exits (0 when it is) instead of running PATH.
+	Probe bool `json:"probe,omitempty"`
 }
 
 // NetAll is Policy.Net when the network is not confined ("" too).
@@ -72,10 +83,26 @@ func Main(args []string) int {
 		return 2
 	}
 	env := mergeEnv(os.Environ(), p.Env)
-	// Steps that change what the program sees go here, before enforce
-	// (Landlock forbids mounting once it binds): protect:'s paths made
-	// read-only in a mount namespace of the program's own. A step that
-	// fails refuses with 126, as enforce does.
+	// The protected files made read-only in the mount namespace the
+	// helper was started in, before enforce: Landlock forbids mounting
+	// once it binds.
+	if err := mountns.ReadOnly(p.ReadOnly); err != nil {
+		var some *mountns.Unmounted
+		if !errors.As(err, &some) {
+			sayError("sandbox: the protected files could not be made read-only, so " + args[1] + " was not run: " + err.Error())
+			return 126
+		}
+		// The program runs confined all the same; the restore guards
+		// what stayed writable.
+		say("warning", "sandbox: "+err.Error()+" (guarded by the restore only)")
+	}
+	if p.Probe {
+		if err := mountns.Check(p.ReadOnly); err != nil {
+			sayError("sandbox: " + err.Error())
+			return 1
+		}
+		return 0
+	}
 	if err := enforce(p); err != nil {
 		sayError("sandbox: the rules could not be applied, so " + args[1] + " was not run: " + err.Error())
 		return 126
@@ -87,11 +114,16 @@ func Main(args []string) int {
 
 // sayError writes msg as usererr.Say writes an error (usererr imports fmt:
 // see the package comment).
-func sayError(msg string) {
-	_, _ = os.Stderr.WriteString(errorLine(msg))
+func sayError(msg string) { say("error", msg) }
+
+// say writes msg as usererr.Say writes a line of level.
+func say(level, msg string) {
+	_, _ = os.Stderr.WriteString(line(level, msg))
 }
 
-func errorLine(msg string) string { return "architect: error: " + msg + "\n" }
+func errorLine(msg string) string { return line("error", msg) }
+
+func line(level, msg string) string { return "architect: " + level + ": " + msg + "\n" }
 
 // mergeEnv is env with each KEY=VALUE of set replacing its key.
 func mergeEnv(env, set []string) []string {

@@ -147,7 +147,7 @@ func TestMainConfines(t *testing.T) {
 		{"inside", pol("6"), filepath.Join(ws, "a"), 0, ""},
 		{"outside", pol("6"), filepath.Join(outside, "a"), 1, "permission denied"},
 		{"built for ABI 1", pol("1"), filepath.Join(outside, "b"), 126, "architect: error: sandbox: the rules could not be applied, so "},
-		{"a field unknown", pol(`6,"readonly":["` + outside + `"]`), filepath.Join(outside, "c"), 2, `architect: error: sandbox: bad policy: unknown field "readonly"`},
+		{"a field unknown", pol(`6,"hide":["` + outside + `"]`), filepath.Join(outside, "c"), 2, `architect: error: sandbox: bad policy: unknown field "hide"`},
 		{"not JSON", "write", filepath.Join(outside, "d"), 2, "architect: error: sandbox: bad policy: want an object"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -37,6 +37,10 @@ func decode(s string) (Policy, error) {
 			p.ABI = int(n)
 		case "env":
 			p.Env, err = r.strings()
+		case "readonly":
+			p.ReadOnly, err = r.strings()
+		case "probe":
+			err = r.boolean(&p.Probe)
 		default:
 			return errors.New("unknown field " + strconv.Quote(key))
 		}

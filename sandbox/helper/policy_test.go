@@ -113,7 +113,7 @@ func TestDecodeRefuses(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{``, "want an object"},
 		{`[]`, "want an object"},
-		{`{"write":["/a"],"readonly":["/b"],"abi":7}`, `unknown field "readonly"`},
+		{`{"write":["/a"],"hide":["/b"],"abi":7}`, `unknown field "hide"`},
 		{`{"Write":["/a"]}`, `unknown field "Write"`},
 		{`{"write":"/a"}`, "write: want an array"},
 		{`{"write":["/a"}`, "write: want , or ]"},
