@@ -431,8 +431,8 @@ var mutants = []mutant{
 		name:      "loop/last-look-ignores-check-shell",
 		guarantee: "the last look runs the checks in the shell the run chose",
 		file:      "loop/finalcheck.go",
-		find:      `Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell, Wrap: r.sb.CheckWrapIn(dir)})`,
-		replace:   `Grace: r.cfg.KillGrace, Wrap: r.sb.CheckWrapIn(dir)})`,
+		find:      `Grace: r.cfg.KillGrace, Shell: r.cfg.CheckShell, Env: r.deps.Env, Wrap: r.sb.CheckWrapIn(dir)})`,
+		replace:   `Grace: r.cfg.KillGrace, Env: r.deps.Env, Wrap: r.sb.CheckWrapIn(dir)})`,
 		run:       "TestLastLookUsesTheCheckShell",
 	},
 	{
