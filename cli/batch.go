@@ -107,11 +107,13 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 			printWarnings(e.stderr, []preflight.Item{it})
 		}
 	}
-	// The masking reads the model keys' values, then the keys leave
-	// architect's environment before the pre-flight's first process.
+	// The masking (and, on a GitHub Actions runner, the log's masks) reads
+	// the model keys' values, then the keys leave architect's environment
+	// before the pre-flight's first process.
 	if err := batch.Prepare(tasks, &opts, redactor); err != nil {
 		return err
 	}
+	maskSecrets(e)
 	routes, err := planBatchBrokers(e.stderr, o.quiet, tasks)
 	if err != nil {
 		return err

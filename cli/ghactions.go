@@ -25,13 +25,25 @@ type githubActions struct {
 // startGitHubActions masks the secrets in the environment and returns the
 // reporter when GITHUB_ACTIONS=true.
 func startGitHubActions(e *env) *githubActions {
-	if !ghactions.Enabled(e.lookup) {
+	if !maskSecrets(e) {
 		return nil
+	}
+	return &githubActions{e: e, rep: &ghactions.Reporter{W: e.stderr}}
+}
+
+// maskSecrets, on a GitHub Actions runner, has the runner mask in its log
+// the values of the environment's secret variables (ghactions.Masks),
+// and says whether it is on one. It must run before the model keys
+// leave architect's environment (hideKeys), so that their values are
+// masked too.
+func maskSecrets(e *env) bool {
+	if !ghactions.Enabled(e.lookup) {
+		return false
 	}
 	for _, m := range ghactions.Masks(os.Environ()) {
 		fmt.Fprintln(e.stderr, m)
 	}
-	return &githubActions{e: e, rep: &ghactions.Reporter{W: e.stderr}}
+	return true
 }
 
 // observe adds the log groups to deps' event observers.
