@@ -84,9 +84,9 @@ type Options struct {
 	// on disk; it may return nil. A writer that is an io.Closer is closed
 	// when the check ends, before OnFinish.
 	Output func(i int) io.Writer
-	// Wrap starts each check through the sandbox's helper
-	// (proc.Options.Wrap); nil: unconfined.
-	Wrap func(name string, args []string, arg0 string) (string, []string, string, error)
+	// Wrap confines each check (sandbox.Sandbox.CheckWrap): it sets how
+	// proc starts it in its proc.Options; nil: unconfined.
+	Wrap func(*proc.Options)
 }
 
 // Run runs every command in cmds at the same time and returns their
@@ -145,15 +145,18 @@ func run(ctx context.Context, sh proc.ScriptShell, name string, opt Options, cop
 	if copyTo != nil {
 		w = io.MultiWriter(out, copyTo)
 	}
-	pr := sh.Run(ctx, name, proc.Options{
+	po := proc.Options{
 		Dir:     opt.Dir,
 		Env:     opt.Env,
 		Stdout:  w,
 		Stderr:  w,
 		Timeout: opt.Timeout,
 		Grace:   opt.Grace,
-		Wrap:    opt.Wrap,
-	})
+	}
+	if opt.Wrap != nil {
+		opt.Wrap(&po)
+	}
+	pr := sh.Run(ctx, name, po)
 	r := Result{
 		Name:        name,
 		ExitCode:    pr.ExitCode,

@@ -24,6 +24,7 @@ type tree struct {
 	id   string
 	pgid int
 	told bool
+	via  func(func() error) error // Options.Start
 }
 
 func newTree(id string) *tree { return &tree{id: id} }
@@ -32,7 +33,7 @@ func (t *tree) attr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid
 
 func (t *tree) start(cmd func() *exec.Cmd) (*exec.Cmd, error) {
 	c := cmd()
-	err := register(c, t.id)
+	err := register(c, t.id, t.via)
 	if err == nil {
 		t.pgid, t.told = c.Process.Pid, true
 		tellGroup('+', t.pgid)
