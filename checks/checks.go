@@ -84,9 +84,9 @@ type Options struct {
 	// on disk; it may return nil. A writer that is an io.Closer is closed
 	// when the check ends, before OnFinish.
 	Output func(i int) io.Writer
-	// Wrap confines each check (sandbox.Sandbox.CheckWrap): it sets how
-	// proc starts it in its proc.Options; nil: unconfined.
-	Wrap func(*proc.Options)
+	// Wrap starts each check through the sandbox's helper
+	// (proc.Options.Wrap); nil: unconfined.
+	Wrap func(name string, args []string, arg0 string) (string, []string, string, error)
 }
 
 // Run runs every command in cmds at the same time and returns their
@@ -145,18 +145,15 @@ func run(ctx context.Context, sh proc.ScriptShell, name string, opt Options, cop
 	if copyTo != nil {
 		w = io.MultiWriter(out, copyTo)
 	}
-	po := proc.Options{
+	pr := sh.Run(ctx, name, proc.Options{
 		Dir:     opt.Dir,
 		Env:     opt.Env,
 		Stdout:  w,
 		Stderr:  w,
 		Timeout: opt.Timeout,
 		Grace:   opt.Grace,
-	}
-	if opt.Wrap != nil {
-		opt.Wrap(&po)
-	}
-	pr := sh.Run(ctx, name, po)
+		Wrap:    opt.Wrap,
+	})
 	r := Result{
 		Name:        name,
 		ExitCode:    pr.ExitCode,

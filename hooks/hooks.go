@@ -81,9 +81,8 @@ type Observer struct {
 	denied func(output string) []string // names what the sandbox refused, read in a hook's output
 }
 
-// Wrapper confines a hook: it sets how proc starts it in its
-// proc.Options (sandbox.Confine).
-type Wrapper = func(*proc.Options)
+// Wrapper is the shape of proc.Options.Wrap (and of sandbox.Wrapper).
+type Wrapper = func(name string, args []string, arg0 string) (string, []string, string, error)
 
 // Confine makes the on_iteration and on_finish hooks run from now on
 // through wrap: the run's sandbox, with the rules of its checks (the loop
@@ -217,17 +216,14 @@ func (o *Observer) run(ctx context.Context, name, script string, vars []string) 
 	}
 	out := proc.NewTail(2 << 10)
 	wrap, denied := o.wrapper()
-	opt := proc.Options{
+	res := sh.Run(ctx, script, proc.Options{
 		Dir:     o.workspace,
 		Env:     append(o.env(), vars...),
 		Stdout:  out,
 		Stderr:  out,
 		Timeout: o.cfg.Timeout,
-	}
-	if wrap != nil {
-		wrap(&opt)
-	}
-	res := sh.Run(ctx, script, opt)
+		Wrap:    wrap,
+	})
 	var why string
 	switch {
 	case res.StartErr != nil:

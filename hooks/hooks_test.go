@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/matryer/is"
 )
@@ -134,10 +133,8 @@ func TestConfineWrapsTheUsersHooksOnly(t *testing.T) {
 	})
 	o.Observe(started(dir, ""))
 	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 1}) // before Confine: as is
-	o.Confine(func(opt *proc.Options) {
-		opt.Wrap = func(name string, args []string, arg0 string) (string, []string, string, error) {
-			return "env", append([]string{"WRAPPED=yes", name}, args...), "", nil
-		}
+	o.Confine(func(name string, args []string, arg0 string) (string, []string, string, error) {
+		return "env", append([]string{"WRAPPED=yes", name}, args...), "", nil
 	}, nil)
 	o.Observe(runlog.Event{Type: runlog.EventIterationFinished, Iteration: 2})
 	o.Observe(runlog.Event{Type: runlog.EventLoopFinished, Success: ptr(true), TotalIterations: ptr(2)})

@@ -75,7 +75,7 @@ type Deps struct {
 	// rules (sandbox.Sandbox.CheckWrap; nil when nothing is confined):
 	// the user's hooks run through it, as the checks do; denied names what
 	// the sandbox refused, read in a hook's output.
-	Confine func(wrap sandbox.Confine, denied func(output string) []string)
+	Confine func(wrap sandbox.Wrapper, denied func(output string) []string)
 	// CheckSlots, when set, bounds how many agents' checks run at once
 	// across everything that shares it: a round's candidates, a batch's
 	// tasks (--parallel). Each agent's checks take one slot while they run.

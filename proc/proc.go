@@ -80,13 +80,6 @@ type Options struct {
 	// what the program Wrap starts needs (the sandbox's helper: namespaces
 	// of its own); proc's own (the process group, the cgroup) are kept.
 	Attr func(*syscall.SysProcAttr)
-	// Start, when set, runs start, which forks and execs the process
-	// (exec.Cmd.Start), in its own way: the sandbox runs it on a thread
-	// its rules bind, so that the process is confined from its first
-	// instruction. It returns start's error, or its own when it could not
-	// run start (the process did not start). Everything proc does around
-	// the start is the same with it.
-	Start func(start func() error) error
 }
 
 // Result is what became of a run.

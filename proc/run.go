@@ -67,7 +67,6 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	}
 
 	t := newTree(id)
-	t.via = opt.Start
 	defer t.release()
 	// stopCause and stopAt are written by Cancel (exec's context
 	// goroutine) and read after Wait, which synchronises with it.
@@ -131,17 +130,12 @@ func run(ctx context.Context, name string, args []string, opt Options) Result {
 	return res
 }
 
-// register starts cmd (through via when set: Options.Start) and records
-// its group, under startMu so that a sweep never sees the child before it
-// is recorded.
-func register(cmd *exec.Cmd, id string, via func(func() error) error) error {
+// register starts cmd and records its group, under startMu so that a
+// sweep never sees the child before it is recorded.
+func register(cmd *exec.Cmd, id string) error {
 	startMu.RLock()
 	defer startMu.RUnlock()
-	start := cmd.Start
-	if via != nil {
-		start = func() error { return via(cmd.Start) }
-	}
-	if err := start(); err != nil {
+	if err := cmd.Start(); err != nil {
 		return err
 	}
 	track(cmd.Process.Pid, id)

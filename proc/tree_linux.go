@@ -19,8 +19,7 @@ type tree struct {
 	id   string
 	slot *slot // nil without a run cgroup
 	pgid int
-	told bool                     // the supervisor was told of the group
-	via  func(func() error) error // Options.Start
+	told bool // the supervisor was told of the group
 }
 
 func newTree(id string) *tree {
@@ -49,7 +48,7 @@ func (t *tree) attr() *syscall.SysProcAttr {
 // filter, a cgroup this user may not write), and runs go on without it.
 func (t *tree) start(cmd func() *exec.Cmd) (*exec.Cmd, error) {
 	c := cmd()
-	err := register(c, t.id, t.via)
+	err := register(c, t.id)
 	if err == nil && t.slot == nil {
 		t.pgid, t.told = c.Process.Pid, true
 		tellGroup('+', t.pgid)
@@ -61,7 +60,7 @@ func (t *tree) start(cmd func() *exec.Cmd) (*exec.Cmd, error) {
 	t.slot = nil
 	ensureReaper()
 	c2 := cmd()
-	if err2 := register(c2, t.id, t.via); err2 != nil {
+	if err2 := register(c2, t.id); err2 != nil {
 		s.c.put(s) // the program's fault, not the cgroup's
 		return c2, err2
 	}

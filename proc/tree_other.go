@@ -24,7 +24,6 @@ type tree struct {
 	id   string
 	pgid int
 	told bool
-	via  func(func() error) error // Options.Start
 }
 
 func newTree(id string) *tree { return &tree{id: id} }
@@ -33,7 +32,7 @@ func (t *tree) attr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid
 
 func (t *tree) start(cmd func() *exec.Cmd) (*exec.Cmd, error) {
 	c := cmd()
-	err := register(c, t.id, t.via)
+	err := register(c, t.id)
 	if err == nil {
 		t.pgid, t.told = c.Process.Pid, true
 		tellGroup('+', t.pgid)

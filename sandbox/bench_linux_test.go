@@ -13,10 +13,10 @@ import (
 )
 
 // The sandbox's cost per process (an iteration starts one agent and one
-// process per check): BenchmarkStart runs /bin/true unconfined, through
-// the helper as the agent starts (one more exec of this binary, served
-// from helper/serve's init as architect serves it, the rules built and
-// applied), and as a check starts, on the policy's confined thread. Its difference is the cost; the target is under 5 ms per
+// process per check): BenchmarkStart runs /bin/true unconfined and
+// through the helper (one more exec of this binary, served from
+// helper/serve's init as architect serves it, the rules built and
+// applied). Its difference is the cost; the target is under 5 ms per
 // iteration (bench's sandbox scenario measures architect itself).
 // BenchmarkNew is the set-up, once per run.
 func BenchmarkStart(b *testing.B) {
@@ -27,18 +27,13 @@ func BenchmarkStart(b *testing.B) {
 		b.Skip(err)
 	}
 	defer sb.Close()
-	helper := func(w Wrapper) Confine { return func(o *proc.Options) { o.Wrap = w } }
 	for _, c := range []struct {
-		name    string
-		confine Confine
-	}{{"unconfined", nil}, {"workspace", helper(sb.AgentWrap())}, {"net-none", helper(netNone(b, ws, home))}, {"check-thread", sb.CheckWrap()}} {
+		name string
+		wrap Wrapper
+	}{{"unconfined", nil}, {"workspace", sb.AgentWrap()}, {"net-none", netNone(b, ws, home)}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				opt := proc.Options{Dir: ws}
-				if c.confine != nil {
-					c.confine(&opt)
-				}
-				res := proc.Run(context.Background(), "/bin/true", nil, opt)
+				res := proc.Run(context.Background(), "/bin/true", nil, proc.Options{Dir: ws, Wrap: c.wrap})
 				if res.ExitCode != 0 || res.StartErr != nil {
 					b.Fatal(res)
 				}
@@ -79,7 +74,7 @@ func BenchmarkWrap(b *testing.B) {
 		b.Skip(err)
 	}
 	defer sb.Close()
-	wrap := sb.AgentWrap()
+	wrap := sb.CheckWrap()
 	for b.Loop() {
 		if _, _, _, err := wrap("sh", []string{"-c", "true"}, ""); err != nil {
 			b.Fatal(err)

@@ -68,22 +68,14 @@ func (f fixture) sandbox(t *testing.T, s Settings) *Sandbox {
 // runProbe runs the probe through wrap, in dir.
 func runProbe(t *testing.T, wrap Wrapper, dir string, args ...string) (int, string) {
 	t.Helper()
-	return runConfined(t, func(o *proc.Options) { o.Wrap = wrap }, dir, args...)
-}
-
-// runConfined runs the probe in dir, confined by confine (CheckWrap).
-func runConfined(t *testing.T, confine Confine, dir string, args ...string) (int, string) {
-	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	opt := proc.Options{Dir: dir, Stdout: &out, Stderr: &out, Timeout: 30 * time.Second}
-	if confine != nil {
-		confine(&opt)
-	}
-	res := proc.Run(context.Background(), exe, append([]string{"probe"}, args...), opt)
+	res := proc.Run(context.Background(), exe, append([]string{"probe"}, args...), proc.Options{
+		Dir: dir, Stdout: &out, Stderr: &out, Timeout: 30 * time.Second, Wrap: wrap,
+	})
 	if res.StartErr != nil {
 		t.Fatal(res.StartErr)
 	}
@@ -221,7 +213,7 @@ func TestNetByPort(t *testing.T) {
 			if !c.agent {
 				is.Equal(sb.Denials(f.ws, out), []string{"sandbox denied connect to " + addr})
 			}
-			code, _ = runConfined(t, sb.CheckWrap(), f.ws, "dial", addr)
+			code, _ = runProbe(t, sb.CheckWrap(), f.ws, "dial", addr)
 			is.Equal(code == 0, c.check) // a check
 		})
 	}

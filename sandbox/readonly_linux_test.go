@@ -142,7 +142,7 @@ func TestReadOnlyLeavesOthers(t *testing.T) {
 	check := filepath.Join(f.ws, "check.sh")
 	is.NoErr(os.WriteFile(check, []byte("x"), 0o644))
 	_ = sb.AgentStart([]string{check})
-	code, out := runConfined(t, sb.CheckWrap(), f.ws, "write", check)
+	code, out := runProbe(t, sb.CheckWrap(), f.ws, "write", check)
 	t.Log(out)
 	is.Equal(code, 0) // a check may write it
 	st := sb.AgentStart(nil)

@@ -61,11 +61,6 @@ type Sandbox struct {
 	refused  []string        // hosts the proxy refused since the last Refused
 	readOnly map[string]bool // the files made read-only to an agent, for Denials
 	overSaid bool            // AgentStart's note on too many files was given
-
-	tmu       sync.Mutex
-	threads   map[string]*thread // the confined threads, by policy (JSON); nil: the helper
-	threadErr error              // why the last thread could not be made
-	closed    bool               // Close was called: no more threads
 }
 
 // The Landlock ABI each kind of rule needs, and the Linux that brought it.
@@ -350,24 +345,23 @@ func (sb *Sandbox) AgentWrap() Wrapper {
 	return sb.agent.wrap
 }
 
-// CheckWrap confines the checks and the hooks (see confine); nil when
-// off.
-func (sb *Sandbox) CheckWrap() Confine {
+// CheckWrap is the checks' (and hooks') proc.Options.Wrap; nil when off.
+func (sb *Sandbox) CheckWrap() Wrapper {
 	if sb == nil || sb.mode == ModeOff {
 		return nil
 	}
-	return sb.confine(sb.check)
+	return sb.check.wrap
 }
 
 // CheckWrapIn is CheckWrap for checks that run in dir, outside the
 // workspace (the last look's clean checkout): dir is writable to them too.
-func (sb *Sandbox) CheckWrapIn(dir string) Confine {
+func (sb *Sandbox) CheckWrapIn(dir string) Wrapper {
 	if sb == nil || sb.mode == ModeOff {
 		return nil
 	}
 	p := sb.check
 	p.Write = dedupe(append(slices.Clone(p.Write), abs(dir, sb.home)))
-	return sb.confine(p)
+	return p.wrap
 }
 
 // refuse records a host the proxy refused.
@@ -404,13 +398,11 @@ func (sb *Sandbox) TempDir() string {
 	return sb.tmp
 }
 
-// Close ends the confined threads, stops the proxy and removes the
-// private temporary folder.
+// Close stops the proxy and removes the private temporary folder.
 func (sb *Sandbox) Close() {
 	if sb == nil {
 		return
 	}
-	sb.closeThreads()
 	if sb.proxy != nil {
 		sb.proxy.Close()
 	}

@@ -762,8 +762,8 @@ var mutants = []mutant{
 		name:      "hooks/hook-not-confined",
 		guarantee: "the user's on_iteration and on_finish hooks run confined by the run's sandbox, as the checks",
 		file:      "hooks/hooks.go",
-		find:      "\t\twrap(&opt)\n",
-		replace:   "\t\t_ = opt\n",
+		find:      "\t\tWrap:    wrap,\n",
+		replace:   "\t\tWrap:    func() Wrapper { _ = wrap; return nil }(),\n",
 		run:       "TestConfineWrapsTheUsersHooksOnly",
 	},
 

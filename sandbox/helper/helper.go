@@ -82,7 +82,7 @@ func Main(args []string) int {
 		sayError("sandbox: bad policy: " + err.Error())
 		return 2
 	}
-	env := MergeEnv(os.Environ(), p.Env)
+	env := mergeEnv(os.Environ(), p.Env)
 	// The protected files made read-only in the mount namespace the
 	// helper was started in, before enforce: Landlock forbids mounting
 	// once it binds.
@@ -125,9 +125,8 @@ func errorLine(msg string) string { return line("error", msg) }
 
 func line(level, msg string) string { return "architect: " + level + ": " + msg + "\n" }
 
-// MergeEnv is env with each KEY=VALUE of set replacing its key (set comes
-// last); env itself when set is empty.
-func MergeEnv(env, set []string) []string {
+// mergeEnv is env with each KEY=VALUE of set replacing its key.
+func mergeEnv(env, set []string) []string {
 	if len(set) == 0 {
 		return env
 	}

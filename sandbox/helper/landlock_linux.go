@@ -226,22 +226,13 @@ func addPath(ruleset int, g grant) error {
 // enforce confines this process by p: the calling thread, which is the
 // one that execs (the rules then bind the program it becomes, and all it
 // starts).
-func enforce(p Policy) error { return RestrictThread(p) }
-
-// RestrictThread confines the calling thread by p: it locks the calling
-// goroutine to its thread, for good (the thread ends with the goroutine,
-// and never runs another), sets no_new_privs and applies p's Landlock
-// rules to that thread alone. What the thread then starts is confined by
-// p from its first instruction; the process's other threads are not. On
-// an error the thread may be half confined: the goroutine must then end.
-func RestrictThread(p Policy) error {
+func enforce(p Policy) error {
 	fd, err := ruleset(p)
 	if err != nil {
 		return err
 	}
 	defer syscall.Close(fd)
-	// Never unlocked: the process becomes the program, or the thread
-	// serves the starts of confined processes until it ends.
+	// Never unlocked: the process becomes the program.
 	runtime.LockOSThread()
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0); e != 0 {
 		return errors.New("prctl(PR_SET_NO_NEW_PRIVS): " + e.Error())

@@ -160,6 +160,6 @@ func TestErrorLine(t *testing.T) {
 
 func TestMergeEnv(t *testing.T) {
 	is := is.New(t)
-	is.Equal(MergeEnv([]string{"A=1", "TMPDIR=/tmp", "B=2", "NOEQ"}, []string{"TMPDIR=/x", "C="}), []string{"A=1", "B=2", "NOEQ", "TMPDIR=/x", "C="})
-	is.Equal(MergeEnv([]string{"A=1"}, nil), []string{"A=1"})
+	is.Equal(mergeEnv([]string{"A=1", "TMPDIR=/tmp", "B=2", "NOEQ"}, []string{"TMPDIR=/x", "C="}), []string{"A=1", "B=2", "NOEQ", "TMPDIR=/x", "C="})
+	is.Equal(mergeEnv([]string{"A=1"}, nil), []string{"A=1"})
 }
