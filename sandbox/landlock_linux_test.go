@@ -323,3 +323,58 @@ func TestMissingNamedPaths(t *testing.T) {
 	sb := f.sandbox(t, Settings{Mode: ModeStrict, Write: []string{f.outside, gone}, Read: []string{gone + "-read"}})
 	is.Equal(sb.Missing(), []string{"--sandbox-write " + gone, "--sandbox-read " + gone + "-read"})
 }
+
+// TestConfinedCannotReachArchitect: a confined agent, check or hook can
+// neither signal any thread of architect (kill(2) given a thread's ID
+// signals the whole process: SIGKILL, SIGSTOP) nor get the right to
+// ptrace one (opening /proc/TID/mem needs it, as PTRACE_ATTACH and
+// process_vm_writev do: all of architect's memory). Landlock lets a
+// process signal and ptrace whatever shares its domain, so no thread of
+// architect may ever be in the domain of what it confines: each thread of
+// this process, listed once confined processes have been started, is out
+// of their reach.
+func TestConfinedCannotReachArchitect(t *testing.T) {
+	needLandlock(t, abiScope)
+	f := newFixture(t)
+	sb := f.sandbox(t, Settings{Mode: ModeWorkspace})
+	confined := []struct {
+		name string
+		wrap Wrapper
+	}{{"agent", sb.AgentWrap()}, {"check", sb.CheckWrap()}}
+	for _, c := range confined {
+		if code, out := runProbe(t, c.wrap, f.ws, "env", "TMPDIR"); code != 0 {
+			t.Fatalf("%s: %d %s", c.name, code, out)
+		}
+	}
+	entries, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Unconfined, the probe reaches them: the test can tell (a kernel
+	// with Yama's ptrace_scope above 0 refuses the ptrace right anyway).
+	first := entries[len(entries)-1].Name()
+	code, out := runProbe(t, nil, f.ws, "signal", first)
+	if code != 0 {
+		t.Fatalf("unconfined, the signal did not go: %s", out)
+	}
+	memToo := true
+	if code, _ := runProbe(t, nil, f.ws, "mem", first); code != 0 {
+		memToo = false
+		t.Log("this kernel refuses the ptrace right to an unconfined process: /proc/TID/mem not tested")
+	}
+	for _, e := range entries {
+		for _, c := range confined {
+			t.Run(c.name+"-"+e.Name(), func(t *testing.T) {
+				is := is.New(t)
+				code, out := runProbe(t, c.wrap, f.ws, "signal", e.Name())
+				is.Equal(code, 1) // no signal to a thread of architect
+				is.True(strings.Contains(out, "operation not permitted"))
+				if memToo {
+					code, out = runProbe(t, c.wrap, f.ws, "mem", e.Name())
+					is.Equal(code, 1) // no ptrace right on a thread of architect
+					is.True(strings.Contains(out, "permission denied"))
+				}
+			})
+		}
+	}
+}

@@ -18,7 +18,8 @@ import (
 // and a small probe program the helper runs confined:
 // `probe write PATH`, `probe read PATH`, `probe dial HOST:PORT`,
 // `probe signal PID` (SIGURG, which a Go program ignores), `probe remove PATH`,
-// `probe rename FROM TO`, `probe umount PATH`, `probe remount PATH`, `probe caps`.
+// `probe rename FROM TO`, `probe umount PATH`, `probe remount PATH`, `probe caps`,
+// `probe env NAME`, `probe mem PID` (opens /proc/PID/mem: the ptrace right).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -64,6 +65,11 @@ func probeMain(args []string) int {
 		err = syscall.Kill(pid, syscall.SIGURG)
 	case "env":
 		fmt.Println(os.Getenv(args[1]))
+	case "mem": // open /proc/PID/mem, which needs the right to ptrace PID
+		var f *os.File
+		if f, err = os.Open("/proc/" + args[1] + "/mem"); err == nil {
+			_ = f.Close()
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "probe:", err)
