@@ -66,8 +66,8 @@ func (r *Repo) isOwnWorktree(path string) bool {
 	if !filepath.IsAbs(admin) {
 		admin = filepath.Join(path, admin)
 	}
-	within := resolve(filepath.Join(r.commonDir, "worktrees")) + string(filepath.Separator)
-	if !strings.HasPrefix(resolve(admin), within) {
+	within := ResolvePath(filepath.Join(r.commonDir, "worktrees")) + string(filepath.Separator)
+	if !strings.HasPrefix(ResolvePath(admin), within) {
 		return false
 	}
 	back, err := os.ReadFile(filepath.Join(admin, "gitdir"))

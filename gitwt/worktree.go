@@ -173,10 +173,12 @@ func (r *Repo) abs(path string) string {
 // samePath reports whether a and b name the same folder, comparing with
 // symbolic links resolved (in the parent when the folder itself is gone).
 func samePath(a, b string) bool {
-	return resolve(a) == resolve(b)
+	return ResolvePath(a) == ResolvePath(b)
 }
 
-func resolve(path string) string {
+// ResolvePath is path with symbolic links resolved (in its parent when
+// it is gone): one name for a folder that has several.
+func ResolvePath(path string) string {
 	path = filepath.Clean(path)
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		return r

@@ -53,10 +53,10 @@ func removeLeftCandidates(ctx context.Context, repo *gitwt.Repo, ws string, lock
 	byRun := map[string][]string{}
 	for _, wt := range wts {
 		owner, ok := candidateOwner(wt)
-		if !ok || (ws != "" && resolvePath(owner) != resolvePath(ws)) {
+		if !ok || (ws != "" && gitwt.ResolvePath(owner) != gitwt.ResolvePath(ws)) {
 			continue
 		}
-		key := resolvePath(owner)
+		key := gitwt.ResolvePath(owner)
 		if _, seen := byRun[key]; !seen {
 			runs = append(runs, key)
 		}
@@ -100,17 +100,4 @@ func candidateOwner(wt gitwt.Worktree) (string, bool) {
 		return "", false
 	}
 	return filepath.Dir(filepath.Dir(dir)), true
-}
-
-// resolvePath is path with symbolic links resolved (in its parent when it
-// is gone), to compare two names of one folder.
-func resolvePath(path string) string {
-	path = filepath.Clean(path)
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		return r
-	}
-	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		return filepath.Join(r, filepath.Base(path))
-	}
-	return path
 }

@@ -133,6 +133,21 @@ func (rt recordTable) whole(attempts int) []string {
 // is solved when any of them solved it. False when one of the runs was
 // not measured.
 func (rt recordTable) figure(name string, keys []string) (figure, bool) {
+	return rt.tally(name, keys, false)
+}
+
+// firstPassing is (c) as a user would run it: the attempts in their order,
+// one after another, stopping at the first whose check passes. It solves
+// what (c) solves and costs only the attempts made up to that one: the
+// attempts are independent, so the first k of them are what k attempts
+// would have been.
+func (rt recordTable) firstPassing(name string, keys []string) (figure, bool) {
+	return rt.tally(name, keys, true)
+}
+
+// tally adds up the runs keys of every task: all of them, or with
+// untilSolved those up to the first that solved it.
+func (rt recordTable) tally(name string, keys []string, untilSolved bool) (figure, bool) {
 	if len(keys) == 0 {
 		return figure{}, false
 	}
@@ -154,40 +169,12 @@ func (rt recordTable) figure(name string, keys []string) (figure, bool) {
 				f.Declared++
 			}
 			solved = solved || r.Solved
+			if solved && untilSolved {
+				break
+			}
 		}
 		if solved {
 			f.Solved++
-		}
-	}
-	return f, true
-}
-
-// firstPassing is (c) as a user would run it: the attempts in their order,
-// one after another, stopping at the first whose check passes. It solves
-// what (c) solves and costs only the attempts made up to that one: the
-// attempts are independent, so the first k of them are what k attempts
-// would have been.
-func (rt recordTable) firstPassing(name string, keys []string) (figure, bool) {
-	for _, k := range keys {
-		if !rt.present[k] {
-			return figure{}, false
-		}
-	}
-	f := figure{Name: name, Of: len(rt.tasks)}
-	for _, t := range rt.tasks {
-		for _, k := range keys {
-			r := rt.by[t][k]
-			f.Seconds += r.Seconds
-			f.Tokens += r.PromptTokens + r.CompletionTokens
-			f.Requests += r.Requests
-			f.Runs++
-			if r.Success {
-				f.Declared++
-			}
-			if r.Solved {
-				f.Solved++
-				break
-			}
 		}
 	}
 	return f, true
