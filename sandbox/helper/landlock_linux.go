@@ -155,9 +155,11 @@ func needs(attr rulesetAttr) int {
 	return ABIFiles
 }
 
-// kernelABI is the Landlock ABI this kernel offers (0: none), counting
-// ABI 6 only where its signal scoping is fixed, as go-landlock does.
-func kernelABI() int {
+// KernelABI is the Landlock ABI this kernel offers (0: none), counting
+// ABI 6 only where its signal scoping is fixed, as go-landlock does. The
+// run's probe and the helper both ask it, so that a run never builds rules
+// the helper would refuse.
+func KernelABI() int {
 	v, _, e := syscall.RawSyscall(sysCreateRuleset, 0, 0, createRulesetVersion)
 	if e != 0 {
 		return 0
@@ -175,7 +177,7 @@ func kernelABI() int {
 // does not exist (or cannot be opened) is left out: the kernel grants on
 // what exists, and a grant left out only denies more.
 func ruleset(p Policy) (int, error) {
-	if err := check(p, kernelABI()); err != nil {
+	if err := check(p, KernelABI()); err != nil {
 		return -1, err
 	}
 	attr := handled(p)

@@ -44,7 +44,7 @@ func TestConstants(t *testing.T) {
 	is.Equal(oPath, 0x200000)
 	v, err := ll.LandlockGetABIVersion()
 	if err == nil && v >= 1 {
-		is.True(kernelABI() >= 1) // the version call is the kernel's
+		is.True(KernelABI() >= 1) // the version call is the kernel's
 	}
 }
 
@@ -125,7 +125,7 @@ func runHelper(t *testing.T, policy, target string) (int, string) {
 // folder goes and one outside is denied; rules the helper cannot apply,
 // or a policy it cannot read, stop it before the program runs.
 func TestMainConfines(t *testing.T) {
-	have := kernelABI()
+	have := KernelABI()
 	if have < 6 {
 		t.Skipf("this kernel has Landlock ABI %d; the test needs 6", have)
 	}
@@ -168,7 +168,7 @@ func TestMainConfines(t *testing.T) {
 
 // TestMainExecFails: a program that cannot be run is 127, said.
 func TestMainExecFails(t *testing.T) {
-	if kernelABI() < 3 {
+	if KernelABI() < 3 {
 		t.Skip("no Landlock")
 	}
 	is := is.New(t)
@@ -186,7 +186,7 @@ func TestMainExecFails(t *testing.T) {
 // made for a workspace policy (the restriction itself is one system call,
 // and cannot be undone in a benchmark).
 func BenchmarkRuleset(b *testing.B) {
-	if kernelABI() < 6 {
+	if KernelABI() < 6 {
 		b.Skip("no Landlock ABI 6")
 	}
 	p := Policy{Write: []string{b.TempDir(), b.TempDir(), b.TempDir()}, Scope: true, ABI: 6, Net: "ports", Ports: []uint16{443}}
