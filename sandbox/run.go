@@ -196,6 +196,11 @@ func decide(mode string, net NetSpec, sys system) (applied, lack string, err err
 	switch {
 	case sys.kind == "sandbox-exec" && net.Kind != NetAll:
 		return "", "", &usererr.Error{Msg: "--sandbox-net " + net.String() + " is not supported on this system (sandbox-exec confines files only)", Hint: "leave --sandbox-net unset (all) on macOS, or " + modeHint}
+	case sys.kind == "sandbox-exec" && mode == ModeAuto:
+		// The generated profile has never run on a Mac: applied by default it
+		// could break every macOS run (an agent's login, its caches) in ways no
+		// test here can see. auto says so; workspace and strict apply it.
+		return ModeOff, "the sandbox-exec profile is not yet verified on macOS (--sandbox workspace applies it)", nil
 	case sys.kind == "sandbox-exec":
 		return pick(mode), "", nil
 	case sys.kind == "" && mode == ModeAuto:

@@ -73,6 +73,8 @@ func TestDecide(t *testing.T) {
 		{"auto, no net", ModeAuto, none, system{kind: "landlock", abi: 3}, "", "", "--sandbox-net none needs Landlock ABI 4 (Linux 6.7"},
 		{"macOS", ModeStrict, all, system{kind: "sandbox-exec"}, ModeStrict, "", ""},
 		{"macOS net", ModeAuto, none, system{kind: "sandbox-exec"}, "", "", "is not supported on this system"},
+		{"macOS auto", ModeAuto, all, system{kind: "sandbox-exec"}, ModeOff, "not yet verified on macOS", ""},
+		{"macOS workspace", ModeWorkspace, all, system{kind: "sandbox-exec"}, ModeWorkspace, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			is := is.New(t)
