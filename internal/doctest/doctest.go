@@ -168,6 +168,21 @@ func IsArchitect(cmd string) bool {
 	return cmd == "architect" || strings.HasPrefix(cmd, "architect ")
 }
 
+var architectCallRE = regexp.MustCompile(`(?:^|[(|;&]\s*)(architect(?:\s[^()|;&<>]*)?)`)
+
+// ArchitectCalls are the architect commands in the shell line cmd: at its
+// start or after `(`, `|`, `;` or `&`, each up to the next redirection,
+// pipe or list operator (`source <(architect completion bash)` holds
+// `architect completion bash`).
+func ArchitectCalls(cmd string) []string {
+	cmd = commentRE.ReplaceAllString(cmd, "")
+	var out []string
+	for _, m := range architectCallRE.FindAllStringSubmatch(cmd, -1) {
+		out = append(out, strings.TrimSpace(m[1]))
+	}
+	return out
+}
+
 var (
 	commentRE  = regexp.MustCompile(`\s+#.*$`)
 	bracketsRE = regexp.MustCompile(`[\[\]…]|\.\.\.`)

@@ -122,6 +122,9 @@ func newEnv(t *testing.T) env {
 		// differ in what the sandbox can use: the docs' commands run
 		// without it, as the whole-binary tests do.
 		"ARCHITECT_SANDBOX=off",
+		// Claude Code refuses to run as root without it, and architect
+		// says so before starting it; CI runs as root in a container.
+		"IS_SANDBOX=1",
 	}
 	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT"} {
 		if v := goEnv(k); v != "" {
@@ -254,14 +257,12 @@ func TestDocsCommands(t *testing.T) {
 			e := newEnv(t)
 			if b.Skip != "" || b.Synopsis {
 				dir := t.TempDir()
-				for _, c := range cmds {
-					c = Rewrite(c)
-					if !IsArchitect(c) {
-						continue
-					}
-					c = FlagsOnly(c, b.Synopsis)
-					if out, code := run(t, e, dir, c); code != 0 {
-						t.Errorf("%s (parsing its flags only: the block is marked %s): exit status %d\n%s", c, marker(b), code, out)
+				for _, line := range cmds {
+					for _, c := range ArchitectCalls(Rewrite(line)) {
+						c = FlagsOnly(c, b.Synopsis)
+						if out, code := run(t, e, dir, c); code != 0 {
+							t.Errorf("%s (parsing its flags only: the block is marked %s): exit status %d\n%s", c, marker(b), code, out)
+						}
 					}
 				}
 				return
@@ -337,6 +338,10 @@ func TestCommands(t *testing.T) {
 	}
 	is := is.New(t)
 	is.Equal(Rewrite("go run ./cmd/architect demo"), "architect demo")
+	is.Equal(ArchitectCalls(`source <(architect completion bash)          # bash`), []string{"architect completion bash"})
+	is.Equal(ArchitectCalls(`architect completion zsh > "${fpath[1]}/_architect"`), []string{"architect completion zsh"})
+	is.Equal(ArchitectCalls(`architect completion fish | source`), []string{"architect completion fish"})
+	is.Equal(ArchitectCalls(`git diff ...architect/ralph-loop`), []string(nil))
 	is.Equal(FlagsOnly("architect show [N] [-C DIR] [--json]   # iteration N", true), "architect show N -C DIR --json --help")
 	is.Equal(FlagsOnly(`architect loop --resume [-C DIR] [--max-iterations 40 …]`, true), "architect loop --resume -C DIR --max-iterations 40 --help")
 }
