@@ -117,6 +117,10 @@ func newEnv(t *testing.T) env {
 		"TMPDIR=" + tmp,
 		"PATH=" + bins(t) + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"GOTOOLCHAIN=local",
+		// No module downloads, and nothing installed into the machine's
+		// GOPATH/bin: an unmarked `go install …@latest` fails.
+		"GOPROXY=off",
+		"GOBIN=" + filepath.Join(base, "gobin"),
 		"GOFLAGS=-mod=mod",
 		"TERM=dumb",
 		"LANG=C.UTF-8",
@@ -231,8 +235,10 @@ func allBlocks(t *testing.T) []Block {
 // TestDocsCommands runs every shell block of README.md and docs/*.md:
 // each command with bash in a scratch git repository (testdata/project),
 // through the binaries built from this checkout, with a scripted Claude
-// Code and stand-ins for golangci-lint, pytest and ruff on PATH (testdata/bin);
-// every command must exit 0. A block marked skip or synopsis is not run:
+// Code and stand-ins for golangci-lint, pytest and ruff on PATH
+// (testdata/bin); every command must exit 0. What would reach the network
+// or change the machine (npm, brew, curl, wget, pip, apt-get, sudo, module
+// downloads) fails instead, so such a block must be marked. A block marked skip or synopsis is not run:
 // each of its architect commands is parsed with --help instead, so a flag
 // architect does not have still fails. A block marked ci holds commands
 // .ci/run runs: each must be a line of .ci/run as it is, and its architect
