@@ -79,7 +79,7 @@ func ParseFile(path, rel string) ([]Block, error) {
 			if shellLangs[lang] {
 				cur = &Block{File: rel, Line: n, Lang: lang}
 				if err := cur.apply(markers); err != nil {
-					return nil, fmt.Errorf("%s:%d: %v", rel, n, err)
+					return nil, fmt.Errorf("%s:%d: %w", rel, n, err)
 				}
 			} else if len(markers) > 0 {
 				return nil, fmt.Errorf("%s:%d: a doctest marker above a %q block, which is not run", rel, n, lang)

@@ -58,7 +58,7 @@ func bins(t *testing.T) string {
 		build.Dir = root
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+			binErr = fmt.Errorf("go build: %w\n%s", err, out)
 			return
 		}
 		fakes, _ := filepath.Glob(filepath.Join(root, "internal", "doctest", "testdata", "bin", "*"))
