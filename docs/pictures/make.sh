@@ -2,7 +2,7 @@
 # Makes the README's pictures from a real run of `architect demo` (the
 # README's first command), built from this checkout:
 #   view.txt      the terminal view, captured with tmux during the second
-#                 iteration (after the first left both tests failing);
+#                 iteration (the first fixed one of the two bugs);
 #                 also copied into README.md between its picture markers
 #   report.png    the report that run wrote, shot by headless Chromium
 #   report.txt    the report's headings, in order (what TestPictures compares)
