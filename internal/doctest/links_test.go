@@ -105,3 +105,15 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeShort: the README is the first screen, at most about 200
+// lines; the reference goes to docs/.
+func TestReadmeShort(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n > 210 {
+		t.Errorf("README.md has %d lines: move the reference into a page of docs/ and link it", n)
+	}
+}
