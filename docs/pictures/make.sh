@@ -22,7 +22,7 @@ if [ "${1:-}" = --view-only ]; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/architect-pictures.XXXXXX")
-sock=architect-pictures-$$
+sock=${PICTURES_TMUX_SOCKET:-architect-pictures-$$} # the tmux server of this capture
 cleanup() {
 	tmux -L "$sock" kill-server 2>/dev/null || true
 	rm -rf "$work"

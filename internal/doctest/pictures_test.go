@@ -5,6 +5,7 @@ package doctest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,7 +91,11 @@ func TestPictures(t *testing.T) {
 	defer cancel()
 	c := exec.CommandContext(ctx, "bash", filepath.Join(pics, "make.sh"), "--view-only", dir)
 	c.Dir = root
-	c.Env = e.vars
+	// The capture's tmux server is named, so that it ends with the test
+	// even if make.sh is killed before its own clean-up.
+	sock := fmt.Sprintf("architect-doctest-%d", os.Getpid())
+	c.Env = append(e.vars, "PICTURES_TMUX_SOCKET="+sock)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", sock, "kill-server").Run() })
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("make.sh --view-only: %v\n%s", err, out)
 	}
