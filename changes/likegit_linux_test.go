@@ -200,14 +200,14 @@ func TestCommitIgnoreCase(t *testing.T) {
 	}
 }
 
-// TestWatcherBlindSpots keeps the README's list of what the watcher cannot
+// TestWatcherBlindSpots keeps docs/iterations.md's list of what the watcher cannot
 // see true: what it lists as seen is seen (a commit in a nested
 // repository, a write through a hard link from outside the tree to a file
 // linked before the watch or made in the tree as a link), and what it
 // lists as not seen is not (a write through a shared memory mapping that
 // lasts, or
 // through a link made outside the tree during the watch), so that a
-// change of either breaks this test before the README is wrong.
+// change of either breaks this test before docs/iterations.md is wrong.
 func TestWatcherBlindSpots(t *testing.T) {
 	is := is.New(t)
 	dir, _, w := watched(t)
@@ -257,7 +257,7 @@ func TestWatcherBlindSpots(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(dir, "src/deep/c.txt"))
 	is.NoErr(err)
 	is.Equal(string(data), "ONE\n") // written
-	is.Equal(taken(w), "")          // and not seen: the README names it
+	is.Equal(taken(w), "")          // and not seen: docs/iterations.md names it
 	is.NoErr(unix.Munmap(mem))
 	is.Equal(taken(w), "src/deep/c.txt")
 }

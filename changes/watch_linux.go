@@ -41,8 +41,8 @@ const treeMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN
 // reports what is done through a folder watched; so Take also looks at
 // the HEAD of each nested repository (a commit in a submodule is written
 // in the git folder above), and files with other hard links are watched
-// through their inode. What inotify cannot see, Take cannot either (the
-// README lists it; TestWatcherBlindSpots keeps the list true): writes
+// through their inode. What inotify cannot see, Take cannot either
+// (docs/iterations.md lists it; TestWatcherBlindSpots keeps the list true): writes
 // through a shared mapping (mmap) while it lasts, through a link to a file
 // of the tree made elsewhere during the watch, and changes made by another
 // machine on a network file system.

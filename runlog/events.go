@@ -10,7 +10,7 @@ import (
 )
 
 // Event types, as they appear in .architect/events.jsonl. The schema is
-// documented in the README and kept stable: fields are only ever added.
+// documented in docs/watching.md (Events) and kept stable: fields are only ever added.
 const (
 	EventLoopStarted       = "loop_started"
 	EventIterationStarted  = "iteration_started"

@@ -1,5 +1,5 @@
-// Command architect runs AI coding agents in a check-driven loop. See the
-// README for usage.
+// Command architect runs AI coding agents in a check-driven loop. See
+// README.md and docs/ for usage.
 package main
 
 import (

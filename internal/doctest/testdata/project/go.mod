@@ -1,0 +1,3 @@
+module example.com/doctest
+
+go 1.22
