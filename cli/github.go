@@ -164,7 +164,7 @@ func runGitHub(cmd *cobra.Command, e *env, o *githubOptions, task string) error 
 			return &usererr.Error{Msg: "an event file and a TASK or --issue both given", Hint: "the event names the issue: drop TASK and --issue, or drop --event"}
 		}
 		if evName != "issues" && evName != "issue_comment" {
-			evName = "issues"
+			evName = "" // --event off a runner: the payload says which
 		}
 		ev, err := github.ReadEvent(evName, evPath)
 		if err != nil {

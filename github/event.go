@@ -44,7 +44,8 @@ type payload struct {
 	} `json:"sender"`
 }
 
-// ReadEvent reads the payload of event name at path.
+// ReadEvent reads the payload of event name at path ("": told from
+// the payload).
 func ReadEvent(name, path string) (*Event, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -53,6 +54,12 @@ func ReadEvent(name, path string) (*Event, error) {
 	var p payload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, &usererr.Error{Msg: fmt.Sprintf("the event payload %s is not JSON: %v", path, err), Hint: "GITHUB_EVENT_PATH should name the runner's event file", Err: err}
+	}
+	if name == "" { // not said: a payload with a comment is issue_comment's
+		name = "issues"
+		if p.Comment.User.Login != "" || p.Comment.Body != "" {
+			name = "issue_comment"
+		}
 	}
 	ev := &Event{Name: name, Action: p.Action, Label: p.Label.Name, Comment: p.Comment.Body,
 		Issue: Issue{Number: p.Issue.Number, Title: p.Issue.Title, Body: p.Issue.Body, State: p.Issue.State,

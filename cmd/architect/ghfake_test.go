@@ -28,7 +28,7 @@ type ghfakeHolder struct{ s *fakegithub.Server }
 //	ghfake perm USER PERMISSION             a collaborator's permission
 //	ghfake close N                          close issue N
 //	ghfake checks BRANCH STATE              the check run on BRANCH's head in REMOTE (success, failure, in_progress)
-//	ghfake deny 'METHOD PATH' STATUS        answer such calls with STATUS
+//	ghfake deny 'METHOD PATH' STATUS        answer such calls with STATUS (0: answer them again)
 //	ghfake dump FILE                        write the state and every call to FILE as JSON
 //	ghfake prbody N FILE                    write pull request N's body to FILE
 //	ghfake comment K FILE                   write the K-th comment (from 0) to FILE
@@ -90,7 +90,13 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		need(3)
 		code, err := strconv.Atoi(args[2])
 		ts.Check(err)
-		h.s.Update(func(st *fakegithub.State) { st.Deny[args[1]] = code })
+		h.s.Update(func(st *fakegithub.State) {
+			if code == 0 {
+				delete(st.Deny, args[1])
+				return
+			}
+			st.Deny[args[1]] = code
+		})
 	case "dump":
 		need(2)
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]), h.s.Snapshot(), 0o644))
