@@ -104,12 +104,15 @@ configuration, pre-flight or GitHub permission error, 130 interrupted.`,
 
 // ghRun is one `architect github`: where it talks, and what it found.
 type ghRun struct {
-	e      *env
-	client *github.Client
-	n      int // the issue; 0 for none
-	facts  github.Facts
-	runURL string
-	slug   string
+	e *env
+	// onRemote: the run went on from its branch as pushed before (a
+	// rerun), whose pull request it updates even when it added nothing.
+	onRemote bool
+	client   *github.Client
+	n        int // the issue; 0 for none
+	facts    github.Facts
+	runURL   string
+	slug     string
 }
 
 func (g *ghRun) getenv(name string) string {
@@ -138,6 +141,7 @@ func (g *ghRun) outputs(outs ...ghactions.Output) {
 
 func runGitHub(cmd *cobra.Command, e *env, o *githubOptions, task string) error {
 	ctx := cmd.Context()
+	maskSecrets(e) // on a runner, the token is masked before any call
 	g := &ghRun{e: e, n: o.issue}
 	g.slug = o.repo
 	if g.slug == "" {
@@ -299,7 +303,7 @@ func (g *ghRun) run(cmd *cobra.Command, o *githubOptions, task string) error {
 	case o.noPR:
 	case !res.Success && !o.draftOnFail:
 		fmt.Fprintf(e.stderr, "architect: no pull request: the run ended without success (--draft-on-failure opens a draft)\n")
-	case rc.Head == "" || rc.Head == rc.Base:
+	case rc.Head == "" || (rc.Head == rc.Base && !g.onRemote):
 		fmt.Fprintf(e.stderr, "architect: no pull request: the run changed nothing\n")
 	default:
 		pr, prErr = g.publish(ctx, repo, res, rc, stat, github.PRSpec{Head: branch, Base: base, Title: g.title(task),
@@ -339,6 +343,7 @@ func (g *ghRun) startFromRemote(ctx context.Context, repo *gitwt.Repo, branch st
 		return &usererr.Error{Msg: "could not check out " + branch + " as pushed: " + err.Error(), Hint: "commit or stash the checkout's changes first", Err: err}
 	}
 	fmt.Fprintf(g.e.stderr, "architect: %s exists on origin: this run goes on from its work\n", branch)
+	g.onRemote = true
 	return nil
 }
 
