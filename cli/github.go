@@ -98,6 +98,7 @@ configuration, pre-flight or GitHub permission error, 130 interrupted.`,
 	fs.BoolVar(&o.loop.noConfig, "no-config", false, "read no configuration file, not even the project's ralph.yaml")
 	config.RegisterFlags(fs, &o.loop.flagged)
 	group(c, config.GroupTask, "config", "no-config")
+	group(c, "GitHub", "issue", "event", "trigger-label", "repo", "base", "draft", "draft-on-failure", "no-pr", "labels", "reviewers")
 	completeLoopFlags(c)
 	return c
 }
