@@ -156,37 +156,12 @@ func runGitHub(cmd *cobra.Command, e *env, o *githubOptions, task string) error 
 	if err != nil {
 		return err
 	}
-
-	// Which issue, if any, and whether its event asks for a run at all.
-	evName := g.getenv("GITHUB_EVENT_NAME")
-	evPath := o.event
-	if evPath == "" && o.issue == 0 && task == "" && (evName == "issues" || evName == "issue_comment") {
-		evPath = g.getenv("GITHUB_EVENT_PATH")
-	}
-	instructions := ""
-	if evPath != "" {
-		if task != "" || o.issue != 0 {
-			return &usererr.Error{Msg: "an event file and a TASK or --issue both given", Hint: "the event names the issue: drop TASK and --issue, or drop --event"}
+	instructions, why, err := g.fromEvent(ctx, o, task)
+	if err != nil || why != "" {
+		if err == nil {
+			err = g.nothing(why)
 		}
-		if evName != "issues" && evName != "issue_comment" {
-			evName = "" // --event off a runner: the payload says which
-		}
-		ev, err := github.ReadEvent(evName, evPath)
-		if err != nil {
-			return err
-		}
-		ins, ok, why := ev.Trigger(o.label)
-		if !ok {
-			return g.nothing("not started: " + why)
-		}
-		perm, err := g.client.Permission(ctx, ev.Actor)
-		if err != nil {
-			return err
-		}
-		if !github.CanWrite(perm) {
-			return g.nothing(fmt.Sprintf("not started: @%s has %s access to %s, and only people with write access start architect", ev.Actor, perm, g.slug))
-		}
-		g.n, instructions = ev.Issue.Number, ins
+		return err
 	}
 	if g.n > 0 && task != "" {
 		return &usererr.Error{Msg: "a TASK and --issue both given", Hint: "the issue's title and body are the task: drop one of them"}
@@ -210,29 +185,75 @@ func runGitHub(cmd *cobra.Command, e *env, o *githubOptions, task string) error 
 	return g.run(cmd, o, task)
 }
 
+// fromEvent reads the workflow's issues or issue_comment event, when
+// there is one to read (--event, or the runner's with neither a TASK nor
+// --issue), and sets the issue it names. It returns the instructions of
+// the comment that asked for the run, or why the event starts nothing.
+func (g *ghRun) fromEvent(ctx context.Context, o *githubOptions, task string) (instructions, why string, err error) {
+	evName := g.getenv("GITHUB_EVENT_NAME")
+	evPath := o.event
+	if evPath == "" && o.issue == 0 && task == "" && (evName == "issues" || evName == "issue_comment") {
+		evPath = g.getenv("GITHUB_EVENT_PATH")
+	}
+	if evPath == "" {
+		return "", "", nil
+	}
+	if task != "" || o.issue != 0 {
+		return "", "", &usererr.Error{Msg: "an event file and a TASK or --issue both given", Hint: "the event names the issue: drop TASK and --issue, or drop --event"}
+	}
+	if evName != "issues" && evName != "issue_comment" {
+		evName = "" // --event off a runner: the payload says which
+	}
+	ev, err := github.ReadEvent(evName, evPath)
+	if err != nil {
+		return "", "", err
+	}
+	ins, ok, why := ev.Trigger(o.label)
+	if !ok {
+		return "", "not started: " + why, nil
+	}
+	perm, err := g.client.Permission(ctx, ev.Actor)
+	if err != nil {
+		return "", "", err
+	}
+	if !github.CanWrite(perm) {
+		return "", fmt.Sprintf("not started: @%s has %s access to %s, and only people with write access start architect", ev.Actor, perm, g.slug), nil
+	}
+	g.n = ev.Issue.Number
+	return ins, "", nil
+}
+
+// config is the loop's configuration for task, as architect loop reads
+// it, on a branch of its own: for an issue, the one its pull request is
+// found by.
+func (g *ghRun) config(cmd *cobra.Command, o *githubOptions, task string) (config.Config, error) {
+	path, _, err := loopConfigFile(cmd, g.e, &o.loop)
+	if err != nil {
+		return config.Config{}, err
+	}
+	cfg, _, warnings, err := config.LoadSources(path, task, g.e.lookup, cmd.Flags(), &o.loop.flagged)
+	if err != nil {
+		return cfg, err
+	}
+	if !cfg.Quiet {
+		for _, w := range warnings {
+			usererr.Say(g.e.stderr, usererr.LevelWarning, "%s", printable(w))
+		}
+	}
+	cfg.Worktree = true
+	if g.n > 0 {
+		cfg.WorktreeName = github.WorktreeName(g.n)
+	}
+	return cfg, nil
+}
+
 // run runs the loop on task, then writes the receipt, pushes, opens or
 // updates the pull request and the issue's comment.
 func (g *ghRun) run(cmd *cobra.Command, o *githubOptions, task string) error {
 	ctx, e := cmd.Context(), g.e
-	path, _, err := loopConfigFile(cmd, e, &o.loop)
+	cfg, err := g.config(cmd, o, task)
 	if err != nil {
 		return err
-	}
-	cfg, _, warnings, err := config.LoadSources(path, task, e.lookup, cmd.Flags(), &o.loop.flagged)
-	if err != nil {
-		return err
-	}
-	if !cfg.Quiet {
-		for _, w := range warnings {
-			usererr.Say(e.stderr, usererr.LevelWarning, "%s", printable(w))
-		}
-	}
-	// The work goes on a branch of its own: for an issue, the one its
-	// pull request is found by.
-	if g.n > 0 {
-		cfg.Worktree, cfg.WorktreeName = true, github.WorktreeName(g.n)
-	} else {
-		cfg.Worktree = true
 	}
 	_, branch := loop.WorktreeFor(cfg.WorktreeName)
 	repo, err := gitwt.Open(ctx, cfg.Dir)
@@ -258,55 +279,27 @@ func (g *ghRun) run(cmd *cobra.Command, o *githubOptions, task string) error {
 			return err
 		}
 	}
-
-	r, err := prepare(ctx, e, cfg, "")
-	if err != nil {
-		g.endComment(ctx, comment, "❌ architect could not start: "+err.Error())
-		return err
-	}
-	defer r.release()
-	if g.n > 0 {
-		r.deps.Between = func(ctx context.Context, done int) (string, string) {
-			closed, err := g.client.StillOpen(ctx, g.n)
-			if err != nil {
-				usererr.Say(e.stderr, usererr.LevelWarning, "could not look at issue #%d after iteration %d: %v", g.n, done, err)
-				return "", ""
-			}
-			if closed != "" {
-				return runlog.StopIssueClosed, closed
-			}
-			return "", ""
-		}
-	}
-	// The agents and the checks never see the GitHub token: architect
-	// has read it, and the runner's git keeps its own for the push.
-	hideGitHubToken(&r.deps)
-	res, err := loop.Run(ctx, cfg, r.deps)
-	loopErr := r.finish(res, err)
+	res, loopErr := g.loop(ctx, cfg)
 	if res == nil {
 		g.endComment(ctx, comment, "❌ architect could not run: "+errText(loopErr))
 		return loopErr
 	}
 
 	rc, stat := g.receipt(ctx, res)
-	if res.Workspace != "" {
-		if err := runlog.WriteJSON(runlog.Path(res.Workspace, runlog.ReceiptFile), rc); err != nil {
-			usererr.Say(e.stderr, usererr.LevelWarning, "could not write the run receipt: %v", err)
-		} else {
-			fmt.Fprintf(e.stderr, "architect: run receipt: %s\n", printable(runlog.Path(res.Workspace, runlog.ReceiptFile)))
-		}
+	receipt := runlog.Path(res.Workspace, runlog.ReceiptFile)
+	if res.Workspace == "" {
+		receipt = ""
+	} else if err := runlog.WriteJSON(receipt, rc); err != nil {
+		usererr.Say(e.stderr, usererr.LevelWarning, "could not write the run receipt: %v", err)
+	} else {
+		fmt.Fprintf(e.stderr, "architect: run receipt: %s\n", printable(receipt))
 	}
-	outs := []ghactions.Output{{Name: "started", Value: "true"}, {Name: "receipt", Value: runlog.Path(res.Workspace, runlog.ReceiptFile)}}
-
+	outs := []ghactions.Output{{Name: "started", Value: "true"}, {Name: "receipt", Value: receipt}}
 	var pr *github.PR
 	var prErr error
-	switch {
-	case o.noPR:
-	case !res.Success && !o.draftOnFail:
-		fmt.Fprintf(e.stderr, "architect: no pull request: the run ended without success (--draft-on-failure opens a draft)\n")
-	case rc.Head == "" || (rc.Head == rc.Base && !g.onRemote):
-		fmt.Fprintf(e.stderr, "architect: no pull request: the run changed nothing\n")
-	default:
+	if why := g.noPullRequest(o, res, rc); why != "" {
+		fmt.Fprintf(e.stderr, "architect: no pull request: %s\n", why)
+	} else {
 		pr, prErr = g.publish(ctx, repo, res, rc, stat, github.PRSpec{Head: branch, Base: base, Title: g.title(task),
 			Draft: o.draft || !res.Success, Labels: o.labels, Reviewers: o.reviewers})
 	}
@@ -323,6 +316,54 @@ func (g *ghRun) run(cmd *cobra.Command, o *githubOptions, task string) error {
 		return nil
 	}
 	return loopErr
+}
+
+// loop runs the loop as architect loop does, looking at the issue between
+// iterations, and returns its result and what architect loop would exit
+// with.
+func (g *ghRun) loop(ctx context.Context, cfg config.Config) (*runlog.Result, error) {
+	r, err := prepare(ctx, g.e, cfg, "")
+	if err != nil {
+		return nil, err
+	}
+	defer r.release()
+	if g.n > 0 {
+		r.deps.Between = g.between
+	}
+	// The agents and the checks never see the GitHub token: architect
+	// has read it, and the runner's git keeps its own for the push.
+	hideGitHubToken(&r.deps)
+	res, err := loop.Run(ctx, cfg, r.deps)
+	return res, r.finish(res, err)
+}
+
+// between is the loop's look at the issue between iterations: it stops
+// the run once the issue is closed. A look that fails does not.
+func (g *ghRun) between(ctx context.Context, done int) (string, string) {
+	closed, err := g.client.StillOpen(ctx, g.n)
+	if err != nil {
+		usererr.Say(g.e.stderr, usererr.LevelWarning, "could not look at issue #%d after iteration %d: %v", g.n, done, err)
+		return "", ""
+	}
+	if closed != "" {
+		return runlog.StopIssueClosed, closed
+	}
+	return "", ""
+}
+
+// noPullRequest says why the run makes no pull request, "" when it makes one.
+func (g *ghRun) noPullRequest(o *githubOptions, res *runlog.Result, rc github.Receipt) string {
+	switch {
+	case o.noPR:
+		return "--no-pr"
+	case res.StopReason == runlog.StopIssueClosed:
+		return "the issue was closed"
+	case !res.Success && !o.draftOnFail:
+		return "the run ended without success (--draft-on-failure opens a draft)"
+	case rc.Head == "" || (rc.Head == rc.Base && !g.onRemote):
+		return "the run changed nothing"
+	}
+	return ""
 }
 
 // startFromRemote makes a rerun go on from the work already pushed: when
