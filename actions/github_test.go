@@ -111,6 +111,7 @@ func TestIssueToPullRequestWorkflow(t *testing.T) {
 	is.Equal(rc.Head, api.HeadSHA("architect/issue-1")) // the receipt names the pushed head
 	is.Equal(rc.Checks[0].Command, "./check.sh")
 	is.Equal(rc.Cost.Provenance, github.CostReported)
+	is.True(strings.Contains(r.Summaries(), "Pull request: [#2](https://github.example/acme/widgets/pull/2)"))
 	is.Equal(len(st.Comments), 1)
 	is.Equal(st.Comments[0].Edits, 1)
 	is.True(strings.HasPrefix(st.Comments[0].Body, "✅ architect: every check passed after 1 iteration"))

@@ -125,11 +125,18 @@ func (g *ghRun) getenv(name string) string {
 // step summary, and exit 0.
 func (g *ghRun) nothing(why string) error {
 	fmt.Fprintf(g.e.stderr, "architect: %s\n", why)
-	if path := g.getenv("GITHUB_STEP_SUMMARY"); path != "" && ghactions.Enabled(g.e.lookup) {
-		_ = ghactions.AppendFile(path, "architect: "+why+"\n")
-	}
+	g.summary("architect: " + why)
 	g.outputs(ghactions.Output{Name: "started", Value: "false"}, ghactions.Output{Name: "reason", Value: why})
 	return nil
+}
+
+// summary adds a line to the step summary, on a runner.
+func (g *ghRun) summary(line string) {
+	if path := g.getenv("GITHUB_STEP_SUMMARY"); path != "" && ghactions.Enabled(g.e.lookup) {
+		if err := ghactions.AppendFile(path, "\n"+line+"\n"); err != nil {
+			usererr.Say(g.e.stderr, usererr.LevelWarning, "cannot write the step summary: %v", err)
+		}
+	}
 }
 
 func (g *ghRun) outputs(outs ...ghactions.Output) {
@@ -305,6 +312,7 @@ func (g *ghRun) run(cmd *cobra.Command, o *githubOptions, task string) error {
 	}
 	if pr != nil {
 		outs = append(outs, ghactions.Output{Name: "pull-request-number", Value: fmt.Sprint(pr.Number)}, ghactions.Output{Name: "pull-request-url", Value: pr.URL})
+		g.summary(fmt.Sprintf("Pull request: [#%d](%s)", pr.Number, pr.URL))
 	}
 	g.outputs(outs...)
 	g.endComment(ctx, comment, g.outcomeComment(res, pr, prErr))
@@ -356,6 +364,8 @@ func (g *ghRun) noPullRequest(o *githubOptions, res *runlog.Result, rc github.Re
 	switch {
 	case o.noPR:
 		return "--no-pr"
+	case res.StopReason == runlog.StopCancelled:
+		return "the run was interrupted"
 	case res.StopReason == runlog.StopIssueClosed:
 		return "the issue was closed"
 	case !res.Success && !o.draftOnFail:
