@@ -7,6 +7,17 @@ set -uo pipefail
 
 args=(loop)
 flag() { if [[ -n $2 ]]; then args+=("--$1=$2"); fi; }
+# Pull requests and issue mode: architect github, with its own flags.
+if [[ ${INPUT_PULL_REQUEST:-false} == true ]]; then
+	args=(github)
+	flag base "${INPUT_BASE:-}"
+	flag labels "${INPUT_LABELS:-}"
+	flag reviewers "${INPUT_REVIEWERS:-}"
+	flag issue "${INPUT_ISSUE:-}"
+	args+=("--trigger-label=${INPUT_TRIGGER_LABEL-architect}")
+	if [[ ${INPUT_DRAFT:-false} == true ]]; then args+=(--draft); fi
+	if [[ ${INPUT_DRAFT_ON_FAILURE:-false} == true ]]; then args+=(--draft-on-failure); fi
+fi
 flag spec "${INPUT_SPEC:-}"
 flag agent "${INPUT_AGENT:-}"
 flag agent-cmd "${INPUT_AGENT_CMD:-}"

@@ -78,7 +78,7 @@ limit.`,
 	root.SetUsageFunc(usage)
 	root.SetHelpCommand(helpCommand())
 	root.AddCommand(
-		newLoopCmd(e), newBatchCmd(e), newDemoCmd(e),
+		newLoopCmd(e), newBatchCmd(e), newDemoCmd(e), newGitHubCmd(e),
 		newStatusCmd(e), newSayCmd(e), newPauseCmd(e), newResumeCmd(e), newCancelCmd(e), newReportCmd(e), newShowCmd(e),
 		newMergeCmd(e), newCleanCmd(e),
 		newInitCmd(e), newTemplateCmd(e),

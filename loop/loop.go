@@ -84,6 +84,12 @@ type Deps struct {
 	// hooks in place of architect's own (a batch gives each task its own:
 	// which model keys it keeps depends on its broker and check_env).
 	Env []string
+	// Between, when set, is asked before each iteration after the first
+	// whether something outside the run ended it (the GitHub issue the run
+	// works on was closed): a stop reason (runlog.StopIssueClosed) and its
+	// detail, or "" to go on. The run stops as it does when asked to:
+	// saved, resumable.
+	Between func(ctx context.Context, done int) (reason, detail string)
 }
 
 // runner is one session of a run. What an iteration produces flows

@@ -164,6 +164,9 @@ func (r *runner) run(ctx, runCtx context.Context) *stop {
 		if s := r.limitReached(i); s != nil {
 			return s
 		}
+		if s := r.between(ctx, i); s != nil {
+			return s
+		}
 		if s := r.doneBeforeIteration(runCtx); s != nil {
 			return s
 		}

@@ -71,6 +71,20 @@ func (r *runner) stopAsked() *stop {
 	return stopAt(runlog.StopRequested, fmt.Sprintf("you asked for a stop after iteration %d", len(r.records)))
 }
 
+// between asks Deps.Between, before every iteration after the first,
+// whether something outside the run ended it.
+func (r *runner) between(ctx context.Context, i int) *stop {
+	if r.deps.Between == nil || i == 1 {
+		return nil
+	}
+	reason, detail := r.deps.Between(ctx, i-1)
+	if reason == "" {
+		return nil
+	}
+	r.logf("stopping after iteration %d: %s", i-1, detail)
+	return stopAt(reason, detail)
+}
+
 // limitReached says whether iteration i may not start: past
 // --max-iterations, or with --max-cost spent.
 func (r *runner) limitReached(i int) *stop {
@@ -124,7 +138,7 @@ func finalStatus(reason string) string {
 	switch reason {
 	case runlog.StopSuccess, runlog.StopNoChecks:
 		return runlog.StatusSucceeded
-	case runlog.StopCancelled, runlog.StopRequested:
+	case runlog.StopCancelled, runlog.StopRequested, runlog.StopIssueClosed:
 		return runlog.StatusStopped
 	case runlog.StopWaiting:
 		return runlog.StatusWaiting

@@ -39,6 +39,9 @@ const (
 	ProgressFile  = "ralph-progress.md"
 	PromptsDir    = "prompts"
 	ReportFile    = "report.html"
+	// ReceiptFile is the run receipt (architect github): the commits, the
+	// diff's hash, the checks and the cost, as JSON.
+	ReceiptFile = "receipt.json"
 	// RunDiffFile is the whole run's diff so far (what merge brings in),
 	// rewritten after every iteration: its head, at most the loop's bound,
 	// with a line saying what is cut.

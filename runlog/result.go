@@ -33,6 +33,10 @@ const (
 	// StopRequested: the loop stopped between iterations because it was
 	// asked to (ControlStop). The run can be resumed.
 	StopRequested = "stop_requested"
+
+	// StopIssueClosed: the GitHub issue the run works on was closed while
+	// it ran (architect github); the run is saved and resumable.
+	StopIssueClosed = "issue_closed"
 )
 
 // Why an iteration was interrupted before its checks ran (Iteration.Interrupted).

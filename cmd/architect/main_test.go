@@ -85,6 +85,7 @@ func TestScripts(t *testing.T) {
 			// The scripts start from their own environment: the
 			// sandbox is off there too, unless a script turns it on.
 			env.Setenv("ARCHITECT_SANDBOX", "off")
+			env.Values[ghfakeKey{}] = &ghfakeHolder{}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -98,6 +99,7 @@ func TestScripts(t *testing.T) {
 			"jsonlen":   cmdJSONLen,
 			"jsonrange": cmdJSONRange,
 			"upstream":  cmdUpstream,
+			"ghfake":    cmdGHFake,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "ci" { // under CI, a missing tool fails a test instead of skipping it
