@@ -18,7 +18,6 @@ import (
 var pending = map[string]bool{
 	"docs/install.md":                   true,
 	"docs/platforms.md":                 true,
-	"docs/issues-and-pull-requests.md":  true,
 	"docs/annotations-and-artifacts.md": true,
 	"docs/candidates-rounds.md":         true,
 }
