@@ -155,9 +155,9 @@ var formats = []format{
 		name: "generic", about: "any tool printing file:line:col: message, file:line: message or file(line,col): message",
 		loose: true,
 		efm: []string{
-			`%f:%l:%c: %m`,
-			`%f:%l: %m`,
-			`%f(%l,%c): %m`,
+			`%\s%#%f:%l:%c: %m`,
+			`%\s%#%f:%l: %m`,
+			`%\s%#%f(%l,%c): %m`,
 			`%-G%.%#`,
 		},
 	},
