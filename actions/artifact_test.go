@@ -158,3 +158,50 @@ func freePort(t *testing.T) string {
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
+
+// artifact.sh collects the records that exist, the run receipt
+// (receipt.json, when the run wrote one) among them, from the worktree's
+// .architect folder; with none, it says so and nothing is uploaded.
+func TestArtifactScriptCollects(t *testing.T) {
+	is := is.New(t)
+	wt := t.TempDir()
+	rec := filepath.Join(wt, ".architect")
+	is.NoErr(os.MkdirAll(filepath.Join(rec, "transcripts", "iteration-1"), 0o755))
+	for _, f := range []string{"report.html", "receipt.json", "transcripts/iteration-1/transcript.md", "state.json"} {
+		is.NoErr(os.WriteFile(filepath.Join(rec, f), []byte("x"), 0o644))
+	}
+	collect := func(worktree string) map[string]string {
+		outFile := filepath.Join(t.TempDir(), "out")
+		cmd := exec.Command("bash", "artifact.sh", "collect")
+		cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+outFile, "GITHUB_JOB=loop", "ARCHITECT_WORKTREE_PATH="+worktree,
+			"INPUT_ARTIFACT_NAME=", "INPUT_ARTIFACT_RETENTION_DAYS=")
+		out, err := cmd.CombinedOutput()
+		is.NoErr(err)
+		t.Logf("%s", out)
+		data, err := os.ReadFile(outFile)
+		is.NoErr(err)
+		m := map[string]string{}
+		lines := strings.Split(string(data), "\n")
+		for i := 0; i < len(lines); i++ {
+			if name, delim, ok := strings.Cut(lines[i], "<<"); ok {
+				var v []string
+				for i++; i < len(lines) && lines[i] != delim; i++ {
+					v = append(v, lines[i])
+				}
+				m[name] = strings.Join(v, "\n")
+			} else if name, v, ok := strings.Cut(lines[i], "="); ok {
+				m[name] = v
+			}
+		}
+		return m
+	}
+	m := collect(wt)
+	is.Equal(m["found"], "true")
+	is.Equal(m["name"], "architect-loop")
+	is.Equal(m["retention"], "")
+	is.Equal(m["paths"], strings.Join([]string{rec + "/report.html", rec + "/receipt.json", rec + "/transcripts"}, "\n"))
+
+	m = collect(t.TempDir()) // no records
+	is.Equal(m["found"], "false")
+	is.Equal(m["paths"], "")
+}

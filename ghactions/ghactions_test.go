@@ -100,7 +100,7 @@ func TestAnnotateLastAndBest(t *testing.T) {
 	root := t.TempDir()
 	is.NoErr(os.WriteFile(filepath.Join(root, "a.go"), nil, 0o644))
 	res := &runlog.Result{Workspace: root, Iterations: []runlog.Iteration{
-		{Iteration: 1, CheckResults: []runlog.CheckResult{{Name: "go vet", Output: "a.go:1:1: one\n"}, {Name: "go build", Output: "a.go:9:1: nine\n"}}},
+		{Iteration: 1, CheckResults: []runlog.CheckResult{{Name: "go vet", Output: "a.go:1:1: one\n"}, {Name: "go build", Passed: true}}}, // as good as 2: the later one is the best
 		{Iteration: 2, CheckResults: []runlog.CheckResult{{Name: "go vet", Output: "a.go:2:1: two\n"}, {Name: "go build", Passed: true}}},
 		{Iteration: 3, CheckResults: []runlog.CheckResult{{Name: "go vet", Output: "a.go:3:1: three\n"}, {Name: "go build", Output: "a.go:4:1: four\n"}}},
 		{Iteration: 4, Interrupted: "SIGINT"}, // its checks never ran
