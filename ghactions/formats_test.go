@@ -1,6 +1,7 @@
 package ghactions
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,4 +137,22 @@ func TestFormatsFor(t *testing.T) {
 	is.Equal(r.FormatsFor("npm run lint"), []string{"eslint-unix"})
 	is.Equal(r.FormatsFor("npm test"), []string{Generic})
 	is.Equal(r.FormatsFor("pytest"), []string{"pytest"})
+}
+
+// BenchmarkParse reads 16 KiB of compiler-like output (a location every
+// other line: the most of a check's output the records keep, checks'
+// DefaultTailBytes) with every format, as a check whose command names
+// every tool would be read.
+func BenchmarkParse(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 16<<10; i++ {
+		fmt.Fprintf(&sb, "pkg/file%d.go:%d:%d: something went wrong here\n  some context line\n", i%50, i, i%80+1)
+	}
+	out := sb.String()
+	names := FormatNames()
+	b.SetBytes(int64(len(out)))
+	b.ResetTimer()
+	for b.Loop() {
+		Parse(names, out)
+	}
 }
