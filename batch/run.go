@@ -161,6 +161,11 @@ func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
 	for i, t := range tasks {
 		p.Go(func() {
 			logw := &prefixWriter{mu: &logMu, w: opts.Log, prefix: "architect: [" + t.ID + "] ", hold: opts.Group != nil}
+			if logw.hold && ctx.Err() == nil {
+				logMu.Lock()
+				fmt.Fprintf(opts.Log, "%sstarted; its lines follow, in a group, when it ends\n", logw.prefix)
+				logMu.Unlock()
+			}
 			out[i] = runTask(ctx, t, opts, logw)
 			if opts.Finished != nil {
 				opts.Finished(out[i])

@@ -14,7 +14,6 @@ import (
 // output, and the words of a check's command that select it.
 type format struct {
 	name  string
-	about string   // what output it reads, for docs and errors
 	words []string // a command word (or two-word phrase) that selects it
 	efm   []string
 	// message renders an entry's message, from its text (%m), its error
@@ -29,7 +28,8 @@ type format struct {
 // list ends with %-G%.%#: a line that is not a location is ignored.
 var formats = []format{
 	{
-		name: "go", about: "go build, go vet and go test output (file:line:col: message; a test's indented file:line: message)",
+		// go build, go vet and go test output (file:line:col: message; a test's indented file:line: message)
+		name:  "go",
 		words: []string{"go build", "go vet", "go test", "go run", "go install", "golangci-lint", "staticcheck", "gotestsum"},
 		efm: []string{
 			`%-G#%.%#`,             // # package headers
@@ -40,7 +40,8 @@ var formats = []format{
 		},
 	},
 	{
-		name: "tsc", about: "TypeScript's tsc, plain (file(line,col): error TSn: message) or --pretty (file:line:col - error TSn: message)",
+		// TypeScript's tsc, plain (file(line,col): error TSn: message) or --pretty (file:line:col - error TSn: message)
+		name:  "tsc",
 		words: []string{"tsc", "vue-tsc", "tsgo"},
 		efm: []string{
 			`%f(%l,%c): %trror TS%n: %m`,
@@ -52,7 +53,8 @@ var formats = []format{
 		message: func(e *errorformat.Entry) string { return fmt.Sprintf("TS%d: %s", e.Nr, e.Text) },
 	},
 	{
-		name: "eslint", about: "ESLint's default stylish output (a file's path, then line:col severity message rule)",
+		// ESLint's default stylish output (a file's path, then line:col severity message rule)
+		name:  "eslint",
 		words: []string{"eslint"},
 		efm: []string{
 			`%-P%f`,
@@ -71,7 +73,8 @@ var formats = []format{
 		},
 	},
 	{
-		name: "eslint-unix", about: "ESLint with --format unix (eslint-formatter-unix: file:line:col: message [Severity/rule])",
+		// ESLint with --format unix (eslint-formatter-unix: file:line:col: message [Severity/rule])
+		name: "eslint-unix",
 		efm: []string{
 			`%f:%l:%c: %m [%trror/%r]`,
 			`%f:%l:%c: %m [%tarning/%r]`,
@@ -79,7 +82,8 @@ var formats = []format{
 		},
 	},
 	{
-		name: "pytest", about: "pytest's default tracebacks (the > line, its E lines, then file:line: exception)",
+		// pytest's default tracebacks (the > line, its E lines, then file:line: exception)
+		name:  "pytest",
 		words: []string{"pytest", "py.test"},
 		efm: []string{
 			`%E>%.%#`,
@@ -102,7 +106,8 @@ var formats = []format{
 		},
 	},
 	{
-		name: "mypy", about: "mypy (file:line: error: message [code])",
+		// mypy (file:line: error: message [code])
+		name:  "mypy",
 		words: []string{"mypy", "dmypy"},
 		efm: []string{
 			`%f:%l:%c: %trror: %m`,
@@ -113,7 +118,8 @@ var formats = []format{
 		},
 	},
 	{
-		name: "ruff", about: "ruff check, its default full output (CODE message, then --> file:line:col) or --output-format concise",
+		// ruff check, its default full output (CODE message, then --> file:line:col) or --output-format concise
+		name:  "ruff",
 		words: []string{"ruff"},
 		efm: []string{
 			`%f:%l:%c: %m`,
@@ -130,7 +136,8 @@ var formats = []format{
 		},
 	},
 	{
-		name: "rust", about: "rustc and cargo (build, check, clippy, test): error[En]: message then --> file:line:col; a test's panic at file:line:col",
+		// rustc and cargo (build, check, clippy, test): error[En]: message then --> file:line:col; a test's panic at file:line:col
+		name:  "rust",
 		words: []string{"cargo", "rustc", "clippy-driver"},
 		efm: []string{
 			`%-Gerror: aborting %.%#`,
@@ -152,7 +159,8 @@ var formats = []format{
 		},
 	},
 	{
-		name: "generic", about: "any tool printing file:line:col: message, file:line: message or file(line,col): message",
+		// any tool printing file:line:col: message, file:line: message or file(line,col): message
+		name:  "generic",
 		loose: true,
 		efm: []string{
 			`%\s%#%f:%l:%c: %m`,
@@ -173,14 +181,6 @@ func FormatNames() []string {
 		names[i] = f.name
 	}
 	return names
-}
-
-// FormatAbout says what output the named format reads; "" when unknown.
-func FormatAbout(name string) string {
-	if f := formatNamed(name); f != nil {
-		return f.about
-	}
-	return ""
 }
 
 func formatNamed(name string) *format {
