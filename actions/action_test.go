@@ -46,7 +46,20 @@ func run(t *testing.T, workflow string, opts acttest.Options) *acttest.Result {
 	acttest.Bin(t)
 	opts.Dir = repo(t, workflow)
 	opts.Workflow = workflow
-	opts.LocalRepos = acttest.ThisAction(t)
+	local := acttest.ThisAction(t)
+	for k, v := range opts.LocalRepos {
+		local[k] = v
+	}
+	opts.LocalRepos = local
+	// Offline, the action's upload step gets a stand-in that uploads
+	// nothing (artifact_test.go's real upload maps its own).
+	if _, ok := opts.LocalRepos["actions/upload-artifact@v4"]; !ok {
+		noop, err := filepath.Abs("testdata/upload-artifact-noop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.LocalRepos["actions/upload-artifact@v4"] = noop
+	}
 	r := acttest.Run(t, opts)
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -56,6 +56,11 @@ type Options struct {
 	// Events, when set, receives every task's loop events (live display).
 	// It is called from several goroutines.
 	Events func(id string, ev runlog.Event)
+	// Group, when set, holds each task's log lines (at most maxHeld bytes
+	// of them, the cut said) until the task ends, then writes them at once
+	// between the two lines it returns for the task's result: a GitHub
+	// Actions ::group:: per task, whose lines do not mix with the others'.
+	Group func(TaskResult) (begin, end string)
 	// Finished, when set, gets each task's result as soon as it is known
 	// (a skipped task's at once). It is called from several goroutines.
 	Finished func(TaskResult)
@@ -155,7 +160,12 @@ func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
 	}
 	for i, t := range tasks {
 		p.Go(func() {
-			logw := &prefixWriter{mu: &logMu, w: opts.Log, prefix: "architect: [" + t.ID + "] "}
+			logw := &prefixWriter{mu: &logMu, w: opts.Log, prefix: "architect: [" + t.ID + "] ", hold: opts.Group != nil}
+			if logw.hold && ctx.Err() == nil {
+				logMu.Lock()
+				fmt.Fprintf(opts.Log, "%sstarted; its lines follow, in a group, when it ends\n", logw.prefix)
+				logMu.Unlock()
+			}
 			out[i] = runTask(ctx, t, opts, logw)
 			if opts.Finished != nil {
 				opts.Finished(out[i])
@@ -166,6 +176,10 @@ func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
 				fmt.Fprintf(logw, "architect: %s\n", describe(out[i]))
 			}
 			logw.flush()
+			if opts.Group != nil {
+				begin, end := opts.Group(out[i])
+				logw.release(begin, end)
+			}
 		})
 	}
 	p.Wait()
@@ -296,7 +310,15 @@ type prefixWriter struct {
 	w      io.Writer
 	prefix string
 	buf    []byte
+	// hold keeps the lines in held (the first maxHeld bytes, then a count
+	// of the rest) until release.
+	hold    bool
+	held    []byte
+	dropped int
 }
+
+// maxHeld bounds the lines held of one task.
+const maxHeld = 1 << 20
 
 func (p *prefixWriter) Write(b []byte) (int, error) {
 	p.mu.Lock()
@@ -313,7 +335,28 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 }
 
 func (p *prefixWriter) line(s string) {
-	fmt.Fprintln(p.w, p.prefix+strings.TrimPrefix(s, "architect: "))
+	l := p.prefix + strings.TrimPrefix(s, "architect: ") + "\n"
+	switch {
+	case !p.hold:
+		_, _ = io.WriteString(p.w, l)
+	case len(p.held)+len(l) <= maxHeld:
+		p.held = append(p.held, l...)
+	default:
+		p.dropped++
+	}
+}
+
+// release writes the held lines between begin and end, and stops holding.
+func (p *prefixWriter) release(begin, end string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(p.w, begin)
+	_, _ = p.w.Write(p.held)
+	if p.dropped > 0 {
+		fmt.Fprintf(p.w, "%s%d more lines not shown (past %d bytes): the task's records have them\n", p.prefix, p.dropped, maxHeld)
+	}
+	fmt.Fprintln(p.w, end)
+	p.held, p.dropped, p.hold = nil, 0, false
 }
 
 func (p *prefixWriter) flush() {

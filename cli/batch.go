@@ -76,6 +76,9 @@ type batchOptions struct {
 	resume, matrix, jsonOut, quiet bool
 	plain                          bool
 	file                           string // the batch file
+	// formats, on a GitHub Actions runner, is each task's errorformat
+	// setting by task id (nil: not on a runner).
+	formats map[string][]string
 }
 
 func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
@@ -113,7 +116,12 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	if err := batch.Prepare(tasks, &opts, redactor); err != nil {
 		return err
 	}
-	maskSecrets(e)
+	if maskSecrets(e) {
+		o.formats = map[string][]string{}
+		for _, t := range tasks {
+			o.formats[t.ID] = t.Config.Errorformat
+		}
+	}
 	routes, err := planBatchBrokers(e.stderr, o.quiet, tasks)
 	if err != nil {
 		return err
@@ -151,6 +159,9 @@ func showBatch(e *env, tasks []batch.Task, o batchOptions, opts *batch.Options) 
 	case !tty || o.plain:
 		opts.Log = e.stderr
 		opts.Events = tui.PlainTaskEvents(e.stderr) // a line per candidate of a round
+		if o.formats != nil {
+			opts.Group = batchGroup // a log group per task on an Actions runner
+		}
 		return func() {}, func() {}
 	}
 	ids := make([]string, len(tasks))
@@ -173,14 +184,15 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batc
 	for _, r := range results {
 		ok = ok && r.Success
 	}
+	data, _ := json.MarshalIndent(struct {
+		Success bool               `json:"success"`
+		Tasks   []batch.TaskResult `json:"tasks"`
+	}{ok, results}, "", "  ")
 	if o.jsonOut {
-		data, _ := json.MarshalIndent(struct {
-			Success bool               `json:"success"`
-			Tasks   []batch.TaskResult `json:"tasks"`
-		}{ok, results}, "", "  ")
 		fmt.Fprintln(e.stdout, string(data))
 	}
 	batch.WriteSummary(e.stderr, results)
+	finishBatchActions(e, o.formats, results, data)
 	var runs []runDir
 	for _, r := range results {
 		if d := filepath.Join(r.WorktreePath, runlog.StateDir); r.WorktreePath != "" {

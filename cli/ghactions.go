@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/architect-dev/architect/batch"
 	"github.com/architect-dev/architect/changes"
 	"github.com/architect-dev/architect/ghactions"
 	"github.com/architect-dev/architect/gitwt"
@@ -23,12 +24,13 @@ type githubActions struct {
 }
 
 // startGitHubActions masks the secrets in the environment and returns the
-// reporter when GITHUB_ACTIONS=true.
-func startGitHubActions(e *env) *githubActions {
+// reporter when GITHUB_ACTIONS=true; errorformat is the configuration's
+// (the formats that read given checks' output).
+func startGitHubActions(e *env, errorformat []string) *githubActions {
 	if !maskSecrets(e) {
 		return nil
 	}
-	return &githubActions{e: e, rep: &ghactions.Reporter{W: e.stderr}}
+	return &githubActions{e: e, rep: &ghactions.Reporter{W: e.stderr, Formats: ghactions.FormatChoices(errorformat)}}
 }
 
 // maskSecrets, on a GitHub Actions runner, has the runner mask in its log
@@ -95,4 +97,51 @@ func diffStat(res *runlog.Result) string {
 		return ""
 	}
 	return d.Stat
+}
+
+// batchGroup is the ::group:: that holds a batch task's log lines on a
+// GitHub Actions runner.
+func batchGroup(r batch.TaskResult) (begin, end string) {
+	return ghactions.Command("group", nil, fmt.Sprintf("task %s: %s", r.ID, describeOutcome(r))), "::endgroup::"
+}
+
+func describeOutcome(r batch.TaskResult) string {
+	switch {
+	case r.Outcome == batch.Succeeded:
+		return fmt.Sprintf("succeeded after %d iteration%s", r.Iterations, plural(r.Iterations))
+	case r.StopReason != "":
+		return fmt.Sprintf("%s (%s) after %d iteration%s", r.Outcome, r.StopReason, r.Iterations, plural(r.Iterations))
+	}
+	return r.Outcome
+}
+
+// finishBatchActions, on a GitHub Actions runner (formats not nil),
+// annotates each task's failing checks (titles prefixed with the task's
+// id, one budget for the step) and writes the batch's step summary and
+// outputs; resultJSON is the --json document.
+func finishBatchActions(e *env, formats map[string][]string, results []batch.TaskResult, resultJSON []byte) {
+	if formats == nil {
+		return
+	}
+	budget := &ghactions.Budget{}
+	tasks := make([]ghactions.Task, len(results))
+	for i, r := range results {
+		tasks[i] = ghactions.Task{ID: r.ID, Outcome: r.Outcome, StopReason: r.StopReason, Success: r.Success,
+			Iterations: r.Iterations, Branch: r.Branch, Error: r.Error, Result: r.Result}
+		if r.Result != nil && r.Outcome != batch.Skipped {
+			rep := &ghactions.Reporter{W: e.stderr, Formats: ghactions.FormatChoices(formats[r.ID]), Prefix: "[" + r.ID + "] ", Budget: budget}
+			rep.Annotate(r.Result)
+		}
+	}
+	budget.Close(e.stderr)
+	if path, ok := e.lookup("GITHUB_STEP_SUMMARY"); ok && path != "" {
+		if err := ghactions.AppendFile(path, ghactions.BatchSummary(tasks)); err != nil {
+			usererr.Say(e.stderr, usererr.LevelWarning, "cannot write the step summary: %v", err)
+		}
+	}
+	if path, ok := e.lookup("GITHUB_OUTPUT"); ok && path != "" {
+		if err := ghactions.AppendFile(path, ghactions.FormatOutputs(ghactions.BatchOutputs(tasks, resultJSON))); err != nil {
+			usererr.Say(e.stderr, usererr.LevelWarning, "cannot write the step outputs: %v", err)
+		}
+	}
 }

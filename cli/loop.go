@@ -290,7 +290,7 @@ func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r 
 	if r.deps.Redact, err = redactor(cfg); err != nil {
 		return nil, err
 	}
-	r.gha = startGitHubActions(e) // masks the secrets before anything runs
+	r.gha = startGitHubActions(e, cfg.Errorformat) // masks the secrets before anything runs
 	passBack := hideKeys(e.stderr, cfg, routes)
 	pre := preflight.Run(ctx, cfg, ag, preflight.Options{NoWorkspace: resumed != ""})
 	if err := pre.Err(); err != nil {

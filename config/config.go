@@ -154,6 +154,11 @@ type Config struct {
 	Notify      bool   `json:"notify,omitempty"`
 	Push        bool   `json:"push,omitempty"`
 
+	// Errorformat names, as FORMAT=COMMAND, the formats that read a
+	// check's output into GitHub Actions annotations, for checks whose
+	// command does not name the tool (ghactions.SplitFormatChoice).
+	Errorformat []string `json:"errorformat,omitempty"`
+
 	// Presentation: not part of a run's identity.
 	Quiet bool   `json:"-"`
 	Plain bool   `json:"-"` // plain lines even on a terminal

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/architect-dev/architect/agent"
+	"github.com/architect-dev/architect/ghactions"
 	"github.com/architect-dev/architect/proc"
 	"github.com/architect-dev/architect/protect"
 	"github.com/architect-dev/architect/redact"
@@ -233,6 +234,11 @@ func (c *Config) validateChecks(src Sources, ps *problems) {
 		}
 	}
 	c.validateCheckShell(ps)
+	for _, e := range c.Errorformat {
+		if _, _, err := ghactions.SplitFormatChoice(e); err != nil {
+			ps.addErr("errorformat", err, "write FORMAT=COMMAND, e.g. eslint=npm run lint, with FORMAT one of "+strings.Join(ghactions.FormatNames(), ", "))
+		}
+	}
 	c.validateKeyModes(ps)
 	c.validateJudge(ps)
 	if _, err := redact.New(nil, c.Redact); err != nil {

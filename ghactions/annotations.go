@@ -4,10 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // Annotation is one file:line location that a failing check's output
@@ -19,84 +17,33 @@ type Annotation struct {
 	Message string
 }
 
-// MaxPerCheck bounds the annotations taken from one check's output: GitHub
-// shows at most 10 error annotations per step.
-const MaxPerCheck = 10
+// maxParsed bounds the annotations read from one check's output.
+const maxParsed = 200
 
-// The shapes of file:line locations in compiler, linter and test output.
-var (
-	// Go (go build, go vet, go test), mypy, flake8, ruff, pytest's
-	// "path.py:12: AssertionError", gcc, tsc --pretty ("a.ts:3:7 - error").
-	reGeneric = lazyRegexp(`^\s*([^\s:()"'<>|,]*[^\s:()"'<>|,.]\.[A-Za-z][A-Za-z0-9]*):(\d+)(?::(\d+))?(?::| +- )[ \t]*(.*)$`)
-	// tsc --pretty false: "src/a.ts(12,5): error TS2322: …".
-	reTSC = lazyRegexp(`^\s*([^\s()"'<>|,]+\.[cm]?[jt]sx?)\((\d+),(\d+)\): *(.*)$`)
-	// rustc and cargo: "error[E0308]: mismatched types" then "  --> src/main.rs:4:5".
-	reRustMsg = lazyRegexp(`^(error(?:\[\w+\])?): (.*)$`)
-	reRustLoc = lazyRegexp(`^\s*--> ([^\s:]+):(\d+):(\d+)\s*$`)
-	// Rust test panics: "thread 't' panicked at src/lib.rs:10:5:" (message on
-	// the next line) or the older "panicked at 'msg', src/lib.rs:10:5".
-	rePanicNew = lazyRegexp(`panicked at ([^\s:']+\.rs):(\d+):(\d+):\s*$`)
-	rePanicOld = lazyRegexp(`panicked at '(.*)', ([^\s:']+\.rs):(\d+):(\d+)`)
-	// Python tracebacks: `  File "pkg/mod.py", line 12, in f`.
-	rePyFrame = lazyRegexp(`^\s*File "([^"]+)", line (\d+)`)
-)
-
-// Parse finds the file:line locations in a check's output, in order,
-// without duplicates, at most MaxPerCheck of them. It knows the formats of
-// Go, TypeScript (tsc), Python (tracebacks, pytest, mypy, flake8) and Rust
-// (rustc, cargo, panics), and the common path:line:col: message shape.
-func Parse(output string) []Annotation {
-	lines := strings.Split(strings.ReplaceAll(output, "\r\n", "\n"), "\n")
+// Parse reads a check's output with the named formats (see Detect and
+// FormatNames), in turn, and returns the locations they find, in order,
+// without duplicates, at most maxParsed of them. An unknown name reads
+// nothing.
+func Parse(names []string, output string) []Annotation {
+	output = strings.ReplaceAll(output, "\r\n", "\n")
 	var out []Annotation
 	seen := map[Annotation]bool{}
-	add := func(file, line, col, msg string) {
-		n, err := strconv.Atoi(line)
-		if err != nil || n <= 0 || len(out) >= MaxPerCheck {
-			return
+	for _, name := range names {
+		f := formatNamed(name)
+		if f == nil {
+			continue
 		}
-		c, _ := strconv.Atoi(col)
-		a := Annotation{File: file, Line: n, Col: c, Message: strings.TrimSpace(msg)}
-		if a.Message == "" {
-			a.Message = "check failed here"
-		}
-		if !seen[a] {
-			seen[a] = true
-			out = append(out, a)
-		}
-	}
-	rustMsg := ""
-	var pyFrame []string // file, line of the innermost frame so far
-	for i, l := range lines {
-		if pyFrame != nil && l != "" && l[0] != ' ' && l[0] != '\t' {
-			// The unindented line after a traceback's frames is the exception.
-			add(pyFrame[0], pyFrame[1], "", l)
-			pyFrame = nil
-		}
-		switch {
-		case rePyFrame().MatchString(l):
-			m := rePyFrame().FindStringSubmatch(l)
-			pyFrame = []string{m[1], m[2]}
-		case reRustMsg().MatchString(l):
-			rustMsg = l
-		case reRustLoc().MatchString(l):
-			m := reRustLoc().FindStringSubmatch(l)
-			add(m[1], m[2], m[3], rustMsg)
-		case rePanicOld().MatchString(l):
-			m := rePanicOld().FindStringSubmatch(l)
-			add(m[2], m[3], m[4], "panicked: "+m[1])
-		case rePanicNew().MatchString(l):
-			m := rePanicNew().FindStringSubmatch(l)
-			msg := "panicked"
-			if i+1 < len(lines) {
-				msg += ": " + lines[i+1]
+		for _, a := range parseFormat(f, output) {
+			if len(out) >= maxParsed {
+				return out
 			}
-			add(m[1], m[2], m[3], msg)
-		case reTSC().MatchString(l):
-			m := reTSC().FindStringSubmatch(l)
-			add(m[1], m[2], m[3], m[4])
-		case reGeneric().MatchString(l):
-			m := reGeneric().FindStringSubmatch(l)
-			add(m[1], m[2], m[3], m[4])
+			if a.Message == "" {
+				a.Message = "check failed here"
+			}
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
 		}
 	}
 	return out
@@ -172,8 +119,9 @@ func filesByName(root string) map[string][]string {
 	return m
 }
 
-// ErrorCommand renders a as an ::error:: command titled title.
-func (a Annotation) ErrorCommand(title string) string {
+// Command renders a as a workflow command of kind (error, warning)
+// titled title; without a file it has no location.
+func (a Annotation) Command(kind, title string) string {
 	props := map[string]string{"title": title, "file": a.File}
 	if a.Line > 0 && a.File != "" {
 		props["line"] = strconv.Itoa(a.Line)
@@ -181,11 +129,8 @@ func (a Annotation) ErrorCommand(title string) string {
 			props["col"] = strconv.Itoa(a.Col)
 		}
 	}
-	return Command("error", props, a.Message)
+	return Command(kind, props, a.Message)
 }
 
-// lazyRegexp compiles expr on first use, keeping it out of architect's
-// start-up time.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
+// ErrorCommand renders a as an ::error:: command titled title.
+func (a Annotation) ErrorCommand(title string) string { return a.Command("error", title) }

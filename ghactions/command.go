@@ -28,6 +28,14 @@ func EscapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
+// Inert makes s safe to print as a plain log line, one line that the
+// runner reads as no workflow command: escaped as a command's message,
+// with "::" (a command of the current syntax) and "##[" (of the old one,
+// which the runner looks for anywhere in a line) broken up.
+func Inert(s string) string {
+	return strings.NewReplacer("::", ": :", "##[", "# #[").Replace(EscapeData(s))
+}
+
 // Command renders one workflow command line (without the newline):
 // ::name key=value,...::message. Properties are written in key order and
 // empty values are left out.

@@ -2,6 +2,7 @@ package ghactions
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,43 +33,88 @@ func TestMasks(t *testing.T) {
 	})
 }
 
+// Short outputs of each shape, read with the format their command selects.
 func TestParse(t *testing.T) {
 	tests := []struct {
-		name, output string
-		want         []Annotation
+		name, command, output string
+		want                  []Annotation
 	}{
-		{"go build", "# example.com/x\n./main.go:5:2: undefined: foo\n", []Annotation{{"./main.go", 5, 2, "undefined: foo"}}},
-		{"go test", "--- FAIL: TestAdd (0.00s)\n    add_test.go:12: got 3, want 4\nFAIL\n", []Annotation{{"add_test.go", 12, 0, "got 3, want 4"}}},
-		{"go vet", "vet: pkg/a.go:7:9: unreachable code", nil},
-		{"tsc", "src/index.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\n",
-			[]Annotation{{"src/index.ts", 3, 7, "error TS2322: Type 'string' is not assignable to type 'number'."}}},
-		{"tsc pretty", "src/index.ts:3:7 - error TS2322: Type mismatch.\n", []Annotation{{"src/index.ts", 3, 7, "error TS2322: Type mismatch."}}},
-		{"python traceback", "Traceback (most recent call last):\n  File \"app/main.py\", line 4, in <module>\n    f()\n  File \"app/util.py\", line 9, in f\n    raise ValueError('no')\nValueError: no\n",
-			[]Annotation{{"app/util.py", 9, 0, "ValueError: no"}}},
-		{"pytest", "    def test_add():\n>       assert add(1, 2) == 4\nE       assert 3 == 4\n\ntests/test_add.py:5: AssertionError\n",
-			[]Annotation{{"tests/test_add.py", 5, 0, "AssertionError"}}},
-		{"mypy", "app/main.py:10: error: Incompatible types  [assignment]\nFound 1 error in 1 file\n", []Annotation{{"app/main.py", 10, 0, "error: Incompatible types  [assignment]"}}},
-		{"rustc", "error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\n4 |     let x: i32 = \"a\";\n", []Annotation{{"src/main.rs", 4, 18, "error[E0308]: mismatched types"}}},
-		{"rust panic", "thread 'tests::it_works' panicked at src/lib.rs:10:9:\nassertion `left == right` failed\n", []Annotation{{"src/lib.rs", 10, 9, "panicked: assertion `left == right` failed"}}},
-		{"rust old panic", "thread 'main' panicked at 'boom', src/main.rs:2:5\n", []Annotation{{"src/main.rs", 2, 5, "panicked: boom"}}},
-		{"crlf and duplicates", "a.go:1:1: x\r\na.go:1:1: x\r\n", []Annotation{{"a.go", 1, 1, "x"}}},
-		{"not locations", "https://example.com:443: refused\n12:30:45: started\nversion 1.2.3:4: odd\nok  \texample.com/x\t0.01s\n", nil},
+		{"go build", "go build ./...", "# example.com/x\n./main.go:5:2: undefined: foo\n", []Annotation{{"./main.go", 5, 2, "undefined: foo"}}},
+		{"go test", "go test ./...", "--- FAIL: TestAdd (0.00s)\n    add_test.go:12: got 3, want 4\nFAIL\n", []Annotation{{"add_test.go", 12, 0, "got 3, want 4"}}},
+		{"go vet prefixed", "go vet ./...", "vet: pkg/a.go:7:9: unreachable code", nil},
+		{"tsc", "tsc", "src/index.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+			[]Annotation{{"src/index.ts", 3, 7, "TS2322: Type 'string' is not assignable to type 'number'."}}},
+		{"mypy", "mypy .", "app/main.py:10: error: Incompatible types  [assignment]\nFound 1 error in 1 file\n", []Annotation{{"app/main.py", 10, 0, "Incompatible types  [assignment]"}}},
+		{"rustc", "cargo build", "error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\n4 |     let x: i32 = \"a\";\n", []Annotation{{"src/main.rs", 4, 18, "error[E0308]: mismatched types"}}},
+		{"crlf and duplicates", "make", "a.go:1:1: x\r\na.go:1:1: x\r\n", []Annotation{{"a.go", 1, 1, "x"}}},
+		{"generic", "make check", "lib/util.rb:12: undefined method\nsrc/a.ts(3,7): boom\n", []Annotation{{"lib/util.rb", 12, 0, "undefined method"}, {"src/a.ts", 3, 7, "boom"}}},
+		{"not locations", "make check", "https://example.com:443: refused\n12:30:45: started\nversion 1.2.3:4: odd\nok  \texample.com/x\t0.01s\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			is.Equal(Parse(tt.output), tt.want)
+			is.Equal(Parse(Detect(tt.command), tt.output), tt.want)
 		})
 	}
 }
 
-func TestParseCaps(t *testing.T) {
+// GitHub shows 10 annotations of a type per step: past 9, the rest go
+// into the log as inert plain lines and a tenth says how many there were.
+// The budget is the step's: two reporters (a batch's tasks) share it.
+func TestAnnotationsBoundedPerStep(t *testing.T) {
 	is := is.New(t)
-	var b strings.Builder
-	for i := 1; i <= 50; i++ {
-		b.WriteString("a.go:" + strings.Repeat("1", i%5+1) + ":" + "1: e" + string(rune('a'+i%26)) + "\n")
+	var out strings.Builder
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&out, "a.go:%d:1: e%d\n", i, i)
 	}
-	is.True(len(Parse(b.String())) <= MaxPerCheck)
+	out.WriteString("b.go:1:1: ::warning::injected ##[error]old\n")
+	res := &runlog.Result{Iterations: []runlog.Iteration{{Iteration: 1, CheckResults: []runlog.CheckResult{{Name: "go vet", Output: out.String()}}}}}
+	var buf bytes.Buffer
+	b := &Budget{}
+	(&Reporter{W: &buf, Budget: b, Prefix: "[one] "}).Annotate(res)
+	(&Reporter{W: &buf, Budget: b, Prefix: "[two] "}).Annotate(res)
+	b.Close(&buf)
+	var errs, plain []string
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		switch {
+		case strings.HasPrefix(l, "::error "):
+			errs = append(errs, l)
+		case strings.HasPrefix(l, "architect: not annotated"):
+			plain = append(plain, l)
+		default:
+			t.Fatalf("unexpected line %q", l)
+		}
+		is.True(!strings.Contains(strings.TrimPrefix(l, "::error "), "::warning::")) // no second command in a line
+		is.True(!strings.Contains(l, "##[error]"))
+	}
+	is.Equal(len(errs), MaxPerStep)
+	is.Equal(len(plain), 2*13-(MaxPerStep-1))
+	is.Equal(errs[MaxPerStep-1], "::error title=more failures::17 more errors not annotated: GitHub shows 10 per step; they are in the log, as lines starting \"architect: not annotated\"")
+	is.True(strings.Contains(plain[len(plain)-1], "[two] check failed: go vet: b.go:1: : :warning: :injected # #[error]old"))
+}
+
+// The last iteration's failing checks are errors; an earlier iteration
+// that passed more checks (the best) has its failures as warnings.
+func TestAnnotateLastAndBest(t *testing.T) {
+	is := is.New(t)
+	root := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(root, "a.go"), nil, 0o644))
+	res := &runlog.Result{Workspace: root, Iterations: []runlog.Iteration{
+		{Iteration: 1, CheckResults: []runlog.CheckResult{{Name: "go vet", Output: "a.go:1:1: one\n"}, {Name: "go build", Passed: true}}}, // as good as 2: the later one is the best
+		{Iteration: 2, CheckResults: []runlog.CheckResult{{Name: "go vet", Output: "a.go:2:1: two\n"}, {Name: "go build", Passed: true}}},
+		{Iteration: 3, CheckResults: []runlog.CheckResult{{Name: "go vet", Output: "a.go:3:1: three\n"}, {Name: "go build", Output: "a.go:4:1: four\n"}}},
+		{Iteration: 4, Interrupted: "SIGINT"}, // its checks never ran
+	}}
+	var buf bytes.Buffer
+	(&Reporter{W: &buf}).Annotate(res)
+	is.Equal(buf.String(), "::error col=1,file=a.go,line=3,title=check failed%3A go vet::three\n"+
+		"::error col=1,file=a.go,line=4,title=check failed%3A go build::four\n"+
+		"::warning col=1,file=a.go,line=2,title=check failed in iteration 2 (the best%2C 1/2 passed)%3A go vet::two\n")
+
+	buf.Reset()
+	res.Success = true
+	(&Reporter{W: &buf}).Annotate(res)
+	is.Equal(buf.String(), "") // a run that succeeded has nothing to annotate
 }
 
 func TestResolve(t *testing.T) {
@@ -141,7 +187,7 @@ func FuzzAnnotations(f *testing.F) {
 	f.Add("error[E0308]: m\n --> src/main.rs:4:18\n")
 	f.Add("Traceback (most recent call last):\n  File \"a.py\", line 4, in f\nValueError: %0A::\n")
 	f.Fuzz(func(t *testing.T, output string) {
-		for _, a := range Parse(output) {
+		for _, a := range Parse(FormatNames(), output) {
 			if a.Line <= 0 || a.File == "" {
 				t.Fatalf("bad annotation %+v", a)
 			}

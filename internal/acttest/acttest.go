@@ -142,6 +142,7 @@ type Options struct {
 	LocalRepos map[string]string // owner/name@ref → directory, for uses: (see ThisAction)
 	Env        []string          // extra environment for act and the steps (KEY=VALUE)
 	Timeout    time.Duration     // 0 means 5 minutes
+	Args       []string          // more arguments for act (e.g. --artifact-server-path)
 }
 
 // Event is one line of act's JSON log. Which fields are set depends on
@@ -210,6 +211,7 @@ func Run(t testing.TB, opts Options) *Result {
 	for name, dir := range opts.LocalRepos {
 		args = append(args, "--local-repository", name+"="+dir)
 	}
+	args = append(args, opts.Args...)
 	cmd := exec.CommandContext(ctx, act, args...)
 	cmd.Dir = opts.Dir
 	cmd.Stdin = nil // /dev/null

@@ -1,0 +1,2 @@
+function id(x) { return x }
+id(undefinedThing);

@@ -1,0 +1,3 @@
+package test
+
+func Add(a, b int) int { return a - b }

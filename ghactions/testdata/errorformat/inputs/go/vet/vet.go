@@ -1,0 +1,7 @@
+package vet
+
+import "fmt"
+
+func Say(n int) string {
+	return fmt.Sprintf("%s items", n)
+}
