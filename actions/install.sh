@@ -36,7 +36,8 @@ if [[ -x $bin ]]; then
 else
 	url=${ARCHITECT_DOWNLOAD_URL:-https://github.com/$repo/releases}
 	echo "architect: downloading release $ref from $url"
-	if ! ARCHITECT_VERSION=$ref ARCHITECT_INSTALL_DIR=$dir ARCHITECT_DOWNLOAD_URL=$url sh "$src/install.sh"; then
+	# $dir first on PATH, as it is for the next steps (GITHUB_PATH below).
+	if ! PATH=$dir:$PATH ARCHITECT_VERSION=$ref ARCHITECT_INSTALL_DIR=$dir ARCHITECT_DOWNLOAD_URL=$url sh "$src/install.sh"; then
 		echo "::error title=architect could not be installed::the release binary of $ref could not be downloaded or did not match its checksum (see the log above). Nothing was installed."
 		exit 1
 	fi

@@ -21,6 +21,7 @@ jobs:
     env:
       ARCHITECT_DOWNLOAD_URL: BASE
     steps:
+      - uses: actions/checkout@v4
       - name: no go
         run: if command -v go; then echo "go is on PATH"; exit 1; fi; echo "no go on PATH"
       - id: arch
