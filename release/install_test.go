@@ -1,7 +1,9 @@
 package release_test
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -217,6 +219,27 @@ func TestInstallScriptRefusesMismatch(t *testing.T) {
 			}
 			data[len(data)/2] ^= 0xff
 			return os.WriteFile(p, data, 0o644)
+		}, "checksum mismatch for " + name},
+		{"replaced archive", func(dir string) error {
+			// A well-formed archive whose binary is not the release's.
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			tw := tar.NewWriter(zw)
+			evil := []byte("#!/bin/sh\necho 'architect v9.8.7-snapshot (not the release)'\n")
+			hdr := &tar.Header{Name: strings.TrimSuffix(name, ".tar.gz") + "/architect", Mode: 0o755, Size: int64(len(evil))}
+			if err := tw.WriteHeader(hdr); err != nil {
+				return err
+			}
+			if _, err := tw.Write(evil); err != nil {
+				return err
+			}
+			if err := tw.Close(); err != nil {
+				return err
+			}
+			if err := zw.Close(); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644)
 		}, "checksum mismatch for " + name},
 		{"unlisted archive", func(dir string) error {
 			p := filepath.Join(dir, "checksums.txt")
