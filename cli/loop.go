@@ -262,6 +262,9 @@ type prepared struct {
 // resumed is the workspace of the run to resume, "" for a new run. The
 // caller runs the loop with deps, then calls finish, then release.
 func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r *prepared, err error) {
+	if err := platformRefusal(); err != nil {
+		return nil, err
+	}
 	ag, err := newAgent(cfg)
 	if err != nil {
 		return nil, err
