@@ -65,6 +65,11 @@ func TestIssueToPullRequestWorkflow(t *testing.T) {
 	is.NoErr(err)
 	local := acttest.ThisAction(t)
 	local["actions/setup-go@v5"] = filepath.Join(stubs, "setup-go")
+	// Offline, the action's upload step gets the stand-in that uploads
+	// nothing (artifact_test.go makes the real upload).
+	noop, err := filepath.Abs(filepath.Join("testdata", "upload-artifact-noop"))
+	is.NoErr(err)
+	local["actions/upload-artifact@v4"] = noop
 	run := func() *acttest.Result {
 		r := acttest.Run(t, acttest.Options{Dir: dir, Event: "issues", EventFile: "issue-event.json", LocalRepos: local})
 		t.Cleanup(func() {
