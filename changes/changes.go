@@ -85,7 +85,7 @@ type Changes struct {
 	// touchedLost: not all of them are known.
 	touched     pathSet
 	touchedLost bool
-	counts    struct {
+	counts      struct {
 		all, paths, fallback, refetch int // updates of each kind
 		split, inPlace                int // trees written through a split view, stages in place
 	} // for tests
