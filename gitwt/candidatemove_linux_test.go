@@ -147,6 +147,13 @@ var moveCases = []moveCase{
 	{name: "the winner deleted the folder the agent added to",
 		agent:  func(t *testing.T, d string) { mkfile(t, d, "solo/extra.txt", "e\n") },
 		winner: func(t *testing.T, d string) { rm(t, d, "solo") }},
+	{name: "the winner deleted the folder a check wrote into",
+		agent:  func(t *testing.T, d string) { mkfile(t, d, "a.txt", "agent\n") },
+		check:  func(t *testing.T, d string) { mkfile(t, d, "solo/check.txt", "c\n"); mkfile(t, d, "solo/deep/er.txt", "c\n") },
+		winner: func(t *testing.T, d string) { rm(t, d, "solo") }},
+	{name: "the winner deleted a tracked file git ignores",
+		agent:  func(t *testing.T, d string) { mkfile(t, d, "forced.ign", "agent\n") },
+		winner: func(t *testing.T, d string) { rm(t, d, "forced.ign"); rm(t, d, "dir/sub") }},
 	{name: "the winner deleted a folder that holds an ignored file",
 		agent:  func(t *testing.T, d string) { mkfile(t, d, "solo/kept.ign", "i\n") },
 		winner: func(t *testing.T, d string) { rm(t, d, "solo") }},
@@ -178,6 +185,8 @@ func moveFixture(t *testing.T) (dir, base string) {
 	}
 	chmod(t, dir, "run.sh", 0o755)
 	symlink(t, dir, "a.txt", "link")
+	mkfile(t, dir, "forced.ign", "tracked although ignored\n")
+	testutil.Git(t, dir, "add", "--force", "forced.ign")
 	return dir, testutil.Commit(t, dir, "base")
 }
 
@@ -270,21 +279,24 @@ func TestMoveCandidateRefusesAMovedHead(t *testing.T) {
 func sameWorktrees(t *testing.T, a, b, commit string) {
 	t.Helper()
 	is := is.NewRelaxed(t)
+	// First what git status would repair: the index's stat data. git
+	// status, with its optional locks on, rewrites the index when it had
+	// to refresh an entry: it must not have to.
+	before := map[string][32]byte{}
+	for _, wt := range []string{a, b} {
+		staleStat(t, wt)
+		before[wt] = indexSum(t, wt)
+	}
+	is.Equal(testutil.Git(t, a, "ls-files", "--stage"), testutil.Git(t, b, "ls-files", "--stage"))
 	is.Equal(tree(t, a), tree(t, b)) // files, folders, modes, links, ignored and untracked files
 	for _, wt := range []string{a, b} {
 		is.Equal(testutil.Git(t, wt, "rev-parse", "HEAD"), commit)
 		is.Equal(testutil.Git(t, wt, "rev-parse", "--abbrev-ref", "HEAD"), "HEAD") // detached
 		is.Equal(testutil.Git(t, wt, "status", "--porcelain"), "")
-		staleStat(t, wt)
+		is.Equal(indexSum(t, wt), before[wt]) // the index rewritten by git status
 	}
-	is.Equal(testutil.Git(t, a, "ls-files", "--stage"), testutil.Git(t, b, "ls-files", "--stage"))
 	is.Equal(testutil.Git(t, a, "status", "--porcelain", "--ignored", "--untracked-files=all"),
 		testutil.Git(t, b, "status", "--porcelain", "--ignored", "--untracked-files=all"))
-	// git status with its optional locks on rewrites the index when it
-	// had to refresh an entry: it must not have to.
-	before := indexSum(t, b)
-	testutil.Git(t, b, "status")
-	is.Equal(indexSum(t, b), before) // the index rewritten by git status
 }
 
 // tree describes every path under dir but .git: its kind, its mode bits,
