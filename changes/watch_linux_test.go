@@ -285,3 +285,45 @@ func TestWatcherTellsWhatAppeared(t *testing.T) {
 	is.Equal(paths, "src/deep")
 	is.Equal(fresh, "src/deep")
 }
+
+// Touched is every path the diffs since New saw change, across several
+// diffs and a commit of this Changes' own; it is no longer all of them
+// once someone else wrote the index (git add in the tree), nor without a
+// watcher.
+func TestTouched(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir := newRepo(t)
+	write(t, dir, "a.txt", "one\n")
+	write(t, dir, "src/b.txt", "one\n")
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "commit", "-qm", "base")
+	repo, err := gitwt.Open(ctx, dir)
+	is.NoErr(err)
+	c := New(ctx, repo, "HEAD", nil, 0, ChangesOptions{Watch: true, Commits: true, Clean: true})
+	defer c.Close()
+	write(t, dir, "a.txt", "two\n")
+	write(t, dir, "new/in.txt", "x\n")
+	_, _, err = c.Commit(ctx, "agent", nil) // its own index write is not someone else's
+	is.NoErr(err)
+	is.NoErr(os.Remove(filepath.Join(dir, "src/b.txt")))
+	_, _, err = c.Tree(ctx, nil)
+	is.NoErr(err)
+	paths, complete := c.Touched()
+	is.True(complete)
+	is.Equal(paths, []string{"a.txt", "new", "src/b.txt"})
+
+	write(t, dir, "c.txt", "x\n")
+	gitT(t, dir, "add", "c.txt")
+	_, err = c.Diff(ctx)
+	is.NoErr(err)
+	_, complete = c.Touched()
+	is.True(!complete) // the index written by git add
+
+	u := New(ctx, repo, "HEAD", nil, 0, ChangesOptions{Commits: true})
+	defer u.Close()
+	_, err = u.Diff(ctx)
+	is.NoErr(err)
+	_, complete = u.Touched()
+	is.True(!complete) // no watcher
+}
