@@ -156,6 +156,7 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 		}
 		if others {
 			changed.All = true
+			c.touchedLost = true
 			c.w.Rescan(ctx)
 		}
 	}
@@ -521,9 +522,11 @@ func (c *Changes) oidLen() int { return len(c.baseRev) / 2 }
 // from New to the last diff (Diff, Tree or Commit), in byte order, and
 // whether that is all of them: not when there is no watcher, when it
 // could not say which paths changed (events lost, too many paths, ignore
-// rules changed), or when someone else than this Changes wrote the
-// working tree's index (a git command run in the tree, a git hook of a
-// commit here): the index may then hold something else than HEAD's tree.
+// rules changed), or when someone else than this Changes made the working
+// tree's index track or stage something else (a git command run in the
+// tree, a git hook of a commit here): it may then hold something else than
+// HEAD's tree. An index only refreshed (`git status` writing fresher stat
+// data) is no such change.
 // Paths are relative to the top-level folder. What happened after the
 // last diff is not in it: call Diff (or Tree) once the last process that
 // could write in the tree has ended.
@@ -541,7 +544,7 @@ func (c *Changes) Touched() (paths []string, complete bool) {
 
 // noteTouched adds what a Take reported to Touched.
 func (c *Changes) noteTouched(changed Changed) {
-	if changed.All || changed.Index || len(c.touched)+len(changed.Paths) > maxChanged {
+	if changed.All || len(c.touched)+len(changed.Paths) > maxChanged {
 		c.touchedLost = true
 	}
 	if c.touchedLost {

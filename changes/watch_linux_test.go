@@ -287,9 +287,9 @@ func TestWatcherTellsWhatAppeared(t *testing.T) {
 }
 
 // Touched is every path the diffs since New saw change, across several
-// diffs and a commit of this Changes' own; it is no longer all of them
-// once someone else wrote the index (git add in the tree), nor without a
-// watcher.
+// diffs and a commit of this Changes' own, and an index git status only
+// refreshed; it is no longer all of them once someone else made the index
+// track something else (git add in the tree), nor without a watcher.
 func TestTouched(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
@@ -310,6 +310,21 @@ func TestTouched(t *testing.T) {
 	_, _, err = c.Tree(ctx, nil)
 	is.NoErr(err)
 	paths, complete := c.Touched()
+	is.True(complete)
+	is.Equal(paths, []string{"a.txt", "new", "src/b.txt"})
+
+	// git status refreshing the index (a file rewritten as it was) is no
+	// change to what it tracks.
+	write(t, dir, "a.txt", "two\n")
+	indexBefore, err := os.Stat(filepath.Join(dir, ".git", "index"))
+	is.NoErr(err)
+	gitT(t, dir, "status", "--porcelain")
+	indexAfter, err := os.Stat(filepath.Join(dir, ".git", "index"))
+	is.NoErr(err)
+	is.True(!os.SameFile(indexBefore, indexAfter)) // git status wrote the index
+	_, err = c.Diff(ctx)
+	is.NoErr(err)
+	paths, complete = c.Touched()
 	is.True(complete)
 	is.Equal(paths, []string{"a.txt", "new", "src/b.txt"})
 
