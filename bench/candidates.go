@@ -87,9 +87,9 @@ func candidatesScenario() {
 	a, p := median(addWall), median(plainWall)
 	if !*candRound {
 		report(fmt.Sprintf("candidates: first creation of %d candidate worktrees, %d files", n, files),
-		fmt.Sprintf("AddCandidate ×%d: wall %.2f s, CPU %.2f s; git worktree add --detach ×%d: wall %.2f s, CPU %.2f s; ratio wall %.2f",
-			n, a, median(addCPU), n, p, median(plainCPU), a/p),
-		"no slower than git worktree add (ratio ≤ 1.1)", a <= 1.1*p)
+			fmt.Sprintf("AddCandidate ×%d: wall %.2f s, CPU %.2f s; git worktree add --detach ×%d: wall %.2f s, CPU %.2f s; ratio wall %.2f",
+				n, a, median(addCPU), n, p, median(plainCPU), a/p),
+			"no slower than git worktree add (ratio ≤ 1.1)", a <= 1.1*p)
 	}
 
 	// The round: N candidates made once, then reused.

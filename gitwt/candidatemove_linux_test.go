@@ -148,8 +148,11 @@ var moveCases = []moveCase{
 		agent:  func(t *testing.T, d string) { mkfile(t, d, "solo/extra.txt", "e\n") },
 		winner: func(t *testing.T, d string) { rm(t, d, "solo") }},
 	{name: "the winner deleted the folder a check wrote into",
-		agent:  func(t *testing.T, d string) { mkfile(t, d, "a.txt", "agent\n") },
-		check:  func(t *testing.T, d string) { mkfile(t, d, "solo/check.txt", "c\n"); mkfile(t, d, "solo/deep/er.txt", "c\n") },
+		agent: func(t *testing.T, d string) { mkfile(t, d, "a.txt", "agent\n") },
+		check: func(t *testing.T, d string) {
+			mkfile(t, d, "solo/check.txt", "c\n")
+			mkfile(t, d, "solo/deep/er.txt", "c\n")
+		},
 		winner: func(t *testing.T, d string) { rm(t, d, "solo") }},
 	{name: "the winner deleted a tracked file git ignores",
 		agent:  func(t *testing.T, d string) { mkfile(t, d, "forced.ign", "agent\n") },
