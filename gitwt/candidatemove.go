@@ -5,8 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,32 +39,33 @@ type CandidateEnd struct {
 
 // MoveCandidate brings the candidate worktree at path, in the state end
 // describes, to commit, with the result ResetCandidate gives, touching
-// only the paths in end.Touched and in the two diffs that matter (from
-// Head's tree to the worktree's, and to commit's): no lstat of the other
-// tracked files, no walk of the other folders.
+// only the paths in end.Touched and in the diff from Head's tree to
+// commit's: no lstat of the other tracked files, no walk of the other
+// folders, one read and one write of the index.
 //
-//   - The files commit deletes that Head tracks are deleted, and the
-//     folders that leaves empty, as `git checkout` deletes them.
-//   - The index entries commit changes are set to commit's (`update-index
-//     --index-info`), then every file of commit among those paths is
-//     written by `git checkout-index --force -u` (git's own checkout:
-//     filters, modes, symbolic links, a folder or file in the way removed)
-//     with its stat data in the index, so that the next `git status`
-//     reads no file and rewrites nothing.
-//   - The other paths, and every folder above them that commit does not
-//     hold, go to `git clean -d` limited to them: what it removes, how
+//   - `git checkout --no-overlay COMMIT -- PATHS` (hooks off) makes those
+//     paths commit's in the index and the worktree: files written by git's
+//     own checkout (filters, modes, symbolic links, a folder or file in the
+//     way removed) with their stat data in the index, so that the next
+//     `git status` reads no file and rewrites nothing; files commit does
+//     not have deleted, and the folders that leaves empty.
+//   - What is left of the other touched paths (untracked files and folders
+//     the round made), and of the folders above them that commit does not
+//     hold, goes to `git clean -d` limited to them: what it removes, how
 //     (an untracked folder whole, unless it holds an ignored file or a
 //     repository of its own) and what it leaves (ignored files, keep) are
-//     git's own rules, as in ResetCandidate.
-//   - HEAD is detached at commit (`update-ref --no-deref`, checked
-//     against Head).
+//     git's own rules, as in ResetCandidate. Nothing left: no git clean.
+//   - HEAD is detached at commit (`update-ref --no-deref`, checked against
+//     Head).
 //
 // It refuses, with an error wrapping ErrCandidateMoved, when HEAD is not
-// end.Head, a .gitignore file is in either diff (what git clean removes
-// anywhere in the tree may then change), a path holds a line feed, or a
-// submodule is involved; an error
-// may leave the worktree half moved. Either way the caller brings it to
-// commit with ResetCandidate, which makes no assumption.
+// end.Head; when the worktree's tree differs from Head's in a path
+// end.Touched does not cover (something changed that the caller did not
+// see); when a .gitignore file is in either diff (what git clean removes
+// anywhere in the tree may then change); when a path holds a line feed;
+// or when a submodule is involved. An error may leave the worktree half
+// moved. Either way the caller brings it to commit with ResetCandidate,
+// which makes no assumption.
 func (r *Repo) MoveCandidate(ctx context.Context, path string, end CandidateEnd, commit string, keep []string) error {
 	if !filepath.IsAbs(path) {
 		return fmt.Errorf("candidate worktree %q: the path must be absolute", path)
@@ -85,56 +87,36 @@ func (r *Repo) MoveCandidate(ctx context.Context, path string, end CandidateEnd,
 		return fmt.Errorf("%w: %s: HEAD is at %s, not at %s", ErrCandidateMoved, top, head, end.Head)
 	}
 	for _, p := range end.Touched {
-		if strings.ContainsAny(p, "\n") || p == "" {
+		if strings.Contains(p, "\n") || p == "" {
 			return fmt.Errorf("%w: %s: a path git cannot be asked about line by line: %q", ErrCandidateMoved, top, p)
 		}
 	}
-	mv, err := r.planMove(ctx, top, gitDir, end, to)
+	mv, err := planMove(ctx, top, gitDir, end, to)
 	if err != nil {
 		return err
 	}
-	// Files commit no longer tracks: deleted as git checkout deletes them.
-	for _, c := range mv.index {
-		if c.newMode != "000000" {
-			continue
-		}
-		if err := removeTracked(top, c.path); err != nil {
-			return err
-		}
-	}
-	if len(mv.index) > 0 {
+	if len(mv.checkout) > 0 {
 		var in bytes.Buffer
-		zero := strings.Repeat("0", len(to))
-		for _, c := range mv.index { // removals first: a file and a folder of the same name
-			if c.newMode == "000000" {
-				fmt.Fprintf(&in, "0 %s\t%s\x00", zero, c.path)
-			}
-		}
-		for _, c := range mv.index {
-			if c.newMode != "000000" {
-				fmt.Fprintf(&in, "%s %s\t%s\x00", c.newMode, c.newOID, c.path)
-			}
-		}
-		if err := run(ctx, top, Command{Stdin: &in}, "update-index", "-z", "--index-info"); err != nil {
-			return err
-		}
-	}
-	if len(mv.write) > 0 {
-		var in bytes.Buffer
-		for _, p := range mv.write {
+		for _, p := range mv.checkout {
 			in.WriteString(p)
 			in.WriteByte(0)
 		}
-		if err := run(ctx, top, Command{Stdin: &in}, "checkout-index", "--force", "-u", "-z", "--stdin"); err != nil {
+		c := Command{Env: []string{"GIT_LITERAL_PATHSPECS=1"}, Stdin: &in}
+		if err := run(ctx, top, c, "-c", "core.hooksPath="+os.DevNull, "checkout", "--quiet", "--no-overlay",
+			to, "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
 			return err
 		}
 	}
-	if len(mv.clean) > 0 {
+	clean, err := leftToClean(ctx, top, to, mv.clean)
+	if err != nil {
+		return err
+	}
+	if len(clean) > 0 {
 		args := []string{"clean", "-d", "--force", "--quiet"}
 		for _, k := range keep {
 			args = append(args, "-e", keepPattern(k))
 		}
-		args = append(append(args, "--"), LiteralSpecs(mv.clean)...)
+		args = append(append(args, "--"), LiteralSpecs(clean)...)
 		if err := run(ctx, top, Command{}, args...); err != nil {
 			return err
 		}
@@ -144,52 +126,51 @@ func (r *Repo) MoveCandidate(ctx context.Context, path string, end CandidateEnd,
 
 // candMove is what MoveCandidate does to a worktree.
 type candMove struct {
-	index []change // the entries commit changes against Head (newMode "000000": removed)
-	write []string // commit's files among the paths touched, to be written
-	clean []string // the other paths, and the folders above them commit does not hold
+	checkout []string // paths commit changes against Head, and commit's files under the touched paths
+	clean    []string // the other touched paths and paths commit deletes
 }
 
 // planMove finds what MoveCandidate does: the diffs of Head's tree with the
-// worktree's and with commit's, commit's files under the touched paths,
-// and which folders above the other paths commit does not hold.
-func (r *Repo) planMove(ctx context.Context, top, gitDir string, end CandidateEnd, to string) (candMove, error) {
+// worktree's (which end.Touched must cover) and with commit's, and
+// commit's files under the touched paths.
+func planMove(ctx context.Context, top, gitDir string, end CandidateEnd, to string) (candMove, error) {
 	var mv candMove
 	own, err := diffTrees(ctx, top, gitDir, end.Head, end.Tree)
 	if err != nil {
 		return mv, err
 	}
-	if mv.index, err = diffTrees(ctx, top, gitDir, end.Head, to); err != nil {
+	moved, err := diffTrees(ctx, top, gitDir, end.Head, to)
+	if err != nil {
 		return mv, err
 	}
-	// Each path's entry in commit, where known: changed from Head's, or
-	// Head's own where only the worktree changed it.
-	inTo := map[string]bool{}
-	seen := map[string]bool{}
-	for _, c := range mv.index {
-		seen[c.path] = true
-		inTo[c.path] = c.newMode != "000000"
-	}
-	for _, c := range own {
-		if !seen[c.path] {
-			seen[c.path] = true
-			inTo[c.path] = c.oldMode != "000000"
-		}
-	}
-	for _, cs := range [][]change{own, mv.index} {
+	for _, cs := range [][]change{own, moved} {
 		for _, c := range cs {
-			if c.oldMode == gitlinkMode || c.newMode == gitlinkMode {
+			switch {
+			case c.oldMode == gitlinkMode || c.newMode == gitlinkMode:
 				return mv, fmt.Errorf("%w: %s: %q is a submodule", ErrCandidateMoved, top, c.path)
-			}
-			if c.path == ".gitignore" || strings.HasSuffix(c.path, "/.gitignore") {
+			case c.path == ".gitignore" || strings.HasSuffix(c.path, "/.gitignore"):
 				// What git clean removes anywhere in the tree changes with it.
 				return mv, fmt.Errorf("%w: %s: %q changes what git ignores", ErrCandidateMoved, top, c.path)
-			}
-			if strings.Contains(c.path, "\n") {
+			case strings.Contains(c.path, "\n"):
 				return mv, fmt.Errorf("%w: %s: a path git cannot be asked about line by line: %q", ErrCandidateMoved, top, c.path)
 			}
 		}
 	}
-	// commit's files under the touched paths (a folder stands for all in it).
+	touched := make(pathCover, len(end.Touched))
+	for _, p := range end.Touched {
+		touched[p] = true
+	}
+	for _, c := range own {
+		if !touched.covers(c.path) {
+			return mv, fmt.Errorf("%w: %s: %q changed, and the round was not seen touching it", ErrCandidateMoved, top, c.path)
+		}
+	}
+	// Each path's fate: a file of commit (checked out), or not (cleaned).
+	file := map[string]bool{}
+	for _, c := range moved {
+		file[c.path] = c.newMode != "000000"
+		mv.checkout = append(mv.checkout, c.path) // in the index or in commit: the pathspec matches
+	}
 	if len(end.Touched) > 0 {
 		var ls bytes.Buffer
 		args := append([]string{"ls-tree", "-r", "-z", "--full-tree", to, "--"}, end.Touched...)
@@ -207,67 +188,83 @@ func (r *Repo) planMove(ctx context.Context, top, gitDir string, end CandidateEn
 			if strings.HasPrefix(head, gitlinkMode) {
 				return mv, fmt.Errorf("%w: %s: %q is a submodule", ErrCandidateMoved, top, p)
 			}
-			seen[p] = true
-			inTo[p] = true
+			if _, known := file[p]; !known {
+				mv.checkout = append(mv.checkout, p)
+			}
+			file[p] = true
 		}
 		for _, p := range end.Touched {
-			if !seen[p] {
-				seen[p] = true
-				inTo[p] = false
+			if _, known := file[p]; !known {
+				file[p] = false
 			}
 		}
 	}
-	for p, file := range inTo {
-		if file {
-			mv.write = append(mv.write, p)
-		} else {
+	for p, f := range file {
+		if !f {
 			mv.clean = append(mv.clean, p)
 		}
 	}
-	// A folder above a path to clean that commit does not hold is
-	// untracked once the index is commit's: git clean -d decides whether
-	// it goes, as a whole.
+	// A path under a file of commit (the index's a/b where commit has a
+	// file a) is taken by that file's pathspec: git checkout drops a/b
+	// from the index when it reads a, then finds nothing a/b matches.
+	mv.checkout = slices.DeleteFunc(mv.checkout, func(p string) bool {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if file[d] {
+				return true
+			}
+		}
+		return false
+	})
+	slices.Sort(mv.checkout)
+	slices.Sort(mv.clean)
+	return mv, nil
+}
+
+// leftToClean returns what git clean is to be given once the index is
+// commit's: those of paths still there, and the folders above them that
+// commit does not hold (untracked: git clean -d decides whether each goes,
+// as a whole), none inside another (given both "a" and "a/b", git clean
+// goes down to a/b and leaves the folder a, which it removes whole when
+// given "a" alone).
+func leftToClean(ctx context.Context, top, commit string, paths []string) ([]string, error) {
+	var there []string
 	above := map[string]bool{}
-	for _, p := range mv.clean {
-		for d := filepath.ToSlash(filepath.Dir(p)); d != "." && !above[d]; d = filepath.ToSlash(filepath.Dir(d)) {
+	for _, p := range paths {
+		if _, err := os.Lstat(filepath.Join(top, filepath.FromSlash(p))); err != nil {
+			if missing(err) {
+				continue
+			}
+			return nil, err
+		}
+		there = append(there, p)
+		for d := path.Dir(p); d != "." && !above[d]; d = path.Dir(d) {
 			above[d] = true
 		}
 	}
-	var dirs []string
-	if len(above) > 0 {
-		dirs = slices.Sorted(func(yield func(string) bool) {
-			for d := range above {
-				if !inTo[d] && !yield(d) {
-					return
-				}
-			}
-		})
+	if len(there) == 0 {
+		return nil, nil
 	}
-	if len(dirs) > 0 {
-		trees, err := treesIn(ctx, top, to, dirs)
+	if len(above) > 0 {
+		dirs := slices.Sorted(maps.Keys(above))
+		trees, err := treesIn(ctx, top, commit, dirs)
 		if err != nil {
-			return mv, err
+			return nil, err
 		}
 		for _, d := range dirs {
 			if !trees[d] {
-				mv.clean = append(mv.clean, d)
+				there = append(there, d)
 			}
 		}
 	}
-	slices.Sort(mv.write)
-	// A path inside another one to clean is left to that one: given both
-	// "a" and "a/b", git clean goes down to a/b and leaves the folder a,
-	// which it removes whole when given "a" alone.
-	slices.Sort(mv.clean)
+	slices.Sort(there)
 	var outer []string
-	for _, p := range mv.clean {
+	for _, p := range there {
 		if n := len(outer); n > 0 && strings.HasPrefix(p, outer[n-1]+"/") {
 			continue
 		}
 		outer = append(outer, p)
 	}
-	mv.clean = outer
-	return mv, nil
+	return outer, nil
 }
 
 // treesIn reports which of dirs are folders (trees) in commit, with one
@@ -291,38 +288,15 @@ func treesIn(ctx context.Context, top, commit string, dirs []string) (map[string
 	return trees, nil
 }
 
-// removeTracked deletes the file (or symbolic link) at path as `git
-// checkout` deletes a file the commit it checks out no longer tracks:
-// gone already is fine; a folder there is left (git clean decides); a
-// file reached through a symbolic link or a file on the way is not
-// touched; the folders above it left empty go.
-func removeTracked(top, path string) error {
-	parts := strings.Split(path, "/")
-	for i := 1; i < len(parts); i++ {
-		info, err := os.Lstat(filepath.Join(top, filepath.FromSlash(strings.Join(parts[:i], "/"))))
-		if missing(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !info.IsDir() {
-			return nil // a symbolic link or a file on the way: nothing of ours there
+// pathCover is a set of paths, a folder standing for all in it.
+type pathCover map[string]bool
+
+// covers reports whether p or a folder above it is in the set.
+func (s pathCover) covers(p string) bool {
+	for ; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+		if s[p] {
+			return true
 		}
 	}
-	full := filepath.Join(top, filepath.FromSlash(path))
-	info, err := os.Lstat(full)
-	switch {
-	case missing(err):
-	case err != nil:
-		return err
-	case info.IsDir():
-		return nil
-	default:
-		if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	removeEmptyParents(top, path)
-	return nil
+	return false
 }

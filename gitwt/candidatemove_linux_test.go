@@ -276,6 +276,30 @@ func TestMoveCandidateRefusesAMovedHead(t *testing.T) {
 	is.Equal(testutil.Git(t, wt, "rev-parse", "HEAD"), base) // HEAD left alone
 }
 
+// A change in the worktree that the round's Touched does not cover (the
+// watch missed it, or it came after the look) is refused: the caller
+// resets the worktree instead.
+func TestMoveCandidateRefusesAnUnseenChange(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, base := moveFixture(t)
+	r, err := gitwt.Open(ctx, dir)
+	is.NoErr(err)
+	wt := filepath.Join(t.TempDir(), "c")
+	is.NoErr(r.AddCandidate(ctx, wt, base))
+	end := candidateRound(t, wt, base, moveCase{
+		agent: func(t *testing.T, d string) { mkfile(t, d, "a.txt", "agent\n") },
+		check: func(t *testing.T, d string) { mkfile(t, d, "b.txt", "check\n") },
+	})
+	is.Equal(end.Touched, []string{"a.txt", "b.txt"})
+	end.Touched = []string{"a.txt"}
+	mkfile(t, dir, "dir/y.txt", "winner\n")
+	to := testutil.Commit(t, dir, "kept")
+	err = r.MoveCandidate(ctx, wt, end, to, nil)
+	is.True(errors.Is(err, gitwt.ErrCandidateMoved))
+	is.Equal(testutil.Git(t, wt, "rev-parse", "HEAD"), end.Head) // HEAD left alone
+}
+
 // sameWorktrees fails the test unless worktrees a (ResetCandidate's) and b
 // (MoveCandidate's) are the same in everything, HEAD at commit, both clean
 // with a stat-clean index.
