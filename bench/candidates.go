@@ -42,7 +42,8 @@ var (
 //     changes.Changes from the round's base, its agent's change committed
 //     from it and a look taken after (untimed: the round's own work),
 //     then gitwt.MoveCandidate for the N at once, and the next round's
-//     watch started in each (timed: what prepareRound does).
+//     Changes started in each on the candidate's watcher, which lives as
+//     long as the worktree (timed: what prepareRound does).
 //
 // Wall time and the CPU time of the git processes (getrusage of children;
 // with the watch, this process's own too) are both reported: the wall time
@@ -171,10 +172,15 @@ func moveRounds(ctx context.Context, r *gitwt.Repo, paths []string, next func() 
 	base, err := r.Head(ctx)
 	must(err)
 	chs := make([]*changes.Changes, n)
+	ws := make([]*changes.Watcher, n)
 	watch := func(i int, base string) {
 		repo, err := gitwt.Open(ctx, paths[i])
 		must(err)
-		chs[i] = changes.New(ctx, repo, base, []string{".architect"}, 0, changes.ChangesOptions{Commits: true, Watch: true, Clean: true})
+		if ws[i] == nil { // made once per run, as the loop does
+			ws[i], err = changes.Watch(ctx, repo, []string{".architect"}, true)
+			must(err)
+		}
+		chs[i] = changes.New(ctx, repo, base, []string{".architect"}, 0, changes.ChangesOptions{Commits: true, Clean: true, Watcher: ws[i]})
 	}
 	each := func(f func(i int)) {
 		var wg sync.WaitGroup
@@ -212,8 +218,9 @@ func moveRounds(ctx context.Context, r *gitwt.Repo, paths []string, next func() 
 			checkCandidate(p, commit)
 		}
 	}
-	for _, ch := range chs {
+	for i, ch := range chs {
 		must(ch.Close())
+		must(ws[i].Close())
 	}
 	pw := median(prepWall)
 	report(fmt.Sprintf("candidates: a round's %d candidates brought to a one-file change by what changed", n),

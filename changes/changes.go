@@ -38,6 +38,11 @@ type ChangesOptions struct {
 	// watcher starts without asking git which folders it ignores (a fresh
 	// checkout has no untracked file).
 	Clean bool
+	// Watcher: a Watcher the caller keeps across several Changes (Watch),
+	// used instead of starting one. What it saw before New is dropped
+	// (with Clean, that is the checkout the caller just made); Close
+	// leaves it running.
+	Watcher *Watcher
 }
 
 // Changes is the working tree's diff against one base, kept up to date at
@@ -63,6 +68,7 @@ type Changes struct {
 	keep     int64 // segments starting this far into the diff keep their first bytes
 	stage    bool  // see ChangesOptions.Commits
 	w        *Watcher
+	sharedW  bool // w is the caller's (ChangesOptions.Watcher)
 	index    *privateIndex // nil until the first diff
 	baseRev  string        // base, or the empty tree
 
@@ -97,7 +103,11 @@ type Changes struct {
 func New(ctx context.Context, r *gitwt.Repo, base string, excludes []string, limit int, opts ChangesOptions) *Changes {
 	c := &Changes{repo: r, base: base, excludes: excludes, limit: max(limit, 0), stage: opts.Commits, touched: pathSet{}}
 	c.keep = 4 * int64(c.limit)
-	if opts.Watch {
+	switch {
+	case opts.Watcher != nil:
+		c.w, c.sharedW = opts.Watcher, true
+		c.w.Take(ctx)
+	case opts.Watch:
 		if w, err := watch(ctx, r, excludes, opts.Clean); err == nil {
 			c.w = w
 		}
@@ -561,7 +571,10 @@ func (c *Changes) Close() error {
 		return nil
 	}
 	c.valid = false
-	err := c.w.Close()
+	var err error
+	if !c.sharedW {
+		err = c.w.Close()
+	}
 	if c.index != nil {
 		if cerr := c.index.close(); err == nil {
 			err = cerr

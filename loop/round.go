@@ -50,10 +50,13 @@ type candidate struct {
 	slot *slot
 	made bool             // its worktree exists (made this session)
 	sb   *sandbox.Sandbox // confines it to its worktree (the run's when off)
-	// ch follows its worktree through a round, watched from the moment
-	// the worktree is at the round's base: what its agent changed is
-	// committed from it, in the size of the change, and what the whole
-	// round touched is known from it (roundEnd).
+	// w watches its worktree from its creation to the end of the run;
+	// nil where that is not possible. ch follows the worktree through a
+	// round on w, from the moment the worktree is at the round's base:
+	// what its agent changed is committed from it, in the size of the
+	// change, and what the whole round touched is known from it
+	// (roundEnd).
+	w  *changes.Watcher
 	ch *changes.Changes
 	// end is its worktree as its last round left it, once every process
 	// of that round had ended: what brings it to the next round's commit
@@ -227,7 +230,13 @@ func (r *runner) prepareRound(ctx context.Context, i, n int) (base string, err e
 				return
 			}
 			c.ws = &workspace{dir: dir, repo: repo, initialRef: base, excludes: r.ws.excludes}
-			c.ch = newCandidateChanges(ctx, c.ws)
+			if c.w == nil {
+				// Its worktree is a fresh checkout of base.
+				if w, err := changes.Watch(ctx, repo, c.ws.excludes, true); err == nil {
+					c.w = w
+				}
+			}
+			c.ch = newCandidateChanges(ctx, c.ws, c.w)
 			c.changeFailed = false
 		})
 	}
@@ -248,6 +257,13 @@ func (r *runner) prepareRound(ctx context.Context, i, n int) (base string, err e
 func (r *runner) bringCandidate(ctx context.Context, c *candidate, base string) (string, error) {
 	end, why := c.end, c.noEnd
 	c.end, c.noEnd = nil, ""
+	if end != nil && c.w != nil {
+		// Nothing may have changed since its round's last look: the
+		// round's processes are gone, and nothing else writes there.
+		if seen := c.w.Take(ctx); seen.All || seen.Index || len(seen.Paths) > 0 {
+			end, why = nil, "its worktree changed after its round's last look"
+		}
+	}
 	if end != nil {
 		err := r.ws.repo.MoveCandidate(ctx, c.top, *end, base, nil)
 		if err == nil {
@@ -860,6 +876,10 @@ func (r *runner) removeCandidates(ctx context.Context) {
 			_ = c.ch.Close()
 			c.ch = nil
 		}
+		if c.w != nil {
+			_ = c.w.Close()
+			c.w = nil
+		}
 		if err := r.ws.repo.RemoveCandidate(ctx, c.top); err != nil {
 			r.warn(fmt.Sprintf("could not remove candidate %d's worktree %s: %s (`architect clean` removes it once the run has ended)", c.k, c.top, r.cleanText(err.Error())))
 		}
@@ -871,10 +891,12 @@ func (r *runner) removeCandidates(ctx context.Context) {
 }
 
 // newCandidateChanges follows a candidate's worktree, just brought to the
-// round's base, through the round: watched, so that the commit of what its
-// agent left and the look after its checks cost what changed, and so that
-// what the round touched is known. Clean: the worktree is the base as a
-// checkout leaves it, with no untracked file git does not ignore.
-func newCandidateChanges(ctx context.Context, ws *workspace) *changes.Changes {
-	return changes.New(ctx, ws.repo, ws.initialRef, ws.excludes, diffKeep, changes.ChangesOptions{Commits: true, Watch: true, Clean: true})
+// round's base, through the round: on its watcher w, so that the commit of
+// what its agent left and the look after its checks cost what changed, and
+// so that what the round touched is known; what w saw before (the
+// worktree brought to base) is dropped. Clean: the worktree is the base as
+// a checkout leaves it, with no untracked file git does not ignore.
+// Without a watcher, each look is at the whole worktree.
+func newCandidateChanges(ctx context.Context, ws *workspace, w *changes.Watcher) *changes.Changes {
+	return changes.New(ctx, ws.repo, ws.initialRef, ws.excludes, diffKeep, changes.ChangesOptions{Commits: true, Clean: w != nil, Watcher: w})
 }
