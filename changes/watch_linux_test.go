@@ -342,3 +342,44 @@ func TestTouched(t *testing.T) {
 	_, complete = u.Touched()
 	is.True(!complete) // no watcher
 }
+
+// A Watcher kept across Changes (Watch, ChangesOptions.Watcher): each
+// Changes on it starts from what came after New (what the caller did
+// before, such as a checkout, is dropped), and closing one leaves the
+// watcher to the next.
+func TestSharedWatcher(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir := newRepo(t)
+	write(t, dir, "a.txt", "one\n")
+	write(t, dir, "b.txt", "one\n")
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "commit", "-qm", "base")
+	repo, err := gitwt.Open(ctx, dir)
+	is.NoErr(err)
+	w, err := Watch(ctx, repo, nil, true)
+	is.NoErr(err)
+	defer w.Close()
+
+	first := New(ctx, repo, "HEAD", nil, 1<<20, ChangesOptions{Commits: true, Clean: true, Watcher: w})
+	write(t, dir, "a.txt", "two\n")
+	_, _, err = first.Commit(ctx, "first", nil)
+	is.NoErr(err)
+	paths, complete := first.Touched()
+	is.True(complete)
+	is.Equal(paths, []string{"a.txt"})
+	is.NoErr(first.Close())
+
+	// The caller's own change between the two: dropped by the next New.
+	gitT(t, dir, "reset", "-q", "--hard", "HEAD~1")
+	second := New(ctx, repo, "HEAD", nil, 1<<20, ChangesOptions{Commits: true, Clean: true, Watcher: w})
+	defer second.Close()
+	write(t, dir, "b.txt", "three\n")
+	d, err := second.Diff(ctx)
+	is.NoErr(err)
+	is.True(strings.Contains(d.Text, "b.txt"))
+	is.True(!strings.Contains(d.Text, "a.txt"))
+	paths, complete = second.Touched()
+	is.True(complete) // the reset's index write was the caller's, before New
+	is.Equal(paths, []string{"b.txt"})
+}
