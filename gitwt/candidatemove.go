@@ -37,7 +37,7 @@ type CandidateEnd struct {
 	Touched []string
 }
 
-// MoveCandidate brings the candidate worktree at path, in the state end
+// MoveCandidate brings the candidate worktree at wt, in the state end
 // describes, to commit, with the result ResetCandidate gives, touching
 // only the paths in end.Touched and in the diff from Head's tree to
 // commit's: no lstat of the other tracked files, no walk of the other
@@ -66,13 +66,13 @@ type CandidateEnd struct {
 // or when a submodule is involved. An error may leave the worktree half
 // moved. Either way the caller brings it to commit with ResetCandidate,
 // which makes no assumption.
-func (r *Repo) MoveCandidate(ctx context.Context, path string, end CandidateEnd, commit string, keep []string) error {
-	if !filepath.IsAbs(path) {
-		return fmt.Errorf("candidate worktree %q: the path must be absolute", path)
+func (r *Repo) MoveCandidate(ctx context.Context, wt string, end CandidateEnd, commit string, keep []string) error {
+	if !filepath.IsAbs(wt) {
+		return fmt.Errorf("candidate worktree %q: the path must be absolute", wt)
 	}
-	top := filepath.Clean(path)
+	top := filepath.Clean(wt)
 	if !r.isOwnWorktree(top) {
-		return fmt.Errorf("candidate worktree %s: not a worktree of this repository", path)
+		return fmt.Errorf("candidate worktree %s: not a worktree of this repository", wt)
 	}
 	out, err := output(ctx, top, "rev-parse", "--absolute-git-dir", "HEAD", commit+"^{commit}")
 	if err != nil {
@@ -143,27 +143,8 @@ func planMove(ctx context.Context, top, gitDir string, end CandidateEnd, to stri
 	if err != nil {
 		return mv, err
 	}
-	for _, cs := range [][]change{own, moved} {
-		for _, c := range cs {
-			switch {
-			case c.oldMode == gitlinkMode || c.newMode == gitlinkMode:
-				return mv, fmt.Errorf("%w: %s: %q is a submodule", ErrCandidateMoved, top, c.path)
-			case c.path == ".gitignore" || strings.HasSuffix(c.path, "/.gitignore"):
-				// What git clean removes anywhere in the tree changes with it.
-				return mv, fmt.Errorf("%w: %s: %q changes what git ignores", ErrCandidateMoved, top, c.path)
-			case strings.Contains(c.path, "\n"):
-				return mv, fmt.Errorf("%w: %s: a path git cannot be asked about line by line: %q", ErrCandidateMoved, top, c.path)
-			}
-		}
-	}
-	touched := make(pathCover, len(end.Touched))
-	for _, p := range end.Touched {
-		touched[p] = true
-	}
-	for _, c := range own {
-		if !touched.covers(c.path) {
-			return mv, fmt.Errorf("%w: %s: %q changed, and the round was not seen touching it", ErrCandidateMoved, top, c.path)
-		}
+	if err := refuseMove(top, own, moved, end.Touched); err != nil {
+		return mv, err
 	}
 	// Each path's fate: a file of commit (checked out), or not (cleaned).
 	file := map[string]bool{}
@@ -171,32 +152,19 @@ func planMove(ctx context.Context, top, gitDir string, end CandidateEnd, to stri
 		file[c.path] = c.newMode != "000000"
 		mv.checkout = append(mv.checkout, c.path) // in the index or in commit: the pathspec matches
 	}
-	if len(end.Touched) > 0 {
-		var ls bytes.Buffer
-		args := append([]string{"ls-tree", "-r", "-z", "--full-tree", to, "--"}, end.Touched...)
-		if err := run(ctx, top, Command{Env: []string{"GIT_LITERAL_PATHSPECS=1"}, Stdout: &ls}, args...); err != nil {
-			return mv, err
+	under, err := filesUnder(ctx, top, to, end.Touched)
+	if err != nil {
+		return mv, err
+	}
+	for _, p := range under {
+		if _, known := file[p]; !known {
+			mv.checkout = append(mv.checkout, p)
 		}
-		for _, rec := range bytes.Split(ls.Bytes(), []byte{0}) {
-			if len(rec) == 0 {
-				continue
-			}
-			head, p, ok := strings.Cut(string(rec), "\t")
-			if !ok {
-				return mv, fmt.Errorf("git ls-tree: unexpected output %q", rec)
-			}
-			if strings.HasPrefix(head, gitlinkMode) {
-				return mv, fmt.Errorf("%w: %s: %q is a submodule", ErrCandidateMoved, top, p)
-			}
-			if _, known := file[p]; !known {
-				mv.checkout = append(mv.checkout, p)
-			}
-			file[p] = true
-		}
-		for _, p := range end.Touched {
-			if _, known := file[p]; !known {
-				file[p] = false
-			}
+		file[p] = true
+	}
+	for _, p := range end.Touched {
+		if _, known := file[p]; !known {
+			file[p] = false
 		}
 	}
 	for p, f := range file {
@@ -218,6 +186,63 @@ func planMove(ctx context.Context, top, gitDir string, end CandidateEnd, to stri
 	slices.Sort(mv.checkout)
 	slices.Sort(mv.clean)
 	return mv, nil
+}
+
+// refuseMove refuses what MoveCandidate cannot vouch for: a submodule, a
+// .gitignore changed, a path with a line feed, in either diff; a change of
+// the worktree (own) that touched does not cover.
+func refuseMove(top string, own, moved []change, touched []string) error {
+	for _, cs := range [][]change{own, moved} {
+		for _, c := range cs {
+			switch {
+			case c.oldMode == gitlinkMode || c.newMode == gitlinkMode:
+				return fmt.Errorf("%w: %s: %q is a submodule", ErrCandidateMoved, top, c.path)
+			case c.path == ".gitignore" || strings.HasSuffix(c.path, "/.gitignore"):
+				// What git clean removes anywhere in the tree changes with it.
+				return fmt.Errorf("%w: %s: %q changes what git ignores", ErrCandidateMoved, top, c.path)
+			case strings.Contains(c.path, "\n"):
+				return fmt.Errorf("%w: %s: a path git cannot be asked about line by line: %q", ErrCandidateMoved, top, c.path)
+			}
+		}
+	}
+	seen := make(pathCover, len(touched))
+	for _, p := range touched {
+		seen[p] = true
+	}
+	for _, c := range own {
+		if !seen.covers(c.path) {
+			return fmt.Errorf("%w: %s: %q changed, and the round was not seen touching it", ErrCandidateMoved, top, c.path)
+		}
+	}
+	return nil
+}
+
+// filesUnder lists commit's files at or under paths (a folder stands for
+// all in it), refusing a submodule.
+func filesUnder(ctx context.Context, top, commit string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	var ls bytes.Buffer
+	args := append([]string{"ls-tree", "-r", "-z", "--full-tree", commit, "--"}, paths...)
+	if err := run(ctx, top, Command{Env: []string{"GIT_LITERAL_PATHSPECS=1"}, Stdout: &ls}, args...); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, rec := range bytes.Split(ls.Bytes(), []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		head, p, ok := strings.Cut(string(rec), "\t")
+		if !ok {
+			return nil, fmt.Errorf("git ls-tree: unexpected output %q", rec)
+		}
+		if strings.HasPrefix(head, gitlinkMode) {
+			return nil, fmt.Errorf("%w: %s: %q is a submodule", ErrCandidateMoved, top, p)
+		}
+		files = append(files, p)
+	}
+	return files, nil
 }
 
 // leftToClean returns what git clean is to be given once the index is
