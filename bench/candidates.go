@@ -224,7 +224,7 @@ func moveRounds(ctx context.Context, r *gitwt.Repo, paths []string, next func() 
 	}
 	pw := median(prepWall)
 	report(fmt.Sprintf("candidates: a round's %d candidates brought to a one-file change by what changed", n),
-		fmt.Sprintf("MoveCandidate ×%d concurrently: wall %.2f s, CPU %.2f s; with the next round's watch started in each (prepareRound): wall %.2f s, CPU %.2f s (each run's wall: %s); the round's looks at the %d worktrees (commit of the agent's change, look after the checks), watched: wall %.2f s, CPU %.2f s",
+		fmt.Sprintf("MoveCandidate ×%d concurrently: wall %.2f s, CPU %.2f s; with the next round's Changes started on each candidate's watcher (prepareRound): wall %.2f s, CPU %.2f s (each run's wall: %s); the round's looks at the %d worktrees (commit of the agent's change, look after the checks), watched: wall %.2f s, CPU %.2f s",
 			n, median(moveWall), median(moveCPU), pw, median(prepCPU), seconds(prepWall), n, median(lookWall), median(lookCPU)),
 		"≤ 0.5 s for all", pw <= 0.5)
 }
