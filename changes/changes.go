@@ -68,7 +68,7 @@ type Changes struct {
 	keep     int64 // segments starting this far into the diff keep their first bytes
 	stage    bool  // see ChangesOptions.Commits
 	w        *Watcher
-	sharedW  bool // w is the caller's (ChangesOptions.Watcher)
+	sharedW  bool          // w is the caller's (ChangesOptions.Watcher)
 	index    *privateIndex // nil until the first diff
 	baseRev  string        // base, or the empty tree
 
