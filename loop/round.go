@@ -56,8 +56,9 @@ type candidate struct {
 	// what its agent changed is committed from it, in the size of the
 	// change, and what the whole round touched is known from it
 	// (roundEnd).
-	w  *changes.Watcher
-	ch *changes.Changes
+	w       *changes.Watcher
+	noWatch bool // watching it failed (too many folders, not Linux): not tried again
+	ch      *changes.Changes
 	// end is its worktree as its last round left it, once every process
 	// of that round had ended: what brings it to the next round's commit
 	// by what changed alone (gitwt.MoveCandidate). nil when that is not
@@ -230,11 +231,10 @@ func (r *runner) prepareRound(ctx context.Context, i, n int) (base string, err e
 				return
 			}
 			c.ws = &workspace{dir: dir, repo: repo, initialRef: base, excludes: r.ws.excludes}
-			if c.w == nil {
+			if c.w == nil && !c.noWatch {
 				// Its worktree is a fresh checkout of base.
-				if w, err := changes.Watch(ctx, repo, c.ws.excludes, true); err == nil {
-					c.w = w
-				}
+				w, err := changes.Watch(ctx, repo, c.ws.excludes, true)
+				c.w, c.noWatch = w, err != nil
 			}
 			c.ch = newCandidateChanges(ctx, c.ws, c.w)
 			c.changeFailed = false
