@@ -158,6 +158,9 @@ func presetRalphYAML(p starter.Preset, r starter.Rendered, params []string, proj
 // presetInit renders the preset for init, its errors the user's.
 func presetInit(e *env, dir, name string, params []string) (starter.Preset, starter.Rendered, error) {
 	p, err := starter.FindPreset(name, presetDirs(e, dir)...)
+	if ue, ok := err.(*usererr.Error); ok {
+		ue.Msg = "--preset: " + ue.Msg
+	}
 	if err != nil {
 		return p, starter.Rendered{}, err
 	}

@@ -234,3 +234,40 @@ func readPID(t *testing.T, path string) int {
 	}
 	return pid
 }
+
+// pause_loop and resume_loop act through the control files: a loop asked
+// to pause during its first agent run waits, paused, after it; resumed, it
+// runs its second iteration and succeeds.
+func TestMCPPauseResume(t *testing.T) {
+	is := is.New(t)
+	f := newMCPFixture(t)
+	agent := f.agent("p", map[string]string{
+		"iter-1.txt": "touch $WORK/p-1\nwaitfor $WORK/p-go\nsay not yet\n",
+		"iter-2.txt": "write done.txt yes\nsay done <promise>COMPLETE</promise>\n",
+	})
+	f.must("start_loop", map[string]any{"repo": f.repo, "name": "p", "task": "make done.txt", "checks": []string{"test -f done.txt"}, "agent_cmd": agent, "max_iterations": 3})
+	if !testutil.Until(time.Minute, func() bool { _, err := os.Stat(filepath.Join(f.work, "p-1")); return err == nil }) {
+		t.Fatal("the agent did not start")
+	}
+	out := f.must("pause_loop", map[string]any{"repo": f.repo, "name": "p"})
+	is.True(strings.Contains(out["message"].(string), "paused"))
+	testutil.WriteFile(t, f.work, "p-go", "")
+	var st map[string]any
+	if !testutil.Until(time.Minute, func() bool {
+		st = f.must("loop_status", map[string]any{"repo": f.repo, "name": "p"})
+		s, _ := st["state"].(map[string]any)
+		return s != nil && s["status"] == runlog.StatusPaused
+	}) {
+		t.Fatalf("the loop did not pause: %v", st)
+	}
+	is.Equal(st["running"], true)
+	_, err := os.Stat(filepath.Join(f.repo, ".architect-worktrees", "p", "done.txt"))
+	is.True(os.IsNotExist(err)) // no second iteration while paused
+	out = f.must("resume_loop", map[string]any{"repo": f.repo, "name": "p"})
+	is.True(strings.Contains(out["message"].(string), "resumed"))
+	st = f.waitStopped("p")
+	is.Equal(st["exit"], 0.0)
+	rep := f.must("loop_report", map[string]any{"repo": f.repo, "name": "p"})
+	is.Equal(rep["success"], true)
+	is.Equal(rep["iterations"], 2.0)
+}
