@@ -154,7 +154,7 @@ type ControlOutput struct {
 	Message string `json:"message"`
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // check validates a Ref: an absolute path to a folder and a name git and
 // architect take.
@@ -166,7 +166,7 @@ func (r Ref) check() (repo string, err error) {
 	if err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("repo %s is not a folder", r.Repo)
 	}
-	if !namePattern.MatchString(r.Name) || strings.Contains(r.Name, "..") {
+	if !namePattern().MatchString(r.Name) || strings.Contains(r.Name, "..") {
 		return "", fmt.Errorf("name %q is not a loop name: 1 to 64 letters, digits, dots, dashes and underscores, starting with a letter or digit", r.Name)
 	}
 	return filepath.Clean(r.Repo), nil

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/architect-dev/architect/usererr"
 	"go.yaml.in/yaml/v3"
@@ -72,7 +73,9 @@ type Param struct {
 
 // safeValue is what a parameter's value may hold by default: a word a shell
 // reads as it is in or out of quotes.
-var safeValue = regexp.MustCompile(`^[A-Za-z0-9@._/:+~^=,-]+$`)
+// Compiled on first use, as the other patterns of presets are: a command
+// that reads no preset pays nothing for them at start-up.
+var safeValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9@._/:+~^=,-]+$`) })
 
 // CheckSpec is one item of a preset's checks: detected commands (detect:
 // test, lint, types), a command (run:), or one command per kind of
@@ -86,7 +89,7 @@ type CheckSpec struct {
 	ByKind  map[string]string `yaml:",inline"`
 }
 
-var presetName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+var presetName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`) })
 
 // Presets lists every preset, by name, from the built-in ones and the
 // folders given (the project's, then the user's; "" is skipped); a
@@ -130,7 +133,7 @@ func readPresets(fsys fs.FS, dir, source string, into map[string]Preset) error {
 		fail := func(msg, hint string) error {
 			return &usererr.Error{Msg: "preset " + where + ": " + msg, Hint: hint}
 		}
-		if !presetName.MatchString(base) {
+		if !presetName().MatchString(base) {
 			return fail("the name is not lower-case letters, digits and dashes", "rename the file, e.g. my-job.yaml")
 		}
 		data, err := fs.ReadFile(fsys, name)
@@ -263,7 +266,7 @@ func (p Preset) values(params []string) (map[string]string, error) {
 			}
 			return nil, &usererr.Error{Msg: fmt.Sprintf("preset %s has no parameter %q", p.Name, k), Hint: p.paramHint()}
 		}
-		pattern, re := "safe", safeValue
+		pattern, re := "safe", safeValue()
 		if prm.Pattern != "" {
 			pattern, re = prm.Pattern, regexp.MustCompile(prm.Pattern)
 		}
@@ -363,13 +366,14 @@ func (p Preset) check(c CheckSpec, proj Project, values map[string]string) ([]st
 	return out, nil
 }
 
-var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`) })
 
 // substitute replaces {{name}} with the parameter's value; other {{...}}
 // (a Go template in a check, {{.Version}}) stay as they are.
 func substitute(text string, values map[string]string) string {
-	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
-		name := placeholder.FindStringSubmatch(m)[1]
+	re := placeholder()
+	return re.ReplaceAllStringFunc(text, func(m string) string {
+		name := re.FindStringSubmatch(m)[1]
 		if v, ok := values[name]; ok {
 			return v
 		}
