@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -158,7 +159,8 @@ func presetRalphYAML(p starter.Preset, r starter.Rendered, params []string, proj
 // presetInit renders the preset for init, its errors the user's.
 func presetInit(e *env, dir, name string, params []string) (starter.Preset, starter.Rendered, error) {
 	p, err := starter.FindPreset(name, presetDirs(e, dir)...)
-	if ue, ok := err.(*usererr.Error); ok {
+	var ue *usererr.Error
+	if errors.As(err, &ue) {
 		ue.Msg = "--preset: " + ue.Msg
 	}
 	if err != nil {
@@ -166,7 +168,7 @@ func presetInit(e *env, dir, name string, params []string) (starter.Preset, star
 	}
 	r, err := p.Render(params, dir)
 	if err != nil {
-		if ue, ok := err.(*usererr.Error); ok {
+		if errors.As(err, &ue) {
 			ue.Hint += "; nothing was written"
 		}
 		return p, r, err

@@ -235,7 +235,7 @@ func (s *Server) start(ctx context.Context, _ *sdk.CallToolRequest, in StartInpu
 	var out bytes.Buffer
 	res := proc.Run(ctx, s.opt.Self, loopArgs(repo, in, "--dry-run"), proc.Options{Dir: repo, Stdout: io.Discard, Stderr: &out, Timeout: time.Minute})
 	if res.StartErr != nil {
-		return nil, StartOutput{}, fmt.Errorf("cannot run %s: %v", s.opt.Self, res.StartErr)
+		return nil, StartOutput{}, fmt.Errorf("cannot run %s: %w", s.opt.Self, res.StartErr)
 	}
 	if res.ExitCode != 0 {
 		return nil, StartOutput{}, fmt.Errorf("the loop was not started: %s", strings.TrimSpace(lastLines(out.String(), 20)))
@@ -285,7 +285,7 @@ func (s *Server) architect(ctx context.Context, dir string, args ...string) (str
 	var out, errOut bytes.Buffer
 	res := proc.Run(ctx, s.opt.Self, args, proc.Options{Dir: dir, Stdout: &out, Stderr: &errOut, Timeout: time.Minute})
 	if res.StartErr != nil {
-		return "", fmt.Errorf("cannot run %s: %v", s.opt.Self, res.StartErr)
+		return "", fmt.Errorf("cannot run %s: %w", s.opt.Self, res.StartErr)
 	}
 	if res.ExitCode != 0 {
 		msg := strings.TrimSpace(lastLines(errOut.String(), 20))
@@ -329,7 +329,7 @@ func (s *Server) status(ctx context.Context, _ *sdk.CallToolRequest, in Ref) (*s
 		return nil, o, err
 	}
 	if err := json.Unmarshal([]byte(text), &o.State); err != nil {
-		return nil, o, fmt.Errorf("architect status --json: %v", err)
+		return nil, o, fmt.Errorf("architect status --json: %w", err)
 	}
 	if running, ok := o.State["running"].(bool); ok && c == nil {
 		o.Running = running // a loop this server did not start
