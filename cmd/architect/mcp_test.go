@@ -182,6 +182,20 @@ func TestMCPStartWatchStop(t *testing.T) {
 	rep = f.must("loop_report", map[string]any{"repo": f.repo, "name": "two"})
 	is.Equal(rep["success"], false)
 
+	// resume_loop restarts the stopped loop from its state, as a child of
+	// the server again; stop_loop ends it again.
+	is.NoErr(os.Remove(filepath.Join(f.work, "two-running")))
+	out = f.must("resume_loop", map[string]any{"repo": f.repo, "name": "two"})
+	is.True(strings.Contains(out["message"].(string), "restarted"))
+	if !testutil.Until(time.Minute, func() bool { _, err := os.Stat(filepath.Join(f.work, "two-running")); return err == nil }) {
+		t.Fatal("the restarted loop's agent did not start")
+	}
+	st2, err = runlog.ReadState(ws)
+	is.NoErr(err)
+	is.True(st2.PID != loopPID) // a new process, the same run
+	f.must("stop_loop", map[string]any{"repo": f.repo, "name": "two"})
+	is.True(!testutil.Alive(st2.PID))
+
 	// Bad input: clear errors, nothing started.
 	for _, tc := range []struct {
 		args map[string]any
