@@ -110,7 +110,7 @@ func runLoop(cmd *cobra.Command, e *env, o *loopOptions, task string) error {
 	if err != nil {
 		return err
 	}
-	cfg, src, warnings, err := config.LoadSources(path, task, e.lookup, fs, &o.flagged)
+	cfg, src, warnings, err := config.LoadWithPreset(presetLayer(e), path, task, e.lookup, fs, &o.flagged)
 	if found && (err != nil || !cfg.Quiet) {
 		fmt.Fprintf(e.stderr, "architect: reading %s (the project's configuration; -c FILE reads another, --no-config none)\n", printable(path))
 	}

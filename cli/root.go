@@ -81,7 +81,7 @@ limit.`,
 		newLoopCmd(e), newBatchCmd(e), newDemoCmd(e), newGitHubCmd(e),
 		newStatusCmd(e), newSayCmd(e), newPauseCmd(e), newResumeCmd(e), newCancelCmd(e), newReportCmd(e), newShowCmd(e),
 		newMergeCmd(e), newCleanCmd(e),
-		newInitCmd(e), newTemplateCmd(e),
+		newInitCmd(e), newTemplateCmd(e), newPresetsCmd(e), newMCPCmd(e),
 		newVersionCmd(e),
 		newDemoAgentCmd(e),
 	)

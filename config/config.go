@@ -31,6 +31,11 @@ type Config struct {
 	// Mode is "", "plan" (gap analysis into IMPLEMENTATION_PLAN.md) or
 	// "build" (implement the plan, one commit per iteration).
 	Mode string `json:"mode,omitempty"`
+	// Preset names the preset whose prompt, checks and limits were the
+	// layer under the file's keys (package starter), and PresetParams its
+	// parameters, as KEY=VALUE.
+	Preset       string   `json:"preset,omitempty"`
+	PresetParams []string `json:"preset_params,omitempty"`
 
 	Agent     string       `json:"agent"`
 	AgentCmd  string       `json:"agent_cmd,omitempty"`

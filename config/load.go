@@ -26,11 +26,58 @@ type Sources map[string]string
 // (whose values were parsed into flagged, see RegisterFlags), then the
 // TASK argument (if not ""). It returns every problem it finds at once as
 // Errors, and warnings worth printing; and says where each key got its
-// value, for `architect loop --dry-run`.
+// value, for `architect loop --dry-run`. A configuration that names a
+// preset is refused: LoadWithPreset reads those.
 func LoadSources(path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, Sources, []string, error) {
+	return LoadWithPreset(nil, path, task, lookup, fs, flagged)
+}
+
+// PresetLayer turns a preset, its parameters (KEY=VALUE) and the
+// workspace into the text of a ralph.yaml whose ralph_loop keys lie between
+// the defaults and the file; label names that text in messages and in the
+// sources ("preset coverage"). Its error is the user's to read.
+type PresetLayer func(name string, params []string, dir string) (text []byte, label string, err error)
+
+// LoadWithPreset is LoadSources for a configuration that may name a preset
+// (preset: in the file, ARCHITECT_PRESET or --preset): the keys layer
+// returns for it come first, and the file, the environment, the flags and
+// the TASK argument override them key by key. A spec given anywhere
+// replaces the preset's task.
+func LoadWithPreset(layer PresetLayer, path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, Sources, []string, error) {
+	c, src, errs := layers(nil, "", "", path, task, lookup, fs, flagged)
+	if len(errs) == 0 && c.Preset != "" {
+		if layer == nil {
+			return c, src, nil, Errors{{Source: src["preset"], Key: "preset", Msg: "presets are not read here", Hint: "drop preset: from this configuration"}}
+		}
+		text, label, err := layer(c.Preset, c.PresetParams, c.Dir)
+		if err != nil {
+			return c, src, nil, err
+		}
+		c, src, errs = layers(text, label, c.Dir, path, task, lookup, fs, flagged)
+		if len(errs) == 0 && c.Preset == "" {
+			errs = Errors{{Source: label, Key: "preset", Msg: "the preset's keys cleared preset:", Hint: "a preset cannot name another"}}
+		}
+		if from := src["task"]; c.Spec != "" && strings.HasPrefix(from, label+":") {
+			c.Task = ""
+			delete(src, "task")
+		}
+	}
+	if len(errs) > 0 {
+		return c, src, nil, errs
+	}
+	warnings, err := c.validate(src)
+	return c, src, warnings, err
+}
+
+// layers applies, over the defaults, the preset's text (if not nil), the
+// file at path, the environment, the flags and the TASK argument.
+func layers(preset []byte, label, dir, path, task string, lookup func(string) (string, bool), fs *pflag.FlagSet, flagged *Config) (Config, Sources, Errors) {
 	c := Defaults()
 	src := Sources{}
 	var errs Errors
+	if preset != nil {
+		errs = append(errs, loadText(preset, label, dir, &c, src)...)
+	}
 	if path != "" {
 		errs = append(errs, loadFile(path, &c, src)...)
 	}
@@ -41,7 +88,7 @@ func LoadSources(path, task string, lookup func(string) (string, bool), fs *pfla
 	if task != "" {
 		c.Task = task
 		src["task"] = "TASK argument"
-		if from := src["spec"]; path != "" && strings.HasPrefix(from, path+":") {
+		if from := src["spec"]; (path != "" && strings.HasPrefix(from, path+":")) || (preset != nil && strings.HasPrefix(from, label+":")) {
 			// The TASK argument beats the file's spec as it beats the
 			// file's task: the file is the project's standing setup, the
 			// argument what the user asks for now.
@@ -49,11 +96,29 @@ func LoadSources(path, task string, lookup func(string) (string, bool), fs *pfla
 			delete(src, "spec")
 		}
 	}
-	if len(errs) > 0 {
-		return c, src, nil, errs
+	return c, src, errs
+}
+
+// loadText reads a preset's ralph.yaml text, named label in messages; its
+// relative paths are relative to the workspace.
+func loadText(data []byte, label, dir string, c *Config, src Sources) Errors {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return Errors{YAMLError(label, data, err)}
 	}
-	warnings, err := c.validate(src)
-	return c, src, warnings, err
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	root := doc.Content[0]
+	var errs Errors
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k, v := root.Content[i], root.Content[i+1]; k.Value == "ralph_loop" {
+			errs = append(errs, loadSection(label, dir, v, c, src)...)
+		} else {
+			errs = append(errs, unknownKey(label, k, []string{"ralph_loop"}, "top level"))
+		}
+	}
+	return errs
 }
 
 func loadFile(path string, c *Config, src Sources) Errors {

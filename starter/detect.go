@@ -15,6 +15,9 @@ type Project struct {
 	Checks    []string // commands that must pass: tests first, then linters, then type checkers
 	TestGlobs []string // where the tests are, to suggest protecting them
 
+	// The checks by the role they play (Checks is them in this order).
+	Tests, Linters, TypeCheckers []string
+
 	// Agent is the agent init picked among the installed CLIs ("" when none
 	// is installed); AgentsFound lists every installed one.
 	Agent       string
@@ -62,6 +65,7 @@ func Detect(dir string) Project {
 	for _, cmds := range byRole {
 		p.Checks = append(p.Checks, cmds...)
 	}
+	p.Tests, p.Linters, p.TypeCheckers = byRole[roleTest], byRole[roleLint], byRole[roleTypes]
 	p.TestGlobs = testGlobs(dir)
 	return p
 }
