@@ -202,7 +202,7 @@ func TestTelegramReplyAnswers(t *testing.T) {
 	is.True(strings.HasPrefix(p1.Path, "/bot1:T/getUpdates"))
 	p2 := tg.next(t)
 	is.True(strings.Contains(p2.Query, "offset=13")) // the updates seen are confirmed
-	o.pollWG.Wait() // the poll ends once it has handed the answer over
+	o.pollWG.Wait()                                  // the poll ends once it has handed the answer over
 	a, ok := runlog.ReadAnswer(ws, 4)
 	is.True(ok)
 	_, ok = runlog.ReadAnswer(ws, 3) // an answer is to one question
