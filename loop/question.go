@@ -119,6 +119,9 @@ func (r *runner) unanswered(q *runlog.Question) *stop {
 // record keeps: the answer, or "(no answer)"; "" when no question was
 // answered or timed out.
 func (r *runner) answerFor(in *prompt.Input) string {
+	if r.st == nil {
+		return "" // the dry run's prompt: no run yet
+	}
 	q := r.st.Question
 	if q == nil || q.Outcome == runlog.QuestionWaiting {
 		return ""

@@ -270,6 +270,14 @@ func TestQuestionAnsweredThroughTelegram(t *testing.T) {
 	is.Equal(res.Iterations[0].Question, "Which database should I use?")
 	is.Equal(res.Iterations[1].Answer, "Use PostgreSQL 16")
 	is.True(strings.Contains(stderr, "answer received (telegram)"))
+	show1, _, code := architect(t, agentDir, "show", "1", "-C", repo)
+	is.Equal(code, 0)
+	is.True(strings.Contains(show1, "question asked: Which database should I use?"))
+	show2, _, _ := architect(t, agentDir, "show", "2", "-C", repo)
+	is.True(strings.Contains(show2, "answer carried by its prompt: Use PostgreSQL 16"))
+	html := readFile(t, filepath.Join(repo, ".architect", "report.html"))
+	is.True(strings.Contains(html, "Question asked"))
+	is.True(strings.Contains(html, "Use PostgreSQL 16"))
 	noSecret(t, repo, stdout, stderr)
 }
 
@@ -284,6 +292,8 @@ func TestQuestionAnsweredFromOutside(t *testing.T) {
 	p := startLoop(t, agentDir, "loop", "fix it", "-C", repo, "--check", "true", "--agent-cmd", "fake-agent", "--questions", "on")
 	p.waitOutput(t, "the agent asks")
 	waitContains(t, filepath.Join(repo, ".architect", "state.json"), `"status": "waiting"`)
+	status, _, _ := architect(t, agentDir, "status", "-C", repo)
+	is.True(strings.Contains(status, "Question (iteration 1): Which port should the server listen on?"))
 	stdout, stderr, code := architect(t, agentDir, "answer", "-C", repo, "8080, as in the README")
 	is.Equal(code, 0)
 	is.True(strings.Contains(stdout, "answer sent to the loop"))
