@@ -172,7 +172,8 @@ func (o *Observer) Close(wait time.Duration) {
 	case <-t.C:
 		o.warn("notifiers: posting took longer than %s: the messages left are dropped", wait)
 	}
-	o.cancel()
+	o.cancel() // the post under way ends at once, and the worker with it
+	<-o.done
 	o.pollWG.Wait()
 }
 
@@ -181,12 +182,15 @@ func (o *Observer) Close(wait time.Duration) {
 func (o *Observer) work() {
 	defer close(o.done)
 	for m := range o.queue {
+		if o.ctx.Err() != nil {
+			continue // closed: what is left is dropped, said once by Close
+		}
 		for i := range o.opts.Targets {
 			t := &o.opts.Targets[i]
 			if !t.Posts(m.Event) {
 				continue
 			}
-			if err := o.post(t, m); err != nil {
+			if err := o.post(t, m); err != nil && o.ctx.Err() == nil {
 				o.warn("notifiers: posting the %s message to %s failed: %s; the loop goes on", m.Event, t.Type, o.opts.Redact(err.Error()))
 			}
 		}

@@ -212,3 +212,50 @@ func TestTelegramReplyAnswers(t *testing.T) {
 	o.Observe(runlog.Event{Type: runlog.EventAnswered, Iteration: 4})
 	o.Close(5 * time.Second)
 }
+
+// Observe never waits for a post: with the service hanging, the events
+// are queued, a full queue drops (and says so), and Close gives up after
+// the time it is given.
+func TestObserveNeverWaits(t *testing.T) {
+	is := is.New(t)
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		<-release
+	}))
+	defer hang.Close()
+	defer close(release)
+	var log syncBuffer
+	o := New(Options{Log: &log, Timeout: time.Hour, Targets: []Target{{Notifier: config.Notifier{Type: config.NotifyWebhook}, URL: hang.URL}}})
+	o.Observe(runlog.Event{Type: runlog.EventLoopStarted})
+	<-arrived // the worker is stuck in its first post, and Observe returned
+	for range queueSize {
+		o.Observe(runlog.Event{Type: runlog.EventLoopStarted})
+	}
+	is.Equal(log.String(), "")
+	o.Observe(runlog.Event{Type: runlog.EventLoopStarted}) // one too many
+	is.True(strings.Contains(log.String(), "the started message is dropped"))
+	o.Close(50 * time.Millisecond)
+	is.True(strings.Contains(log.String(), "posting took longer than 50ms"))
+	is.Equal(strings.Count(log.String(), "\n"), 2) // nothing more once closed
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -248,7 +248,9 @@ func TestQuestionAnsweredThroughTelegram(t *testing.T) {
 	is := is.New(t)
 	s := newService(t)
 	s.reply = "Use PostgreSQL 16"
-	repo, agentDir := questionFixture(t, "say I need a decision. <question>Which database should I use?</question>\n")
+	// The agent prints the bot token it finds in its environment: masked
+	// (the notifier names its variable) wherever architect writes it.
+	repo, agentDir := questionFixture(t, "sh echo \"env: $TG_BOT\"\nsay I need a decision. <question>Which database should I use?</question>\n")
 	cfg := writeYAML(t, repo, `  questions: on
   notifiers: [{type: telegram, token_env: TG_BOT, chat_id: "55", api_url: "`+s.srv.URL+`", events: [question]}]
 `)
