@@ -125,43 +125,57 @@ func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
 
 // Problems lists what is wrong with n, in words; none when it can be used.
 func (n Notifier) Problems() []string {
-	var ps []string
 	if !slices.Contains(NotifyTypes(), n.Type) {
 		return []string{fmt.Sprintf("type %q is not one of %s", n.Type, strings.Join(NotifyTypes(), ", "))}
 	}
+	var ps []string
 	for _, name := range []struct{ key, value string }{{"url_env", n.URLEnv}, {"token_env", n.TokenEnv}} {
 		if name.value != "" && !envName.MatchString(name.value) {
 			ps = append(ps, fmt.Sprintf("%s %q is not the name of an environment variable (the secret itself never goes in the file)", name.key, name.value))
 		}
 	}
-	switch n.Type {
-	case NotifyTelegram:
-		if n.TokenEnv == "" || n.ChatID == "" {
-			ps = append(ps, "a telegram notifier needs token_env (the variable holding the bot token) and chat_id")
-		}
-		if n.URLEnv != "" {
-			ps = append(ps, "a telegram notifier takes no url_env (api_url sets the Bot API's address)")
-		}
-		if n.APIURL != "" {
-			if u, err := url.Parse(n.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				ps = append(ps, fmt.Sprintf("api_url %q is not an http(s) URL", n.APIURL))
-			}
-		}
-	default:
-		if n.URLEnv == "" {
-			ps = append(ps, "a "+n.Type+" notifier needs url_env: the variable holding the URL to post to")
-		}
-		if n.TokenEnv != "" && n.Type != NotifyNtfy {
-			ps = append(ps, "only telegram and ntfy notifiers take token_env")
-		}
-		if n.ChatID != "" || n.APIURL != "" {
-			ps = append(ps, "only telegram notifiers take chat_id and api_url")
-		}
+	if n.Type == NotifyTelegram {
+		ps = append(ps, n.telegramProblems()...)
+	} else {
+		ps = append(ps, n.webhookProblems()...)
 	}
 	for _, e := range n.Events {
 		if !slices.Contains(NotifyEvents(), e) {
 			ps = append(ps, fmt.Sprintf("event %q is not one of %s", e, strings.Join(NotifyEvents(), ", ")))
 		}
+	}
+	return ps
+}
+
+// telegramProblems are a telegram notifier's own problems.
+func (n Notifier) telegramProblems() []string {
+	var ps []string
+	if n.TokenEnv == "" || n.ChatID == "" {
+		ps = append(ps, "a telegram notifier needs token_env (the variable holding the bot token) and chat_id")
+	}
+	if n.URLEnv != "" {
+		ps = append(ps, "a telegram notifier takes no url_env (api_url sets the Bot API's address)")
+	}
+	if n.APIURL != "" {
+		if u, err := url.Parse(n.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			ps = append(ps, fmt.Sprintf("api_url %q is not an http(s) URL", n.APIURL))
+		}
+	}
+	return ps
+}
+
+// webhookProblems are the problems of a notifier that posts to a URL
+// (slack, ntfy, webhook).
+func (n Notifier) webhookProblems() []string {
+	var ps []string
+	if n.URLEnv == "" {
+		ps = append(ps, "a "+n.Type+" notifier needs url_env: the variable holding the URL to post to")
+	}
+	if n.TokenEnv != "" && n.Type != NotifyNtfy {
+		ps = append(ps, "only telegram and ntfy notifiers take token_env")
+	}
+	if n.ChatID != "" || n.APIURL != "" {
+		ps = append(ps, "only telegram notifiers take chat_id and api_url")
 	}
 	return ps
 }
