@@ -347,3 +347,32 @@ func TestQuestionUnanswered(t *testing.T) {
 		is.Equal(res.Iterations[1].Answer, "(no answer)")
 	})
 }
+
+// A question from an iteration that succeeded is recorded, and the run
+// ends with its success: nothing waits.
+func TestQuestionWithSuccessEnds(t *testing.T) {
+	is := is.New(t)
+	repo, agentDir := questionFixture(t, "say <question>Anything else?</question> done <promise>COMPLETE</promise>\n")
+	_, stderr, code := architect(t, agentDir, "loop", "fix it", "-C", repo, "--check", "true", "--agent-cmd", "fake-agent", "--questions", "on")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	res := readResult(t, repo)
+	is.Equal(len(res.Iterations), 1)
+	is.Equal(res.Iterations[0].Question, "Anything else?")
+	is.True(!strings.Contains(stderr, "the agent asks"))
+}
+
+// With questions off (the default), a tag is only text: no wait.
+func TestQuestionsOffByDefault(t *testing.T) {
+	is := is.New(t)
+	repo, agentDir := questionFixture(t, "say <question>Which one?</question>\n")
+	_, stderr, code := architect(t, agentDir, "loop", "fix it", "-C", repo, "--check", "true", "--agent-cmd", "fake-agent")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	res := readResult(t, repo)
+	is.Equal(len(res.Iterations), 2)
+	is.Equal(res.Iterations[0].Question, "")
+	is.True(!strings.Contains(readFile(t, filepath.Join(repo, "prompt-2.md")), ".architect/question.md"))
+}
