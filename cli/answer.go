@@ -56,6 +56,21 @@ secrets masked as everywhere else. TEXT - reads it from standard input.`,
 	return c
 }
 
+// answerFromView is the terminal view's n key while the agent's question
+// waits: what is typed answers it, as `architect answer` does. It reports
+// false, doing nothing, when no question waits (the text is then a note).
+func answerFromView(ws, text string) (bool, error) {
+	st, err := runlog.ReadState(ws)
+	if err != nil || st.Question == nil || st.Question.Outcome != runlog.QuestionWaiting {
+		return false, nil
+	}
+	text = strings.TrimSpace(proc.Clean([]byte(text)))
+	if text == "" || len(text) > runlog.MaxAnswerBytes {
+		return true, fmt.Errorf("an answer is 1 to %d bytes", runlog.MaxAnswerBytes)
+	}
+	return true, writeAnswer(ws, st, text)
+}
+
 // runAnswer checks the answer and that a question waits for it, then
 // hands it to the loop (runlog.WriteAnswer), masked as a note is.
 func runAnswer(e *env, dir, name, text string) error {
@@ -80,14 +95,7 @@ func runAnswer(e *env, dir, name, text string) error {
 		return &usererr.Error{Msg: "no question of the agent waits for an answer in " + ws,
 			Hint: "to tell the loop something anyway, use `architect say \"…\"`: the next prompt carries it"}
 	}
-	cfg, _ := savedConfig(st)
-	if mask, err := redactor(cfg); err == nil && mask != nil {
-		text = mask(text)
-	}
-	if err := runlog.WriteAnswer(ws, q.Iteration, text, "cli"); err != nil {
-		if errors.Is(err, os.ErrPermission) {
-			return &usererr.Error{Msg: "cannot write the answer into " + ws + ": " + unwrapPath(err), Hint: "run architect answer as the user who runs the loop"}
-		}
+	if err := writeAnswer(ws, st, text); err != nil {
 		return err
 	}
 	if !runlog.Running(ws) {
@@ -96,5 +104,21 @@ func runAnswer(e *env, dir, name, text string) error {
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "answer sent to the loop in %s: the next iteration's prompt carries it\n", ws)
+	return nil
+}
+
+// writeAnswer masks text as the run masks everything, and hands it to the
+// loop in ws as the answer to the question st keeps.
+func writeAnswer(ws string, st *runlog.State, text string) error {
+	cfg, _ := savedConfig(st)
+	if mask, err := redactor(cfg); err == nil && mask != nil {
+		text = mask(text)
+	}
+	if err := runlog.WriteAnswer(ws, st.Question.Iteration, text, "cli"); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return &usererr.Error{Msg: "cannot write the answer into " + ws + ": " + unwrapPath(err), Hint: "run architect answer as the user who runs the loop"}
+		}
+		return err
+	}
 	return nil
 }
