@@ -31,4 +31,10 @@ func TestAnswerFromView(t *testing.T) {
 	is.Equal(a.Text, "the second")
 	_, err = answerFromView(ws, "   ")
 	is.True(err != nil) // an empty answer is refused
+
+	st.Question.Outcome = runlog.QuestionAnswered
+	is.NoErr(runlog.WriteJSON(runlog.Path(ws, runlog.StateFile), st))
+	asked, err = answerFromView(ws, "later")
+	is.NoErr(err)
+	is.True(!asked) // answered already: the text is a note
 }
