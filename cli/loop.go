@@ -224,7 +224,8 @@ func redactor(cfg config.Config) (func(string) string, error) {
 			keep = append(keep, string(b))
 		}
 	}
-	r, err := redact.FromEnv(cfg.Redact, keep...)
+	// The notifiers' secrets are masked whatever their variables are called.
+	r, err := redact.NewNamed(os.Environ(), cfg.SecretVars(), cfg.Redact, keep...)
 	if err != nil {
 		return nil, &usererr.Error{Msg: "--redact: " + config.RegexpProblem(err), Hint: "use Go (RE2) syntax that matches some text"}
 	}

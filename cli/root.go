@@ -79,7 +79,7 @@ limit.`,
 	root.SetHelpCommand(helpCommand())
 	root.AddCommand(
 		newLoopCmd(e), newBatchCmd(e), newDemoCmd(e), newGitHubCmd(e),
-		newStatusCmd(e), newSayCmd(e), newPauseCmd(e), newResumeCmd(e), newCancelCmd(e), newReportCmd(e), newShowCmd(e),
+		newStatusCmd(e), newSayCmd(e), newAnswerCmd(e), newPauseCmd(e), newResumeCmd(e), newCancelCmd(e), newReportCmd(e), newShowCmd(e),
 		newMergeCmd(e), newCleanCmd(e),
 		newInitCmd(e), newTemplateCmd(e), newPresetsCmd(e), newMCPCmd(e),
 		newVersionCmd(e),

@@ -298,6 +298,12 @@ func summary(n int, it *runlog.Iteration, running bool) string {
 	if it.Error != nil {
 		fmt.Fprintf(&b, "agent error: %s\n", *it.Error)
 	}
+	if it.Answer != "" {
+		fmt.Fprintf(&b, "answer carried by its prompt: %s\n", it.Answer)
+	}
+	if it.Question != "" {
+		fmt.Fprintf(&b, "question asked: %s\n", it.Question)
+	}
 	if it.Commit != "" {
 		fmt.Fprintf(&b, "commit: %s\n", it.Commit)
 	}

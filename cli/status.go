@@ -263,6 +263,9 @@ func (v runStatusView) printAgents(w io.Writer) {
 // printEnd prints what waits for the user and how the run ended.
 func (v runStatusView) printEnd(w io.Writer) {
 	st := v.st
+	if q := st.Question; q != nil && (q.Outcome == runlog.QuestionWaiting || st.StopReason == runlog.StopQuestion) {
+		fmt.Fprintf(w, "Question (iteration %d): %s (answer with `architect answer \"…\"`)\n", q.Iteration, runlog.Clip(runlog.FirstLine(q.Text), 200))
+	}
 	if st.PausedFor != "" && v.running {
 		fmt.Fprintf(w, "Paused on: %s (go on with `architect say \"…\"` or `architect resume`)\n", st.PausedFor)
 	}

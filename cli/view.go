@@ -55,6 +55,9 @@ func newView(e *env, cfg config.Config, info tui.Info, run *runFiles) view {
 				if ws == "" {
 					return errors.New("the loop has not started yet")
 				}
+				if asked, err := answerFromView(ws, text); asked {
+					return err
+				}
 				return sayFromView(ws, text)
 			},
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/hooks"
 	"github.com/architect-dev/architect/loop"
+	"github.com/architect-dev/architect/merge"
+	"github.com/architect-dev/architect/notify"
 	"github.com/architect-dev/architect/report"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/tui"
@@ -59,13 +61,31 @@ func watch(ctx context.Context, e *env, cfg config.Config, info tui.Info, deps *
 		observers = append(observers, h.Observe)
 		deps.Confine = h.Confine // the hooks run confined by the run's sandbox, as its checks
 	}
+	// The notifiers post off the loop's path; at the end, what is still
+	// queued (the last message) gets a bounded time to go.
+	closeNotify := func() {}
+	if len(cfg.Notifiers) > 0 {
+		targets, err := notify.Resolve(cfg.Notifiers, os.LookupEnv)
+		if err != nil {
+			v.stop()
+			closeEvents()
+			return nil, err
+		}
+		n := notify.New(notify.Options{Targets: targets, Log: v.log, Redact: deps.Redact, Task: merge.TaskTitle(cfg.Task, cfg.Spec)})
+		observers = append(observers, n.Observe)
+		closeNotify = func() { n.Close(notifyDrain) }
+	}
 	deps.Events = func(ev runlog.Event) {
 		for _, o := range observers {
 			o(ev)
 		}
 	}
-	return func() { v.stop(); closeEvents() }, nil
+	return func() { closeNotify(); v.stop(); closeEvents() }, nil
 }
+
+// notifyDrain bounds the time the notifiers' last posts may take once the
+// loop ended.
+const notifyDrain = 15 * time.Second
 
 // streamEvents writes each event as one JSON line, byte for byte as in
 // .architect/events.jsonl (the emitter marshals the same value).

@@ -158,6 +158,16 @@ type Config struct {
 	OnFinish    string `json:"on_finish,omitempty"`
 	Notify      bool   `json:"notify,omitempty"`
 	Push        bool   `json:"push,omitempty"`
+	// Notifiers are the services the run's events are posted to (package
+	// notify); YAML only.
+	Notifiers []Notifier `json:"notifiers,omitempty"`
+	// Questions (QuestionsOn, QuestionsOff) lets the agent ask the person
+	// running the loop a question and wait for the answer, at most
+	// QuestionTimeout; then OnQuestionTimeout (QuestionStop,
+	// QuestionContinue) says what follows.
+	Questions         string        `json:"questions,omitempty"`
+	QuestionTimeout   time.Duration `json:"question_timeout,omitempty"`
+	OnQuestionTimeout string        `json:"on_question_timeout,omitempty"`
 
 	// Errorformat names, as FORMAT=COMMAND, the formats that read a
 	// check's output into GitHub Actions annotations, for checks whose
@@ -221,6 +231,9 @@ func Defaults() Config {
 		Candidates:           1,
 		CandidatesFinish:     CandidatesFirst,
 		CandidatesLessons:    LessonsOff,
+		Questions:            QuestionsOff,
+		QuestionTimeout:      30 * time.Minute,
+		OnQuestionTimeout:    QuestionStop,
 		Dir:                  ".",
 	}
 }

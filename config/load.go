@@ -261,6 +261,10 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			errs = append(errs, loadHooks(path, v, c, src)...)
 			continue
 		}
+		if k.Value == "notifiers" {
+			errs = append(errs, loadNotifiers(path, v, c, src)...)
+			continue
+		}
 		o, ok := lookupOption(k.Value)
 		if !ok || !o.yaml {
 			errs = append(errs, unknownKey(path, k, yamlKeys(), "ralph_loop"))
@@ -503,7 +507,7 @@ func (d *durationFlag) Set(s string) error {
 func (d *durationFlag) Type() string { return "duration" }
 
 func yamlKeys() []string {
-	keys := []string{"prices", "hooks"}
+	keys := []string{"prices", "hooks", "notifiers"}
 	for _, o := range options {
 		if o.yaml {
 			keys = append(keys, o.key)

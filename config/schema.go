@@ -26,6 +26,11 @@ func Schema() []byte {
 	def := Defaults()
 	props := map[string]any{
 		"prices": map[string]any{"$ref": "#/$defs/prices"},
+		"notifiers": map[string]any{
+			"description": "services the run's events are posted to: Slack, Telegram, ntfy, a JSON webhook (docs/notifications-and-questions.md)",
+			"type":        []string{"array", "null"},
+			"items":       map[string]any{"$ref": "#/$defs/notifier"},
+		},
 		"hooks": map[string]any{
 			"description":          "shell commands run after each iteration (on_iteration) and when the loop ends (on_finish), with ARCHITECT_* variables describing it",
 			"type":                 []string{"object", "null"},
@@ -73,6 +78,7 @@ func Schema() []byte {
 					map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 				},
 			},
+			"notifier": notifierSchema(),
 			"candidate": map[string]any{
 				"description":          "one candidate of a round: its agent, and the model or (for the command agent) the shell command",
 				"type":                 "object",

@@ -206,6 +206,9 @@ func (c *Config) validateSupervision(ps *problems) {
 	if c.KillGrace <= 0 {
 		ps.add("kill_grace", "must be more than 0", "e.g. --kill-grace 5s")
 	}
+	if c.Questions == QuestionsOn && c.QuestionTimeout <= 0 {
+		ps.add("question_timeout", "must be more than 0", "e.g. --question-timeout 30m")
+	}
 	c.validateSandbox(ps)
 }
 

@@ -100,6 +100,9 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 			r.transcriptFailed(err)
 		}
 	}()
+	if r.questionsOn() && x.cand == nil {
+		_ = os.Remove(x.ws.state(runlog.QuestionFile)) // one an earlier agent left unasked
+	}
 	r.runAgent(agentCtx, x, cancelAgent)
 	if r.agentEnded(ctx, runCtx, agentCtx, x) {
 		return
@@ -109,6 +112,9 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 		// not a final message, so it cannot declare completion.
 		if !x.o.TimedOut && !x.o.Inactive {
 			x.rec.CompletionTagFound, x.rec.patternFound = searchFinal(r.cfg, x.o, x.prompt)
+		}
+		if r.questionsOn() && x.cand == nil {
+			x.rec.Question = r.takeQuestion(x)
 		}
 		if r.checkStep(ctx, runCtx, agentCtx, x) {
 			return

@@ -60,6 +60,9 @@ type decision struct {
 	limit   bool
 	outage  int
 	backoff int
+	// question: the agent asked the person running the loop a question;
+	// the run waits for the answer.
+	question bool
 }
 
 // decide is the decision step: the verdict and the safety nets, applied
@@ -67,6 +70,9 @@ type decision struct {
 func (r *runner) decide(x *iteration) decision {
 	if s := r.iterationStop(x); s != nil {
 		return decision{stop: s}
+	}
+	if x.rec.Question != "" {
+		return decision{question: true}
 	}
 	d := decision{stall: r.stallSeen()}
 	rec, o := x.rec, x.o

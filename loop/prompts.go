@@ -30,6 +30,8 @@ func (r *runner) buildPrompt(ctx context.Context, x *iteration, last carried) (s
 		Candidates:    last.lessons,
 		Notes:         append(modeNotes(r.cfg.Mode), judgeGuardNote(r.judge), last.protectNote, last.judgeNote, last.interruptNote, r.testsNote(), last.finalNote),
 	}
+	in.Questions = r.questionsOn()
+	x.rec.Answer = r.answerFor(&in)
 	if r.cfg.Spec != "" {
 		spec, err := os.ReadFile(r.cfg.Spec)
 		if err != nil {

@@ -71,6 +71,7 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	}
 	st.MaxIterations = cfg.MaxIterations
 	st.Config, st.Redacted = r.shownJSON(), r.masked
+	reopenQuestion(st)
 	st.StopReason, st.StopDetail, st.WaitUntil, st.PausedFor = "", "", "", ""
 	r.resumed = true
 	r.restoreSlots(st.Agents, st.Agent)

@@ -167,6 +167,9 @@ func (r *runner) run(ctx, runCtx context.Context) *stop {
 		if s := r.between(ctx, i); s != nil {
 			return s
 		}
+		if s := r.awaitAnswer(ctx, runCtx); s != nil {
+			return s
+		}
 		if s := r.doneBeforeIteration(runCtx); s != nil {
 			return s
 		}
@@ -259,6 +262,9 @@ func (r *runner) record(gitCtx context.Context, x *iteration) *stop {
 	// it is there (synced).
 	r.unsynced = rec.Record
 	r.notesRecorded(rec) // delivered: never taken again
+	if rec.Answer != "" {
+		r.st.Question = nil // the answer (or its absence) was delivered
+	}
 	r.records = append(r.records, rec)
 	r.res.Add(rec.Iteration)
 	r.last = r.last.after(rec)
@@ -278,6 +284,10 @@ func (r *runner) record(gitCtx context.Context, x *iteration) *stop {
 func (r *runner) act(runCtx context.Context, x *iteration, d decision) *stop {
 	if d.stop != nil {
 		return d.stop
+	}
+	if d.question {
+		r.ask(x) // the next iteration waits for the answer
+		return nil
 	}
 	if d.stall != nil {
 		if s := r.stalled(*d.stall); s != nil {

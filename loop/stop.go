@@ -140,7 +140,7 @@ func finalStatus(reason string) string {
 		return runlog.StatusSucceeded
 	case runlog.StopCancelled, runlog.StopRequested, runlog.StopIssueClosed:
 		return runlog.StatusStopped
-	case runlog.StopWaiting:
+	case runlog.StopWaiting, runlog.StopQuestion:
 		return runlog.StatusWaiting
 	}
 	return runlog.StatusFailed

@@ -35,6 +35,7 @@ const (
 	HeadingTask      = "## Task"
 	HeadingSpec      = "## Task Specification"
 	HeadingNotes     = "## Notes from the Person Running This Loop"
+	HeadingAnswer    = "## Answer to the Question Asked"
 	HeadingIteration = "## Iteration Instructions"
 	HeadingChanges   = "## Changes from Previous Iterations"
 	HeadingErrors    = "## Errors from Previous Iteration"
@@ -68,6 +69,14 @@ type Input struct {
 	// (architect say), oldest first: shown in a section of their own, each
 	// fenced as text.
 	PersonNotes []string
+	// Questions says the agent may ask the person running the loop a
+	// question (the instructions say how). Question is the one the last
+	// iteration asked; Answer the person's answer, or, with NoAnswer, none
+	// came in time.
+	Questions bool
+	Question  string
+	Answer    string
+	NoAnswer  bool
 
 	// Diff is the accumulated diff since the loop started, already cut to
 	// DiffLimit bytes by the caller (see Truncate); DiffTruncated counts the
@@ -109,6 +118,7 @@ func Build(in Input) string {
 		add(HeadingTask, in.Task)
 	}
 	add(HeadingNotes, personNotes(in.PersonNotes))
+	add(HeadingAnswer, answer(in))
 	add(HeadingIteration, instructions(in))
 	add(HeadingChanges, changes(in.Diff, in.DiffTruncated))
 	add(HeadingErrors, failures(in.Failed))
@@ -144,6 +154,24 @@ func personNotes(notes []string) string {
 		lead = "The person running this loop wrote these while it ran, oldest first. Take them into account in this iteration; they come before the progress file and earlier plans:"
 	}
 	return lead + "\n\n" + strings.Join(parts, "\n\n")
+}
+
+// QuestionFile is where, relative to the workspace, an agent writes a
+// question for the person running the loop.
+const QuestionFile = ".architect/question.md"
+
+// answer is the body of the Answer to the Question Asked section: the
+// question and the answer, each fenced as text.
+func answer(in Input) string {
+	q := strings.TrimSpace(in.Question)
+	if q == "" {
+		return ""
+	}
+	s := "The previous iteration asked the person running this loop:\n\n" + fence("text", q) + "\n\n"
+	if in.NoAnswer || strings.TrimSpace(in.Answer) == "" {
+		return s + "No answer came in time. Decide yourself, choosing what is easiest to change later, and say in your final message what you assumed."
+	}
+	return s + "Their answer, which comes before the progress file and earlier plans:\n\n" + fence("text", strings.TrimSpace(in.Answer))
 }
 
 // instructions is the body of the Iteration Instructions section.
@@ -184,6 +212,11 @@ func instructions(in Input) string {
 	}
 	if wrote {
 		b.WriteString("\n")
+	}
+	if in.Questions {
+		b.WriteString("If you cannot go on without a decision only the person running this loop can make, write your question to " +
+			inline(QuestionFile) + " (or print it between <question> and </question> in your final message) and end your turn: " +
+			"the loop waits for the answer, and the next iteration's prompt carries it. Ask only what you cannot find out or decide yourself.\n\n")
 	}
 	fmt.Fprintf(&b, "To declare completion: only when the task is fully done, print %s in your final message. "+
 		"Never print it otherwise, not even to quote these instructions.\n", inline("<promise>"+tag+"</promise>"))

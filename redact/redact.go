@@ -53,11 +53,17 @@ func SecretName(name string) bool {
 // patterns. Values found in any of keep (the task, the specification) are
 // not treated as secrets. A pattern that does not compile is an error.
 func New(environ, patterns []string, keep ...string) (*Redactor, error) {
+	return NewNamed(environ, nil, patterns, keep...)
+}
+
+// NewNamed is New, with the variables in names secret too whatever they
+// are called (a notifier's webhook URL in SLACK_WEBHOOK_URL).
+func NewNamed(environ, names, patterns []string, keep ...string) (*Redactor, error) {
 	r := &Redactor{}
 	seen := map[string]bool{}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !SecretName(name) || len(strings.TrimSpace(value)) < MinLen || seen[value] {
+		if !ok || !SecretName(name) && !slices.Contains(names, name) || len(strings.TrimSpace(value)) < MinLen || seen[value] {
 			continue
 		}
 		if slices.ContainsFunc(keep, func(k string) bool { return strings.Contains(k, value) }) {

@@ -78,6 +78,12 @@ func iterSteering(it runlog.Iteration) []field {
 	for _, n := range it.Notes {
 		out = append(out, field{"Note", n, true})
 	}
+	if it.Answer != "" {
+		out = append(out, field{"Answer carried", it.Answer, true})
+	}
+	if it.Question != "" {
+		out = append(out, field{"Question asked", it.Question, true})
+	}
 	return out
 }
 

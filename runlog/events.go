@@ -38,6 +38,12 @@ const (
 	// it went on.
 	EventPaused  = "paused"
 	EventResumed = "resumed"
+	// The agent asked a question (Text; Until: when the wait ends
+	// without an answer), an answer came (Text; Reason: where from), or
+	// none came in time.
+	EventQuestion        = "question"
+	EventAnswered        = "answered"
+	EventQuestionTimeout = "question_timeout"
 )
 
 // Event is one line of the event stream. Fields beyond type, time and

@@ -37,6 +37,12 @@ const (
 	// StopIssueClosed: the GitHub issue the run works on was closed while
 	// it ran (architect github); the run is saved and resumable.
 	StopIssueClosed = "issue_closed"
+
+	// StopQuestion: the agent asked a question that no answer came to
+	// within question_timeout, with on_question_timeout stop. The run can
+	// be resumed: an answer given meanwhile (architect answer) goes into
+	// the next prompt.
+	StopQuestion = "question_unanswered"
 )
 
 // Why an iteration was interrupted before its checks ran (Iteration.Interrupted).
@@ -113,6 +119,12 @@ type Iteration struct {
 	// Notes are the notes of the person running the loop (architect say)
 	// that the iteration's prompt carried, masked as everything is.
 	Notes []string `json:"notes,omitempty"`
+	// Question is what the iteration's agent asked the person running the
+	// loop (the loop then waited for an answer); Answer is the answer the
+	// iteration's prompt carried, to the question of the one before, or
+	// "(no answer)" when none came in time and the run went on.
+	Question string `json:"question,omitempty"`
+	Answer   string `json:"answer,omitempty"`
 	// Diff is the size of the iteration's own change, when known exactly
 	// (a committed iteration); its diff is in its transcript folder.
 	Diff *DiffSize `json:"diff,omitempty"`

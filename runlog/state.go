@@ -79,6 +79,9 @@ type State struct {
 	// PausedFor says why the loop paused itself (a stall, with --on-stall
 	// pause): a note (architect say) resumes it too.
 	PausedFor string `json:"paused_for,omitempty"`
+	// Question is the agent's question waiting for an answer, or
+	// answered (or timed out) and not yet carried by a recorded prompt.
+	Question *Question `json:"question,omitempty"`
 	// Elapsed is the wall time of earlier sessions of this run, in seconds,
 	// so --max-time spans resumes.
 	Elapsed     float64 `json:"elapsed"`

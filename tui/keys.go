@@ -8,7 +8,7 @@ import (
 var keyHelp = [][2]string{
 	{"p", "pause the loop before its next step, or resume it (as `architect pause` / `architect resume`)"},
 	{"s", "stop once the current iteration is recorded"},
-	{"n", "write a note for the agent: the next iteration's prompt carries it (as `architect say`)"},
+	{"n", "write a note for the agent: the next iteration's prompt carries it (as `architect say`); while the agent's question waits, the answer (as `architect answer`)"},
 	{"q, ctrl+c", "stop now, gracefully (state saved); press again to kill the agent and checks"},
 	{"tab, shift+tab", "move between history, agent activity and checks"},
 	{"↑ ↓, j k", "select an iteration or a check; scroll the activity"},
