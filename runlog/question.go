@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
 )
 
 // An agent asks the person running the loop a question by writing it to
@@ -83,7 +82,7 @@ func WriteAnswer(workspace string, iteration int, text, via string) error {
 		return fmt.Errorf("the answer is %d bytes, over the %d an answer may hold", len(text), MaxAnswerBytes)
 	}
 	data, _ := json.Marshal(Answer{Iteration: iteration, Text: text, Via: via, At: Stamp(time.Now())})
-	return renameio.WriteFile(Path(workspace, AnswerFile), append(data, '\n'), 0o600)
+	return writeFile(Path(workspace, AnswerFile), append(data, '\n'), 0o600)
 }
 
 // ReadAnswer is the answer in workspace to the question of iteration, if
