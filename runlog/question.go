@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
 )
 
 // An agent asks the person running the loop a question by writing it to
