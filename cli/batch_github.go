@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -66,7 +67,8 @@ func batchPullRequests(ctx context.Context, e *env, tasks []batch.Task, o batchO
 		if err != nil {
 			r.PullRequestError = errText(err)
 			usererr.Say(log, usererr.LevelError, "%s", printable(errText(err)))
-			if ue, ok := err.(*usererr.Error); ok && ue.Hint != "" {
+			var ue *usererr.Error
+			if errors.As(err, &ue) && ue.Hint != "" {
 				usererr.Say(log, usererr.LevelHint, "%s", printable(ue.Hint))
 			}
 		}
