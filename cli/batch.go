@@ -29,8 +29,13 @@ The model API keys stay with architect's credential broker, as in a loop:
 the agents get a made-up key, the checks and hooks none (a task's
 check_env: names those they get; broker: off gives it every key).
 
-Exit status: 0 every task succeeded, 1 some did not, 2 usage, configuration
-or pre-flight error, 130 interrupted.`,
+With pull_request: true in the file (defaults: or a task) or --pull-request,
+each task that succeeds pushes its branch and opens its one pull request, or
+updates the one open already, as architect github does (GITHUB_TOKEN and
+GITHUB_REPOSITORY; the token is kept from the tasks' processes).
+
+Exit status: 0 every task succeeded (and got its pull request, when asked),
+1 some did not, 2 usage, configuration or pre-flight error, 130 interrupted.`,
 		Example: `  # Every task, three at a time
   architect batch ralph-batch.yaml --parallel 3
 
