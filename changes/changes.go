@@ -13,6 +13,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,6 +38,11 @@ type ChangesOptions struct {
 	// watcher starts without asking git which folders it ignores (a fresh
 	// checkout has no untracked file).
 	Clean bool
+	// Watcher: a Watcher the caller keeps across several Changes (Watch),
+	// used instead of starting one. What it saw before New is dropped
+	// (with Clean, that is the checkout the caller just made); Close
+	// leaves it running.
+	Watcher *Watcher
 }
 
 // Changes is the working tree's diff against one base, kept up to date at
@@ -62,6 +68,7 @@ type Changes struct {
 	keep     int64 // segments starting this far into the diff keep their first bytes
 	stage    bool  // see ChangesOptions.Commits
 	w        *Watcher
+	sharedW  bool          // w is the caller's (ChangesOptions.Watcher)
 	index    *privateIndex // nil until the first diff
 	baseRev  string        // base, or the empty tree
 
@@ -80,7 +87,11 @@ type Changes struct {
 	removed   pathSet // paths removed from the private index since it was the working tree's
 	noSplit   bool    // the private index cannot be given a split view (writetree.go)
 	noInPlace bool    // git refused a stage in place (inplace.go): not again
-	counts    struct {
+	// touched are the paths the watcher reported since New (Touched);
+	// touchedLost: not all of them are known.
+	touched     pathSet
+	touchedLost bool
+	counts      struct {
 		all, paths, fallback, refetch int // updates of each kind
 		split, inPlace                int // trees written through a split view, stages in place
 	} // for tests
@@ -90,9 +101,13 @@ type Changes struct {
 // Watching is a best effort: where it is not possible, every diff looks at
 // the whole tree. Close releases the watch and the private index.
 func New(ctx context.Context, r *gitwt.Repo, base string, excludes []string, limit int, opts ChangesOptions) *Changes {
-	c := &Changes{repo: r, base: base, excludes: excludes, limit: max(limit, 0), stage: opts.Commits}
+	c := &Changes{repo: r, base: base, excludes: excludes, limit: max(limit, 0), stage: opts.Commits, touched: pathSet{}}
 	c.keep = 4 * int64(c.limit)
-	if opts.Watch {
+	switch {
+	case opts.Watcher != nil:
+		c.w, c.sharedW = opts.Watcher, true
+		c.w.Take(ctx)
+	case opts.Watch:
 		if w, err := watch(ctx, r, excludes, opts.Clean); err == nil {
 			c.w = w
 		}
@@ -125,6 +140,7 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 	changed := Changed{All: true}
 	if c.w != nil {
 		changed = c.w.Take(ctx)
+		c.noteTouched(changed)
 		if cfg, err := c.config(ctx); err != nil || cfg.foldNames {
 			// git matches paths by more than their bytes: what `git add -A
 			// -- PATHS` stages then differs from what `git add -A` does,
@@ -132,6 +148,7 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 			// a name differing only in case is dropped, then taken). Look
 			// at everything each time, as git would.
 			changed.All = true
+			c.touchedLost = true
 		}
 	}
 	if changed.Index {
@@ -149,6 +166,7 @@ func (c *Changes) Diff(ctx context.Context) (Diff, error) {
 		}
 		if others {
 			changed.All = true
+			c.touchedLost = true
 			c.w.Rescan(ctx)
 		}
 	}
@@ -509,13 +527,54 @@ func (c *Changes) config(ctx context.Context) (*commitConfig, error) {
 // oidLen is the length in bytes of the repository's object names.
 func (c *Changes) oidLen() int { return len(c.baseRev) / 2 }
 
+// Touched returns the paths the watcher reported as changed (written,
+// created, deleted, their mode changed; a folder for everything in it)
+// from New to the last diff (Diff, Tree or Commit), in byte order, and
+// whether that is all of them: not when there is no watcher, when it
+// could not say which paths changed (events lost, too many paths, ignore
+// rules changed), or when someone else than this Changes made the working
+// tree's index track or stage something else (a git command run in the
+// tree, a git hook of a commit here): it may then hold something else than
+// HEAD's tree. An index only refreshed (`git status` writing fresher stat
+// data) is no such change.
+// Paths are relative to the top-level folder. What happened after the
+// last diff is not in it: call Diff (or Tree) once the last process that
+// could write in the tree has ended.
+func (c *Changes) Touched() (paths []string, complete bool) {
+	if c.w == nil || c.touchedLost {
+		return nil, false
+	}
+	paths = make([]string, 0, len(c.touched))
+	for p := range c.touched {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return paths, true
+}
+
+// noteTouched adds what a Take reported to Touched.
+func (c *Changes) noteTouched(changed Changed) {
+	if changed.All || len(c.touched)+len(changed.Paths) > maxChanged {
+		c.touchedLost = true
+	}
+	if c.touchedLost {
+		return
+	}
+	for _, p := range changed.Paths {
+		c.touched[p] = true
+	}
+}
+
 // Close stops watching and removes the private index.
 func (c *Changes) Close() error {
 	if c == nil {
 		return nil
 	}
 	c.valid = false
-	err := c.w.Close()
+	var err error
+	if !c.sharedW {
+		err = c.w.Close()
+	}
 	if c.index != nil {
 		if cerr := c.index.close(); err == nil {
 			err = cerr

@@ -257,6 +257,8 @@ func (c *Changes) commitPorcelain(ctx context.Context, message, index string) (s
 	args := append(append([]string{}, c.cfg.identity...), "commit", "--quiet", "--cleanup=whitespace", "-m", message)
 	err := c.repo.Git(ctx, gitwt.Command{}, args...)
 	c.settle()
+	// Its hooks ran git in the tree: the index may hold what they staged.
+	c.touchedLost = true
 	// A hook may have staged, or left the index as it was: look at
 	// everything from the index as it is now.
 	c.valid = false

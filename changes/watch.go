@@ -1,5 +1,21 @@
 package changes
 
+import (
+	"context"
+
+	"github.com/architect-dev/architect/gitwt"
+)
+
+// Watch starts a Watcher on the working tree of r, less excludes (paths
+// relative to the top-level folder), for a caller that keeps it across
+// several Changes (ChangesOptions.Watcher) and closes it. clean says the
+// tree is a fresh checkout (no folder is ignored, no file has another
+// link). It fails where watching is not possible (not Linux, a tree with
+// too many folders).
+func Watch(ctx context.Context, r *gitwt.Repo, excludes []string, clean bool) (*Watcher, error) {
+	return watch(ctx, r, excludes, clean)
+}
+
 // maxChanged bounds the paths a Watcher remembers between two Takes. Past
 // it, Take reports that anything may have changed: a change that big costs
 // a look at the whole tree anyway, and the paths would not fit on git's

@@ -285,3 +285,101 @@ func TestWatcherTellsWhatAppeared(t *testing.T) {
 	is.Equal(paths, "src/deep")
 	is.Equal(fresh, "src/deep")
 }
+
+// Touched is every path the diffs since New saw change, across several
+// diffs and a commit of this Changes' own, and an index git status only
+// refreshed; it is no longer all of them once someone else made the index
+// track something else (git add in the tree), nor without a watcher.
+func TestTouched(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir := newRepo(t)
+	write(t, dir, "a.txt", "one\n")
+	write(t, dir, "src/b.txt", "one\n")
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "commit", "-qm", "base")
+	repo, err := gitwt.Open(ctx, dir)
+	is.NoErr(err)
+	c := New(ctx, repo, "HEAD", nil, 0, ChangesOptions{Watch: true, Commits: true, Clean: true})
+	defer c.Close()
+	write(t, dir, "a.txt", "two\n")
+	write(t, dir, "new/in.txt", "x\n")
+	_, _, err = c.Commit(ctx, "agent", nil) // its own index write is not someone else's
+	is.NoErr(err)
+	is.NoErr(os.Remove(filepath.Join(dir, "src/b.txt")))
+	_, _, err = c.Tree(ctx, nil)
+	is.NoErr(err)
+	paths, complete := c.Touched()
+	is.True(complete)
+	is.Equal(paths, []string{"a.txt", "new", "src/b.txt"})
+
+	// git status refreshing the index (a file rewritten as it was) is no
+	// change to what it tracks.
+	write(t, dir, "a.txt", "two\n")
+	indexBefore, err := os.Stat(filepath.Join(dir, ".git", "index"))
+	is.NoErr(err)
+	gitT(t, dir, "status", "--porcelain")
+	indexAfter, err := os.Stat(filepath.Join(dir, ".git", "index"))
+	is.NoErr(err)
+	is.True(!os.SameFile(indexBefore, indexAfter)) // git status wrote the index
+	_, err = c.Diff(ctx)
+	is.NoErr(err)
+	paths, complete = c.Touched()
+	is.True(complete)
+	is.Equal(paths, []string{"a.txt", "new", "src/b.txt"})
+
+	write(t, dir, "c.txt", "x\n")
+	gitT(t, dir, "add", "c.txt")
+	_, err = c.Diff(ctx)
+	is.NoErr(err)
+	_, complete = c.Touched()
+	is.True(!complete) // the index written by git add
+
+	u := New(ctx, repo, "HEAD", nil, 0, ChangesOptions{Commits: true})
+	defer u.Close()
+	_, err = u.Diff(ctx)
+	is.NoErr(err)
+	_, complete = u.Touched()
+	is.True(!complete) // no watcher
+}
+
+// A Watcher kept across Changes (Watch, ChangesOptions.Watcher): each
+// Changes on it starts from what came after New (what the caller did
+// before, such as a checkout, is dropped), and closing one leaves the
+// watcher to the next.
+func TestSharedWatcher(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir := newRepo(t)
+	write(t, dir, "a.txt", "one\n")
+	write(t, dir, "b.txt", "one\n")
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "commit", "-qm", "base")
+	repo, err := gitwt.Open(ctx, dir)
+	is.NoErr(err)
+	w, err := Watch(ctx, repo, nil, true)
+	is.NoErr(err)
+	defer w.Close()
+
+	first := New(ctx, repo, "HEAD", nil, 1<<20, ChangesOptions{Commits: true, Clean: true, Watcher: w})
+	write(t, dir, "a.txt", "two\n")
+	_, _, err = first.Commit(ctx, "first", nil)
+	is.NoErr(err)
+	paths, complete := first.Touched()
+	is.True(complete)
+	is.Equal(paths, []string{"a.txt"})
+	is.NoErr(first.Close())
+
+	// The caller's own change between the two: dropped by the next New.
+	gitT(t, dir, "reset", "-q", "--hard", "HEAD~1")
+	second := New(ctx, repo, "HEAD", nil, 1<<20, ChangesOptions{Commits: true, Clean: true, Watcher: w})
+	defer second.Close()
+	write(t, dir, "b.txt", "three\n")
+	d, err := second.Diff(ctx)
+	is.NoErr(err)
+	is.True(strings.Contains(d.Text, "b.txt"))
+	is.True(!strings.Contains(d.Text, "a.txt"))
+	paths, complete = second.Touched()
+	is.True(complete) // the reset's index write was the caller's, before New
+	is.Equal(paths, []string{"b.txt"})
+}

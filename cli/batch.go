@@ -115,6 +115,9 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 			return err
 		}
 	}
+	if err := platformRefusal(); err != nil {
+		return err
+	}
 	defer contain(e)() // before the pre-flight's first process
 	opts := batch.Options{Dir: o.dir, Parallel: o.parallel, Resume: o.resume}
 	warn := func(it preflight.Item) {

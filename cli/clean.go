@@ -25,7 +25,7 @@ run that is not running, and says which; a running run's stay.`,
   # A named worktree, unmerged work thrown away
   architect clean fix-auth --force`,
 		GroupID:           groupFinish,
-		Args:              maxArgs(1, "clean takes at most one worktree NAME", "architect clean NAME"),
+		Args:              atMostOneArg("clean takes at most one worktree NAME", "architect clean NAME"),
 		ValidArgsFunction: completeWorktreeNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

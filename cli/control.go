@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/loop"
@@ -164,7 +163,7 @@ func runCancel(e *env, ws string, st *runlog.State) error {
 	if err := runlog.WriteControl(ws, "cancel"); err != nil {
 		return err
 	}
-	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
+	if err := terminate(st.PID); err != nil {
 		return fmt.Errorf("signalling the loop (pid %d): %w", st.PID, err)
 	}
 	fmt.Fprintf(e.stdout, "cancelled ralph loop for %s (pid %d)\n", ws, st.PID)

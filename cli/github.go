@@ -74,7 +74,7 @@ configuration, pre-flight or GitHub permission error, 130 interrupted.`,
   # A task of your own, then a pull request into develop
   architect github "make the parser accept tabs" --check "go test ./parser" --base develop`,
 		GroupID: groupRun,
-		Args:    maxArgs(1, "expected one TASK argument", `quote the task: architect github "fix the failing test" --check "go test ./..."`),
+		Args:    atMostOneArg("expected one TASK argument", `quote the task: architect github "fix the failing test" --check "go test ./..."`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			task := ""
 			if len(args) > 0 {

@@ -56,7 +56,7 @@ pre-flight error, 130 interrupted.`,
   # What ralph.yaml would run: configuration, pre-flight, first prompt
   architect loop -c ralph.yaml --dry-run`,
 		GroupID: groupRun,
-		Args:    maxArgs(1, "expected one TASK argument", `quote the task: architect loop "fix the failing test" --check "go test ./..."`),
+		Args:    atMostOneArg("expected one TASK argument", `quote the task: architect loop "fix the failing test" --check "go test ./..."`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			task := ""
 			if len(args) > 0 {
@@ -262,6 +262,9 @@ type prepared struct {
 // resumed is the workspace of the run to resume, "" for a new run. The
 // caller runs the loop with deps, then calls finish, then release.
 func prepare(ctx context.Context, e *env, cfg config.Config, resumed string) (r *prepared, err error) {
+	if err := platformRefusal(); err != nil {
+		return nil, err
+	}
 	ag, err := newAgent(cfg)
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ and when the merge would conflict (merge by hand then: git merge BRANCH).`,
   # See what would come in first
   git diff ...architect/ralph-loop`,
 		GroupID:           groupFinish,
-		Args:              maxArgs(1, "merge takes at most one worktree NAME", "architect merge [NAME] [--squash]"),
+		Args:              atMostOneArg("merge takes at most one worktree NAME", "architect merge [NAME] [--squash]"),
 		ValidArgsFunction: completeWorktreeNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

@@ -167,10 +167,10 @@ func noArgs(hint string) cobra.PositionalArgs {
 	}
 }
 
-// maxArgs refuses more than n arguments, with msg and hint.
-func maxArgs(n int, msg, hint string) cobra.PositionalArgs {
+// atMostOneArg refuses more than one argument, with msg and hint.
+func atMostOneArg(msg, hint string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) > n {
+		if len(args) > 1 {
 			return &usererr.Error{Msg: fmt.Sprintf("%s, got %d: %q", msg, len(args), args), Hint: hint}
 		}
 		return nil

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package e2e runs the real architect binary with the real agent CLIs
 // (installed by .ci/install-agents.sh) against the stub model server on
 // 127.0.0.1, on fixture repositories. It holds tests only.

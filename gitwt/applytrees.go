@@ -391,9 +391,9 @@ func sameDevice(a, b string) bool {
 	if err != nil {
 		return false
 	}
-	sa, ok1 := ia.Sys().(*syscall.Stat_t)
-	sb, ok2 := ib.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && sa.Dev == sb.Dev
+	da, ok1 := device(ia)
+	db, ok2 := device(ib)
+	return ok1 && ok2 && da == db
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -165,7 +166,11 @@ func benchRepo(b *testing.B, n int) string {
 // each op commits a one-file change, has each of 4 candidates' agents edit
 // a file and leave an untracked one, then brings the 4 to the new commit
 // with ResetCandidate, concurrently, on a repository of 10,000 files
-// (ARCHITECT_BENCH_SIZES for others). bench/ measures the same on 100,000.
+// (ARCHITECT_BENCH_SIZES for others); move-N does the same with
+// MoveCandidate, told what each round touched (the loop knows it from the
+// candidate's watched Changes; here the bench says it, and the tree of
+// each worktree is written untimed). bench/ measures both on 100,000
+// files, with the watch.
 func BenchmarkResetCandidate(b *testing.B) {
 	sizes := []int{10000}
 	if s := os.Getenv("ARCHITECT_BENCH_SIZES"); s != "" {
@@ -226,5 +231,77 @@ func BenchmarkResetCandidate(b *testing.B) {
 			}
 			b.ReportMetric(float64(spent.Microseconds())/1000/float64(b.N), "ms/round-of-4")
 		})
+		b.Run("move-"+strconv.Itoa(n), func(b *testing.B) { benchMove(b, n) })
 	}
+}
+
+// benchMove is BenchmarkResetCandidate's round with MoveCandidate.
+func benchMove(b *testing.B, n int) {
+	dir := benchRepo(b, n)
+	ctx := context.Background()
+	r, err := Open(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	head, err := r.Head(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	paths := make([]string, 4)
+	for i := range paths {
+		paths[i] = filepath.Join(b.TempDir(), "cand")
+		if err := r.AddCandidate(ctx, paths[i], head); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var spent time.Duration
+	for i := 0; b.Loop(); i++ {
+		ends := make([]CandidateEnd, len(paths))
+		for k, p := range paths {
+			edited := fmt.Sprintf("pkg0001/file%06d.txt", 100+k)
+			added := fmt.Sprint("pkg0002/new", i)
+			if err := os.WriteFile(filepath.Join(p, edited), []byte(fmt.Sprint("agent ", i)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(p, added), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			// The worktree's tree, as the candidate's Changes would stage it.
+			index := filepath.Join(b.TempDir(), "index")
+			env := Command{Env: []string{"GIT_INDEX_FILE=" + index}}
+			if err := run(ctx, p, env, "read-tree", head); err != nil {
+				b.Fatal(err)
+			}
+			if err := run(ctx, p, env, "add", "-A"); err != nil {
+				b.Fatal(err)
+			}
+			var tree strings.Builder
+			env.Stdout = &tree
+			if err := run(ctx, p, env, "write-tree"); err != nil {
+				b.Fatal(err)
+			}
+			ends[k] = CandidateEnd{Head: head, Tree: strings.TrimSpace(tree.String()), Touched: []string{edited, added}}
+		}
+		touch(b, dir, i)
+		if out, err := runGit(dir, "-c", "gc.auto=0", "commit", "-q", "-a", "-m", fmt.Sprint("round ", i)); err != nil {
+			b.Fatal(err, out)
+		}
+		commit, err := r.Head(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		errs := make(chan error, len(paths))
+		for k, p := range paths {
+			go func() { errs <- r.MoveCandidate(ctx, p, ends[k], commit, []string{".architect"}) }()
+		}
+		for range paths {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+		spent += time.Since(t0)
+		head = commit
+	}
+	b.ReportMetric(float64(spent.Microseconds())/1000/float64(b.N), "ms/round-of-4")
 }

@@ -50,6 +50,24 @@ type candidate struct {
 	slot *slot
 	made bool             // its worktree exists (made this session)
 	sb   *sandbox.Sandbox // confines it to its worktree (the run's when off)
+	// w watches its worktree from its creation to the end of the run;
+	// nil where that is not possible. ch follows the worktree through a
+	// round on w, from the moment the worktree is at the round's base:
+	// what its agent changed is committed from it, in the size of the
+	// change, and what the whole round touched is known from it
+	// (roundEnd).
+	w       *changes.Watcher
+	noWatch bool // watching it failed (too many folders, not Linux): not tried again
+	ch      *changes.Changes
+	// end is its worktree as its last round left it, once every process
+	// of that round had ended: what brings it to the next round's commit
+	// by what changed alone (gitwt.MoveCandidate). nil when that is not
+	// known; noEnd then says why.
+	end   *gitwt.CandidateEnd
+	noEnd string
+	// changeFailed: the commit of its change failed this round, maybe
+	// half way (the index written, HEAD not moved).
+	changeFailed bool
 }
 
 // roundOf is a round's outcome per candidate, beside the iteration value
@@ -149,8 +167,10 @@ func (r *runner) roundSize(i int) int {
 
 // prepareRound makes the round's base (a commit of the workspace as the
 // iterations so far left it) and brings the first n candidates'
-// worktrees to it, at once.
-func (r *runner) prepareRound(ctx context.Context, n int) (base string, err error) {
+// worktrees to it, at once: each by what its last round changed where
+// that is known (bringCandidate), else by ResetCandidate; then each gets
+// a watched Changes for the round.
+func (r *runner) prepareRound(ctx context.Context, i, n int) (base string, err error) {
 	tree, head, err := r.ws.gitChanges(ctx).Tree(ctx, r.ws.outputs.leftOut())
 	if err != nil {
 		return "", fmt.Errorf("taking the workspace's state: %w", err)
@@ -185,10 +205,12 @@ func (r *runner) prepareRound(ctx context.Context, n int) (base string, err erro
 		}
 	}
 	var wg sync.WaitGroup
+	how := make([]string, n) // why a worktree was reset; "-" for one made this round
 	for _, c := range r.cands[:n] {
+		how[c.k-1] = "-"
 		wg.Go(func() {
 			if c.made {
-				errs[c.k-1] = r.ws.repo.ResetCandidate(ctx, c.top, base, nil)
+				how[c.k-1], errs[c.k-1] = r.bringCandidate(ctx, c, base)
 			}
 			if errs[c.k-1] != nil {
 				return
@@ -209,6 +231,13 @@ func (r *runner) prepareRound(ctx context.Context, n int) (base string, err erro
 				return
 			}
 			c.ws = &workspace{dir: dir, repo: repo, initialRef: base, excludes: r.ws.excludes}
+			if c.w == nil && !c.noWatch {
+				// Its worktree is a fresh checkout of base.
+				w, err := changes.Watch(ctx, repo, c.ws.excludes, true)
+				c.w, c.noWatch = w, err != nil
+			}
+			c.ch = newCandidateChanges(ctx, c.ws, c.w)
+			c.changeFailed = false
 		})
 	}
 	wg.Wait()
@@ -217,7 +246,66 @@ func (r *runner) prepareRound(ctx context.Context, n int) (base string, err erro
 			return "", fmt.Errorf("preparing candidate %d's worktree: %w", k+1, err)
 		}
 	}
+	r.logPrepared(i, base, how)
 	return base, nil
+}
+
+// bringCandidate brings c's worktree to base: by what its last round
+// changed (gitwt.MoveCandidate) when c.end says what that was, else, or
+// when that fails, with gitwt.ResetCandidate. It says how, for the
+// iterations log.
+func (r *runner) bringCandidate(ctx context.Context, c *candidate, base string) (string, error) {
+	end, why := c.end, c.noEnd
+	c.end, c.noEnd = nil, ""
+	if end != nil && c.w != nil {
+		// Nothing may have changed since its round's last look: the
+		// round's processes are gone, and nothing else writes there.
+		if seen := c.w.Take(ctx); seen.All || seen.Index || len(seen.Paths) > 0 {
+			end, why = nil, "its worktree changed after its round's last look"
+		}
+	}
+	if end != nil {
+		err := r.ws.repo.MoveCandidate(ctx, c.top, *end, base, nil)
+		if err == nil {
+			return "", nil
+		}
+		if ctx.Err() != nil {
+			return "", err
+		}
+		why = "bringing it by what changed failed: " + r.cleanText(err.Error())
+	}
+	if why == "" {
+		why = "what its last round touched is not known"
+	}
+	return why, r.ws.repo.ResetCandidate(ctx, c.top, base, nil)
+}
+
+// logPrepared says in the iterations log how the round's candidates'
+// worktrees were brought to base: by what changed, or reset and why.
+func (r *runner) logPrepared(i int, base string, how []string) {
+	var moved []string
+	var reset []string
+	for k, why := range how {
+		switch why {
+		case "-":
+		case "":
+			moved = append(moved, strconv.Itoa(k+1))
+		default:
+			reset = append(reset, fmt.Sprintf("candidate %d reset (%s)", k+1, why))
+		}
+	}
+	if len(moved)+len(reset) == 0 {
+		return
+	}
+	short := base
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	parts := reset
+	if len(moved) > 0 {
+		parts = append([]string{"candidate " + strings.Join(moved, ", ") + " brought by what changed"}, reset...)
+	}
+	r.logEvent("ROUND", "iteration %d: worktrees at %s: %s", i, short, strings.Join(parts, "; "))
 }
 
 // round is the attempt step of a run with several candidates: the round's
@@ -233,7 +321,7 @@ func (r *runner) round(ctx, runCtx context.Context, x *iteration) {
 		return
 	}
 	gctx, cancel := gitContext(ctx, runCtx)
-	base, err := r.prepareRound(gctx, n)
+	base, err := r.prepareRound(gctx, i, n)
 	cancel()
 	if err != nil {
 		if why := interruption(ctx, runCtx, nil); why != "" {
@@ -274,6 +362,7 @@ func (r *runner) round(ctx, runCtx context.Context, x *iteration) {
 		wg.Go(func() {
 			r.ev.Emit(runlog.Event{Type: runlog.EventCandidateStarted, Iteration: i, Candidate: &runlog.Candidate{N: c.k, Agent: sl.name, Model: sl.model}})
 			r.attempt(ctx, roundCtx, y)
+			r.roundEnd(ctx, runCtx, y)
 			out.commit, out.size = y.candCommit, y.candSize
 			out.stopped = y.stopped
 			if !y.stopped && !y.refused && y.rec.Interrupted == "" {
@@ -601,14 +690,61 @@ func (r *runner) keepCandidateDiff(ctx context.Context, i int, o *roundOf, base 
 	}
 }
 
+// roundEnd takes candidate x's worktree as its round left it, once every
+// process of the round has ended (its agent's and its checks' process
+// trees are gone when attempt returns): the tree it holds and every path
+// the round touched, from the Changes that watched it since the round's
+// base was checked out. That is what brings it to the next round's commit
+// by what changed alone; when any of it is not known (no watcher, events
+// lost, the index written by a git command of the round, the commit of
+// its change failed), the next round resets it instead.
+func (r *runner) roundEnd(ctx, runCtx context.Context, x *iteration) {
+	c := x.cand
+	ch := c.ch
+	c.ch, c.end, c.noEnd = nil, nil, ""
+	if ch == nil {
+		c.noEnd = "its worktree was not watched"
+		return
+	}
+	defer func() { _ = ch.Close() }()
+	if c.changeFailed {
+		c.noEnd = "the commit of its change failed"
+		return
+	}
+	gctx, cancel := gitContext(ctx, runCtx)
+	defer cancel()
+	tree, _, err := ch.Tree(gctx, nil)
+	if err != nil {
+		c.noEnd = "the look at its worktree after its round failed: " + r.cleanText(err.Error())
+		return
+	}
+	touched, complete := ch.Touched()
+	if !complete {
+		c.noEnd = "what its round touched is not all known (not watched, too many paths, or git wrote its index)"
+		return
+	}
+	head := x.candCommit
+	if head == "" {
+		head = c.ws.initialRef // its agent's change was not committed: HEAD stayed at the base
+	}
+	c.end = &gitwt.CandidateEnd{Head: head, Tree: tree, Touched: touched}
+}
+
 // candidateChange commits what candidate x's agent left in its worktree
 // (after the guards put back what they put back, before the checks, whose
 // outputs stay out) on the round's base, and measures it against the base.
 func (r *runner) candidateChange(ctx context.Context, x *iteration) {
-	ch := newCandidateChanges(ctx, x.ws)
-	defer func() { _ = ch.Close() }()
+	ch := x.cand.ch
+	if ch == nil { // not watched: a look at the whole worktree
+		ch = changes.New(ctx, x.ws.repo, x.ws.initialRef, x.ws.excludes, diffKeep, changes.ChangesOptions{Commits: true})
+		defer func() { _ = ch.Close() }()
+	}
 	hash, _, err := ch.Commit(ctx, "architect: candidate "+strconv.Itoa(x.cand.k)+" of iteration "+strconv.Itoa(x.n), nil)
+	if err == nil && hash == "" {
+		hash = x.ws.initialRef // watched, nothing changed since the base
+	}
 	if err != nil {
+		x.cand.changeFailed = true
 		r.warn(fmt.Sprintf("iteration %d: could not record candidate %d's change: %s", x.n, x.cand.k, r.cleanText(err.Error())))
 		return
 	}
@@ -736,6 +872,14 @@ func (r *runner) removeCandidates(ctx context.Context) {
 		if c.sb != r.sb {
 			c.sb.Close()
 		}
+		if c.ch != nil {
+			_ = c.ch.Close()
+			c.ch = nil
+		}
+		if c.w != nil {
+			_ = c.w.Close()
+			c.w = nil
+		}
 		if err := r.ws.repo.RemoveCandidate(ctx, c.top); err != nil {
 			r.warn(fmt.Sprintf("could not remove candidate %d's worktree %s: %s (`architect clean` removes it once the run has ended)", c.k, c.top, r.cleanText(err.Error())))
 		}
@@ -746,8 +890,13 @@ func (r *runner) removeCandidates(ctx context.Context) {
 	_ = os.Remove(r.ws.state(CandidatesDir))
 }
 
-// newCandidateChanges follows a candidate's worktree against the round's
-// base, to commit what its agent left (no watching: it lives one round).
-func newCandidateChanges(ctx context.Context, ws *workspace) *changes.Changes {
-	return changes.New(ctx, ws.repo, ws.initialRef, ws.excludes, diffKeep, changes.ChangesOptions{Commits: true})
+// newCandidateChanges follows a candidate's worktree, just brought to the
+// round's base, through the round: on its watcher w, so that the commit of
+// what its agent left and the look after its checks cost what changed, and
+// so that what the round touched is known; what w saw before (the
+// worktree brought to base) is dropped. Clean: the worktree is the base as
+// a checkout leaves it, with no untracked file git does not ignore.
+// Without a watcher, each look is at the whole worktree.
+func newCandidateChanges(ctx context.Context, ws *workspace, w *changes.Watcher) *changes.Changes {
+	return changes.New(ctx, ws.repo, ws.initialRef, ws.excludes, diffKeep, changes.ChangesOptions{Commits: true, Clean: w != nil, Watcher: w})
 }

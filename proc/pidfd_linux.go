@@ -186,20 +186,6 @@ func markOf(pid int) (id string, unsure bool) {
 	return "", ok && st.envEnd == 0 && !st.kthread && st.state != 'Z' && st.state != 'X'
 }
 
-// runIDOf returns the value of RunIDEnv in a NUL-separated environment.
-func runIDOf(env []byte) string {
-	prefix := []byte(RunIDEnv + "=")
-	id := ""
-	for len(env) > 0 {
-		var entry []byte
-		entry, env, _ = bytes.Cut(env, []byte{0})
-		if bytes.HasPrefix(entry, prefix) {
-			id = string(entry[len(prefix):])
-		}
-	}
-	return id
-}
-
 // startOf returns the start time of pid (0 when it is gone), which with
 // the pid names one process: a pid can be reused, not with the same start.
 func startOf(pid int) uint64 {

@@ -18,12 +18,15 @@ func ensureReaper() {}
 // Sweep does nothing on this system; see the Linux version.
 func Sweep() int { return 0 }
 
-// tree is a run's process group: without /proc and cgroups, descendants
-// that leave the group are out of reach on this system.
+// tree is a run's process group, and on macOS its processes that left
+// the group (setsid, daemons), found in the kernel's process table by
+// parentage and by the run's marker (see escaped). Elsewhere those are out
+// of reach.
 type tree struct {
-	id   string
-	pgid int
-	told bool
+	id     string
+	pgid   int
+	told   bool
+	termed map[int]bool // processes out of the group sent SIGTERM at a stop
 }
 
 func newTree(id string) *tree { return &tree{id: id} }
@@ -40,13 +43,32 @@ func (t *tree) start(cmd func() *exec.Cmd) (*exec.Cmd, error) {
 	return c, err
 }
 
-func (t *tree) signal(pgid int, sig syscall.Signal) { _ = syscall.Kill(-pgid, sig) }
+// signal sends sig to the group and to the run's processes that left it,
+// which are found first: once the group has the signal, processes die and
+// their children move to new parents while they are looked for.
+func (t *tree) signal(pgid int, sig syscall.Signal) {
+	others := escaped(pgid, t.id)
+	_ = syscall.Kill(-pgid, sig)
+	for _, pid := range others {
+		_ = syscall.Kill(pid, sig)
+		if sig == syscall.SIGTERM {
+			if t.termed == nil {
+				t.termed = map[int]bool{}
+			}
+			t.termed[pid] = true
+		}
+	}
+}
 
-// finish gives the group what is left of the grace period (a normal exit:
-// SIGTERM and the whole period), then SIGKILL. Without a way to wait for
-// a group, it looks every 10 ms.
+// finish gives what is left of the run, its group and its processes out
+// of it, what is left of the grace period (a normal exit: SIGTERM and the
+// whole period; a process that had SIGTERM at the stop does not get it
+// again), then SIGKILL. Without a way to wait for processes, it looks
+// every 10 ms. The processes out of the group are looked for again before
+// each signal, so that a pid that was reused is never signalled.
 func (t *tree) finish(pgid int, stopped bool, stopAt time.Time, grace time.Duration) {
-	if syscall.Kill(-pgid, 0) != nil {
+	others := escaped(pgid, t.id)
+	if syscall.Kill(-pgid, 0) != nil && len(others) == 0 {
 		return
 	}
 	deadline := stopAt.Add(grace)
@@ -54,10 +76,21 @@ func (t *tree) finish(pgid int, stopped bool, stopAt time.Time, grace time.Durat
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		deadline = time.Now().Add(grace)
 	}
-	for time.Now().Before(deadline) && syscall.Kill(-pgid, 0) == nil {
+	for _, pid := range others {
+		if !t.termed[pid] {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+	for time.Now().Before(deadline) && (syscall.Kill(-pgid, 0) == nil || len(others) > 0) {
 		time.Sleep(10 * time.Millisecond)
+		if len(others) > 0 {
+			others = escaped(pgid, t.id)
+		}
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	for _, pid := range escaped(pgid, t.id) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 }
 
 func (t *tree) release() {
@@ -67,7 +100,13 @@ func (t *tree) release() {
 	}
 }
 
-func killRest() {}
+// killRest is KillAll's part beyond the groups: this session's marked
+// processes (macOS). The caller holds startMu.
+func killRest() {
+	for _, pid := range marked(session) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
 
 // runCgroup: there are no cgroups on this system.
 type runCgroup struct{ path string }
@@ -85,9 +124,17 @@ type Leftovers struct {
 // marker needs /proc.
 func EndLeftovers(Owner) Leftovers { return Leftovers{} }
 
-func endRuns(_, _ string, groups map[int]bool, _ bool) {
+// endRuns is the supervisor's work once the supervised process has died:
+// SIGKILL to the groups it was told of, then, with scan, to the processes
+// carrying its session's marker that left them (macOS).
+func endRuns(marker, _ string, groups map[int]bool, scan bool) {
 	for pgid := range groups {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	if scan {
+		for _, pid := range marked(marker) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"time"
-
-	"github.com/google/renameio/v2"
 )
 
 // Steering a run from outside, through the control file (WriteControl):
@@ -34,7 +32,7 @@ type Control struct {
 // WriteControl asks the loop in workspace to pause or resume.
 func WriteControl(workspace, action string) error {
 	data, _ := json.Marshal(Control{Action: action, At: Stamp(time.Now())})
-	return renameio.WriteFile(Path(workspace, ControlFile), append(data, '\n'), 0o600)
+	return writeFile(Path(workspace, ControlFile), append(data, '\n'), 0o600)
 }
 
 // ReadControl is the request in the control file at path: pause, resume,

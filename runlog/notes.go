@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/google/renameio/v2"
 )
 
 // A person steers a running loop with notes: `architect say "…"` queues
@@ -72,7 +70,7 @@ func AddNote(workspace, text string, now bool) (Note, error) {
 	t := time.Now()
 	n := Note{ID: fmt.Sprintf("%020d-%s", t.UnixNano(), hex.EncodeToString(b[:])), Text: text, Now: now, At: t.UTC().Format(time.RFC3339Nano)}
 	data, _ := json.Marshal(n)
-	if err := renameio.WriteFile(filepath.Join(dir, n.ID+".json"), append(data, '\n'), 0o600); err != nil {
+	if err := writeFile(filepath.Join(dir, n.ID+".json"), append(data, '\n'), 0o600); err != nil {
 		return Note{}, err
 	}
 	return n, nil

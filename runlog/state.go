@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/google/renameio/v2"
 )
 
 // Run statuses in state.json.
@@ -175,7 +173,7 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, append(data, '\n'), 0o600)
+	return writeFile(path, append(data, '\n'), 0o600)
 }
 
 // WriteJSONQuick replaces path atomically (write a temporary file, rename

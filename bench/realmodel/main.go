@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command realmodel measures what architect's loop is worth with a real
 // model: HumanEval problems, each a tiny git repository whose check is the
 // problem's own tests, solved by a small code model served on 127.0.0.1.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // A model the bench can run: its GGUF file, shipped on PyPI as wheels that

@@ -15,11 +15,7 @@ import (
 // requests, annotations and artifacts, rounds of candidates): a link to
 // one of them may not resolve until they are merged. Empty this list at
 // the merge.
-var pending = map[string]bool{
-	"docs/install.md":           true,
-	"docs/platforms.md":         true,
-	"docs/candidates-rounds.md": true,
-}
+var pending = map[string]bool{}
 
 var (
 	linkRE     = regexp.MustCompile(`\]\(([^)\s]+)\)`)

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command fake-agent is a scriptable agent for architect's whole-binary
 // tests (cmd/architect), which build it and put it on PATH. It reads the
 // script for this run from $FAKE_AGENT_DIR/run-K.txt (the K-th run of the agent of
