@@ -216,3 +216,41 @@ func TestErroredTaskSaysError(t *testing.T) {
 	is.Equal(res[0].Error, "no agent for task e")
 	is.Equal(log.String(), "architect: [e] error: no agent for task e\n")
 }
+
+func TestLoadPullRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name, defaults string
+		want           []bool // per task one, two, three
+		err            string
+	}{
+		{"unset", "", []bool{false, true, false}, ""},
+		{"defaults", "  pull_request: true\n", []bool{true, true, false}, ""},
+		{"not a bool", "  pull_request: maybe\n", nil, `defaults.pull_request: pull_request must be true or false, not "maybe"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			path := writeFile(t, "b.yaml", "defaults:\n  agent_cmd: a\n  checks: [true]\n"+tc.defaults+`tasks:
+  - id: one
+    task: first
+  - id: two
+    task: second
+    pull_request: true
+  - id: three
+    task: third
+    pull_request: false
+`)
+			tasks, _, err := Load(path)
+			if tc.err != "" {
+				is.True(err != nil)
+				is.True(strings.Contains(err.Error(), tc.err)) // the error names the key and the value
+				return
+			}
+			is.NoErr(err)
+			got := []bool{}
+			for _, tk := range tasks {
+				got = append(got, tk.PullRequest)
+			}
+			is.Equal(got, tc.want)
+		})
+	}
+}

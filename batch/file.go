@@ -24,7 +24,14 @@ type Task struct {
 	ID     string
 	Line   int // where the task starts in the file
 	Config config.Config
+	// PullRequest: when the task succeeds, push its branch and open or
+	// update its one pull request (pull_request: in the file).
+	PullRequest bool
 }
+
+// batchKeys are the keys a batch file's defaults: and tasks take besides
+// the loop's options.
+var batchKeys = []string{"id", "pull_request"}
 
 // Load reads and validates a batch file. It returns every problem at once
 // as config.Errors, each naming the file and line, and the key as
@@ -58,9 +65,11 @@ func Load(path string) ([]Task, []string, error) {
 	}
 	base := config.Defaults()
 	baseSrc := config.Sources{}
+	basePR := false
 	if defaults != nil {
 		errs = append(errs, worktreeKeys(path, "defaults.", defaults)...)
-		errs = append(errs, config.ApplyYAML(path, "defaults.", "defaults", withoutKeys(defaults, "worktree", "worktree_name", "events"), &base, baseSrc)...)
+		errs = append(errs, boolKey(path, "defaults.", defaults, "pull_request", &basePR)...)
+		errs = append(errs, config.ApplyYAML(path, "defaults.", "defaults", withoutKeys(defaults, "worktree", "worktree_name", "events", "pull_request"), &base, baseSrc)...)
 	}
 	if tasks == nil || tasks.Kind != yaml.SequenceNode || len(tasks.Content) == 0 {
 		n := root
@@ -75,6 +84,10 @@ func Load(path string) ([]Task, []string, error) {
 	seen := map[string]int{}
 	for i, tn := range tasks.Content {
 		t, warns, terrs := loadTask(path, i, tn, base, baseSrc, seen)
+		t.PullRequest = basePR
+		if tn.Kind == yaml.MappingNode {
+			terrs = append(terrs, boolKey(path, taskName(i, tn)+".", tn, "pull_request", &t.PullRequest)...)
+		}
 		errs = append(errs, terrs...)
 		for _, w := range warns {
 			if !slices.Contains(warnings, w) {
@@ -119,7 +132,7 @@ func loadTask(path string, i int, tn *yaml.Node, base config.Config, baseSrc con
 	cfg.Prices = maps.Clone(base.Prices)
 	src := maps.Clone(baseSrc)
 	errs = append(errs, worktreeKeys(path, name+".", tn)...)
-	errs = append(errs, config.ApplyYAML(path, name+".", "a task", withoutKeys(tn, "id", "worktree", "worktree_name", "events"), &cfg, src)...)
+	errs = append(errs, config.ApplyYAML(path, name+".", "a task", withoutKeys(tn, slices.Concat(batchKeys, []string{"worktree", "worktree_name", "events"})...), &cfg, src)...)
 	if len(errs) > 0 {
 		return t, nil, errs
 	}
@@ -147,6 +160,32 @@ func loadTask(path string, i int, tn *yaml.Node, base config.Config, baseSrc con
 	}
 	t.Config = cfg
 	return t, warnings, nil
+}
+
+// taskName is how errors name task i: tasks.ID, or tasks[i] without a
+// usable id.
+func taskName(i int, tn *yaml.Node) string {
+	for j := 0; j+1 < len(tn.Content); j += 2 {
+		if k, v := tn.Content[j], tn.Content[j+1]; k.Value == "id" && v.Kind == yaml.ScalarNode && config.ValidWorktreeName(v.Value) {
+			return "tasks." + v.Value
+		}
+	}
+	return fmt.Sprintf("tasks[%d]", i)
+}
+
+// boolKey reads key of mapping m, when there, into *out: true or false.
+func boolKey(path, prefix string, m *yaml.Node, key string, out *bool) config.Errors {
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for j := 0; j+1 < len(m.Content); j += 2 {
+		if k, v := m.Content[j], m.Content[j+1]; k.Value == key {
+			if v.Kind != yaml.ScalarNode || v.Decode(out) != nil {
+				return config.Errors{{Source: at(path, v), Key: prefix + key, Msg: fmt.Sprintf("%s must be true or false, not %q", key, v.Value), Hint: key + ": true"}}
+			}
+		}
+	}
+	return nil
 }
 
 // worktreeKeys reports worktree options, which a batch sets itself.

@@ -61,6 +61,12 @@ type Options struct {
 	// between the two lines it returns for the task's result: a GitHub
 	// Actions ::group:: per task, whose lines do not mix with the others'.
 	Group func(TaskResult) (begin, end string)
+	// Publish, when set, is asked about each task once its loop has ended
+	// (a skipped task's too), before Finished: it pushes the task's branch
+	// and opens or updates its pull request when the task asks for one,
+	// and sets the result's PullRequest fields. Its lines go to log, the
+	// task's. It is called from several goroutines.
+	Publish func(ctx context.Context, t Task, r *TaskResult, log io.Writer)
 	// Finished, when set, gets each task's result as soon as it is known
 	// (a skipped task's at once). It is called from several goroutines.
 	Finished func(TaskResult)
@@ -81,6 +87,11 @@ type TaskResult struct {
 	WorktreePath string         `json:"worktree_path"`
 	Error        string         `json:"error,omitempty"`
 	Result       *runlog.Result `json:"result,omitempty"`
+	// The task's pull request (pull_request:), when one was opened or
+	// updated; PullRequestError says why none could be.
+	PullRequest      int    `json:"pull_request,omitempty"`
+	PullRequestURL   string `json:"pull_request_url,omitempty"`
+	PullRequestError string `json:"pull_request_error,omitempty"`
 }
 
 // Workspace returns where task id's loop runs, for the repository holding
@@ -167,6 +178,9 @@ func Run(ctx context.Context, tasks []Task, opts Options) []TaskResult {
 				logMu.Unlock()
 			}
 			out[i] = runTask(ctx, t, opts, logw)
+			if opts.Publish != nil {
+				opts.Publish(ctx, t, &out[i], logw)
+			}
 			if opts.Finished != nil {
 				opts.Finished(out[i])
 			}

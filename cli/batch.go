@@ -29,8 +29,13 @@ The model API keys stay with architect's credential broker, as in a loop:
 the agents get a made-up key, the checks and hooks none (a task's
 check_env: names those they get; broker: off gives it every key).
 
-Exit status: 0 every task succeeded, 1 some did not, 2 usage, configuration
-or pre-flight error, 130 interrupted.`,
+With pull_request: true in the file (defaults: or a task) or --pull-request,
+each task that succeeds pushes its branch and opens its one pull request, or
+updates the one open already, as architect github does (GITHUB_TOKEN and
+GITHUB_REPOSITORY; the token is kept from the tasks' processes).
+
+Exit status: 0 every task succeeded (and got its pull request, when asked),
+1 some did not, 2 usage, configuration or pre-flight error, 130 interrupted.`,
 		Example: `  # Every task, three at a time
   architect batch ralph-batch.yaml --parallel 3
 
@@ -66,6 +71,9 @@ or pre-flight error, 130 interrupted.`,
 	fs.BoolVar(&o.jsonOut, "json", false, "print the per-task results as JSON on stdout")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
 	fs.BoolVar(&o.plain, "plain", false, "plain lines, each prefixed with its task, even on a terminal (no full-screen board)")
+	fs.BoolVar(&o.pullRequest, "pull-request", false, "for every task that succeeds, push its branch and open or update its one pull request (as pull_request: true in the file does for a task); needs GITHUB_TOKEN and GITHUB_REPOSITORY")
+	fs.StringVar(&o.base, "base", "", "the pull requests' base `branch` (default the checkout's branch)")
+	fs.BoolVar(&o.draftOnFail, "draft-on-failure", false, "with pull requests, a task that ends without success still pushes and opens (or updates) its pull request, as a draft")
 	_ = c.MarkFlagDirname("dir")
 	return c
 }
@@ -75,7 +83,11 @@ type batchOptions struct {
 	dir, only                      string
 	resume, matrix, jsonOut, quiet bool
 	plain                          bool
+	pullRequest, draftOnFail       bool
+	base                           string
 	file                           string // the batch file
+	// prs: some task asks for a pull request.
+	prs bool
 	// formats, on a GitHub Actions runner, is each task's errorformat
 	// setting by task id (nil: not on a runner).
 	formats map[string][]string
@@ -130,6 +142,11 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		return err
 	}
 	hideBatchKeys(e.stderr, o.quiet, tasks, routes, &opts)
+	prs, err := batchPullRequests(ctx, e, tasks, o, &opts)
+	if err != nil {
+		return err
+	}
+	o.prs = prs
 	if err := batch.Setup(ctx, tasks, &opts, warn); err != nil {
 		return err
 	}
@@ -185,7 +202,7 @@ func showBatch(e *env, tasks []batch.Task, o batchOptions, opts *batch.Options) 
 func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batchOptions) error {
 	ok := true
 	for _, r := range results {
-		ok = ok && r.Success
+		ok = ok && r.Success && r.PullRequestError == ""
 	}
 	data, _ := json.MarshalIndent(struct {
 		Success bool               `json:"success"`
@@ -195,7 +212,7 @@ func reportBatch(ctx context.Context, e *env, results []batch.TaskResult, o batc
 		fmt.Fprintln(e.stdout, string(data))
 	}
 	batch.WriteSummary(e.stderr, results)
-	finishBatchActions(e, o.formats, results, data)
+	finishBatchActions(e, o.formats, o.prs, results, data)
 	var runs []runDir
 	for _, r := range results {
 		if d := filepath.Join(r.WorktreePath, runlog.StateDir); r.WorktreePath != "" {

@@ -118,8 +118,9 @@ func describeOutcome(r batch.TaskResult) string {
 // finishBatchActions, on a GitHub Actions runner (formats not nil),
 // annotates each task's failing checks (titles prefixed with the task's
 // id, one budget for the step) and writes the batch's step summary and
-// outputs; resultJSON is the --json document.
-func finishBatchActions(e *env, formats map[string][]string, results []batch.TaskResult, resultJSON []byte) {
+// outputs (with a pull request column when prs); resultJSON is the --json
+// document.
+func finishBatchActions(e *env, formats map[string][]string, prs bool, results []batch.TaskResult, resultJSON []byte) {
 	if formats == nil {
 		return
 	}
@@ -127,7 +128,8 @@ func finishBatchActions(e *env, formats map[string][]string, results []batch.Tas
 	tasks := make([]ghactions.Task, len(results))
 	for i, r := range results {
 		tasks[i] = ghactions.Task{ID: r.ID, Outcome: r.Outcome, StopReason: r.StopReason, Success: r.Success,
-			Iterations: r.Iterations, Branch: r.Branch, Error: r.Error, Result: r.Result}
+			Iterations: r.Iterations, Branch: r.Branch, Error: r.Error, Result: r.Result,
+			PullRequests: prs, PullRequest: r.PullRequest, PullRequestURL: r.PullRequestURL, PullRequestError: r.PullRequestError}
 		if r.Result != nil && r.Outcome != batch.Skipped {
 			rep := &ghactions.Reporter{W: e.stderr, Formats: ghactions.FormatChoices(formats[r.ID]), Prefix: "[" + r.ID + "] ", Budget: budget}
 			rep.Annotate(r.Result)

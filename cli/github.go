@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -114,6 +115,7 @@ type ghRun struct {
 	facts    github.Facts
 	runURL   string
 	slug     string
+	log      io.Writer // where the lines go; nil means stderr
 }
 
 func (g *ghRun) getenv(name string) string {
@@ -147,11 +149,11 @@ func (g *ghRun) outputs(outs ...ghactions.Output) {
 	}
 }
 
-func runGitHub(cmd *cobra.Command, e *env, o *githubOptions, task string) error {
-	ctx := cmd.Context()
-	maskSecrets(e) // on a runner, the token is masked before any call
-	g := &ghRun{e: e, n: o.issue}
-	g.slug = o.repo
+// newGHRun is a run's GitHub side: the client for repo (default
+// $GITHUB_REPOSITORY), as GITHUB_TOKEN or GH_TOKEN, and the Actions run's
+// link when on a runner.
+func newGHRun(e *env, repo string) (*ghRun, error) {
+	g := &ghRun{e: e, slug: repo}
 	if g.slug == "" {
 		g.slug = g.getenv("GITHUB_REPOSITORY")
 	}
@@ -160,9 +162,17 @@ func runGitHub(cmd *cobra.Command, e *env, o *githubOptions, task string) error 
 	}
 	var err error
 	g.client, err = github.New(github.Options{APIURL: g.getenv("GITHUB_API_URL"), Token: github.TokenFrom(g.getenv("GITHUB_TOKEN"), g.getenv("GH_TOKEN")), Repo: g.slug})
+	return g, err
+}
+
+func runGitHub(cmd *cobra.Command, e *env, o *githubOptions, task string) error {
+	ctx := cmd.Context()
+	maskSecrets(e) // on a runner, the token is masked before any call
+	g, err := newGHRun(e, o.repo)
 	if err != nil {
 		return err
 	}
+	g.n = o.issue
 	instructions, why, err := g.fromEvent(ctx, o, task)
 	if err != nil || why != "" {
 		if err == nil {
@@ -292,24 +302,8 @@ func (g *ghRun) run(cmd *cobra.Command, o *githubOptions, task string) error {
 		return loopErr
 	}
 
-	rc, stat := g.receipt(ctx, res)
-	receipt := runlog.Path(res.Workspace, runlog.ReceiptFile)
-	if res.Workspace == "" {
-		receipt = ""
-	} else if err := runlog.WriteJSON(receipt, rc); err != nil {
-		usererr.Say(e.stderr, usererr.LevelWarning, "could not write the run receipt: %v", err)
-	} else {
-		fmt.Fprintf(e.stderr, "architect: run receipt: %s\n", printable(receipt))
-	}
+	receipt, pr, prErr := g.deliver(ctx, repo, res, o, github.PRSpec{Head: branch, Base: base, Title: g.title(task), Labels: o.labels, Reviewers: o.reviewers})
 	outs := []ghactions.Output{{Name: "started", Value: "true"}, {Name: "receipt", Value: receipt}}
-	var pr *github.PR
-	var prErr error
-	if why := g.noPullRequest(o, res, rc); why != "" {
-		fmt.Fprintf(e.stderr, "architect: no pull request: %s\n", why)
-	} else {
-		pr, prErr = g.publish(ctx, repo, res, rc, stat, github.PRSpec{Head: branch, Base: base, Title: g.title(task),
-			Draft: o.draft || !res.Success, Labels: o.labels, Reviewers: o.reviewers})
-	}
 	if pr != nil {
 		outs = append(outs, ghactions.Output{Name: "pull-request-number", Value: fmt.Sprint(pr.Number)}, ghactions.Output{Name: "pull-request-url", Value: pr.URL})
 		g.summary(fmt.Sprintf("Pull request: [#%d](%s)", pr.Number, pr.URL))
@@ -324,6 +318,37 @@ func (g *ghRun) run(cmd *cobra.Command, o *githubOptions, task string) error {
 		return nil
 	}
 	return loopErr
+}
+
+// deliver writes the receipt of the run res (returning its path, "" for
+// none), then, unless the run makes no pull request (the line says why),
+// pushes spec.Head and opens or updates its pull request, a draft without
+// success or with --draft. spec's Body and Draft are set here.
+func (g *ghRun) deliver(ctx context.Context, repo *gitwt.Repo, res *runlog.Result, o *githubOptions, spec github.PRSpec) (string, *github.PR, error) {
+	rc, stat := g.receipt(ctx, res)
+	receipt := runlog.Path(res.Workspace, runlog.ReceiptFile)
+	if res.Workspace == "" {
+		receipt = ""
+	} else if err := runlog.WriteJSON(receipt, rc); err != nil {
+		usererr.Say(g.out(), usererr.LevelWarning, "could not write the run receipt: %v", err)
+	} else {
+		fmt.Fprintf(g.out(), "architect: run receipt: %s\n", printable(receipt))
+	}
+	if why := g.noPullRequest(o, res, rc); why != "" {
+		fmt.Fprintf(g.out(), "architect: no pull request: %s\n", why)
+		return receipt, nil, nil
+	}
+	spec.Draft = o.draft || !res.Success
+	pr, err := g.publish(ctx, repo, res, rc, stat, spec)
+	return receipt, pr, err
+}
+
+// out is where the run's lines go: the batch task's log, or stderr.
+func (g *ghRun) out() io.Writer {
+	if g.log != nil {
+		return g.log
+	}
+	return g.e.stderr
 }
 
 // loop runs the loop as architect loop does, looking at the issue between
@@ -438,7 +463,7 @@ func (g *ghRun) publish(ctx context.Context, repo *gitwt.Repo, res *runlog.Resul
 	if created {
 		verb = "opened"
 	}
-	fmt.Fprintf(g.e.stderr, "architect: %s pull request #%d: %s\n", verb, pr.Number, pr.URL)
+	fmt.Fprintf(g.out(), "architect: %s pull request #%d: %s\n", verb, pr.Number, pr.URL)
 	return pr, nil
 }
 
@@ -486,15 +511,20 @@ func hideGitHubToken(deps *loop.Deps) {
 	for _, k := range []string{"GITHUB_TOKEN", "GH_TOKEN"} {
 		_ = os.Unsetenv(k)
 	}
-	if deps.Env != nil {
-		kept := deps.Env[:0:0]
-		for _, kv := range deps.Env {
-			if !strings.HasPrefix(kv, "GITHUB_TOKEN=") && !strings.HasPrefix(kv, "GH_TOKEN=") {
-				kept = append(kept, kv)
-			}
-		}
-		deps.Env = kept
+	if deps != nil && deps.Env != nil {
+		deps.Env = withoutGitHubToken(deps.Env)
 	}
+}
+
+// withoutGitHubToken is env without GITHUB_TOKEN and GH_TOKEN.
+func withoutGitHubToken(env []string) []string {
+	kept := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GITHUB_TOKEN=") && !strings.HasPrefix(kv, "GH_TOKEN=") {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
 }
 
 func errText(err error) string {

@@ -17,6 +17,13 @@ type Task struct {
 	Branch                  string
 	Error                   string         // why it could not run, if it could not
 	Result                  *runlog.Result // nil when it never ran
+	// PullRequests: the batch was asked for pull requests (the summary
+	// gets a column for them). PullRequest and PullRequestURL are this
+	// task's, 0 and "" for none; PullRequestError says why it has none.
+	PullRequests     bool
+	PullRequest      int
+	PullRequestURL   string
+	PullRequestError string
 }
 
 // The outcomes of a batch task that the outputs count (batch's names).
@@ -41,7 +48,15 @@ func BatchSummary(tasks []Task) string {
 	}
 	c := batchCost(tasks)
 	fmt.Fprintf(&b, "**Cost:** %s\n\n", c)
-	b.WriteString("| Task | Outcome | Iterations | Cost | Branch |\n|:---|:---|---:|---:|:---|\n")
+	prs := false
+	for _, t := range tasks {
+		prs = prs || t.PullRequests
+	}
+	if prs {
+		b.WriteString("| Task | Outcome | Iterations | Cost | Branch | Pull request |\n|:---|:---|---:|---:|:---|:---|\n")
+	} else {
+		b.WriteString("| Task | Outcome | Iterations | Cost | Branch |\n|:---|:---|---:|---:|:---|\n")
+	}
 	for _, t := range tasks {
 		outcome := t.Outcome
 		if t.StopReason != "" && !t.Success {
@@ -61,7 +76,18 @@ func BatchSummary(tasks []Task) string {
 				branch = "`" + strings.ReplaceAll(t.Branch, "`", "") + "`"
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %d | %s | %s |\n", cell(t.ID), mark, cell(outcome), t.Iterations, cell(cost), cell(branch))
+		fmt.Fprintf(&b, "| %s | %s %s | %d | %s | %s |", cell(t.ID), mark, cell(outcome), t.Iterations, cell(cost), cell(branch))
+		if prs {
+			pr := "-"
+			switch {
+			case t.PullRequest > 0:
+				pr = fmt.Sprintf("[#%d](%s)", t.PullRequest, strings.ReplaceAll(t.PullRequestURL, ")", "%29"))
+			case t.PullRequestError != "":
+				pr = "❌ " + t.PullRequestError
+			}
+			fmt.Fprintf(&b, " %s |", cell(pr))
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -85,7 +111,9 @@ func batchCost(tasks []Task) runlog.Cost {
 // outcome (succeeded, failed, cancelled, skipped, not-started, error);
 // total-cost (empty when some of it is unknown) and known-cost; branches,
 // a JSON object of task id to branch for every task that ran;
-// succeeded-branches, a JSON array of the succeeded tasks' branches; and
+// succeeded-branches, a JSON array of the succeeded tasks' branches;
+// pull-requests, a JSON object of task id to {"number", "url"} for every
+// task whose pull request was opened or updated ({} without any); and
 // result-json, the --json document.
 func BatchOutputs(tasks []Task, resultJSON []byte) []Output {
 	counts := map[string]int{}
@@ -102,6 +130,17 @@ func BatchOutputs(tasks []Task, resultJSON []byte) []Output {
 			}
 		}
 	}
+	type pullRequest struct {
+		Number int    `json:"number"`
+		URL    string `json:"url"`
+	}
+	prs := map[string]pullRequest{}
+	for _, t := range tasks {
+		if t.PullRequest > 0 {
+			prs[t.ID] = pullRequest{t.PullRequest, t.PullRequestURL}
+		}
+	}
+	pj, _ := json.Marshal(prs)
 	bj, _ := json.Marshal(branches)
 	sj, _ := json.Marshal(succeeded)
 	c := batchCost(tasks)
@@ -118,6 +157,7 @@ func BatchOutputs(tasks []Task, resultJSON []byte) []Output {
 		Output{"known-cost", strconv.FormatFloat(c.Known, 'f', -1, 64)},
 		Output{"branches", string(bj)},
 		Output{"succeeded-branches", string(sj)},
+		Output{"pull-requests", string(pj)},
 		Output{"result-json", string(resultJSON)},
 	)
 }

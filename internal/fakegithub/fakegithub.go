@@ -70,6 +70,11 @@ type State struct {
 	// (403 for a permission the token lacks).
 	Deny  map[string]int `json:"deny"`
 	Calls []Call         `json:"calls"`
+	// Before, when set (through Update), is called with every authorized
+	// request's method and path (without the query), under the lock,
+	// before the request is answered: a test changes the state there at a
+	// given call (closes an issue at its Nth read, say) from inside a run.
+	Before func(st *State, method, path string) `json:"-"`
 }
 
 // Server is the fake.
@@ -146,6 +151,9 @@ func (s *Server) handle(r *responder, req *http.Request, body []byte) {
 	}
 	prefix := "/repos/" + s.Owner + "/" + s.Repo + "/"
 	path := strings.TrimPrefix(req.URL.Path, "/api/v3")
+	if s.st.Before != nil {
+		s.st.Before(&s.st, req.Method, path)
+	}
 	for k, status := range s.st.Deny {
 		if m, p, _ := strings.Cut(k, " "); m == req.Method && strings.HasPrefix(path, p) {
 			r.fail(status, "Resource not accessible by integration")
