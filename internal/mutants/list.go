@@ -233,8 +233,8 @@ var mutants = []mutant{
 		name:      "runlog/state-synced-write-in-place",
 		guarantee: "state.json and result.json are replaced whole (a new file renamed into place): a kill mid-write leaves the old or the new version",
 		file:      "runlog/state.go",
-		find:      "return renameio.WriteFile(path, append(data, '\\n'), 0o600)",
-		replace:   "_ = renameio.WriteFile\n\treturn os.WriteFile(path, append(data, '\\n'), 0o600)",
+		find:      "return writeFile(path, append(data, '\\n'), 0o600)",
+		replace:   "_ = writeFile\n\treturn os.WriteFile(path, append(data, '\\n'), 0o600)",
 		run:       "TestJSONWrites",
 	},
 	{
