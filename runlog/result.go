@@ -65,6 +65,9 @@ type Iteration struct {
 	Model           string        `json:"model,omitempty"`
 	StepsTaken      int           `json:"steps_taken"`
 	Cost            *float64      `json:"cost"` // null when the agent's cost could not be known
+	// ReviewCost is what the reviewer (--reviewer) cost, which Cost
+	// includes; absent when no reviewer ran or its cost is unknown.
+	ReviewCost *float64 `json:"review_cost,omitempty"`
 	Duration        float64       `json:"duration"`
 	AgentDuration   float64       `json:"agent_duration"`
 	ChecksDuration  float64       `json:"checks_duration"`
