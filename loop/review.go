@@ -172,35 +172,7 @@ func (r *runner) review(ctx, runCtx, agentCtx context.Context, x *iteration) {
 	_ = os.Remove(resultFile)
 	addReviewCost(it, o)
 
-	c := runlog.CheckResult{Name: name, ExitCode: o.ExitCode, TimedOut: o.TimedOut || o.Inactive, Duration: o.Duration.Seconds()}
-	verdict, objections := ParseVerdict(o.FinalMessage)
-	switch {
-	case o.TimedOut || o.Inactive:
-		c.ExitCode = -1
-		c.Said = "reviewer stopped at its timeout"
-		c.Output = "the reviewer was stopped at its timeout before giving a verdict"
-	case interruption(ctx, runCtx, agentCtx) != "":
-		c.Output = "the reviewer was stopped before giving a verdict"
-	case o.Err != "" && verdict == "":
-		c.Said = "reviewer failed"
-		c.Output = "the reviewer could not give a verdict: " + o.Err
-	case verdict == VerdictApprove:
-		c.Passed = true
-		c.Said = "approved"
-		c.Output = objections
-	case verdict == VerdictReject:
-		c.Said = "rejected"
-		c.Output = objections
-		if c.Output == "" {
-			c.Output = "the reviewer rejected the change without saying why"
-		}
-	default:
-		c.Said = "no verdict"
-		c.Output = "the reviewer gave no verdict (<verdict>approve</verdict> or <verdict>reject</verdict>); its last words: " + objections
-	}
-	if !c.Passed && c.ExitCode == 0 {
-		c.ExitCode = 1 // a check that failed does not say exit status 0
-	}
+	c := verdictCheck(name, o, interruption(ctx, runCtx, agentCtx) != "")
 	if c.Passed && before.Tree != "" {
 		// The reviewer reads; a reviewer that wrote has not reviewed what
 		// the checks passed.
@@ -222,6 +194,45 @@ func (r *runner) review(ctx, runCtx, agentCtx context.Context, x *iteration) {
 	} else {
 		r.logf("iteration %d/%d: %s: %s", i, r.cfg.MaxIterations, name, c.Status())
 	}
+}
+
+// verdictCheck is the check result of a reviewer's run o: what its verdict
+// says, or why it gave none (stopped: the run stopped it).
+func verdictCheck(name string, o agent.Outcome, stopped bool) runlog.CheckResult {
+	c := runlog.CheckResult{Name: name, ExitCode: o.ExitCode, TimedOut: o.TimedOut || o.Inactive, Duration: o.Duration.Seconds()}
+	verdict, objections := ParseVerdict(o.FinalMessage)
+	switch {
+	case o.TimedOut || o.Inactive:
+		c.ExitCode = -1
+		c.Said = "reviewer stopped at its timeout"
+		c.Output = "the reviewer was stopped at its timeout before giving a verdict"
+	case stopped:
+		c.Output = "the reviewer was stopped before giving a verdict"
+	case o.Failed() && verdict != VerdictReject:
+		// An approval from a run that failed is not taken.
+		c.Said = "reviewer failed"
+		c.Output = fmt.Sprintf("the reviewer's run failed (exit status %d), so its verdict is not taken", o.ExitCode)
+		if o.Err != "" {
+			c.Output += ": " + o.Err
+		}
+	case verdict == VerdictApprove:
+		c.Passed = true
+		c.Said = "approved"
+		c.Output = objections
+	case verdict == VerdictReject:
+		c.Said = "rejected"
+		c.Output = objections
+		if c.Output == "" {
+			c.Output = "the reviewer rejected the change without saying why"
+		}
+	default:
+		c.Said = "no verdict"
+		c.Output = "the reviewer gave no verdict (<verdict>approve</verdict> or <verdict>reject</verdict>); its last words: " + objections
+	}
+	if !c.Passed && c.ExitCode == 0 {
+		c.ExitCode = 1 // a check that failed does not say exit status 0
+	}
+	return c
 }
 
 // addReviewCost adds the reviewer's cost and tokens to the iteration's:
