@@ -133,6 +133,8 @@ func configValue(c config.Config, key string) string {
 		return c.DonePattern
 	case "fallback":
 		return strings.Join(c.Fallback, "\x00")
+	case "reviewer":
+		return c.Reviewer
 	}
 	return ""
 }
