@@ -66,6 +66,9 @@ func planBrokers(cfg config.Config, env []string, off string, warn func(string))
 	if len(cfg.CandidateAgents) > 0 {
 		agents = append(agents, cfg.CandidateConfigs()...)
 	}
+	if rc, ok := cfg.ReviewerAgent(); ok {
+		agents = append(agents, rc)
+	}
 	for _, ac := range agents {
 		if _, done := routes[ac.Name]; done {
 			continue

@@ -27,3 +27,20 @@ func TestPlanBrokersCoversCandidates(t *testing.T) {
 	_, err = planBrokers(cfg, env, "--broker off", func(string) {})
 	is.True(err != nil) // amp cannot be brokered, and would get the keys
 }
+
+// The reviewer (--reviewer) is an agent the run starts: brokered like the
+// others, or refused while a key is there.
+func TestPlanBrokersCoversTheReviewer(t *testing.T) {
+	is := is.New(t)
+	cfg := config.Defaults()
+	cfg.Agent = "claude"
+	cfg.Reviewer = "codex:gpt-5.5"
+	env := []string{"ANTHROPIC_API_KEY=sk-ant-x", "OPENAI_API_KEY=sk-y"}
+	routes, err := planBrokers(cfg, env, "--broker off", func(string) {})
+	is.NoErr(err)
+	is.True(routes["codex"].KeyVar == "OPENAI_API_KEY")
+
+	cfg.Reviewer = "amp"
+	_, err = planBrokers(cfg, env, "--broker off", func(string) {})
+	is.True(err != nil) // amp cannot be brokered, and would get the keys
+}

@@ -51,6 +51,10 @@ type Config struct {
 	// (OnStall "fallback"): each "AGENT" or "AGENT:MODEL" ("command:CMD"
 	// for a shell command). See FallbackAgents.
 	Fallback []string `json:"fallback,omitempty"`
+	// Reviewer is the agent ("AGENT", "AGENT:MODEL", "command:CMD") that
+	// reviews an iteration whose checks all passed; its verdict is one
+	// more check (loop/review.go). Empty: no reviewer.
+	Reviewer string `json:"reviewer,omitempty"`
 
 	// Candidates is how many agents each iteration (a round) starts at
 	// once, each in its own worktree at the loop's current state; the

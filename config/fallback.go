@@ -73,6 +73,48 @@ func (c Config) FallbackAgents() []agent.Config {
 	return out
 }
 
+// ReviewerAgent is the agent.Config of the reviewer (false: none, or one
+// that does not parse, which Validate reports). Like a fallback entry, the
+// run's own agent (another model of it) runs the same executable with the
+// same extra arguments.
+func (c Config) ReviewerAgent() (agent.Config, bool) {
+	if strings.TrimSpace(c.Reviewer) == "" {
+		return agent.Config{}, false
+	}
+	name, model, err := ParseFallback(c.Reviewer)
+	if err != nil {
+		return agent.Config{}, false
+	}
+	ac := agent.Config{Name: name, Model: model, Prices: c.Prices}
+	switch {
+	case name == "command":
+		ac.Cmd, ac.Model = model, ""
+	case name == c.Agent:
+		ac.Bin, ac.Args = c.AgentBin, slices.Clone(c.AgentArgs)
+	}
+	return ac, true
+}
+
+// validateReviewer reports the problems of the reviewer: an entry that
+// does not parse, and what it cannot be combined with yet.
+func (c *Config) validateReviewer(ps *problems) {
+	if strings.TrimSpace(c.Reviewer) == "" {
+		return
+	}
+	name, _, err := ParseFallback(c.Reviewer)
+	switch {
+	case err != nil:
+		ps.addErr("reviewer", err, "give the reviewer as AGENT or AGENT:MODEL, e.g. --reviewer codex:gpt-5.5 (command:CMD for a shell command)")
+	case len(c.Checks) == 0:
+		ps.add("reviewer", "a reviewer needs at least one check: it reviews only the iterations whose checks all pass", "add a check with --check 'CMD' (the tests stay the first judge), or drop --reviewer")
+	case c.CandidateCount() > 1:
+		ps.add("reviewer", "a reviewer does not work with candidates yet", "drop --candidates or --reviewer")
+	case c.MaxCost > 0 && name == "command" && !c.AgentReportsCost:
+		ps.add("reviewer", "a budget needs the cost of every agent run, and a command reviewer reports none unless it writes it to $ARCHITECT_RESULT_FILE",
+			`have the reviewer write {"cost_usd": N} to "$ARCHITECT_RESULT_FILE" and say so with --agent-reports-cost (YAML agent_reports_cost: true), or drop --max-cost`)
+	}
+}
+
 // AgentLabel names an agent and its model as people and records read it:
 // "claude", "codex:gpt-5.5", "command".
 func AgentLabel(ac agent.Config) string {

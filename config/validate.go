@@ -186,6 +186,7 @@ func (c *Config) validateAgent(src Sources, ps *problems) {
 		ps.add("agent", "the command agent needs a command", `give it with --agent-cmd 'CMD' (the prompt arrives on stdin)`)
 	}
 	c.validateFallback(ps)
+	c.validateReviewer(ps)
 	if c.OnUsageLimit != "wait" && c.OnUsageLimit != "stop" {
 		ps.add("on_usage_limit", fmt.Sprintf("%q is neither wait nor stop", c.OnUsageLimit), "use --on-usage-limit wait or --on-usage-limit stop")
 	}

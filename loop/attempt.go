@@ -60,6 +60,9 @@ type iteration struct {
 	cand   *candidate
 	parent context.Context // the round's context, which a candidate's agent runs under
 	watch  spender         // its seat in the round's spending
+	// spends is the run's own agent's spending watch: the agent in seat
+	// 0, the reviewer in seat 1.
+	spends *spendWatch
 	// What a candidate did: its change as a commit on the round's base and
 	// its size; stopped when another candidate succeeded first.
 	candCommit string
@@ -193,6 +196,14 @@ func (r *runner) checkStep(ctx, runCtx, agentCtx context.Context, x *iteration) 
 		return true
 	}
 	r.judgeTests(x)
+	if r.reviewDue(x) {
+		r.review(ctx, runCtx, agentCtx, x)
+		if why := interruption(ctx, runCtx, agentCtx); why != "" {
+			x.rec.CheckResults, x.rec.AllChecksPassed = []runlog.CheckResult{}, false
+			r.interrupted(ctx, x, why)
+			return true
+		}
+	}
 	return false
 }
 
@@ -227,8 +238,12 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	watch := x.watch
 	stopNotes := func() {}
 	if x.cand == nil {
-		w := r.startInflight(i, x.began, cancelAgent, 1)
-		watch = w.seat(0)
+		seats := 1
+		if r.rev != nil {
+			seats = 2
+		}
+		w := r.startInflight(i, x.began, cancelAgent, seats)
+		watch, x.spends = w.seat(0), w
 		r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
 		r.ev.Emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
 		r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)

@@ -119,6 +119,7 @@ type runner struct {
 
 	// The agents (fallback.go) and the person's notes (notes.go).
 	agents                  // the run's agent, then its fallbacks
+	rev       *reviewer     // the reviewer (review.go); nil: none
 	lastLimit agent.Outcome // the last usage limit met, for the wait's messages
 	notes     notes
 
@@ -173,6 +174,9 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 	r := newRunner(cfg, deps)
 	var err error
 	if r.slots, err = newSlots(cfg, r.deps); err != nil {
+		return nil, err
+	}
+	if r.rev, err = newReviewer(cfg, r.deps); err != nil {
 		return nil, err
 	}
 	// A check shell that cannot be used (not installed, no pipefail) is

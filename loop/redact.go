@@ -84,6 +84,7 @@ func redactConfig(cfg config.Config, redact func(string) string) (config.Config,
 	one("on_finish", &cfg.OnFinish)
 	one("done_pattern", &cfg.DonePattern)
 	list("fallback", &cfg.Fallback)
+	one("reviewer", &cfg.Reviewer)
 	return cfg, masked
 }
 
@@ -103,4 +104,4 @@ func (rw redactWriter) Write(p []byte) (int, error) {
 }
 
 // resumeNeeds are the keys whose masked value stops a resume: what runs.
-var resumeNeeds = []string{"checks", "agent_cmd", "agent_args", "on_iteration", "on_finish", "done_pattern", "fallback"}
+var resumeNeeds = []string{"checks", "agent_cmd", "agent_args", "on_iteration", "on_finish", "done_pattern", "fallback", "reviewer"}

@@ -44,6 +44,9 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	if r.slots, err = newSlots(cfg, r.deps); err != nil {
 		return nil, err
 	}
+	if r.rev, err = newReviewer(cfg, r.deps); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := r.deadline(ctx, st.Elapsed)
 	defer cancel()
 	gctx, gcancel := gitContext(ctx, runCtx) // a run out of time still opens, to say so
@@ -131,6 +134,8 @@ func configValue(c config.Config, key string) string {
 		return c.DonePattern
 	case "fallback":
 		return strings.Join(c.Fallback, "\x00")
+	case "reviewer":
+		return c.Reviewer
 	}
 	return ""
 }

@@ -67,10 +67,13 @@ type Iteration struct {
 	Candidates []Candidate `json:"candidates,omitempty"`
 	// Agent and Model are what the iteration ran on (a fallback agent may
 	// differ from the run's own).
-	Agent           string        `json:"agent,omitempty"`
-	Model           string        `json:"model,omitempty"`
-	StepsTaken      int           `json:"steps_taken"`
-	Cost            *float64      `json:"cost"` // null when the agent's cost could not be known
+	Agent      string   `json:"agent,omitempty"`
+	Model      string   `json:"model,omitempty"`
+	StepsTaken int      `json:"steps_taken"`
+	Cost       *float64 `json:"cost"` // null when the agent's cost could not be known
+	// ReviewCost is what the reviewer (--reviewer) cost, which Cost
+	// includes; absent when no reviewer ran or its cost is unknown.
+	ReviewCost      *float64      `json:"review_cost,omitempty"`
 	Duration        float64       `json:"duration"`
 	AgentDuration   float64       `json:"agent_duration"`
 	ChecksDuration  float64       `json:"checks_duration"`
