@@ -89,6 +89,7 @@ func (s *Server) server() *sdk.Server {
 	sdk.AddTool(srv, &sdk.Tool{Name: "loop_report", Description: "How a loop ended: success, stop reason, iterations, cost, time, and the path of its HTML report."}, s.report)
 	sdk.AddTool(srv, &sdk.Tool{Name: "pause_loop", Description: "Pause a running loop after its current agent run (architect pause)."}, s.control("pause"))
 	sdk.AddTool(srv, &sdk.Tool{Name: "resume_loop", Description: "Resume a paused loop (architect resume), or restart a stopped one from its saved state (architect loop --resume)."}, s.resume)
+	sdk.AddTool(srv, &sdk.Tool{Name: "answer_question", Description: "Answer the question a loop's agent asked (a loop started with questions: true waits for it, status waiting, its question in loop_status): the next iteration's prompt carries the answer (architect answer)."}, s.answer)
 	sdk.AddTool(srv, &sdk.Tool{Name: "stop_loop", Description: "Stop a loop now, gracefully (architect cancel): the agent and the checks are stopped, the state saved; resume_loop can go on with it. Returns once the loop has ended."}, s.stop)
 	return srv
 }
@@ -110,6 +111,7 @@ type StartInput struct {
 	MaxIterations int      `json:"max_iterations,omitempty" jsonschema:"iterations at most (1-1000)"`
 	MaxCost       float64  `json:"max_cost,omitempty" jsonschema:"cost limit in USD"`
 	MaxTime       string   `json:"max_time,omitempty" jsonschema:"time limit: seconds or a duration like 2h"`
+	Questions     bool     `json:"questions,omitempty" jsonschema:"true lets the agent ask a question (architect loop --questions on): the loop then waits for answer_question"`
 	Preset        string   `json:"preset,omitempty" jsonschema:"a preset (architect presets lists them): its prompt, checks and limits come first"`
 	PresetParams  []string `json:"preset_params,omitempty" jsonschema:"the preset's parameters, as KEY=VALUE"`
 }
@@ -149,7 +151,13 @@ type ReportOutput struct {
 	Branch          string   `json:"branch"`
 }
 
-// ControlOutput is what pause, resume and stop return.
+// AnswerInput is answer_question's input.
+type AnswerInput struct {
+	Ref
+	Answer string `json:"answer" jsonschema:"the answer to the agent's question (plain text, passed as data)"`
+}
+
+// ControlOutput is what pause, resume, stop and answer_question return.
 type ControlOutput struct {
 	Message string `json:"message"`
 }
@@ -201,6 +209,9 @@ func loopArgs(repo string, in StartInput, extra ...string) []string {
 		add("--max-cost", strconv.FormatFloat(in.MaxCost, 'f', -1, 64))
 	}
 	add("--max-time", in.MaxTime)
+	if in.Questions {
+		add("--questions", "on")
+	}
 	add("--preset", in.Preset)
 	for _, p := range in.PresetParams {
 		add("--preset-param", p)
@@ -282,8 +293,13 @@ func (s *Server) stopAll() {
 // architect runs one of architect's commands and returns its stdout, or
 // an error holding what it said on stderr.
 func (s *Server) architect(ctx context.Context, dir string, args ...string) (string, error) {
+	return s.architectIn(ctx, dir, nil, args...)
+}
+
+// architectIn is architect with stdin as the command's standard input.
+func (s *Server) architectIn(ctx context.Context, dir string, stdin io.Reader, args ...string) (string, error) {
 	var out, errOut bytes.Buffer
-	res := proc.Run(ctx, s.opt.Self, args, proc.Options{Dir: dir, Stdout: &out, Stderr: &errOut, Timeout: time.Minute})
+	res := proc.Run(ctx, s.opt.Self, args, proc.Options{Dir: dir, Stdin: stdin, Stdout: &out, Stderr: &errOut, Timeout: time.Minute})
 	if res.StartErr != nil {
 		return "", fmt.Errorf("cannot run %s: %w", s.opt.Self, res.StartErr)
 	}
@@ -392,6 +408,20 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest, in Ref) (
 	}
 	s.spawn(in.key(repo), repo, []string{"loop", "--resume", "-C", repo, "--worktree-name", in.Name, "--plain"})
 	return nil, ControlOutput{Message: "restarted the loop " + in.Name + " from its saved state"}, nil
+}
+
+// answer is answer_question's handler: `architect answer`, the text on
+// its standard input, so that no text of it is read as a flag or a file.
+func (s *Server) answer(ctx context.Context, _ *sdk.CallToolRequest, in AnswerInput) (*sdk.CallToolResult, ControlOutput, error) {
+	repo, err := in.check()
+	if err != nil {
+		return nil, ControlOutput{}, err
+	}
+	if strings.TrimSpace(in.Answer) == "" {
+		return nil, ControlOutput{}, errors.New("answer is empty: give the text of the answer")
+	}
+	out, err := s.architectIn(ctx, repo, strings.NewReader(in.Answer), "answer", "-C", repo, "--worktree-name", in.Name, "-")
+	return nil, ControlOutput{Message: strings.TrimSpace(out)}, err
 }
 
 // stopWait bounds how long stop_loop waits for a loop to end after asking.

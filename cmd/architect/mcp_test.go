@@ -136,7 +136,7 @@ func TestMCPStartWatchStop(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	is.Equal(names, []string{"loop_report", "loop_status", "pause_loop", "resume_loop", "start_loop", "stop_loop"})
+	is.Equal(names, []string{"answer_question", "loop_report", "loop_status", "pause_loop", "resume_loop", "start_loop", "stop_loop"})
 
 	// A loop that succeeds. The task holds shell syntax: it is data.
 	// It starts with what looks like a flag: it is not read as one.
@@ -286,4 +286,41 @@ func TestMCPPauseResume(t *testing.T) {
 	rep := f.must("loop_report", map[string]any{"repo": f.repo, "name": "p"})
 	is.Equal(rep["success"], true)
 	is.Equal(rep["iterations"], 2.0)
+}
+
+// answer_question answers what a loop's agent asked: the loop, started
+// with questions on, waits after the agent asked; the answer (text that
+// looks like a flag and a shell substitution, taken as data) reaches the
+// next iteration's prompt, and the loop succeeds.
+func TestMCPAnswerQuestion(t *testing.T) {
+	is := is.New(t)
+	f := newMCPFixture(t)
+	agent := f.agent("q", map[string]string{
+		"iter-1.txt": "say I need a decision. <question>Which colour should the button be?</question>\n",
+		"iter-2.txt": "prompt $WORK/q-prompt-2.md\nwrite done.txt yes\nsay done <promise>COMPLETE</promise>\n",
+	})
+	_, errText := f.call("answer_question", map[string]any{"repo": f.repo, "name": "q", "answer": "blue"})
+	is.True(errText != "") // no loop, no question
+	f.must("start_loop", map[string]any{"repo": f.repo, "name": "q", "task": "make done.txt", "checks": []string{"test -f done.txt"}, "agent_cmd": agent, "max_iterations": 3, "questions": true})
+	var st map[string]any
+	if !testutil.Until(time.Minute, func() bool {
+		st = f.must("loop_status", map[string]any{"repo": f.repo, "name": "q"})
+		s, _ := st["state"].(map[string]any)
+		return s != nil && s["status"] == runlog.StatusWaiting
+	}) {
+		t.Fatalf("the loop does not wait for an answer: %v", st)
+	}
+	_, errText = f.call("answer_question", map[string]any{"repo": f.repo, "name": "q", "answer": "  "})
+	is.True(strings.Contains(errText, "answer is empty"))
+	answer := "--blue, as in $(touch $WORK/pwned) the logo"
+	out := f.must("answer_question", map[string]any{"repo": f.repo, "name": "q", "answer": answer})
+	is.True(strings.Contains(out["message"].(string), "answer sent"))
+	st = f.waitStopped("q")
+	is.Equal(st["exit"], 0.0)
+	prompt, err := os.ReadFile(filepath.Join(f.work, "q-prompt-2.md"))
+	is.NoErr(err)
+	is.True(strings.Contains(string(prompt), "Which colour should the button be?"))
+	is.True(strings.Contains(string(prompt), answer)) // verbatim
+	_, err = os.Stat(filepath.Join(f.work, "pwned"))
+	is.True(os.IsNotExist(err)) // no shell read it
 }
