@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/architect-dev/architect/agent"
@@ -517,4 +518,73 @@ func (r *runner) recount() {
 	if n := len(r.records); n > 0 {
 		s.LastIterationAt = r.records[n-1].StartedAt
 	}
+}
+
+// The question's state is the run's, written here: ask keeps it,
+// awaitAnswer waits for its answer (question.go has the rest).
+
+// ask is the decision on an iteration whose agent asked a question: the
+// run's state keeps it, and the loop waits for the answer before the next
+// iteration (awaitAnswer).
+func (r *runner) ask(x *iteration) {
+	r.st.Question = &runlog.Question{Iteration: x.n, Text: x.rec.Question, AskedAt: stamp(r.deps.Now())}
+}
+
+// awaitAnswer waits for the answer to the question the run keeps, if one
+// waits: it returns nil once the answer came (or none came and the run
+// goes on), or why the run stops.
+func (r *runner) awaitAnswer(ctx, runCtx context.Context) *stop {
+	q := r.st.Question
+	if q == nil || q.Outcome != runlog.QuestionWaiting {
+		return nil
+	}
+	until, err := time.Parse(time.RFC3339, q.Until)
+	if err != nil {
+		until = r.deps.Now().Add(r.cfg.QuestionTimeout)
+		q.Until = stamp(until)
+	}
+	r.st.Status = runlog.StatusWaiting
+	r.save("question")
+	r.logEvent("QUESTION", "iteration %d asks: %s", q.Iteration, runlog.Clip(runlog.FirstLine(q.Text), 200))
+	r.logf("iteration %d: the agent asks: %q. Waiting until %s for `architect answer \"…\"`", q.Iteration,
+		runlog.Clip(runlog.FirstLine(q.Text), 200), until.Local().Format("15:04:05"))
+	r.ev.Emit(runlog.Event{Type: runlog.EventQuestion, Iteration: q.Iteration, Text: q.Text, Until: q.Until,
+		Seconds: ptr(max(until.Sub(r.deps.Now()), 0).Seconds())})
+	for {
+		if a, ok := runlog.ReadAnswer(r.ws.dir, q.Iteration); ok {
+			q.Outcome, q.Answer, q.Via, q.AnsweredAt = runlog.QuestionAnswered, r.cleanText(strings.TrimSpace(a.Text)), a.Via, stamp(r.deps.Now())
+			_ = os.Remove(r.ws.state(runlog.AnswerFile))
+			r.st.Status = runlog.StatusRunning
+			r.save("answered")
+			r.logf("answer received (%s): the prompt of iteration %d carries it", a.Via, len(r.records)+1)
+			r.ev.Emit(runlog.Event{Type: runlog.EventAnswered, Iteration: q.Iteration, Text: q.Answer, Reason: a.Via})
+			return nil
+		}
+		if s := r.stopped(ctx, runCtx); s != nil {
+			return s // the question still waits: a resume waits for it again
+		}
+		if s := r.stopAsked(); s != nil {
+			return s
+		}
+		left := until.Sub(r.deps.Now())
+		if left <= 0 {
+			return r.unanswered(q)
+		}
+		_ = r.deps.Sleep(runCtx, min(left, pollEvery)) // an end of runCtx is looked at above
+	}
+}
+
+// unanswered is what follows a question no answer came to in time.
+func (r *runner) unanswered(q *runlog.Question) *stop {
+	q.Outcome = runlog.QuestionTimedOut
+	r.ev.Emit(runlog.Event{Type: runlog.EventQuestionTimeout, Iteration: q.Iteration, Text: q.Text})
+	wait := config.FormatDuration(r.cfg.QuestionTimeout)
+	if r.cfg.OnQuestionTimeout == config.QuestionContinue {
+		r.st.Status = runlog.StatusRunning
+		r.save("question_timeout")
+		r.logf("no answer to the question of iteration %d within %s: going on, the next prompt says so", q.Iteration, wait)
+		return nil
+	}
+	r.logf("no answer to the question of iteration %d within %s: stopping", q.Iteration, wait)
+	return stopAt(runlog.StopQuestion, fmt.Sprintf("no answer to the question of iteration %d within %s; answer it with `architect answer \"…\"`, then continue with `architect loop --resume`", q.Iteration, wait))
 }
