@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -31,20 +30,11 @@ secrets masked as everywhere else. TEXT - reads it from standard input.`,
 		Example: `  architect answer "use PostgreSQL; the schema is in db/schema.sql"
   architect answer -C ../service "yes, drop the v1 endpoint"`,
 		GroupID: groupControl,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &usererr.Error{Msg: "answer needs the text of the answer", Hint: `architect answer "use PostgreSQL" (or - to read it from standard input)`}
-			}
-			return nil
-		},
+		Args:    textArgs("answer needs the text of the answer", `architect answer "use PostgreSQL" (or - to read it from standard input)`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text := strings.Join(args, " ")
-			if len(args) == 1 && args[0] == "-" {
-				b, err := io.ReadAll(io.LimitReader(e.stdin, runlog.MaxAnswerBytes+1))
-				if err != nil {
-					return fmt.Errorf("reading the answer from standard input: %w", err)
-				}
-				text = string(b)
+			text, err := argsText(e, args, runlog.MaxAnswerBytes, "answer")
+			if err != nil {
+				return err
 			}
 			return runAnswer(e, dir, name, text)
 		},

@@ -39,20 +39,11 @@ secrets masked as everywhere else. TEXT - reads it from standard input.`,
   architect say --now "stop: the spec changed, read SPEC.md again"
   git diff | architect say -`,
 		GroupID: groupControl,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &usererr.Error{Msg: "say needs the text of the note", Hint: `architect say "use the fixtures in testdata/" (or - to read it from standard input)`}
-			}
-			return nil
-		},
+		Args:    textArgs("say needs the text of the note", `architect say "use the fixtures in testdata/" (or - to read it from standard input)`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text := strings.Join(args, " ")
-			if len(args) == 1 && args[0] == "-" {
-				b, err := io.ReadAll(io.LimitReader(e.stdin, runlog.MaxNoteBytes+1))
-				if err != nil {
-					return fmt.Errorf("reading the note from standard input: %w", err)
-				}
-				text = string(b)
+			text, err := argsText(e, args, runlog.MaxNoteBytes, "note")
+			if err != nil {
+				return err
 			}
 			return runSay(e, dir, name, text, now)
 		},
@@ -153,4 +144,30 @@ func sayFromView(ws, text string) error {
 		return err
 	}
 	return queueNote(ws, st, text, false)
+}
+
+// textArgs refuses a command of say's kind (answer, say) without its text,
+// with msg and hint.
+func textArgs(msg, hint string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return &usererr.Error{Msg: msg, Hint: hint}
+		}
+		return nil
+	}
+}
+
+// argsText is the text a command of say's kind was given: its arguments
+// joined, or with - alone, standard input (at most limit bytes and one
+// more, so that the caller can say it is too long); what names it in an
+// error.
+func argsText(e *env, args []string, limit int, what string) (string, error) {
+	if len(args) != 1 || args[0] != "-" {
+		return strings.Join(args, " "), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(e.stdin, int64(limit)+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the %s from standard input: %w", what, err)
+	}
+	return string(b), nil
 }
