@@ -51,15 +51,6 @@ func run(t *testing.T, workflow string, opts acttest.Options) *acttest.Result {
 		local[k] = v
 	}
 	opts.LocalRepos = local
-	// Offline, the action's upload step gets a stand-in that uploads
-	// nothing (artifact_test.go's real upload maps its own).
-	if _, ok := opts.LocalRepos["actions/upload-artifact@v4"]; !ok {
-		noop, err := filepath.Abs("testdata/upload-artifact-noop")
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.LocalRepos["actions/upload-artifact@v4"] = noop
-	}
 	r := acttest.Run(t, opts)
 	t.Cleanup(func() {
 		if t.Failed() {

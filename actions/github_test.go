@@ -211,11 +211,6 @@ func (w *issueWorkflow) runEvent(t *testing.T, event, file string) *acttest.Resu
 	is.NoErr(err)
 	local := acttest.ThisAction(t)
 	local["actions/setup-go@v5"] = filepath.Join(stubs, "setup-go")
-	// Offline, the action's upload step gets the stand-in that uploads
-	// nothing (artifact_test.go makes the real upload).
-	noop, err := filepath.Abs(filepath.Join("testdata", "upload-artifact-noop"))
-	is.NoErr(err)
-	local["actions/upload-artifact@v4"] = noop
 	r := acttest.Run(t, acttest.Options{Dir: w.dir, Event: event, EventFile: file, LocalRepos: local})
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -32,7 +32,10 @@ func batchPullRequests(ctx context.Context, e *env, tasks []batch.Task, o batchO
 		return false, nil
 	}
 	g, err := newGHRun(e, "")
-	if err != nil {
+	if ue := (*usererr.Error)(nil); errors.As(err, &ue) {
+		// Say which input asked for the pull requests that need it.
+		return true, &usererr.Error{Msg: "--pull-request (pull_request: in the batch file): " + ue.Msg, Hint: ue.Hint, Err: ue.Err}
+	} else if err != nil {
 		return true, err
 	}
 	repo, err := gitwt.Open(ctx, o.dir)

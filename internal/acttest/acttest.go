@@ -58,6 +58,9 @@ func ModuleRoot(t testing.TB) string {
 
 // ThisAction maps the name users write, OWNER/architect@v1, to a copy of
 // this checkout's files, for Options.LocalRepos.
+// UploadArtifact is the action the Action uploads its records with.
+const UploadArtifact = "actions/upload-artifact@v4"
+
 func ThisAction(t testing.TB) map[string]string {
 	return map[string]string{"OWNER/architect@v1": Source(t)}
 }
@@ -210,6 +213,12 @@ func Run(t testing.TB, opts Options) *Result {
 	}
 	for name, dir := range opts.LocalRepos {
 		args = append(args, "--local-repository", name+"="+dir)
+	}
+	if _, ok := opts.LocalRepos[UploadArtifact]; !ok {
+		// Offline, the action's upload of its records cannot fetch
+		// actions/upload-artifact: a stand-in that uploads nothing takes
+		// its place (actions/artifact_test.go maps one that uploads).
+		args = append(args, "--local-repository", UploadArtifact+"="+filepath.Join(ModuleRoot(t), "actions", "testdata", "upload-artifact-noop"))
 	}
 	args = append(args, opts.Args...)
 	cmd := exec.CommandContext(ctx, act, args...)
