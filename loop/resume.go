@@ -47,6 +47,9 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	if r.rev, err = newReviewer(cfg, r.deps); err != nil {
 		return nil, err
 	}
+	if r.planners, err = newPlanners(cfg, r.deps); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := r.deadline(ctx, st.Elapsed)
 	defer cancel()
 	gctx, gcancel := gitContext(ctx, runCtx) // a run out of time still opens, to say so
