@@ -295,6 +295,16 @@ func summary(n int, it *runlog.Iteration, running bool) string {
 		}
 		fmt.Fprintf(&b, "tests removed since the start (%s): %s\n", what, strings.Join(gone, ", "))
 	}
+	if it.PlanFilesRestored {
+		b.WriteString("plan: the planner changed files; they were put back\n")
+	}
+	if it.Plan != "" {
+		cost := ""
+		if it.PlanCost != nil {
+			cost = fmt.Sprintf(" ($%.4f)", *it.PlanCost)
+		}
+		fmt.Fprintf(&b, "plan%s:\n%s\n", cost, indent(it.Plan))
+	}
 	if it.Error != nil {
 		fmt.Fprintf(&b, "agent error: %s\n", *it.Error)
 	}
@@ -409,4 +419,9 @@ func page(e *env, text []byte, noPager bool) error {
 		return fmt.Errorf("pager %s: %w", pager, err)
 	}
 	return nil
+}
+
+// indent puts two spaces before each line of s.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }

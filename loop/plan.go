@@ -115,6 +115,7 @@ func (r *runner) runPlanner(ctx, runCtx, agentCtx context.Context, x *iteration,
 	r.logf("iteration %d/%d: running the %s (%s)", i, r.cfg.MaxIterations, p.role.Label(), p.label)
 	gctx, cancel := gitContext(ctx, runCtx)
 	before, diffErr := x.ws.diffIfRepo(gctx)
+	beforeTree := x.ws.tree(gctx)
 	cancel()
 	text, err := r.planPrompt(p, before, diffErr)
 	if err != nil {
@@ -172,13 +173,12 @@ func (r *runner) runPlanner(ctx, runCtx, agentCtx context.Context, x *iteration,
 	_ = os.Remove(resultFile)
 	x.planOuts = append(x.planOuts, o)
 
-	if before.Tree != "" {
+	if beforeTree != "" {
 		// A planner reads: what it wrote is put back, so that the executor
 		// starts from the tree the last iteration left.
 		gctx, cancel := gitContext(ctx, runCtx)
-		after, err := x.ws.diffIfRepo(gctx)
-		if err == nil && after.Tree != before.Tree {
-			if err := gitwt.ApplyTrees(gctx, x.ws.dir, after.Tree, before.Tree); err != nil {
+		if after := x.ws.tree(gctx); after != "" && after != beforeTree {
+			if err := gitwt.ApplyTrees(gctx, x.ws.dir, after, beforeTree); err != nil {
 				r.warn(fmt.Sprintf("the %s changed files, and they could not be put back: %s", p.role.Label(), r.cleanText(err.Error())))
 			} else {
 				r.warn(fmt.Sprintf("iteration %d: the %s changed files; they were put back (a planner must only read)", i, p.role.Label()))
@@ -201,6 +201,19 @@ func (r *runner) runPlanner(ctx, runCtx, agentCtx context.Context, x *iteration,
 	plan := strings.TrimSpace(r.deps.Redact(proc.Clean([]byte(o.FinalMessage))))
 	r.logf("iteration %d/%d: the %s planned (%d bytes)", i, r.cfg.MaxIterations, p.role.Label(), len(plan))
 	return plan
+}
+
+// tree is the working tree as a git tree object (less the files the
+// checks leave out of commits): "" outside a repository or on an error.
+func (w *workspace) tree(ctx context.Context) string {
+	if w.repo == nil {
+		return ""
+	}
+	t, _, err := w.gitChanges(ctx).Tree(ctx, w.outputs.leftOut())
+	if err != nil {
+		return ""
+	}
+	return t
 }
 
 // planPrompt is what a planner is asked: its template, then the task, the
