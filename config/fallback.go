@@ -105,6 +105,8 @@ func (c *Config) validateReviewer(ps *problems) {
 	}
 	name, _, err := ParseFallback(spec)
 	switch {
+	case err != nil && strings.TrimSpace(c.Reviewer) == "":
+		ps.addErr("roles", err, "give the reviewer entry agent: AGENT and model: MODEL, e.g. {role: reviewer, agent: codex, model: gpt-5.5} (agent: command, model: CMD for a shell command)")
 	case err != nil:
 		ps.addErr("reviewer", err, "give the reviewer as AGENT or AGENT:MODEL, e.g. --reviewer codex:gpt-5.5 (command:CMD for a shell command)")
 	case len(c.Checks) == 0:
