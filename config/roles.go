@@ -104,7 +104,7 @@ func (c Config) reviewerSpec() string {
 		return c.Reviewer
 	}
 	for _, r := range c.Roles {
-		if r.Role == RoleReviewer {
+		if r.Role == RoleReviewer && strings.TrimSpace(r.Agent) != "" {
 			return r.spec()
 		}
 	}
