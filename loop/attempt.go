@@ -93,11 +93,7 @@ func (r *runner) newIteration(i int) *iteration {
 // Interrupted (and no check results) when the run stopped it, the
 // snapshot of the changes for the next prompt otherwise.
 func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
-	parent := runCtx
-	if x.cand != nil {
-		parent = x.parent
-	}
-	agentCtx, cancelAgent := context.WithCancelCause(parent)
+	agentCtx, cancelAgent := context.WithCancelCause(x.parentCtx(runCtx))
 	defer cancelAgent(nil)
 	x.tr = r.openTranscript(x.transcriptDir())
 	defer func() {
@@ -108,11 +104,8 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 	if r.questionsOn() && x.cand == nil {
 		_ = os.Remove(x.ws.state(runlog.QuestionFile)) // one an earlier agent left unasked
 	}
-	if len(r.planners) > 0 && x.cand == nil {
-		r.beginIteration(x, cancelAgent)
-		if r.plan(ctx, runCtx, agentCtx, x) {
-			return
-		}
+	if r.planStep(ctx, runCtx, agentCtx, x, cancelAgent) {
+		return
 	}
 	r.runAgent(agentCtx, x, cancelAgent)
 	if r.agentEnded(ctx, runCtx, agentCtx, x) {
@@ -318,6 +311,15 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		r.logAgent(i, o)
 	}
 	x.o = o
+}
+
+// parentCtx is the context x's agent runs under: the round's for a
+// candidate, else the run's.
+func (x *iteration) parentCtx(runCtx context.Context) context.Context {
+	if x.cand != nil {
+		return x.parent
+	}
+	return runCtx
 }
 
 // beginIteration starts iteration x of the run's own agent, once: its

@@ -69,6 +69,17 @@ func newPlanners(cfg config.Config, deps Deps) ([]planner, error) {
 // the executor (seat 0), the reviewer (seat 1), the planners after.
 func (r *runner) seats() int { return 2 + len(r.planners) }
 
+// planStep is the planners' step of iteration x of the run's own agent
+// (none for a candidate): the iteration starts, and its planners run. It
+// reports whether the iteration ends there (the run stopped a planner).
+func (r *runner) planStep(ctx, runCtx, agentCtx context.Context, x *iteration, cancelAgent context.CancelCauseFunc) bool {
+	if len(r.planners) == 0 || x.cand != nil {
+		return false
+	}
+	r.beginIteration(x, cancelAgent)
+	return r.plan(ctx, runCtx, agentCtx, x)
+}
+
 // plan runs the planners of iteration x under agentCtx, and adds their
 // plans to its prompt (rewriting its prompt file). It reports whether the
 // iteration ends there: the run stopped a planner.
