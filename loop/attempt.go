@@ -152,7 +152,9 @@ func (r *runner) agentEnded(ctx, runCtx, agentCtx context.Context, x *iteration)
 		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
 	case interruption(ctx, runCtx, agentCtx) != "":
 		r.interrupted(ctx, x, interruption(ctx, runCtx, agentCtx))
-	case x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o):
+	case x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o) && len(x.planOuts) == 0:
+		// (An iteration whose planners ran is recorded: what they cost
+		// stays counted.)
 		if x.cand == nil {
 			r.ws.inflightDone()
 		}
