@@ -111,6 +111,11 @@ func needsAgain(redacted []string, saved, cfg config.Config) error {
 				flag = "--check"
 			case "fallback":
 				flag = "--fallback"
+			case "roles":
+				return &usererr.Error{
+					Msg:  "the run's roles: held a secret, which architect did not save (state.json has it masked)",
+					Hint: "give them again: architect loop --resume -c ralph.yaml (the file with the roles: entries)",
+				}
 			}
 			return &usererr.Error{
 				Msg:  fmt.Sprintf("the run's %s held a secret, which architect did not save (state.json has it masked)", key),
@@ -139,6 +144,12 @@ func configValue(c config.Config, key string) string {
 		return strings.Join(c.Fallback, "\x00")
 	case "reviewer":
 		return c.Reviewer
+	case "roles":
+		var b strings.Builder
+		for _, r := range c.Roles {
+			b.WriteString(r.Role + "\x00" + r.Agent + "\x00" + r.Model + "\x00" + r.Prompt + "\x00")
+		}
+		return b.String()
 	}
 	return ""
 }
