@@ -295,6 +295,7 @@ func summary(n int, it *runlog.Iteration, running bool) string {
 		}
 		fmt.Fprintf(&b, "tests removed since the start (%s): %s\n", what, strings.Join(gone, ", "))
 	}
+	writePlan(&b, it)
 	if it.Error != nil {
 		fmt.Fprintf(&b, "agent error: %s\n", *it.Error)
 	}
@@ -409,4 +410,24 @@ func page(e *env, text []byte, noPager bool) error {
 		return fmt.Errorf("pager %s: %w", pager, err)
 	}
 	return nil
+}
+
+// writePlan writes what the planners (roles:) left on iteration it: that
+// they changed files, put back, and their plan with its cost.
+func writePlan(b *strings.Builder, it *runlog.Iteration) {
+	if it.PlanFilesRestored {
+		b.WriteString("plan: the planner changed files; they were put back\n")
+	}
+	if it.Plan != "" {
+		cost := ""
+		if it.PlanCost != nil {
+			cost = fmt.Sprintf(" ($%.4f)", *it.PlanCost)
+		}
+		fmt.Fprintf(b, "plan%s:\n%s\n", cost, indent(it.Plan))
+	}
+}
+
+// indent puts two spaces before each line of s.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }

@@ -165,6 +165,9 @@ type Config struct {
 	// Notifiers are the services the run's events are posted to (package
 	// notify); YAML only.
 	Notifiers []Notifier `json:"notifiers,omitempty"`
+	// Roles are the steps of each iteration (roles.go): planners before
+	// the executor, a reviewer after the checks.
+	Roles []Role `json:"roles,omitempty"`
 	// Questions (QuestionsOn, QuestionsOff) lets the agent ask the person
 	// running the loop a question and wait for the answer, at most
 	// QuestionTimeout; then OnQuestionTimeout (QuestionStop,

@@ -44,6 +44,20 @@ func Describe(c Config, src Sources) []Setting {
 		}
 		out = append(out, s)
 	}
+	if len(c.Roles) > 0 {
+		roles := make([]string, 0, len(c.Roles))
+		for _, r := range c.Roles {
+			s := r.Role
+			if r.Name != "" {
+				s += " (" + r.Name + ")"
+			}
+			if r.Agent != "" {
+				s += ": " + r.spec()
+			}
+			roles = append(roles, s)
+		}
+		out = append(out, Setting{Key: "roles", Value: roles, Source: src["roles"]})
+	}
 	if len(c.Prices) > 0 {
 		models := make([]string, 0, len(c.Prices))
 		for m := range c.Prices {

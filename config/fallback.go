@@ -78,10 +78,11 @@ func (c Config) FallbackAgents() []agent.Config {
 // run's own agent (another model of it) runs the same executable with the
 // same extra arguments.
 func (c Config) ReviewerAgent() (agent.Config, bool) {
-	if strings.TrimSpace(c.Reviewer) == "" {
+	spec := c.reviewerSpec()
+	if strings.TrimSpace(spec) == "" {
 		return agent.Config{}, false
 	}
-	name, model, err := ParseFallback(c.Reviewer)
+	name, model, err := ParseFallback(spec)
 	if err != nil {
 		return agent.Config{}, false
 	}
@@ -98,11 +99,14 @@ func (c Config) ReviewerAgent() (agent.Config, bool) {
 // validateReviewer reports the problems of the reviewer: an entry that
 // does not parse, and what it cannot be combined with yet.
 func (c *Config) validateReviewer(ps *problems) {
-	if strings.TrimSpace(c.Reviewer) == "" {
+	spec := c.reviewerSpec()
+	if strings.TrimSpace(spec) == "" {
 		return
 	}
-	name, _, err := ParseFallback(c.Reviewer)
+	name, _, err := ParseFallback(spec)
 	switch {
+	case err != nil && strings.TrimSpace(c.Reviewer) == "":
+		ps.addErr("roles", err, "give the reviewer entry agent: AGENT and model: MODEL, e.g. {role: reviewer, agent: codex, model: gpt-5.5} (agent: command, model: CMD for a shell command)")
 	case err != nil:
 		ps.addErr("reviewer", err, "give the reviewer as AGENT or AGENT:MODEL, e.g. --reviewer codex:gpt-5.5 (command:CMD for a shell command)")
 	case len(c.Checks) == 0:

@@ -265,6 +265,10 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			errs = append(errs, loadNotifiers(path, v, c, src)...)
 			continue
 		}
+		if k.Value == "roles" {
+			errs = append(errs, loadRoles(path, v, c, src)...)
+			continue
+		}
 		o, ok := lookupOption(k.Value)
 		if !ok || !o.yaml {
 			errs = append(errs, unknownKey(path, k, yamlKeys(), "ralph_loop"))
@@ -507,7 +511,7 @@ func (d *durationFlag) Set(s string) error {
 func (d *durationFlag) Type() string { return "duration" }
 
 func yamlKeys() []string {
-	keys := []string{"prices", "hooks", "notifiers"}
+	keys := []string{"prices", "hooks", "notifiers", "roles"}
 	for _, o := range options {
 		if o.yaml {
 			keys = append(keys, o.key)

@@ -31,6 +31,11 @@ func Schema() []byte {
 			"type":        []string{"array", "null"},
 			"items":       map[string]any{"$ref": "#/$defs/notifier"},
 		},
+		"roles": map[string]any{
+			"description": "the steps of each iteration, each a fresh agent process: planners, then the executor (the run's agent), then a reviewer (docs/roles.md)",
+			"type":        []string{"array", "null"},
+			"items":       map[string]any{"$ref": "#/$defs/role"},
+		},
 		"hooks": map[string]any{
 			"description":          "shell commands run after each iteration (on_iteration) and when the loop ends (on_finish), with ARCHITECT_* variables describing it",
 			"type":                 []string{"object", "null"},
@@ -79,6 +84,7 @@ func Schema() []byte {
 				},
 			},
 			"notifier": notifierSchema(),
+			"role":     roleSchema(),
 			"candidate": map[string]any{
 				"description":          "one candidate of a round: its agent, and the model or (for the command agent) the shell command",
 				"type":                 "object",

@@ -76,6 +76,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	c.validateChecks(src, ps)
 	c.validateTests(ps)
 	c.validateCandidates(ps)
+	c.validateRoles(ps)
 	return warnings, ps.errs.orNil()
 }
 

@@ -61,8 +61,10 @@ type iteration struct {
 	parent context.Context // the round's context, which a candidate's agent runs under
 	watch  spender         // its seat in the round's spending
 	// spends is the run's own agent's spending watch: the agent in seat
-	// 0, the reviewer in seat 1.
+	// 0, the reviewer in seat 1, the planners from seat 2.
 	spends *spendWatch
+	// planOuts are the planners' runs in this iteration.
+	planOuts []agent.Outcome
 	// What a candidate did: its change as a commit on the round's base and
 	// its size; stopped when another candidate succeeded first.
 	candCommit string
@@ -91,11 +93,7 @@ func (r *runner) newIteration(i int) *iteration {
 // Interrupted (and no check results) when the run stopped it, the
 // snapshot of the changes for the next prompt otherwise.
 func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
-	parent := runCtx
-	if x.cand != nil {
-		parent = x.parent
-	}
-	agentCtx, cancelAgent := context.WithCancelCause(parent)
+	agentCtx, cancelAgent := context.WithCancelCause(x.parentCtx(runCtx))
 	defer cancelAgent(nil)
 	x.tr = r.openTranscript(x.transcriptDir())
 	defer func() {
@@ -105,6 +103,9 @@ func (r *runner) attempt(ctx, runCtx context.Context, x *iteration) {
 	}()
 	if r.questionsOn() && x.cand == nil {
 		_ = os.Remove(x.ws.state(runlog.QuestionFile)) // one an earlier agent left unasked
+	}
+	if r.planStep(ctx, runCtx, agentCtx, x, cancelAgent) {
+		return
 	}
 	r.runAgent(agentCtx, x, cancelAgent)
 	if r.agentEnded(ctx, runCtx, agentCtx, x) {
@@ -151,7 +152,9 @@ func (r *runner) agentEnded(ctx, runCtx, agentCtx context.Context, x *iteration)
 		x.rec.Duration = r.deps.Now().Sub(x.began).Seconds()
 	case interruption(ctx, runCtx, agentCtx) != "":
 		r.interrupted(ctx, x, interruption(ctx, runCtx, agentCtx))
-	case x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o):
+	case x.o.ErrKind == agent.ErrUsageLimit && !didWork(x.o) && len(x.planOuts) == 0:
+		// (An iteration whose planners ran is recorded: what they cost
+		// stays counted.)
 		if x.cand == nil {
 			r.ws.inflightDone()
 		}
@@ -238,14 +241,8 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	watch := x.watch
 	stopNotes := func() {}
 	if x.cand == nil {
-		seats := 1
-		if r.rev != nil {
-			seats = 2
-		}
-		w := r.startInflight(i, x.began, cancelAgent, seats)
-		watch, x.spends = w.seat(0), w
-		r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
-		r.ev.Emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
+		r.beginIteration(x, cancelAgent)
+		watch = x.spends.seat(0)
 		r.logf("iteration %d/%d: running the %s agent", i, r.cfg.MaxIterations, ag.Agent)
 	}
 	snap := r.snapshotProtected(x.ws.dir)
@@ -304,6 +301,9 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 	it.ProtectedRestored = r.restoreProtected(snap, i)
 	it.JudgeChanged = r.guardJudgeIn(i, x.ws.dir, x.cand == nil)
 	fillFromOutcome(it, o)
+	for _, po := range x.planOuts {
+		addRoleCost(it, po, &it.PlanCost)
+	}
 	final, _ := prompt.TruncateTail(o.FinalMessage, runlog.FinalMessageLimit)
 	it.FinalMessage = final
 	ev := agentFinished(i, o)
@@ -313,6 +313,28 @@ func (r *runner) runAgent(agentCtx context.Context, x *iteration, cancelAgent co
 		r.logAgent(i, o)
 	}
 	x.o = o
+}
+
+// parentCtx is the context x's agent runs under: the round's for a
+// candidate, else the run's.
+func (x *iteration) parentCtx(runCtx context.Context) context.Context {
+	if x.cand != nil {
+		return x.parent
+	}
+	return runCtx
+}
+
+// beginIteration starts iteration x of the run's own agent, once: its
+// spending watch (a seat for each agent run: the executor, the reviewer,
+// the planners) and its start in the log and events.
+func (r *runner) beginIteration(x *iteration, cancelAgent context.CancelCauseFunc) {
+	if x.spends != nil {
+		return
+	}
+	i, ag := x.n, x.slot
+	x.spends = r.startInflight(i, x.began, cancelAgent, r.seats())
+	r.logEvent("START", "iteration %d/%d", i, r.cfg.MaxIterations)
+	r.ev.Emit(runlog.Event{Type: runlog.EventIterationStarted, Iteration: i, MaxIterations: r.cfg.MaxIterations, Agent: ag.name, Model: ag.model})
 }
 
 // interruption says why the run stopped the iteration, if it did: a

@@ -120,6 +120,7 @@ type runner struct {
 	// The agents (fallback.go) and the person's notes (notes.go).
 	agents                  // the run's agent, then its fallbacks
 	rev       *reviewer     // the reviewer (review.go); nil: none
+	planners  []planner     // the planners (plan.go)
 	lastLimit agent.Outcome // the last usage limit met, for the wait's messages
 	notes     notes
 
@@ -177,6 +178,9 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 		return nil, err
 	}
 	if r.rev, err = newReviewer(cfg, r.deps); err != nil {
+		return nil, err
+	}
+	if r.planners, err = newPlanners(cfg, r.deps); err != nil {
 		return nil, err
 	}
 	// A check shell that cannot be used (not installed, no pipefail) is

@@ -85,6 +85,19 @@ func redactConfig(cfg config.Config, redact func(string) string) (config.Config,
 	one("done_pattern", &cfg.DonePattern)
 	list("fallback", &cfg.Fallback)
 	one("reviewer", &cfg.Reviewer)
+	roles := slices.Clone(cfg.Roles) // cfg's copy shares the caller's array
+	rolesMasked := false
+	for i := range roles {
+		for _, s := range []*string{&roles[i].Agent, &roles[i].Model, &roles[i].Prompt} {
+			if r := redact(*s); r != *s {
+				*s, rolesMasked = r, true
+			}
+		}
+	}
+	cfg.Roles = roles
+	if rolesMasked {
+		masked = append(masked, "roles")
+	}
 	return cfg, masked
 }
 
@@ -104,4 +117,4 @@ func (rw redactWriter) Write(p []byte) (int, error) {
 }
 
 // resumeNeeds are the keys whose masked value stops a resume: what runs.
-var resumeNeeds = []string{"checks", "agent_cmd", "agent_args", "on_iteration", "on_finish", "done_pattern", "fallback", "reviewer"}
+var resumeNeeds = []string{"checks", "agent_cmd", "agent_args", "on_iteration", "on_finish", "done_pattern", "fallback", "reviewer", "roles"}

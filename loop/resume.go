@@ -47,6 +47,9 @@ func Resume(ctx context.Context, workspace string, override func(*config.Config)
 	if r.rev, err = newReviewer(cfg, r.deps); err != nil {
 		return nil, err
 	}
+	if r.planners, err = newPlanners(cfg, r.deps); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := r.deadline(ctx, st.Elapsed)
 	defer cancel()
 	gctx, gcancel := gitContext(ctx, runCtx) // a run out of time still opens, to say so
@@ -108,6 +111,11 @@ func needsAgain(redacted []string, saved, cfg config.Config) error {
 				flag = "--check"
 			case "fallback":
 				flag = "--fallback"
+			case "roles":
+				return &usererr.Error{
+					Msg:  "the run's roles: held a secret, which architect did not save (state.json has it masked)",
+					Hint: "give them again: architect loop --resume -c ralph.yaml (the file with the roles: entries)",
+				}
 			}
 			return &usererr.Error{
 				Msg:  fmt.Sprintf("the run's %s held a secret, which architect did not save (state.json has it masked)", key),
@@ -136,6 +144,12 @@ func configValue(c config.Config, key string) string {
 		return strings.Join(c.Fallback, "\x00")
 	case "reviewer":
 		return c.Reviewer
+	case "roles":
+		var b strings.Builder
+		for _, r := range c.Roles {
+			b.WriteString(r.Role + "\x00" + r.Agent + "\x00" + r.Model + "\x00" + r.Prompt + "\x00")
+		}
+		return b.String()
 	}
 	return ""
 }

@@ -170,7 +170,7 @@ func (r *runner) review(ctx, runCtx, agentCtx context.Context, x *iteration) {
 	}
 	watch.finished(o)
 	_ = os.Remove(resultFile)
-	addReviewCost(it, o)
+	addRoleCost(it, o, &it.ReviewCost)
 
 	c := verdictCheck(name, o, interruption(ctx, runCtx, agentCtx) != "")
 	if c.Passed && before.Tree != "" {
@@ -235,30 +235,6 @@ func verdictCheck(name string, o agent.Outcome, stopped bool) runlog.CheckResult
 	return c
 }
 
-// addReviewCost adds the reviewer's cost and tokens to the iteration's:
-// the iteration's cost is unknown when either is.
-func addReviewCost(it *runlog.Iteration, o agent.Outcome) {
-	if o.CostKnown {
-		c := o.Cost
-		it.ReviewCost = &c
-		if it.Cost != nil {
-			it.Cost = ptr(*it.Cost + c)
-		}
-	} else {
-		it.Cost = nil
-	}
-	if o.Usage != (agent.Usage{}) {
-		t := runlog.Tokens{}
-		if it.Tokens != nil {
-			t = *it.Tokens
-		}
-		t.Input += o.Usage.Input
-		t.CachedInput += o.Usage.CachedInput
-		t.Output += o.Usage.Output
-		it.Tokens = &t
-	}
-}
-
 // reviewPrompt is what the reviewer is asked: the task, the changes so
 // far, the checks that passed, and the form of its answer.
 func (r *runner) reviewPrompt(x *iteration, d reviewDiff, diffErr error) (string, error) {
@@ -273,6 +249,15 @@ func (r *runner) reviewPrompt(x *iteration, d reviewDiff, diffErr error) (string
 		}
 	}
 	var b strings.Builder
+	if role := r.cfg.ReviewerRole(); role.Prompt != "" {
+		tmpl, terr := role.RolePrompt(r.cfg.Dir)
+		if terr != nil {
+			err = terr
+		}
+		if strings.TrimSpace(tmpl) != "" {
+			b.WriteString(strings.TrimSpace(tmpl) + "\n\n")
+		}
+	}
 	fmt.Fprintf(&b, "You are the reviewer of a coding agent's work, in iteration %d of an automated loop. Another agent made the changes below; the user's checks all pass on them. Judge whether they do the task completely and correctly. Do not change any file: read the code and run read-only commands if you need to.\n\n", x.n)
 	b.WriteString("## The task\n\n")
 	b.WriteString(strings.TrimSpace(task))

@@ -124,6 +124,7 @@ type iterView struct {
 	Meta          []field
 	Error         string
 	FinalMessage  string
+	Plan          string // the planners' plan (roles:), as the executor got it
 	Checks        []checkView
 	Diff          []diffFile
 	DiffNote      string // what of the diff is cut
@@ -355,7 +356,7 @@ func lastLook(r *Run) *runlog.FinalCheck {
 func iterationView(r *Run, it runlog.Iteration, last bool) iterView {
 	tone, verdict := iterVerdict(it)
 	iv := iterView{N: it.Iteration, Open: last, Tone: tone, Verdict: verdict,
-		FinalMessage: it.FinalMessage, DiffStat: it.DiffStat}
+		FinalMessage: it.FinalMessage, Plan: it.Plan, DiffStat: it.DiffStat}
 	passing := 0
 	for ci, c := range it.CheckResults {
 		cv := checkView{Name: c.Name, Duration: dur(c.Duration), Class: "pass", Status: "passed"}

@@ -73,12 +73,18 @@ type Iteration struct {
 	Cost       *float64 `json:"cost"` // null when the agent's cost could not be known
 	// ReviewCost is what the reviewer (--reviewer) cost, which Cost
 	// includes; absent when no reviewer ran or its cost is unknown.
-	ReviewCost      *float64      `json:"review_cost,omitempty"`
-	Duration        float64       `json:"duration"`
-	AgentDuration   float64       `json:"agent_duration"`
-	ChecksDuration  float64       `json:"checks_duration"`
-	CheckResults    []CheckResult `json:"check_results"`
-	AllChecksPassed bool          `json:"all_checks_passed"`
+	ReviewCost *float64 `json:"review_cost,omitempty"`
+	// PlanCost is what the planners (roles:) cost, which Cost includes;
+	// Plan is their plan as the executor's prompt got it, and
+	// PlanFilesRestored says a planner changed files that were put back.
+	PlanCost          *float64      `json:"plan_cost,omitempty"`
+	Plan              string        `json:"plan,omitempty"`
+	PlanFilesRestored bool          `json:"plan_files_restored,omitempty"`
+	Duration          float64       `json:"duration"`
+	AgentDuration     float64       `json:"agent_duration"`
+	ChecksDuration    float64       `json:"checks_duration"`
+	CheckResults      []CheckResult `json:"check_results"`
+	AllChecksPassed   bool          `json:"all_checks_passed"`
 	// ChecksRun is false when the checks did not run to their end: the
 	// iteration was interrupted, the agent could not run or is waiting, or
 	// the run has no checks (--no-checks).
