@@ -27,6 +27,9 @@ type Notifier struct {
 	APIURL string `json:"api_url,omitempty"`
 	// Events are the events posted (NotifyEvents); none: all of them.
 	Events []string `json:"events,omitempty"`
+	// Replies (ntfy): a message published to the topic after a question
+	// answers it; architect polls the topic while the question waits.
+	Replies bool `json:"replies,omitempty"`
 }
 
 // The notifiers' types.
@@ -60,7 +63,7 @@ const (
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-var notifierKeys = []string{"type", "url_env", "token_env", "chat_id", "api_url", "events"}
+var notifierKeys = []string{"type", "url_env", "token_env", "chat_id", "api_url", "events", "replies"}
 
 // loadNotifiers reads notifiers: [{type: slack, url_env: NAME, events: [...]}, ...].
 func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
@@ -94,6 +97,12 @@ func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
 						continue
 					}
 					n.Events = []string{one}
+				}
+				continue
+			}
+			if k.Value == "replies" {
+				if v.Kind != yaml.ScalarNode || v.Decode(&n.Replies) != nil {
+					errs = append(errs, &Error{Source: at(path, v), Key: key + ".replies", Msg: "must be true or false", Hint: "replies: true (ntfy: a message on the topic answers the agent's question)"})
 				}
 				continue
 			}
@@ -177,6 +186,12 @@ func (n Notifier) webhookProblems() []string {
 	if n.ChatID != "" || n.APIURL != "" {
 		ps = append(ps, "only telegram notifiers take chat_id and api_url")
 	}
+	if n.Replies && n.Type != NotifyNtfy {
+		ps = append(ps, "only ntfy notifiers take replies (a telegram notifier always reads the replies to its question)")
+	}
+	if n.Replies && n.Type == NotifyNtfy && !n.Posts("question") {
+		ps = append(ps, "replies: true needs the question event: add question to events, or leave replies out")
+	}
 	return ps
 }
 
@@ -213,6 +228,7 @@ func notifierSchema() map[string]any {
 			"token_env": str("the environment variable holding the Telegram bot token, or the ntfy access token"),
 			"chat_id":   str("telegram: the chat to write to"),
 			"api_url":   str("telegram: the Bot API's base URL (default https://api.telegram.org)"),
+			"replies":   map[string]any{"type": "boolean", "description": "ntfy: a message published to the topic after the agent's question answers it (default false)"},
 			"events": map[string]any{
 				"description": "the events posted (default all)",
 				"type":        "array",
