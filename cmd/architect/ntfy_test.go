@@ -120,11 +120,11 @@ func TestQuestionAnsweredThroughNtfy(t *testing.T) {
 	// The agent prints the token it finds in its environment: masked.
 	repo, agentDir := questionFixture(t, "sh echo \"env: $NTFY_ACCESS\"\nsay I need a decision. <question>Which database should I use?</question>\n")
 	cfg := writeYAML(t, repo, `  questions: on
-  question_timeout: 2m
+  question_timeout: 20s
   notifiers: [{type: ntfy, url_env: NTFY_URL, token_env: NTFY_ACCESS, replies: true, events: [question, success]}]
 `)
 	env := []string{"NTFY_URL=" + n.srv.URL + "/architect-topic", "NTFY_ACCESS=" + ntfyToken}
-	stdout, stderr, code := architectEnv(t, agentDir, env, "loop", "fix it", "-C", repo, "-c", cfg, "--check", "true", "--agent-cmd", "fake-agent", "--max-time", "3m")
+	stdout, stderr, code := architectEnv(t, agentDir, env, "loop", "fix it", "-C", repo, "-c", cfg, "--check", "true", "--agent-cmd", "fake-agent")
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
