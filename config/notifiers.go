@@ -89,20 +89,9 @@ func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
 				errs = append(errs, unknownKey(path, k, notifierKeys, key))
 				continue
 			}
-			if k.Value == "events" {
-				if err := v.Decode(&n.Events); err != nil {
-					var one string
-					if v.Decode(&one) != nil {
-						errs = append(errs, &Error{Source: at(path, v), Key: key + ".events", Msg: "must be a list of events", Hint: "events: [" + strings.Join(NotifyEvents(), ", ") + "]"})
-						continue
-					}
-					n.Events = []string{one}
-				}
-				continue
-			}
-			if k.Value == "replies" {
-				if v.Kind != yaml.ScalarNode || v.Decode(&n.Replies) != nil {
-					errs = append(errs, &Error{Source: at(path, v), Key: key + ".replies", Msg: "must be true or false", Hint: "replies: true (ntfy: a message on the topic answers the agent's question)"})
+			if handled, err := notifierOwnValue(path, key, k.Value, v, &n); handled {
+				if err != nil {
+					errs = append(errs, err)
 				}
 				continue
 			}
@@ -130,6 +119,28 @@ func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
 	}
 	src["notifiers"] = at(path, m)
 	return errs
+}
+
+// notifierOwnValue reads the notifier keys that are no plain string
+// (events, replies) into n; handled is false for the others.
+func notifierOwnValue(path, key, name string, v *yaml.Node, n *Notifier) (handled bool, err *Error) {
+	switch name {
+	case "events":
+		if v.Decode(&n.Events) != nil {
+			var one string
+			if v.Decode(&one) != nil {
+				return true, &Error{Source: at(path, v), Key: key + ".events", Msg: "must be a list of events", Hint: "events: [" + strings.Join(NotifyEvents(), ", ") + "]"}
+			}
+			n.Events = []string{one}
+		}
+		return true, nil
+	case "replies":
+		if v.Kind != yaml.ScalarNode || v.Decode(&n.Replies) != nil {
+			return true, &Error{Source: at(path, v), Key: key + ".replies", Msg: "must be true or false", Hint: "replies: true (ntfy: a message on the topic answers the agent's question)"}
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // Problems lists what is wrong with n, in words; none when it can be used.
