@@ -27,6 +27,9 @@ type Notifier struct {
 	APIURL string `json:"api_url,omitempty"`
 	// Events are the events posted (NotifyEvents); none: all of them.
 	Events []string `json:"events,omitempty"`
+	// Replies (ntfy): a message published to the topic after a question
+	// answers it; architect polls the topic while the question waits.
+	Replies bool `json:"replies,omitempty"`
 }
 
 // The notifiers' types.
@@ -60,7 +63,7 @@ const (
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-var notifierKeys = []string{"type", "url_env", "token_env", "chat_id", "api_url", "events"}
+var notifierKeys = []string{"type", "url_env", "token_env", "chat_id", "api_url", "events", "replies"}
 
 // loadNotifiers reads notifiers: [{type: slack, url_env: NAME, events: [...]}, ...].
 func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
@@ -86,14 +89,9 @@ func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
 				errs = append(errs, unknownKey(path, k, notifierKeys, key))
 				continue
 			}
-			if k.Value == "events" {
-				if err := v.Decode(&n.Events); err != nil {
-					var one string
-					if v.Decode(&one) != nil {
-						errs = append(errs, &Error{Source: at(path, v), Key: key + ".events", Msg: "must be a list of events", Hint: "events: [" + strings.Join(NotifyEvents(), ", ") + "]"})
-						continue
-					}
-					n.Events = []string{one}
+			if handled, err := notifierOwnValue(path, key, k.Value, v, &n); handled {
+				if err != nil {
+					errs = append(errs, err)
 				}
 				continue
 			}
@@ -121,6 +119,28 @@ func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
 	}
 	src["notifiers"] = at(path, m)
 	return errs
+}
+
+// notifierOwnValue reads the notifier keys that are no plain string
+// (events, replies) into n; handled is false for the others.
+func notifierOwnValue(path, key, name string, v *yaml.Node, n *Notifier) (handled bool, err *Error) {
+	switch name {
+	case "events":
+		if v.Decode(&n.Events) != nil {
+			var one string
+			if v.Decode(&one) != nil {
+				return true, &Error{Source: at(path, v), Key: key + ".events", Msg: "must be a list of events", Hint: "events: [" + strings.Join(NotifyEvents(), ", ") + "]"}
+			}
+			n.Events = []string{one}
+		}
+		return true, nil
+	case "replies":
+		if v.Kind != yaml.ScalarNode || v.Decode(&n.Replies) != nil {
+			return true, &Error{Source: at(path, v), Key: key + ".replies", Msg: "must be true or false", Hint: "replies: true (ntfy: a message on the topic answers the agent's question)"}
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // Problems lists what is wrong with n, in words; none when it can be used.
@@ -177,6 +197,12 @@ func (n Notifier) webhookProblems() []string {
 	if n.ChatID != "" || n.APIURL != "" {
 		ps = append(ps, "only telegram notifiers take chat_id and api_url")
 	}
+	if n.Replies && n.Type != NotifyNtfy {
+		ps = append(ps, "only ntfy notifiers take replies (a telegram notifier always reads the replies to its question)")
+	}
+	if n.Replies && n.Type == NotifyNtfy && !n.Posts("question") {
+		ps = append(ps, "replies: true needs the question event: add question to events, or leave replies out")
+	}
 	return ps
 }
 
@@ -213,6 +239,7 @@ func notifierSchema() map[string]any {
 			"token_env": str("the environment variable holding the Telegram bot token, or the ntfy access token"),
 			"chat_id":   str("telegram: the chat to write to"),
 			"api_url":   str("telegram: the Bot API's base URL (default https://api.telegram.org)"),
+			"replies":   map[string]any{"type": "boolean", "description": "ntfy: a message published to the topic after the agent's question answers it (default false)"},
 			"events": map[string]any{
 				"description": "the events posted (default all)",
 				"type":        "array",

@@ -1,7 +1,7 @@
 // Package notify posts a run's events to the services people watch from
 // afar (a Slack incoming webhook, a Telegram bot, an ntfy topic, a JSON
 // webhook) and brings the answers to an agent's question back from those
-// that allow replies (Telegram). It is an observer of the loop's events,
+// that allow replies (Telegram, ntfy with replies: true). It is an observer of the loop's events,
 // beside hooks: it reads runlog, never the loop, and hands an answer to
 // the loop the way `architect answer` does, through runlog.WriteAnswer.
 //
@@ -108,8 +108,9 @@ type Observer struct {
 
 	mu      sync.Mutex
 	pending int                // the iteration whose question waits; 0: none
-	polling context.CancelFunc // ends the Telegram replies' poll of that question
+	polling context.CancelFunc // ends the replies' poll of that question
 	pollWG  sync.WaitGroup
+	ownIDs  map[string]bool // the ids of the ntfy messages this run published
 }
 
 // New returns an Observer; its worker runs until Close.

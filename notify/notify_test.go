@@ -40,7 +40,10 @@ func newFake(t *testing.T, reply func(r request) string) *fake {
 		f.mu.Lock()
 		f.reqs = append(f.reqs, req)
 		f.mu.Unlock()
-		f.got <- req
+		select {
+		case f.got <- req:
+		default: // a poll's requests past the channel's room are only recorded, never waited on
+		}
 		out := `{"ok":true}`
 		if reply != nil {
 			out = reply(req)
@@ -258,4 +261,187 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func TestNtfyAnswerParsing(t *testing.T) {
+	own := func(id string) bool { return id == "q1" || id == "s0" }
+	cases := []struct {
+		name, body, answer, last string
+	}{
+		{"nothing", "", "", ""},
+		{"the answer", `{"id":"a1","time":100,"event":"message","message":"use PostgreSQL"}`, "use PostgreSQL", "a1"},
+		{"malformed lines are passed over",
+			"not json\n{\"id\":\"x\",\"time\":\n{\"id\":\"a1\",\"time\":100,\"event\":\"message\",\"message\":\"yes\"}\n", "yes", "a1"},
+		{"architect's own question, by its id",
+			`{"id":"q1","time":100,"event":"message","message":"which one?"}` + "\n" + `{"id":"a1","time":101,"event":"message","message":"this one"}`, "this one", "a1"},
+		{"architect's own messages, by their title (another run's)",
+			`{"id":"z9","time":100,"event":"message","title":"architect: success","message":"all checks pass"}`, "", "z9"},
+		{"a message before the question",
+			`{"id":"old","time":99,"event":"message","message":"stale"}` + "\n" + `{"id":"a2","time":100,"event":"message","message":"fresh"}`, "fresh", "a2"},
+		{"other events and empty messages",
+			`{"id":"o1","time":100,"event":"open"}` + "\n" + `{"id":"k1","time":100,"event":"keepalive"}` + "\n" + `{"id":"e1","time":100,"event":"message","message":"  "}`, "", "e1"},
+		{"the first answer counts",
+			`{"id":"a1","time":100,"event":"message","message":"first"}` + "\n" + `{"id":"a2","time":101,"event":"message","message":"second"}`, "first", "a1"},
+		{"a title of the person's own is no marker",
+			`{"id":"a3","time":100,"event":"message","title":"re: architect","message":" go on \n"}`, "go on", "a3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			answer, last := ntfyAnswer([]byte(c.body), 100, own)
+			is.Equal(answer, c.answer)
+			is.Equal(last, c.last)
+		})
+	}
+}
+
+func TestNtfyPollURL(t *testing.T) {
+	is := is.New(t)
+	u, err := ntfyPollURL("https://ntfy.example.com/my-topic/", "q1")
+	is.NoErr(err)
+	is.Equal(u, "https://ntfy.example.com/my-topic/json?poll=1&since=q1")
+}
+
+// A message published to the topic after the question answers it; the
+// question itself, older messages and architect's own are passed over,
+// and a poll that fails warns once however often it fails.
+func TestNtfyReplyAnswers(t *testing.T) {
+	is := is.New(t)
+	defer func(d time.Duration) { ntfyPollGap = d }(ntfyPollGap)
+	ntfyPollGap = 10 * time.Millisecond
+	ws := t.TempDir()
+	is.NoErr(os.MkdirAll(filepath.Join(ws, runlog.StateDir), 0o700))
+	var mu sync.Mutex
+	polls := 0
+	f := newFake(t, func(r request) string {
+		if r.Method == http.MethodPost {
+			if r.Header.Get("Tags") == "question" {
+				return `{"id":"q1","time":1000,"event":"message","topic":"t","title":"architect: the agent asks (iteration 4)","message":"which database?"}`
+			}
+			return `{"id":"s0","time":990,"event":"message","topic":"t","title":"architect: the loop started"}`
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		polls++
+		switch polls {
+		case 1, 2, 3:
+			return "" // served as 200 with nothing yet
+		}
+		return `{"id":"q1","time":1000,"event":"message","title":"architect: the agent asks (iteration 4)","message":"which database?"}
+{"id":"old","time":999,"event":"message","message":"an earlier message"}
+this line is not JSON
+{"id":"r2","time":1001,"event":"message","title":"architect: success","message":"another run"}
+{"id":"r3","time":1002,"event":"message","message":"use PostgreSQL"}`
+	})
+	log := &syncBuffer{}
+	o := New(Options{Log: log, Targets: []Target{{Notifier: config.Notifier{Type: config.NotifyNtfy, Replies: true}, URL: f.srv.URL + "/topic", Token: "tk_secret"}}})
+	o.Observe(runlog.Event{Type: runlog.EventLoopStarted, Workspace: ws})
+	o.Observe(runlog.Event{Type: runlog.EventQuestion, Iteration: 4, Text: "which database?", Until: "2026-11-28T13:00:00Z"})
+	is.Equal(f.next(t).Method, http.MethodPost) // started
+	q := f.next(t)
+	is.Equal(q.Header.Get("Tags"), "question")
+	is.True(strings.Contains(q.Body, "publish the answer to this topic"))
+	p1 := f.next(t)
+	is.Equal(p1.Method, http.MethodGet)
+	is.Equal(p1.Path, "/topic/json")
+	is.True(strings.Contains(p1.Query, "since=q1")) // after the question's message
+	is.True(strings.Contains(p1.Query, "poll=1"))
+	is.Equal(p1.Header.Get("Authorization"), "Bearer tk_secret")
+	waitPolls(t, o) // the poll ends once it has handed the answer over
+	a, ok := runlog.ReadAnswer(ws, 4)
+	is.True(ok)
+	is.Equal(a.Text, "use PostgreSQL")
+	is.Equal(a.Via, "ntfy")
+	o.Observe(runlog.Event{Type: runlog.EventAnswered, Iteration: 4})
+	o.Close(5 * time.Second)
+	is.Equal(log.String(), "")
+}
+
+// A poll that fails says so once, not once a poll, and the poll goes on.
+func TestNtfyPollFailureWarnsOnce(t *testing.T) {
+	is := is.New(t)
+	defer func(d time.Duration) { ntfyPollGap = d }(ntfyPollGap)
+	ntfyPollGap = 5 * time.Millisecond
+	ws := t.TempDir()
+	is.NoErr(os.MkdirAll(filepath.Join(ws, runlog.StateDir), 0o700))
+	var mu sync.Mutex
+	polls := 0
+	polled := make(chan struct{})
+	f := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			_, _ = io.WriteString(w, `{"id":"q1","time":1000,"event":"message"}`)
+			return
+		}
+		mu.Lock()
+		polls++
+		n := polls
+		mu.Unlock()
+		if n == 1 {
+			close(polled)
+		}
+		if n < 6 {
+			http.Error(w, "forbidden: tk_secret is wrong", http.StatusForbidden)
+			return
+		}
+		_, _ = io.WriteString(w, `{"id":"r1","time":1001,"event":"message","message":"go on"}`)
+	}))
+	defer f.Close()
+	log := &syncBuffer{}
+	o := New(Options{Log: log, Redact: func(s string) string { return strings.ReplaceAll(s, "tk_secret", "***") },
+		Targets: []Target{{Notifier: config.Notifier{Type: config.NotifyNtfy, Replies: true}, URL: f.URL + "/topic", Token: "tk_secret"}}})
+	o.Observe(runlog.Event{Type: runlog.EventLoopStarted, Workspace: ws})
+	o.Observe(runlog.Event{Type: runlog.EventQuestion, Iteration: 2, Text: "go on?", Until: "2026-11-28T13:00:00Z"})
+	select {
+	case <-polled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the topic was never polled")
+	}
+	waitPolls(t, o) // the poll ends once it has handed the answer over
+	_, ok := runlog.ReadAnswer(ws, 2)
+	is.True(ok)
+	o.Close(5 * time.Second)
+	is.Equal(strings.Count(log.String(), "reading the ntfy replies failed"), 1)
+	is.True(strings.Contains(log.String(), "HTTP 403"))
+	is.True(!strings.Contains(log.String(), "tk_secret"))
+}
+
+// Without replies: true, a question posted to ntfy is not followed by a
+// poll of the topic.
+func TestNtfyWithoutRepliesDoesNotPoll(t *testing.T) {
+	is := is.New(t)
+	ws := t.TempDir()
+	f := newFake(t, func(r request) string { return `{"id":"q1","time":1000,"event":"message"}` })
+	o := New(Options{Targets: []Target{{Notifier: config.Notifier{Type: config.NotifyNtfy}, URL: f.srv.URL + "/topic"}}})
+	o.Observe(runlog.Event{Type: runlog.EventLoopStarted, Workspace: ws})
+	o.Observe(runlog.Event{Type: runlog.EventQuestion, Iteration: 1, Text: "which?", Until: "2026-11-28T13:00:00Z"})
+	o.Observe(runlog.Event{Type: runlog.EventUsageLimitWait, Until: "2026-11-28T13:00:00Z"})
+	is.Equal(f.next(t).Method, http.MethodPost) // started
+	q := f.next(t)
+	is.Equal(q.Header.Get("Tags"), "question")
+	is.True(!strings.Contains(q.Body, "publish the answer to this topic"))
+	u := f.next(t) // the message after the question: its post is done
+	is.Equal(u.Header.Get("Tags"), "usage_limit_wait")
+	o.mu.Lock()
+	polling := o.polling != nil
+	o.mu.Unlock()
+	is.True(!polling)
+	o.Close(5 * time.Second)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.reqs {
+		is.Equal(r.Method, http.MethodPost) // no GET of the topic
+	}
+}
+
+// waitPolls waits, at most 10 seconds, for o's reply polls to end.
+func waitPolls(t *testing.T, o *Observer) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { o.pollWG.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		o.Close(time.Second) // ends the polls, so that the test's goroutines end
+		t.Fatal("the poll did not end with an answer")
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/runlog"
@@ -110,16 +111,32 @@ func (o *Observer) post(t *Target, m Message) error {
 			if json.Unmarshal(body, &r) != nil || r.Result.MessageID == 0 {
 				return errors.New("telegram did not say which message it sent: replies to it cannot be matched")
 			}
-			o.pollReplies(t, m.Iteration, r.Result.MessageID)
+			o.pollReplies(m.Iteration, func(ctx context.Context, ws string) { o.poll(ctx, t, ws, m.Iteration, r.Result.MessageID) })
 		}
 		return nil
 	case config.NotifyNtfy:
+		text := m.Text
+		if t.Replies && m.Event == "question" && m.Until != "" {
+			text = strings.Replace(text, "reply to this message on Telegram", "publish the answer to this topic", 1)
+		}
 		h := http.Header{"Title": {m.Title}, "Tags": {m.Event}}
 		if t.Token != "" {
 			h.Set("Authorization", "Bearer "+t.Token)
 		}
-		_, err := o.do(ctx, http.MethodPost, t.URL, strings.NewReader(m.Text), h)
-		return err
+		asked := time.Now().Unix()
+		body, err := o.do(ctx, http.MethodPost, t.URL, strings.NewReader(text), h)
+		if err != nil || !t.Replies {
+			return err
+		}
+		id, at := ntfyPublished(body)
+		o.remember(id)
+		if m.Event == "question" {
+			if at == 0 {
+				at = asked
+			}
+			o.pollReplies(m.Iteration, func(ctx context.Context, ws string) { o.pollNtfy(ctx, t, ws, m.Iteration, id, at) })
+		}
+		return nil
 	case config.NotifyWebhook:
 		_, err := o.postJSON(ctx, t.URL, webhookBody(m), nil)
 		return err

@@ -42,9 +42,10 @@ func (o *Observer) setPending(iteration int) {
 	}
 }
 
-// pollReplies starts looking for replies to message msgID, the question
-// of iteration on t's chat, if that question still waits.
-func (o *Observer) pollReplies(t *Target, iteration int, msgID int64) {
+// pollReplies starts poll, the look for the replies to the question of
+// iteration (Telegram's or ntfy's), if that question still waits; poll
+// gets the run's workspace and ends with its context.
+func (o *Observer) pollReplies(iteration int, poll func(ctx context.Context, workspace string)) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.pending != iteration || o.workspace == "" {
@@ -63,7 +64,7 @@ func (o *Observer) pollReplies(t *Target, iteration int, msgID int64) {
 	go func() {
 		defer o.pollWG.Done()
 		defer cancel()
-		o.poll(ctx, t, ws, iteration, msgID)
+		poll(ctx, ws)
 	}()
 }
 
