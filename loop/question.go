@@ -16,7 +16,7 @@ import (
 // The iteration is recorded with it, and the decision is to wait for the
 // answer (ask): the run's state keeps the question, and before the next
 // iteration the loop waits in the waiting status (awaitAnswer) for
-// .architect/answer.json (`architect answer`, a Telegram reply through
+// .architect/answer.json (`architect answer`, a Telegram reply or an ntfy message through
 // the notifiers), at most question_timeout. The next prompt carries the
 // answer, or says none came (on_question_timeout continue); or the run
 // stops, resumable, on question_unanswered (stop).

@@ -124,6 +124,28 @@ func TestEachServiceGetsItsPayload(t *testing.T) {
 	is.Equal(len(tg.reqs), 1)
 }
 
+// A question says how to reply only where the service takes replies:
+// Telegram (a reply to the message), ntfy with replies (a message on the
+// topic); Slack and the webhook say architect answer alone.
+func TestQuestionSaysHowToReplyWhereOneCan(t *testing.T) {
+	is := is.New(t)
+	slack, hook := newFake(t, nil), newFake(t, nil)
+	tg := newFake(t, func(r request) string { return `{"ok":true,"result":{"message_id":77}}` })
+	o := New(Options{Targets: []Target{
+		{Notifier: config.Notifier{Type: config.NotifySlack, Events: []string{"question"}}, URL: slack.srv.URL + "/s"},
+		{Notifier: config.Notifier{Type: config.NotifyTelegram, ChatID: "42", APIURL: tg.srv.URL, Events: []string{"question"}}, Token: "1:T"},
+		{Notifier: config.Notifier{Type: config.NotifyWebhook, Events: []string{"question"}}, URL: hook.srv.URL + "/h"},
+	}})
+	o.Observe(runlog.Event{Type: runlog.EventQuestion, Iteration: 2, Text: "which port?", Until: "2026-11-28T13:00:00Z"})
+	s := jsonOf(t, slack.next(t).Body)["text"].(string)
+	is.Equal(s, "*architect: the agent asks (iteration 2)*\nwhich port?\n\nAnswer with `architect answer \"…\"` in the workspace; the loop waits until 2026-11-28T13:00:00Z")
+	g := jsonOf(t, tg.next(t).Body)["text"].(string)
+	is.True(strings.Contains(g, "in the workspace, or reply to this message; the loop waits until"))
+	w := jsonOf(t, hook.next(t).Body)["text"].(string)
+	is.True(!strings.Contains(w, "reply") && !strings.Contains(w, "\x00"))
+	o.Close(10 * time.Second)
+}
+
 func TestEventsChosen(t *testing.T) {
 	cases := []struct {
 		ev    runlog.Event

@@ -37,9 +37,9 @@ func message(ev runlog.Event, task string) (Message, bool) {
 	case runlog.EventQuestion:
 		m.Event, m.Title = "question", fmt.Sprintf("architect: the agent asks (iteration %d)", ev.Iteration)
 		m.Question, m.Until = ev.Text, ev.Until
-		m.Text = ev.Text + "\n\nAnswer with `architect answer \"…\"` in the workspace"
+		m.Text = ev.Text + "\n\nAnswer with `architect answer \"…\"` in the workspace" + replyHint
 		if ev.Until != "" {
-			m.Text += ", or reply to this message on Telegram; the loop waits until " + ev.Until
+			m.Text += "; the loop waits until " + ev.Until
 		}
 	case runlog.EventUsageLimitWait:
 		m.Event, m.Title = "usage_limit_wait", "architect: waiting for a usage limit"
@@ -87,9 +87,22 @@ func plural(n int) string {
 	return "s"
 }
 
+// replyHint marks, in a question's text, where a service that takes
+// replies (Telegram; ntfy with replies: true) says how to reply there; the
+// others (Slack, the webhook, ntfy without replies) say nothing more.
+const replyHint = "\x00reply"
+
 // post sends m to t; for a Telegram question, it then looks for the
 // replies to the message sent.
 func (o *Observer) post(t *Target, m Message) error {
+	reply := ""
+	switch {
+	case t.Type == config.NotifyTelegram:
+		reply = ", or reply to this message"
+	case t.Type == config.NotifyNtfy && t.Replies:
+		reply = ", or publish the answer to this topic"
+	}
+	m.Text = strings.Replace(m.Text, replyHint, reply, 1)
 	m.Title, m.Text, m.Question = o.opts.Redact(m.Title), o.opts.Redact(m.Text), o.opts.Redact(m.Question)
 	ctx, cancel := context.WithTimeout(o.ctx, o.opts.Timeout)
 	defer cancel()
@@ -116,9 +129,6 @@ func (o *Observer) post(t *Target, m Message) error {
 		return nil
 	case config.NotifyNtfy:
 		text := m.Text
-		if t.Replies && m.Event == "question" && m.Until != "" {
-			text = strings.Replace(text, "reply to this message on Telegram", "publish the answer to this topic", 1)
-		}
 		h := http.Header{"Title": {m.Title}, "Tags": {m.Event}}
 		if t.Token != "" {
 			h.Set("Authorization", "Bearer "+t.Token)
