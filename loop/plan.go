@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -132,56 +131,14 @@ func (r *runner) runPlanner(ctx, runCtx, agentCtx context.Context, x *iteration,
 	if err != nil {
 		r.warn(err.Error())
 	}
-	text = r.deps.Redact(text)
-	file := r.ws.state("prompts", "iteration-"+strconv.Itoa(i)+"-plan"+suffix+".md")
-	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
-		r.warn("writing the plan prompt: " + err.Error())
-	}
-	tr := r.openTranscript(filepath.Join(runlog.TranscriptDir(i), PlanDir+suffix))
-	copyOut, copyErr := tr.agentCopies()
-	box := r.boxOf(x)
-	start := box.AgentStart(r.readOnlyFiles(x.ws.dir, nil))
-	if start.Note != "" {
-		r.warn(start.Note)
-	}
-	env := r.deps.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	env = append(env[:len(env):len(env)], "ARCHITECT_ROLE=planner")
-	watch := x.spends.seat(2 + k)
-	resultFile := r.ws.state("plan-" + runlog.AgentResultFile)
-	began := r.deps.Now()
-	o := p.agent.Run(agentCtx, agent.Request{
-		Prompt:            text,
-		PromptFile:        file,
-		ResultFile:        resultFile,
-		Env:               env,
-		Dir:               x.ws.dir,
-		Iteration:         i,
-		MaxIterations:     r.cfg.MaxIterations,
-		Timeout:           r.cfg.IterationTimeout,
-		InactivityTimeout: r.cfg.InactivityTimeout,
-		Grace:             r.cfg.KillGrace,
-		OnSpend:           watch.spend,
-		CopyStdout:        copyOut,
-		CopyStderr:        copyErr,
-		Wrap:              start.Wrap,
-		WrapAttr:          start.Attr,
-		TempDir:           box.TempDir(),
+	o := r.runRole(agentCtx, x, p.agent, roleRun{
+		prompt:     text,
+		promptFile: "iteration-" + strconv.Itoa(i) + "-plan" + suffix + ".md",
+		transcript: PlanDir + suffix,
+		role:       "planner",
+		seat:       2 + k,
+		result:     "plan-" + runlog.AgentResultFile,
 	})
-	if err := tr.close(); err != nil {
-		r.transcriptFailed(err)
-	}
-	o.Duration = max(o.Duration, r.deps.Now().Sub(began))
-	o = r.sanitize(o)
-	if !o.CostKnown {
-		if s := watch.lastSpend(); s.CostKnown {
-			o.Cost, o.CostKnown = s.Cost, true
-		}
-	}
-	watch.finished(o)
-	_ = os.Remove(resultFile)
 	x.planOuts = append(x.planOuts, o)
 
 	if beforeTree != "" {
