@@ -67,37 +67,18 @@ var notifierKeys = []string{"type", "url_env", "token_env", "chat_id", "api_url"
 
 // loadNotifiers reads notifiers: [{type: slack, url_env: NAME, events: [...]}, ...].
 func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
-	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
-		return nil
-	}
 	hint := "notifiers: [{type: telegram, token_env: TELEGRAM_BOT_TOKEN, chat_id: \"123456\"}] (see docs/notifications-and-questions.md)"
-	if m.Kind != yaml.SequenceNode {
-		return Errors{{Source: at(path, m), Key: "notifiers", Msg: "must be a list of notifiers", Hint: hint}}
-	}
-	var errs Errors
-	c.Notifiers = nil
-	for i, item := range m.Content {
-		key := fmt.Sprintf("notifiers[%d]", i)
-		if item.Kind != yaml.MappingNode {
-			errs = append(errs, &Error{Source: at(path, item), Key: key, Msg: "must be a mapping (type, url_env or token_env, events)", Hint: hint})
-			continue
-		}
-		var n Notifier
-		for j := 0; j+1 < len(item.Content); j += 2 {
-			k, v := item.Content[j], item.Content[j+1]
-			if !slices.Contains(notifierKeys, k.Value) {
-				errs = append(errs, unknownKey(path, k, notifierKeys, key))
-				continue
+	var n *Notifier
+	var list []Notifier
+	errs, given := loadMappings(path, m, mappings{
+		name: "notifiers", what: "notifier", shape: "type, url_env or token_env, events", hint: hint, keys: notifierKeys,
+		begin: func() { n = &Notifier{} },
+		field: func(key string, k, v *yaml.Node) *Error {
+			if handled, err := notifierOwnValue(path, key, k.Value, v, n); handled {
+				return err
 			}
-			if handled, err := notifierOwnValue(path, key, k.Value, v, &n); handled {
-				if err != nil {
-					errs = append(errs, err)
-				}
-				continue
-			}
-			if v.Kind != yaml.ScalarNode {
-				errs = append(errs, &Error{Source: at(path, v), Key: key + "." + k.Value, Msg: "must be a single value", Hint: hint})
-				continue
+			if err := scalarValue(path, key, k, v, hint); err != nil {
+				return err
 			}
 			switch k.Value {
 			case "type":
@@ -111,14 +92,75 @@ func loadNotifiers(path string, m *yaml.Node, c *Config, src Sources) Errors {
 			case "api_url":
 				n.APIURL = v.Value
 			}
-		}
-		for _, p := range n.Problems() {
-			errs = append(errs, &Error{Source: at(path, item), Key: key, Msg: p, Hint: hint})
-		}
-		c.Notifiers = append(c.Notifiers, n)
+			return nil
+		},
+		end: func(key string, item *yaml.Node) Errors {
+			var errs Errors
+			for _, p := range n.Problems() {
+				errs = append(errs, &Error{Source: at(path, item), Key: key, Msg: p, Hint: hint})
+			}
+			list = append(list, *n)
+			return errs
+		},
+	})
+	if given {
+		c.Notifiers = list
+		src["notifiers"] = at(path, m)
 	}
-	src["notifiers"] = at(path, m)
 	return errs
+}
+
+// mappings describes a key whose value is a list of mappings (notifiers:,
+// roles:) for loadMappings: its name, what one entry is, its keys, and
+// how an entry is begun, read a pair at a time, and ended.
+type mappings struct {
+	name, what, shape, hint string
+	keys                    []string
+	begin                   func()
+	field                   func(key string, k, v *yaml.Node) *Error
+	end                     func(key string, item *yaml.Node) Errors
+}
+
+// loadMappings reads the list of mappings m as l says: null is nothing
+// given; anything but a list, an entry that is not a mapping, or a key
+// not among l.keys is an error naming where. given reports whether the
+// list was there (an empty one included).
+func loadMappings(path string, m *yaml.Node, l mappings) (errs Errors, given bool) {
+	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+		return nil, false
+	}
+	if m.Kind != yaml.SequenceNode {
+		return Errors{{Source: at(path, m), Key: l.name, Msg: "must be a list of " + l.what + "s", Hint: l.hint}}, false
+	}
+	for i, item := range m.Content {
+		key := fmt.Sprintf("%s[%d]", l.name, i)
+		if item.Kind != yaml.MappingNode {
+			errs = append(errs, &Error{Source: at(path, item), Key: key, Msg: "must be a mapping (" + l.shape + ")", Hint: l.hint})
+			continue
+		}
+		l.begin()
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			k, v := item.Content[j], item.Content[j+1]
+			if !slices.Contains(l.keys, k.Value) {
+				errs = append(errs, unknownKey(path, k, l.keys, key))
+				continue
+			}
+			if err := l.field(key, k, v); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		errs = append(errs, l.end(key, item)...)
+	}
+	return errs, true
+}
+
+// scalarValue refuses a value of key k in entry key that is not a single
+// value.
+func scalarValue(path, key string, k, v *yaml.Node, hint string) *Error {
+	if v.Kind != yaml.ScalarNode {
+		return &Error{Source: at(path, v), Key: key + "." + k.Value, Msg: "must be a single value", Hint: hint}
+	}
+	return nil
 }
 
 // notifierOwnValue reads the notifier keys that are no plain string

@@ -42,30 +42,14 @@ const rolesHint = "roles: [{role: planner, agent: claude, model: opus, prompt: p
 
 // loadRoles reads roles: [{name: N, role: planner, agent: A, model: M, prompt: P}, ...].
 func loadRoles(path string, m *yaml.Node, c *Config, src Sources) Errors {
-	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
-		return nil
-	}
-	if m.Kind != yaml.SequenceNode {
-		return Errors{{Source: at(path, m), Key: "roles", Msg: "must be a list of roles", Hint: rolesHint}}
-	}
-	var errs Errors
-	c.Roles = nil
-	for i, item := range m.Content {
-		key := fmt.Sprintf("roles[%d]", i)
-		if item.Kind != yaml.MappingNode {
-			errs = append(errs, &Error{Source: at(path, item), Key: key, Msg: "must be a mapping (role, agent, model, prompt)", Hint: rolesHint})
-			continue
-		}
-		var r Role
-		for j := 0; j+1 < len(item.Content); j += 2 {
-			k, v := item.Content[j], item.Content[j+1]
-			if !slices.Contains(roleKeys, k.Value) {
-				errs = append(errs, unknownKey(path, k, roleKeys, key))
-				continue
-			}
-			if v.Kind != yaml.ScalarNode {
-				errs = append(errs, &Error{Source: at(path, v), Key: key + "." + k.Value, Msg: "must be a single value", Hint: rolesHint})
-				continue
+	var r *Role
+	var list []Role
+	errs, given := loadMappings(path, m, mappings{
+		name: "roles", what: "role", shape: "role, agent, model, prompt", hint: rolesHint, keys: roleKeys,
+		begin: func() { r = &Role{} },
+		field: func(key string, k, v *yaml.Node) *Error {
+			if err := scalarValue(path, key, k, v, rolesHint); err != nil {
+				return err
 			}
 			switch k.Value {
 			case "name":
@@ -79,10 +63,14 @@ func loadRoles(path string, m *yaml.Node, c *Config, src Sources) Errors {
 			case "prompt":
 				r.Prompt = v.Value
 			}
-		}
-		c.Roles = append(c.Roles, r)
+			return nil
+		},
+		end: func(string, *yaml.Node) Errors { list = append(list, *r); return nil },
+	})
+	if given {
+		c.Roles = list
+		src["roles"] = at(path, m)
 	}
-	src["roles"] = at(path, m)
 	return errs
 }
 
