@@ -52,3 +52,21 @@ func TestNotifierProblems(t *testing.T) {
 		})
 	}
 }
+
+// questions and on_question_timeout take only their words: a typo is
+// refused, not taken as off or as stop.
+func TestQuestionWordsChecked(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--questions", "maybe"}, `--questions: "maybe" is neither on nor off`},
+		{[]string{"--on-question-timeout", "wait"}, `--on-question-timeout: "wait" is neither stop nor continue`},
+	} {
+		fs, fl := parse(t, append([]string{"--check", "true"}, c.args...)...)
+		_, _, _, err := LoadSources("", "fix it", noEnv, fs, fl)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}

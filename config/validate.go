@@ -208,6 +208,12 @@ func (c *Config) validateSupervision(ps *problems) {
 	if c.KillGrace <= 0 {
 		ps.add("kill_grace", "must be more than 0", "e.g. --kill-grace 5s")
 	}
+	if c.Questions != "" && c.Questions != QuestionsOn && c.Questions != QuestionsOff {
+		ps.add("questions", fmt.Sprintf("%q is neither on nor off", c.Questions), "use --questions on or off (the default)")
+	}
+	if c.OnQuestionTimeout != "" && c.OnQuestionTimeout != QuestionStop && c.OnQuestionTimeout != QuestionContinue {
+		ps.add("on_question_timeout", fmt.Sprintf("%q is neither stop nor continue", c.OnQuestionTimeout), "use --on-question-timeout stop (the default) or continue")
+	}
 	if c.Questions == QuestionsOn && c.QuestionTimeout <= 0 {
 		ps.add("question_timeout", "must be more than 0", "e.g. --question-timeout 30m")
 	}
