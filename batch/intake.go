@@ -1,7 +1,9 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/architect-dev/architect/config"
 	"go.yaml.in/yaml/v3"
@@ -28,7 +30,7 @@ func LoadSpecs(path, project string, specs []Spec) ([]Task, []string, error) {
 		}})
 	}
 	if path != "" {
-		return load(path, extra)
+		return shared(path, specs)(load(path, extra))
 	}
 	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	src := "--from"
@@ -52,7 +54,36 @@ func LoadSpecs(path, project string, specs []Spec) ([]Task, []string, error) {
 			}
 		}
 	}
-	return fromRoot(src, root, extra)
+	return shared(src, specs)(fromRoot(src, root, extra))
+}
+
+// shared turns the problems every task of specs has alike (they differ
+// only in their text: a problem is the shared settings') into one each:
+// named by the setting, not the task, and said once.
+func shared(path string, specs []Spec) func([]Task, []string, error) ([]Task, []string, error) {
+	return func(tasks []Task, warnings []string, err error) ([]Task, []string, error) {
+		var ce config.Errors
+		if !errors.As(err, &ce) {
+			return tasks, warnings, err
+		}
+		var out config.Errors
+		seen := map[string]bool{}
+		for _, e := range ce {
+			for _, s := range specs {
+				if rest, ok := strings.CutPrefix(e.Key, "tasks."+s.ID+"."); ok {
+					e.Key = rest
+					if e.Source == path+":0" {
+						e.Source = path
+					}
+				}
+			}
+			if k := e.Source + "\x00" + e.Key + "\x00" + e.Msg; !seen[k] {
+				seen[k] = true
+				out = append(out, e)
+			}
+		}
+		return nil, nil, out
+	}
 }
 
 func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }

@@ -65,6 +65,8 @@ Exit status: 0 every task succeeded (and got its pull request, when asked),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if from, _ := cmd.Flags().GetString("from"); from != "" && len(args) <= 1 {
 				return nil
+			} else if from == "" && cmd.Flags().Changed("from") {
+				return &usererr.Error{Msg: "--from: empty", Hint: "--from github-issues --label NAME, or --from FILE.md"}
 			}
 			if len(args) != 1 {
 				return &usererr.Error{Msg: fmt.Sprintf("expected one batch FILE, got %d arguments", len(args)), Hint: "architect batch ralph-batch.yaml (see ralph-batch.yaml.example)"}
@@ -81,9 +83,6 @@ Exit status: 0 every task succeeded (and got its pull request, when asked),
 			file := ""
 			if len(args) > 0 {
 				file = args[0]
-			}
-			if cmd.Flags().Changed("from") && o.from == "" {
-				return &usererr.Error{Msg: "--from: empty", Hint: "--from github-issues --label NAME, or --from FILE.md"}
 			}
 			return runBatch(cmd.Context(), e, file, o)
 		},
