@@ -75,7 +75,7 @@ type State struct {
 	Permissions map[string]string `json:"permissions"`
 	// Deny maps "METHOD PATH-PREFIX" to a status the fake answers with
 	// (403 for a permission the token lacks).
-	Deny  map[string]int `json:"deny"`
+	Deny map[string]int `json:"deny"`
 	// PageSize, when above 0, caps the issues of one page of a list
 	// below the per_page asked for (GitHub's cap is 100), so that a
 	// test sees several pages without a hundred issues.
