@@ -20,7 +20,7 @@ import (
 func newBatchCmd(e *env) *cobra.Command {
 	var o batchOptions
 	c := &cobra.Command{
-		Use:   "batch FILE [flags] | batch --from plan.md|github-issues [FILE] [flags]",
+		Use:   "batch {FILE | --from SOURCE [FILE]} [flags]",
 		Short: "run many tasks from a file, each in its own worktree, N at a time",
 		Long: `Runs every task of FILE (see ralph-batch.yaml.example) in its own loop, in
 its own worktree .architect-worktrees/ID on branch architect/ID, N at a
@@ -184,12 +184,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		return err
 	}
 	o.prs = prs
-	if o.from == intake.GitHubIssues { // the issues are read: the tasks never get the token
-		hideGitHubToken(nil)
-		for id, env := range opts.Env {
-			opts.Env[id] = withoutGitHubToken(env)
-		}
-	}
+	keepTokenFromTasks(o, &opts)
 	if err := batch.Setup(ctx, tasks, &opts, warn); err != nil {
 		return err
 	}

@@ -28,49 +28,13 @@ func batchTasks(ctx context.Context, e *env, file string, o *batchOptions) (task
 		return tasks, warnings, "", err
 	}
 	var specs []batch.Spec
-	switch {
-	case o.from == intake.GitHubIssues:
-		if o.label == "" {
-			return nil, nil, "", &usererr.Error{Msg: "--from github-issues needs --label", Hint: "name the label of the issues to work on: --from github-issues --label NAME"}
-		}
-		g, gerr := newGHRun(e, o.repo)
-		if ue := (*usererr.Error)(nil); errors.As(gerr, &ue) {
-			hint := ue.Hint
-			if g.getenv("GITHUB_TOKEN") == "" && g.getenv("GH_TOKEN") == "" {
-				hint = "set GITHUB_TOKEN (or GH_TOKEN) to a token that can read the repository's issues (in a workflow, the job needs `permissions:` issues: read)"
-			}
-			return nil, nil, "", &usererr.Error{Msg: "--from github-issues: " + ue.Msg, Hint: hint, Err: ue.Err}
-		} else if gerr != nil {
-			return nil, nil, "", gerr
-		}
-		var notes []string
-		if specs, notes, err = intake.IssueSpecs(ctx, g.client, o.label); err != nil {
-			return nil, nil, "", err
-		}
-		for _, n := range notes {
-			usererr.Say(e.stderr, usererr.LevelWarning, "%s", printable(n))
-		}
-		if len(specs) == 0 {
-			return nil, nil, fmt.Sprintf("no open issue of %s has the label %q: nothing to do", g.slug, o.label), nil
-		}
-		o.file = "github-issues-" + o.label
-	default:
-		if fi, serr := os.Stat(o.from); serr != nil || fi.IsDir() {
-			return nil, nil, "", intake.UnknownSource(o.from)
-		}
-		if o.label != "" {
-			return nil, nil, "", &usererr.Error{Msg: "--label is for --from github-issues, not a plan", Hint: "drop --label"}
-		}
-		if o.plan, err = intake.ReadPlan(o.from); err != nil {
-			return nil, nil, "", err
-		}
-		if specs, err = intake.PlanSpecs(o.plan); err != nil {
-			return nil, nil, "", err
-		}
-		if len(specs) == 0 {
-			return nil, nil, fmt.Sprintf("every item of %s is ticked: nothing to do", o.from), nil
-		}
-		o.file = o.from
+	if o.from == intake.GitHubIssues {
+		specs, nothing, err = issueSpecs(ctx, e, o)
+	} else {
+		specs, nothing, err = planSpecs(o)
+	}
+	if err != nil || nothing != "" {
+		return nil, nil, nothing, err
 	}
 	project := ""
 	if file == "" {
@@ -84,6 +48,71 @@ func batchTasks(ctx context.Context, e *env, file string, o *batchOptions) (task
 	}
 	o.resume = true
 	return tasks, warnings, "", err
+}
+
+// issueSpecs is a task for each open issue with --label.
+func issueSpecs(ctx context.Context, e *env, o *batchOptions) ([]batch.Spec, string, error) {
+	if o.label == "" {
+		return nil, "", &usererr.Error{Msg: "--from github-issues needs --label", Hint: "name the label of the issues to work on: --from github-issues --label NAME"}
+	}
+	g, err := newGHRun(e, o.repo)
+	if ue := (*usererr.Error)(nil); errors.As(err, &ue) {
+		hint := ue.Hint
+		if g.getenv("GITHUB_TOKEN") == "" && g.getenv("GH_TOKEN") == "" {
+			hint = "set GITHUB_TOKEN (or GH_TOKEN) to a token that can read the repository's issues (in a workflow, the job needs `permissions:` issues: read)"
+		}
+		return nil, "", &usererr.Error{Msg: "--from github-issues: " + ue.Msg, Hint: hint, Err: ue.Err}
+	} else if err != nil {
+		return nil, "", err
+	}
+	specs, notes, err := intake.IssueSpecs(ctx, g.client, o.label)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, n := range notes {
+		usererr.Say(e.stderr, usererr.LevelWarning, "%s", printable(n))
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Sprintf("no open issue of %s has the label %q: nothing to do", g.slug, o.label), nil
+	}
+	o.file = "github-issues-" + o.label
+	return specs, "", nil
+}
+
+// planSpecs is a task for each unticked item of the plan --from names.
+func planSpecs(o *batchOptions) ([]batch.Spec, string, error) {
+	if fi, err := os.Stat(o.from); err != nil || fi.IsDir() {
+		return nil, "", intake.UnknownSource(o.from)
+	}
+	if o.label != "" {
+		return nil, "", &usererr.Error{Msg: "--label is for --from github-issues, not a plan", Hint: "drop --label"}
+	}
+	var err error
+	if o.plan, err = intake.ReadPlan(o.from); err != nil {
+		return nil, "", err
+	}
+	specs, err := intake.PlanSpecs(o.plan)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Sprintf("every item of %s is ticked: nothing to do", o.from), nil
+	}
+	o.file = o.from
+	return specs, "", nil
+}
+
+// keepTokenFromTasks, once the issues are read (and the pull requests'
+// client made), removes the GitHub token from what every task's agents,
+// checks and hooks inherit.
+func keepTokenFromTasks(o batchOptions, opts *batch.Options) {
+	if o.from != intake.GitHubIssues {
+		return
+	}
+	hideGitHubToken(nil)
+	for id, env := range opts.Env {
+		opts.Env[id] = withoutGitHubToken(env)
+	}
 }
 
 // tickPlan ticks, in the plan given with --from, the item of every task

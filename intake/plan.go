@@ -56,59 +56,20 @@ type line struct {
 // items. Ticked items ([x]) are returned with Done set. Line endings
 // (LF or CRLF) and a UTF-8 byte order mark are taken as they come.
 func Parse(data []byte) []Item {
-	var items []Item
-	var cur *Item
-	var body []numbered
-	curIndent := 0
-	fence := ""    // the open fence at top level ("" for none)
-	lastHead := "" // the last heading seen
-	seen := map[string]int{}
-	finish := func() {
-		if cur == nil {
-			return
-		}
-		for len(body) > 0 && strings.TrimSpace(body[len(body)-1].text) == "" {
-			body = body[:len(body)-1]
-		}
-		var b strings.Builder
-		b.WriteString(cur.Text)
-		for _, l := range body {
-			b.WriteString("\n")
-			b.WriteString(dedent(l.text, curIndent+2))
-		}
-		cur.Text = b.String()
-		cur.ID = itemID(cur.Text)
-		seen[cur.ID]++
-		if k := seen[cur.ID]; k > 1 {
-			cur.ID += "-" + strconv.Itoa(k) // the same text again: told apart by order
-		}
-		items = append(items, *cur)
-		cur, body = nil, nil
-	}
+	ps := &parser{seen: map[string]int{}}
 	for _, l := range lines(data) {
 		t := l.text
-		blank := strings.TrimSpace(t) == ""
 		ind := indent(t)
-		if cur != nil && (blank || ind > curIndent) {
-			body = append(body, l)
+		if ps.cur != nil && (strings.TrimSpace(t) == "" || ind > ps.indent) {
+			ps.body = append(ps.body, l)
 			continue
 		}
-		finish()
-		if f := fenceOf(t); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-				continue
-			case strings.HasPrefix(f, fence[:1]) && len(f) >= len(fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(t), f[:1])) == "":
-				fence = ""
-				continue
-			}
-		}
-		if fence != "" {
+		ps.finish()
+		if ps.fenced(t) {
 			continue
 		}
 		if m := heading.FindStringSubmatch(t); m != nil {
-			lastHead = m[1]
+			ps.heading = m[1]
 			continue
 		}
 		m := checkbox.FindStringSubmatchIndex(t)
@@ -119,18 +80,67 @@ func Parse(data []byte) []Item {
 		if m[8] >= 0 {
 			text = strings.TrimSpace(t[m[8]:m[9]])
 		}
-		curIndent = ind
-		cur = &Item{Text: text, Line: l.no, Done: t[m[6]] != ' ', Box: l.start + m[6], Heading: lastHead}
+		ps.indent = ind
+		ps.cur = &Item{Text: text, Line: l.no, Done: t[m[6]] != ' ', Box: l.start + m[6], Heading: ps.heading}
 	}
-	finish()
-	// An item with no words is no task.
-	out := items[:0]
-	for _, it := range items {
-		if strings.TrimSpace(it.Text) != "" {
-			out = append(out, it)
+	ps.finish()
+	return ps.items
+}
+
+// parser is Parse's state between lines.
+type parser struct {
+	items   []Item
+	cur     *Item      // the item being read, nil between items
+	body    []numbered // cur's lines after its first
+	indent  int        // cur's marker's indent
+	fence   string     // the open fence at top level ("" for none)
+	heading string     // the last heading seen
+	seen    map[string]int
+}
+
+// finish ends the item being read: its text, its ID. An item with no
+// words is no task.
+func (ps *parser) finish() {
+	cur, body := ps.cur, ps.body
+	ps.cur, ps.body = nil, nil
+	if cur == nil {
+		return
+	}
+	for len(body) > 0 && strings.TrimSpace(body[len(body)-1].text) == "" {
+		body = body[:len(body)-1]
+	}
+	var b strings.Builder
+	b.WriteString(cur.Text)
+	for _, l := range body {
+		b.WriteString("\n")
+		b.WriteString(dedent(l.text, ps.indent+2))
+	}
+	cur.Text = b.String()
+	if strings.TrimSpace(cur.Text) == "" {
+		return
+	}
+	cur.ID = itemID(cur.Text)
+	ps.seen[cur.ID]++
+	if k := ps.seen[cur.ID]; k > 1 {
+		cur.ID += "-" + strconv.Itoa(k) // the same text again: told apart by order
+	}
+	ps.items = append(ps.items, *cur)
+}
+
+// fenced says whether line t, outside any item, is a fence or inside a
+// fenced block, and follows the block's opening and closing.
+func (ps *parser) fenced(t string) bool {
+	if f := fenceOf(t); f != "" {
+		switch {
+		case ps.fence == "":
+			ps.fence = f
+			return true
+		case f[0] == ps.fence[0] && len(f) >= len(ps.fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(t), f[:1])) == "":
+			ps.fence = ""
+			return true
 		}
 	}
-	return out
+	return ps.fence != ""
 }
 
 type numbered struct {

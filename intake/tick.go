@@ -25,19 +25,19 @@ type Plan struct {
 	Path  string // as given
 	Items []Item
 
-	mu   sync.Mutex
-	real string // Path with its symbolic links resolved: the file ticked
-	data []byte // the file's bytes as read, then as last written
-	perm os.FileMode
+	mu     sync.Mutex
+	target string // Path with its symbolic links resolved: the file ticked
+	data   []byte // the file's bytes as read, then as last written
+	perm   os.FileMode
 }
 
 // ReadPlan reads and parses the plan at path.
 func ReadPlan(path string) (*Plan, error) {
-	real, err := filepath.EvalSymlinks(path)
+	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil, planError(path, err)
 	}
-	fi, err := os.Stat(real)
+	fi, err := os.Stat(target)
 	if err != nil {
 		return nil, planError(path, err)
 	}
@@ -47,11 +47,11 @@ func ReadPlan(path string) (*Plan, error) {
 	if fi.Size() > MaxPlanBytes {
 		return nil, &usererr.Error{Msg: fmt.Sprintf("--from %s: %d bytes, more than a plan's %d", path, fi.Size(), MaxPlanBytes), Hint: "split the plan into smaller files"}
 	}
-	data, err := os.ReadFile(real)
+	data, err := os.ReadFile(target)
 	if err != nil {
 		return nil, planError(path, err)
 	}
-	return &Plan{Path: path, Items: Parse(data), real: real, data: data, perm: fi.Mode().Perm()}, nil
+	return &Plan{Path: path, Items: Parse(data), target: target, data: data, perm: fi.Mode().Perm()}, nil
 }
 
 func planError(path string, err error) error {
@@ -102,7 +102,7 @@ func (p *Plan) Tick(id string) error {
 	if p.Items[k].Done {
 		return nil
 	}
-	now, err := os.ReadFile(p.real)
+	now, err := os.ReadFile(p.target)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (p *Plan) Tick(id string) error {
 	if err != nil {
 		return err
 	}
-	if err := runlog.ReplaceFile(p.real, next, p.perm); err != nil {
+	if err := runlog.ReplaceFile(p.target, next, p.perm); err != nil {
 		return err
 	}
 	p.data = next
