@@ -36,7 +36,11 @@ var batchKeys = []string{"id", "pull_request"}
 // Load reads and validates a batch file. It returns every problem at once
 // as config.Errors, each naming the file and line, and the key as
 // defaults.KEY or tasks.ID.KEY; and warnings worth printing.
-func Load(path string) ([]Task, []string, error) {
+func Load(path string) ([]Task, []string, error) { return load(path, nil) }
+
+// load is Load; extra, when not nil, is the tasks: list, which the file
+// then must not have.
+func load(path string, extra *yaml.Node) ([]Task, []string, error) {
 	data, e := config.ReadText(path, "batch file")
 	if e != nil {
 		e.Hint = "check the path (see ralph-batch.yaml.example for the format)"
@@ -49,7 +53,11 @@ func Load(path string) ([]Task, []string, error) {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, nil, config.Errors{{Source: path, Msg: "a batch file is a mapping with a tasks: list (and optionally defaults:)", Hint: "see ralph-batch.yaml.example"}}
 	}
-	root := doc.Content[0]
+	return fromRoot(path, doc.Content[0], extra)
+}
+
+// fromRoot reads a batch file's top-level mapping, as load.
+func fromRoot(path string, root, extra *yaml.Node) ([]Task, []string, error) {
 	var defaults, tasks *yaml.Node
 	var errs config.Errors
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -62,6 +70,10 @@ func Load(path string) ([]Task, []string, error) {
 		default:
 			errs = append(errs, &config.Error{Source: at(path, k), Key: k.Value, Msg: fmt.Sprintf("unknown key %q at the top level", k.Value), Hint: "a batch file has defaults: and tasks: only"})
 		}
+	}
+	if extra != nil {
+		errs = append(errs, noTasks(path, tasks)...)
+		tasks = extra
 	}
 	base := config.Defaults()
 	baseSrc := config.Sources{}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/architect-dev/architect/batch"
+	"github.com/architect-dev/architect/intake"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
 	"github.com/architect-dev/architect/runlog"
@@ -19,7 +20,7 @@ import (
 func newBatchCmd(e *env) *cobra.Command {
 	var o batchOptions
 	c := &cobra.Command{
-		Use:   "batch FILE [flags]",
+		Use:   "batch {FILE | --from SOURCE [FILE]} [flags]",
 		Short: "run many tasks from a file, each in its own worktree, N at a time",
 		Long: `Runs every task of FILE (see ralph-batch.yaml.example) in its own loop, in
 its own worktree .architect-worktrees/ID on branch architect/ID, N at a
@@ -34,6 +35,16 @@ each task that succeeds pushes its branch and opens its one pull request, or
 updates the one open already, as architect github does (GITHUB_TOKEN and
 GITHUB_REPOSITORY; the token is kept from the tasks' processes).
 
+With --from, the tasks come from elsewhere, and FILE, when given, gives only
+the shared settings (its defaults:; without FILE, the project's ralph.yaml):
+--from plan.md makes a task of every unticked checklist item (- [ ] ...) of
+a Markdown plan and ticks each item whose task succeeds; --from
+github-issues --label NAME makes a task of every open issue with the label
+(GITHUB_TOKEN, GITHUB_REPOSITORY or --repo, GITHUB_API_URL). Each task has a
+stable ID (issue-N; for a plan item a slug of its text and a hash), and a
+run with --from always continues the earlier ones, as --resume: what
+succeeded is not run again. See docs/task-intake.md.
+
 Exit status: 0 every task succeeded (and got its pull request, when asked),
 1 some did not, 2 usage, configuration or pre-flight error, 130 interrupted.`,
 		Example: `  # Every task, three at a time
@@ -43,9 +54,20 @@ Exit status: 0 every task succeeded (and got its pull request, when asked),
   architect batch ralph-batch.yaml --resume
 
   # One job per task in GitHub Actions (strategy.matrix)
-  architect batch ralph-batch.yaml --matrix`,
+  architect batch ralph-batch.yaml --matrix
+
+  # A task per unticked item of a plan, settings from defaults.yaml
+  architect batch --from PLAN.md defaults.yaml
+
+  # A task per open issue labelled "architect"
+  architect batch --from github-issues --label architect`,
 		GroupID: groupRun,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if from, _ := cmd.Flags().GetString("from"); from != "" && len(args) <= 1 {
+				return nil
+			} else if from == "" && cmd.Flags().Changed("from") {
+				return &usererr.Error{Msg: "--from: empty", Hint: "--from github-issues --label NAME, or --from FILE.md"}
+			}
 			if len(args) != 1 {
 				return &usererr.Error{Msg: fmt.Sprintf("expected one batch FILE, got %d arguments", len(args)), Hint: "architect batch ralph-batch.yaml (see ralph-batch.yaml.example)"}
 			}
@@ -58,7 +80,11 @@ Exit status: 0 every task succeeded (and got its pull request, when asked),
 			if cmd.Flags().Changed("only") && o.only == "" {
 				return &usererr.Error{Msg: "--only: empty", Hint: "give the id of a task, or leave --only out to run them all"}
 			}
-			return runBatch(cmd.Context(), e, args[0], o)
+			file := ""
+			if len(args) > 0 {
+				file = args[0]
+			}
+			return runBatch(cmd.Context(), e, file, o)
 		},
 	}
 	fs := c.Flags()
@@ -74,6 +100,9 @@ Exit status: 0 every task succeeded (and got its pull request, when asked),
 	fs.BoolVar(&o.pullRequest, "pull-request", false, "for every task that succeeds, push its branch and open or update its one pull request (as pull_request: true in the file does for a task); needs GITHUB_TOKEN and GITHUB_REPOSITORY")
 	fs.StringVar(&o.base, "base", "", "the pull requests' base `branch` (default the checkout's branch)")
 	fs.BoolVar(&o.draftOnFail, "draft-on-failure", false, "with pull requests, a task that ends without success still pushes and opens (or updates) its pull request, as a draft")
+	fs.StringVar(&o.from, "from", "", "take the tasks from `SOURCE`: a Markdown plan (a task per unticked checklist item, ticked when it succeeds) or github-issues (with --label); FILE then gives only the shared settings (defaults:), else the project's ralph.yaml")
+	fs.StringVar(&o.label, "label", "", "with --from github-issues: a task per open issue with this `label`")
+	fs.StringVar(&o.repo, "repo", "", "the GitHub repository, `OWNER/NAME`, of --from github-issues and the pull requests (default $GITHUB_REPOSITORY)")
 	_ = c.MarkFlagDirname("dir")
 	return c
 }
@@ -86,6 +115,10 @@ type batchOptions struct {
 	pullRequest, draftOnFail       bool
 	base                           string
 	file                           string // the batch file
+	// from, label and repo: --from, --label, --repo (task intake).
+	from, label, repo string
+	// plan is the plan of --from plan.md, whose items are ticked.
+	plan *intake.Plan
 	// prs: some task asks for a pull request.
 	prs bool
 	// formats, on a GitHub Actions runner, is each task's errorformat
@@ -98,9 +131,13 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	if o.parallel < 1 {
 		return &usererr.Error{Msg: fmt.Sprintf("--parallel %d: must be at least 1", o.parallel), Hint: "e.g. --parallel 2"}
 	}
-	tasks, warnings, err := batch.Load(file)
+	tasks, warnings, nothing, err := batchTasks(ctx, e, file, &o)
 	if err != nil {
 		return err
+	}
+	if nothing != "" {
+		fmt.Fprintf(e.stderr, "architect: %s\n", printable(nothing))
+		return nil
 	}
 	if o.matrix {
 		data, _ := json.Marshal(batch.Matrix(tasks))
@@ -147,6 +184,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		return err
 	}
 	o.prs = prs
+	keepTokenFromTasks(o, &opts)
 	if err := batch.Setup(ctx, tasks, &opts, warn); err != nil {
 		return err
 	}
@@ -164,6 +202,7 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	defer restore()
 	results := batch.Run(ctx, tasks, opts)
 	stop()
+	tickPlan(e, o, results)
 	return reportBatch(ctx, e, results, o)
 }
 

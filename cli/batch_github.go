@@ -31,7 +31,7 @@ func batchPullRequests(ctx context.Context, e *env, tasks []batch.Task, o batchO
 		}
 		return false, nil
 	}
-	g, err := newGHRun(e, "")
+	g, err := newGHRun(e, o.repo)
 	if ue := (*usererr.Error)(nil); errors.As(err, &ue) {
 		// Say which input asked for the pull requests that need it.
 		return true, &usererr.Error{Msg: "--pull-request (pull_request: in the batch file): " + ue.Msg, Hint: ue.Hint, Err: ue.Err}

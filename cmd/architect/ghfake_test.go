@@ -24,7 +24,9 @@ type ghfakeHolder struct{ s *fakegithub.Server }
 //
 //	ghfake start OWNER/REPO TOKEN [REMOTE]  start it; set GITHUB_API_URL, GITHUB_TOKEN, GITHUB_REPOSITORY
 //	                                        (REMOTE: a bare repository whose branches give the PRs' head SHAs)
-//	ghfake issue N STATE TITLEFILE BODYFILE  an issue, its text read from files
+//	ghfake issue N STATE TITLEFILE BODYFILE [LABEL...]  an issue, its text read from files
+//	ghfake ispr N                           issue N is a pull request (the issues list has it)
+//	ghfake pagesize N                       list at most N issues a page
 //	ghfake perm USER PERMISSION             a collaborator's permission
 //	ghfake close N                          close issue N
 //	ghfake checks BRANCH STATE              the check run on BRANCH's head in REMOTE (success, failure, in_progress)
@@ -66,8 +68,18 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		title, body := ts.ReadFile(args[3]), ts.ReadFile(args[4])
 		h.s.Update(func(st *fakegithub.State) {
-			st.Issues[n] = &fakegithub.Issue{Number: n, State: args[2], Title: strings.TrimSuffix(title, "\n"), Body: body, UpdatedAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+			st.Issues[n] = &fakegithub.Issue{Number: n, State: args[2], Title: strings.TrimSuffix(title, "\n"), Body: body, UpdatedAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Labels: args[5:]}
 		})
+	case "ispr":
+		need(2)
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		h.s.Update(func(st *fakegithub.State) { st.Issues[n].PullRequest = true })
+	case "pagesize":
+		need(2)
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		h.s.Update(func(st *fakegithub.State) { st.PageSize = n })
 	case "perm":
 		need(3)
 		h.s.Update(func(st *fakegithub.State) { st.Permissions[args[1]] = args[2] })

@@ -2,7 +2,8 @@
 // the calls architect github makes, served on 127.0.0.1 (httptest), with
 // state (issues, comments, pull requests, statuses, check runs,
 // collaborators' permissions) that a test sets and reads, and every call
-// recorded. Requests without the expected token get 401.
+// recorded. Issues are listed by label a page at a time, as GitHub lists
+// them. Requests without the expected token get 401.
 package fakegithub
 
 import (
@@ -11,6 +12,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +35,10 @@ type Issue struct {
 	Body      string    `json:"body"`
 	State     string    `json:"state"`
 	UpdatedAt time.Time `json:"updated_at"`
+	Labels    []string  `json:"labels,omitempty"`
+	// PullRequest: the number is a pull request's, which the issues
+	// API lists among the issues.
+	PullRequest bool `json:"pull_request,omitempty"`
 }
 
 // Comment is a comment on an issue.
@@ -68,8 +75,12 @@ type State struct {
 	Permissions map[string]string `json:"permissions"`
 	// Deny maps "METHOD PATH-PREFIX" to a status the fake answers with
 	// (403 for a permission the token lacks).
-	Deny  map[string]int `json:"deny"`
-	Calls []Call         `json:"calls"`
+	Deny map[string]int `json:"deny"`
+	// PageSize, when above 0, caps the issues of one page of a list
+	// below the per_page asked for (GitHub's cap is 100), so that a
+	// test sees several pages without a hundred issues.
+	PageSize int    `json:"page_size,omitempty"`
+	Calls    []Call `json:"calls"`
 	// Before, when set (through Update), is called with every authorized
 	// request's method and path (without the query), under the lock,
 	// before the request is answered: a test changes the state there at a
@@ -176,6 +187,8 @@ func (s *Server) handle(r *responder, req *http.Request, body []byte) {
 			return
 		}
 		r.json(200, map[string]any{"permission": p, "role_name": p, "user": map[string]any{"login": parts[1]}})
+	case len(parts) == 1 && parts[0] == "issues" && req.Method == "GET":
+		s.listIssues(r, req)
 	case len(parts) == 2 && parts[0] == "issues" && req.Method == "GET":
 		is := s.issue(parts[1])
 		if is == nil {
@@ -321,7 +334,75 @@ func (s *Server) nextNumber() int {
 }
 
 func issueJSON(is *Issue) map[string]any {
-	return map[string]any{"number": is.Number, "title": is.Title, "body": is.Body, "state": is.State, "updated_at": is.UpdatedAt.Format(time.RFC3339)}
+	labels := []any{}
+	for _, l := range is.Labels {
+		labels = append(labels, map[string]any{"name": l})
+	}
+	out := map[string]any{"number": is.Number, "title": is.Title, "body": is.Body, "state": is.State, "updated_at": is.UpdatedAt.Format(time.RFC3339), "labels": labels}
+	if is.PullRequest {
+		out["pull_request"] = map[string]any{"url": "https://api.github.example/pulls/" + strconv.Itoa(is.Number)}
+	}
+	return out
+}
+
+// listIssues answers GET /repos/O/R/issues as GitHub does: the issues
+// (pull requests among them) in the state asked for (default open) that
+// carry every label asked for, by number, a page at a time (page,
+// per_page: default 30, at most 100, at most PageSize), with a Link header
+// naming the next page while there is one.
+func (s *Server) listIssues(r *responder, req *http.Request) {
+	q := req.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var want []string
+	if l := q.Get("labels"); l != "" {
+		want = strings.Split(l, ",")
+	}
+	var nums []int
+	for n, is := range s.st.Issues {
+		if (state == "all" || is.State == state) && hasAll(is.Labels, want) {
+			nums = append(nums, n)
+		}
+	}
+	sort.Ints(nums)
+	if q.Get("direction") == "desc" {
+		slices.Reverse(nums)
+	}
+	per, _ := strconv.Atoi(q.Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	per = min(per, 100)
+	if s.st.PageSize > 0 {
+		per = min(per, s.st.PageSize)
+	}
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	from := min((page-1)*per, len(nums))
+	to := min(from+per, len(nums))
+	out := []any{}
+	for _, n := range nums[from:to] {
+		out = append(out, issueJSON(s.st.Issues[n]))
+	}
+	if to < len(nums) {
+		next := *req.URL
+		nq := next.Query()
+		nq.Set("page", strconv.Itoa(page+1))
+		next.RawQuery = nq.Encode()
+		r.w.Header().Set("Link", fmt.Sprintf(`<http://%s%s>; rel="next"`, req.Host, next.RequestURI()))
+	}
+	r.json(200, out)
+}
+
+func hasAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) prJSON(pr *PR) map[string]any {
