@@ -27,6 +27,9 @@ type Task struct {
 	// PullRequest: when the task succeeds, push its branch and open or
 	// update its one pull request (pull_request: in the file).
 	PullRequest bool
+	// Issue is the GitHub issue the task comes from (batch --from
+	// github-issues): its pull request closes it. 0 for none.
+	Issue int
 }
 
 // batchKeys are the keys a batch file's defaults: and tasks take besides

@@ -13,6 +13,7 @@ import (
 // plan's item, an issue: package intake): its id and its task text.
 type Spec struct {
 	ID, Task string
+	Issue    int // the GitHub issue the task comes from; 0 for none
 }
 
 // LoadSpecs makes the tasks of specs, each with the shared settings
@@ -30,7 +31,7 @@ func LoadSpecs(path, project string, specs []Spec) ([]Task, []string, error) {
 		}})
 	}
 	if path != "" {
-		return shared(path, specs)(load(path, extra))
+		return withIssues(specs)(shared(path, specs)(load(path, extra)))
 	}
 	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	src := "--from"
@@ -54,7 +55,21 @@ func LoadSpecs(path, project string, specs []Spec) ([]Task, []string, error) {
 			}
 		}
 	}
-	return shared(src, specs)(fromRoot(src, root, extra))
+	return withIssues(specs)(shared(src, specs)(fromRoot(src, root, extra)))
+}
+
+// withIssues gives each task the issue its spec comes from.
+func withIssues(specs []Spec) func([]Task, []string, error) ([]Task, []string, error) {
+	return func(tasks []Task, warnings []string, err error) ([]Task, []string, error) {
+		issue := map[string]int{}
+		for _, s := range specs {
+			issue[s.ID] = s.Issue
+		}
+		for i := range tasks {
+			tasks[i].Issue = issue[tasks[i].ID]
+		}
+		return tasks, warnings, err
+	}
 }
 
 // shared turns the problems every task of specs has alike (they differ

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/architect-dev/architect/batch"
+	"github.com/architect-dev/architect/github"
 	"github.com/architect-dev/architect/intake"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/preflight"
@@ -119,6 +120,9 @@ type batchOptions struct {
 	from, label, repo string
 	// plan is the plan of --from plan.md, whose items are ticked.
 	plan *intake.Plan
+	// issues are the issues of --from github-issues, by number: a task's
+	// pull request closes its issue and its receipt records it.
+	issues map[int]github.Issue
 	// prs: some task asks for a pull request.
 	prs bool
 	// formats, on a GitHub Actions runner, is each task's errorformat

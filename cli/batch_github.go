@@ -63,6 +63,9 @@ func batchPullRequests(ctx context.Context, e *env, tasks []batch.Task, o batchO
 		}
 		tg := *g
 		tg.log = log
+		if is, ok := o.issues[t.Issue]; ok && t.Issue > 0 {
+			tg.n, tg.facts.Issue = t.Issue, is
+		}
 		_, pr, err := tg.deliver(ctx, repo, r.Result, gho, github.PRSpec{Head: r.Branch, Base: base, Title: batchTitle(t)})
 		if pr != nil {
 			r.PullRequest, r.PullRequestURL = pr.Number, pr.URL

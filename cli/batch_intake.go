@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/architect-dev/architect/batch"
+	"github.com/architect-dev/architect/github"
 	"github.com/architect-dev/architect/intake"
 	"github.com/architect-dev/architect/usererr"
 )
@@ -65,9 +66,14 @@ func issueSpecs(ctx context.Context, e *env, o *batchOptions) ([]batch.Spec, str
 	} else if err != nil {
 		return nil, "", err
 	}
-	specs, notes, err := intake.IssueSpecs(ctx, g.client, o.label)
+	issues, err := g.client.ListIssues(ctx, o.label)
 	if err != nil {
 		return nil, "", err
+	}
+	specs, notes := intake.IssueSpecsOf(issues)
+	o.issues = map[int]github.Issue{}
+	for _, is := range issues {
+		o.issues[is.Number] = is
 	}
 	for _, n := range notes {
 		usererr.Say(e.stderr, usererr.LevelWarning, "%s", printable(n))

@@ -50,13 +50,19 @@ func IssueSpecs(ctx context.Context, c Lister, label string) ([]batch.Spec, []st
 	if err != nil {
 		return nil, nil, err
 	}
+	specs, notes := IssueSpecsOf(issues)
+	return specs, notes, nil
+}
+
+// IssueSpecsOf is IssueSpecs for issues already listed.
+func IssueSpecsOf(issues []github.Issue) ([]batch.Spec, []string) {
 	var specs []batch.Spec
 	var notes []string
 	for _, is := range issues {
-		specs = append(specs, batch.Spec{ID: github.WorktreeName(is.Number), Task: github.Task(is, "")})
+		specs = append(specs, batch.Spec{ID: github.WorktreeName(is.Number), Task: github.Task(is, ""), Issue: is.Number})
 		if n := len(strings.TrimSpace(is.Body)); n > github.MaxIssueBytes {
 			notes = append(notes, fmt.Sprintf("issue #%d: its body of %d bytes is cut to %d in the task", is.Number, n, github.MaxIssueBytes))
 		}
 	}
-	return specs, notes, nil
+	return specs, notes
 }
