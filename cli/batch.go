@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,6 +75,9 @@ Exit status: 0 every task succeeded (and got its pull request, when asked),
 	fs.BoolVar(&o.pullRequest, "pull-request", false, "for every task that succeeds, push its branch and open or update its one pull request (as pull_request: true in the file does for a task); needs GITHUB_TOKEN and GITHUB_REPOSITORY")
 	fs.StringVar(&o.base, "base", "", "the pull requests' base `branch` (default the checkout's branch)")
 	fs.BoolVar(&o.draftOnFail, "draft-on-failure", false, "with pull requests, a task that ends without success still pushes and opens (or updates) its pull request, as a draft")
+	fs.BoolVar(&o.merge, "merge", false, "when the tasks have ended, run the merge queue (as architect merge --batch FILE does): the tasks that succeeded, one at a time, onto --onto with their checks green")
+	fs.BoolVar(&o.queue.squash, "squash", false, "with --merge, each task lands on the target as one commit")
+	addQueueFlags(fs, &o.queue)
 	_ = c.MarkFlagDirname("dir")
 	return c
 }
@@ -85,7 +89,9 @@ type batchOptions struct {
 	plain                          bool
 	pullRequest, draftOnFail       bool
 	base                           string
-	file                           string // the batch file
+	merge                          bool       // run the merge queue at the end
+	queue                          queueFlags // its options
+	file                           string     // the batch file
 	// prs: some task asks for a pull request.
 	prs bool
 	// formats, on a GitHub Actions runner, is each task's errorformat
@@ -164,7 +170,14 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	defer restore()
 	results := batch.Run(ctx, tasks, opts)
 	stop()
-	return reportBatch(ctx, e, results, o)
+	err = reportBatch(ctx, e, results, o)
+	if !o.merge || ctx.Err() != nil {
+		return err
+	}
+	if qerr := runQueue(ctx, e, o.dir, file, tasks, results, o.queue, opts.Env); qerr != nil && (err == nil || !errors.Is(qerr, errNoSuccess)) {
+		return qerr
+	}
+	return err
 }
 
 // showBatch sets opts up for the way the batch is watched: nothing with
