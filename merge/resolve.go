@@ -65,6 +65,9 @@ func (q *queue) resolve(ctx context.Context, t QueueTask, in resolveInput) (*Res
 	cfg.Candidates, cfg.CandidateAgents = 1, nil
 	cfg.Events, cfg.OnIteration, cfg.OnFinish, cfg.Notify, cfg.Push = "", "", "", false, false
 	cfg.Questions = config.QuestionsOff
+	if cfg.Tests == "" {
+		cfg.Tests = config.TestsKeep // a resolution keeps every test that is there
+	}
 	cfg.New = true
 	newAgent := q.o.NewAgent
 	if newAgent == nil {
@@ -180,7 +183,7 @@ func (q *queue) resolvePrompt(ctx context.Context, t QueueTask, in resolveInput)
 	var b strings.Builder
 	target := q.res.Target
 	if in.applied {
-		fmt.Fprintf(&b, "Task %s's work was brought onto the branch %s (the tasks merged there before it are below), and now the checks fail. Change the code so that every check passes and both the task's intent and the intents of the tasks already on %s hold. Do not undo either side's work, and do not weaken or remove a check or a test.\n\n", t.ID, target, target)
+		fmt.Fprintf(&b, "Task %s's work was brought onto the branch %s (the tasks merged there before it are below), and now the checks fail. Change the code so that every check passes and both the task's intent and the intents of the tasks already on %s hold. Do not undo either side's work; the checks are the judge, leave them as they are.\n\n", t.ID, target, target)
 		b.WriteString("## The checks that fail\n\n")
 		for _, c := range in.failed {
 			tail, _ := prompt.TruncateTail(c.Output, checkTailLimit)
