@@ -56,6 +56,13 @@ Exit status: 0 every task succeeded (and got its pull request, when asked),
 			return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !o.merge {
+				for _, f := range []string{"onto", "how", "order", "no-resolve", "resolve-max-iterations", "resolve-max-cost", "squash"} {
+					if cmd.Flags().Changed(f) {
+						return &usererr.Error{Msg: "--" + f + " is an option of the merge queue, which --merge runs", Hint: "architect batch FILE --merge --" + f + " ..."}
+					}
+				}
+			}
 			if cmd.Flags().Changed("only") && o.only == "" {
 				return &usererr.Error{Msg: "--only: empty", Hint: "give the id of a task, or leave --only out to run them all"}
 			}
