@@ -160,6 +160,11 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 		return err
 	}
 	o.prs = prs
+	if o.merge {
+		if err := checkQueue(ctx, e, o.dir, file, tasks, o.queue); err != nil {
+			return err
+		}
+	}
 	if err := batch.Setup(ctx, tasks, &opts, warn); err != nil {
 		return err
 	}
@@ -177,11 +182,17 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	defer restore()
 	results := batch.Run(ctx, tasks, opts)
 	stop()
-	err = reportBatch(ctx, e, results, o)
+	return mergeAfter(ctx, e, tasks, results, o, opts.Env, reportBatch(ctx, e, results, o))
+}
+
+// mergeAfter runs the merge queue when --merge asks for it and the batch
+// was not interrupted; err is the batch's own outcome, which a queue that
+// merged everything there was to merge leaves as it is.
+func mergeAfter(ctx context.Context, e *env, tasks []batch.Task, results []batch.TaskResult, o batchOptions, env map[string][]string, err error) error {
 	if !o.merge || ctx.Err() != nil {
 		return err
 	}
-	if qerr := runQueue(ctx, e, o.dir, file, tasks, results, o.queue, opts.Env); qerr != nil && (err == nil || !errors.Is(qerr, errNoSuccess)) {
+	if qerr := runQueue(ctx, e, o.dir, o.file, tasks, results, o.queue, env); qerr != nil && (err == nil || !errors.Is(qerr, errNoSuccess)) {
 		return qerr
 	}
 	return err

@@ -39,29 +39,10 @@ func addQueueFlags(fs *pflag.FlagSet, q *queueFlags) {
 // result succeeded, and prints its table. It returns errNoSuccess when some
 // task is not on the target.
 func runQueue(ctx context.Context, e *env, dir, file string, tasks []batch.Task, results []batch.TaskResult, q queueFlags, env map[string][]string) error {
-	if q.resolveIters < 0 || q.resolveIters > 100 {
-		return &usererr.Error{Msg: fmt.Sprintf("--resolve-max-iterations %d: must be 0-100", q.resolveIters), Hint: "e.g. --resolve-max-iterations 3"}
+	if err := q.limits(); err != nil {
+		return err
 	}
-	if q.resolveCost < 0 {
-		return &usererr.Error{Msg: "--resolve-max-cost: must not be negative", Hint: "give USD, e.g. --resolve-max-cost 2"}
-	}
-	qt := make([]merge.QueueTask, len(tasks))
-	for i, t := range tasks {
-		r := results[i]
-		why := r.Outcome
-		switch {
-		case r.Error != "":
-			why += ": " + r.Error
-		case r.StopReason != "":
-			why += " (" + r.StopReason + ")"
-		}
-		qt[i] = merge.QueueTask{ID: t.ID, Config: t.Config, Branch: r.Branch, Succeeded: r.Success, Why: "the task did not succeed: " + why}
-	}
-	res, err := merge.Queue(ctx, qt, merge.QueueOptions{
-		Dir: dir, Name: file, Onto: q.onto, How: q.how, Squash: q.squash, Order: q.order,
-		NoResolve: q.noResolve, ResolveMaxIterations: q.resolveIters, ResolveMaxCost: q.resolveCost,
-		Redact: redactor, Env: env, Log: e.stderr,
-	})
+	res, err := merge.Queue(ctx, queueTasks(tasks, results), q.options(e, dir, file, env))
 	if res == nil {
 		return err
 	}
@@ -79,4 +60,49 @@ func runQueue(ctx context.Context, e *env, dir, file string, tasks []batch.Task,
 		return errNoSuccess
 	}
 	return nil
+}
+
+// options are the queue's options from the flags.
+func (q queueFlags) options(e *env, dir, file string, env map[string][]string) merge.QueueOptions {
+	return merge.QueueOptions{
+		Dir: dir, Name: file, Onto: q.onto, How: q.how, Squash: q.squash, Order: q.order,
+		NoResolve: q.noResolve, ResolveMaxIterations: q.resolveIters, ResolveMaxCost: q.resolveCost,
+		Redact: redactor, Env: env, Log: e.stderr,
+	}
+}
+
+// checkQueue refuses the queue's options before a batch runs with --merge.
+func checkQueue(ctx context.Context, e *env, dir, file string, tasks []batch.Task, q queueFlags) error {
+	if err := q.limits(); err != nil {
+		return err
+	}
+	return merge.CheckQueue(ctx, queueTasks(tasks, make([]batch.TaskResult, len(tasks))), q.options(e, dir, file, nil))
+}
+
+func (q queueFlags) limits() error {
+	if q.resolveIters < 0 || q.resolveIters > 100 {
+		return &usererr.Error{Msg: fmt.Sprintf("--resolve-max-iterations %d: must be 0-100", q.resolveIters), Hint: "e.g. --resolve-max-iterations 3"}
+	}
+	if q.resolveCost < 0 {
+		return &usererr.Error{Msg: "--resolve-max-cost: must not be negative", Hint: "give USD, e.g. --resolve-max-cost 2"}
+	}
+	return nil
+}
+
+// queueTasks are the batch's tasks as the queue takes them, with how each
+// ended (results, in the order of tasks).
+func queueTasks(tasks []batch.Task, results []batch.TaskResult) []merge.QueueTask {
+	qt := make([]merge.QueueTask, len(tasks))
+	for i, t := range tasks {
+		r := results[i]
+		why := r.Outcome
+		switch {
+		case r.Error != "":
+			why += ": " + r.Error
+		case r.StopReason != "":
+			why += " (" + r.StopReason + ")"
+		}
+		qt[i] = merge.QueueTask{ID: t.ID, Config: t.Config, Branch: r.Branch, Succeeded: r.Success, Why: "the task did not succeed: " + why}
+	}
+	return qt
 }

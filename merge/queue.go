@@ -173,25 +173,8 @@ func Queue(ctx context.Context, tasks []QueueTask, o QueueOptions) (*QueueResult
 	if o.How == "" {
 		o.How = HowRebase
 	}
-	if o.How != HowRebase && o.How != HowMerge {
-		return nil, &usererr.Error{Msg: fmt.Sprintf("--how %q: not a way to merge", o.How), Hint: "--how rebase (the task's commits replayed on the target) or --how merge (a merge commit)"}
-	}
-	ordered, err := order(tasks, o.Order)
+	ordered, repo, target, err := check(ctx, tasks, o)
 	if err != nil {
-		return nil, err
-	}
-	repo, err := openRepo(ctx, o.Dir, "merge")
-	if err != nil {
-		return nil, err
-	}
-	target := o.Onto
-	if target == "" {
-		target = DefaultTarget(o.Name)
-	}
-	if err := repo.Git(ctx, gitwt.Command{}, "check-ref-format", "--branch", target); err != nil {
-		return nil, &usererr.Error{Msg: fmt.Sprintf("--onto %q: not a branch name git takes", target), Hint: "name a branch, e.g. --onto architect/merge-batch"}
-	}
-	if err := notCheckedOut(ctx, repo, target); err != nil {
 		return nil, err
 	}
 	records := runlog.MergeQueueDir(repo.Dir(), target)
@@ -236,6 +219,41 @@ func Queue(ctx context.Context, tasks []QueueTask, o QueueOptions) (*QueueResult
 		return q.res, cause
 	}
 	return q.res, nil
+}
+
+// CheckQueue refuses, changing nothing, options the queue would refuse:
+// --how, --order, a target that is not a branch name or is checked out.
+// architect batch --merge asks before the tasks run.
+func CheckQueue(ctx context.Context, tasks []QueueTask, o QueueOptions) error {
+	_, _, _, err := check(ctx, tasks, o)
+	return err
+}
+
+// check validates o for tasks: it returns the tasks in order, the
+// repository and the target branch.
+func check(ctx context.Context, tasks []QueueTask, o QueueOptions) ([]QueueTask, *gitwt.Repo, string, error) {
+	if o.How != "" && o.How != HowRebase && o.How != HowMerge {
+		return nil, nil, "", &usererr.Error{Msg: fmt.Sprintf("--how %q: not a way to merge", o.How), Hint: "--how rebase (the task's commits replayed on the target) or --how merge (a merge commit)"}
+	}
+	ordered, err := order(tasks, o.Order)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	repo, err := openRepo(ctx, o.Dir, "merge")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	target := o.Onto
+	if target == "" {
+		target = DefaultTarget(o.Name)
+	}
+	if err := repo.Git(ctx, gitwt.Command{}, "check-ref-format", "--branch", target); err != nil {
+		return nil, nil, "", &usererr.Error{Msg: fmt.Sprintf("--onto %q: not a branch name git takes", target), Hint: "name a branch, e.g. --onto architect/merge-batch"}
+	}
+	if err := notCheckedOut(ctx, repo, target); err != nil {
+		return nil, nil, "", err
+	}
+	return ordered, repo, target, nil
 }
 
 // DefaultTarget is the target branch of the queue of batch name.

@@ -196,7 +196,7 @@ func (q *queue) resolvePrompt(ctx context.Context, t QueueTask, in resolveInput)
 	fmt.Fprintf(&b, "### Its change (its branch against its base)\n\n```diff\n%s\n```\n\n", q.diff(ctx, in.base, in.tip, taskDiffLimit))
 	fmt.Fprintf(&b, "## Already on %s since its base\n\n", target)
 	left := mergedTextLimit
-	any := false
+	shown := false
 	for _, e := range q.res.Tasks {
 		if e.Outcome != QueueMerged {
 			continue
@@ -204,7 +204,7 @@ func (q *queue) resolvePrompt(ctx context.Context, t QueueTask, in resolveInput)
 		if old, err := q.repo.IsAncestor(ctx, e.To, in.base); err == nil && old {
 			continue
 		}
-		any = true
+		shown = true
 		if left <= 0 {
 			fmt.Fprintf(&b, "- task %s (%s; its text and diff left out: the prompt has enough)\n", e.ID, e.Branch)
 			continue
@@ -213,7 +213,7 @@ func (q *queue) resolvePrompt(ctx context.Context, t QueueTask, in resolveInput)
 		left -= len(text)
 		b.WriteString(text)
 	}
-	if !any {
+	if !shown {
 		b.WriteString("(no task of this queue; the target moved since the task's base)\n\n")
 	}
 	if len(t.Config.Checks) > 0 {
