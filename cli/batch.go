@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +79,13 @@ Exit status: 0 every task succeeded (and got its pull request, when asked),
 			return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !o.merge {
+				for _, f := range []string{"onto", "how", "order", "no-resolve", "resolve-max-iterations", "resolve-max-cost", "squash"} {
+					if cmd.Flags().Changed(f) {
+						return &usererr.Error{Msg: "--" + f + " is an option of the merge queue, which --merge runs", Hint: "architect batch FILE --merge --" + f + " ..."}
+					}
+				}
+			}
 			if cmd.Flags().Changed("only") && o.only == "" {
 				return &usererr.Error{Msg: "--only: empty", Hint: "give the id of a task, or leave --only out to run them all"}
 			}
@@ -104,6 +112,9 @@ Exit status: 0 every task succeeded (and got its pull request, when asked),
 	fs.StringVar(&o.from, "from", "", "take the tasks from `SOURCE`: a Markdown plan (a task per unticked checklist item, ticked when it succeeds) or github-issues (with --label); FILE then gives only the shared settings (defaults:), else the project's ralph.yaml")
 	fs.StringVar(&o.label, "label", "", "with --from github-issues: a task per open issue with this `label`")
 	fs.StringVar(&o.repo, "repo", "", "the GitHub repository, `OWNER/NAME`, of --from github-issues and the pull requests (default $GITHUB_REPOSITORY)")
+	fs.BoolVar(&o.merge, "merge", false, "when the tasks have ended, run the merge queue (as architect merge --batch FILE does): the tasks that succeeded, one at a time, onto --onto with their checks green")
+	fs.BoolVar(&o.queue.squash, "squash", false, "with --merge, each task lands on the target as one commit")
+	addQueueFlags(fs, &o.queue)
 	_ = c.MarkFlagDirname("dir")
 	return c
 }
@@ -115,7 +126,9 @@ type batchOptions struct {
 	plain                          bool
 	pullRequest, draftOnFail       bool
 	base                           string
-	file                           string // the batch file
+	merge                          bool       // run the merge queue at the end
+	queue                          queueFlags // its options
+	file                           string     // the batch file
 	// from, label and repo: --from, --label, --repo (task intake).
 	from, label, repo string
 	// plan is the plan of --from plan.md, whose items are ticked.
@@ -189,6 +202,11 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	}
 	o.prs = prs
 	keepTokenFromTasks(o, &opts)
+	if o.merge {
+		if err := checkQueue(ctx, e, o.dir, o.file, tasks, o.queue); err != nil {
+			return err
+		}
+	}
 	if err := batch.Setup(ctx, tasks, &opts, warn); err != nil {
 		return err
 	}
@@ -207,7 +225,20 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	results := batch.Run(ctx, tasks, opts)
 	stop()
 	tickPlan(e, o, results)
-	return reportBatch(ctx, e, results, o)
+	return mergeAfter(ctx, e, tasks, results, o, opts.Env, reportBatch(ctx, e, results, o))
+}
+
+// mergeAfter runs the merge queue when --merge asks for it and the batch
+// was not interrupted; err is the batch's own outcome, which a queue that
+// merged everything there was to merge leaves as it is.
+func mergeAfter(ctx context.Context, e *env, tasks []batch.Task, results []batch.TaskResult, o batchOptions, env map[string][]string, err error) error {
+	if !o.merge || ctx.Err() != nil {
+		return err
+	}
+	if qerr := runQueue(ctx, e, o.dir, o.file, tasks, results, o.queue, env); qerr != nil && (err == nil || !errors.Is(qerr, errNoSuccess)) {
+		return qerr
+	}
+	return err
 }
 
 // showBatch sets opts up for the way the batch is watched: nothing with

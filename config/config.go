@@ -74,6 +74,11 @@ type Config struct {
 	CandidatesLessons string `json:"candidates_lessons,omitempty"`
 	// Parallel bounds how many candidates' checks run at once (0: all).
 	Parallel int `json:"parallel,omitempty"`
+	// ResolveMaxIterations and ResolveMaxCost limit the merge queue's
+	// resolution loop for this task (architect merge --batch): 0 means
+	// DefaultResolveIterations, and the task's own MaxCost.
+	ResolveMaxIterations int     `json:"resolve_max_iterations,omitempty"`
+	ResolveMaxCost       float64 `json:"resolve_max_cost,omitempty"`
 
 	Worktree     bool   `json:"worktree,omitempty"`
 	WorktreeName string `json:"worktree_name,omitempty"`
@@ -213,6 +218,10 @@ const (
 )
 
 // Defaults returns the built-in defaults (the seed's table).
+// DefaultResolveIterations is the merge queue's resolution loop's
+// iteration limit when resolve_max_iterations is not set.
+const DefaultResolveIterations = 3
+
 func Defaults() Config {
 	return Config{
 		CheckTimeout:         120 * time.Second,

@@ -161,6 +161,9 @@ func (c *Config) validateLimits(ps *problems) (warnings []string) {
 	if c.MaxCost < 0 {
 		ps.add("max_cost", "must not be negative", "give USD, e.g. --max-cost 5 (0 means no limit)")
 	}
+	if c.ResolveMaxCost < 0 {
+		ps.add("resolve_max_cost", "must not be negative", "give USD, e.g. resolve_max_cost: 2 (0 means the task's max_cost)")
+	}
 	if c.MaxCost > 0 && c.Agent == "command" && !c.AgentReportsCost {
 		ps.add("max_cost", "a budget needs the cost of every agent run, and a command agent reports none unless it writes it to $ARCHITECT_RESULT_FILE",
 			`have the agent write {"cost_usd": N} to "$ARCHITECT_RESULT_FILE" and say so with --agent-reports-cost (YAML agent_reports_cost: true), or drop --max-cost`)
