@@ -15,10 +15,7 @@ import (
 // requests, annotations and artifacts, rounds of candidates): a link to
 // one of them may not resolve until they are merged. Empty this list at
 // the merge.
-var pending = map[string]bool{
-	"docs/task-intake.md": true, // batch --from (issue 41's task intake): the integrator links it
-	"docs/merge-queue.md": true, // the merge queue (issue 41): the integrator links it
-}
+var pending = map[string]bool{}
 
 var (
 	linkRE     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
