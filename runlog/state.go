@@ -94,14 +94,10 @@ type State struct {
 	// environment entries of the workspace (node_modules, .venv, .env…)
 	// when the run began: the clean last look brings in only those still
 	// as they were.
-	EnvAtStart map[string]string `json:"env_at_start,omitempty"`
-	// Setup is how the worktree's setup command (worktree_setup.command)
-	// ran; absent when the run has none. A resumed run whose setup passed
-	// does not run it again.
-	Setup        *Setup `json:"setup,omitempty"`
-	Workspace    string `json:"workspace"`
-	WorktreePath string `json:"worktree_path,omitempty"`
-	Branch       string `json:"branch,omitempty"`
+	EnvAtStart   map[string]string `json:"env_at_start,omitempty"`
+	Workspace    string            `json:"workspace"`
+	WorktreePath string            `json:"worktree_path,omitempty"`
+	Branch       string            `json:"branch,omitempty"`
 	// Config is the run's configuration (config.Config) with its secrets
 	// masked, as JSON: read it with DecodeConfig. Redacted names the keys
 	// whose values lost a secret that way (and must be given again to
@@ -113,6 +109,10 @@ type State struct {
 	// so that if it is killed, the next run in the workspace ends what it
 	// left.
 	Processes json.RawMessage `json:"processes,omitempty"`
+	// Setup is how the worktree's setup command (worktree_setup.command)
+	// ran; absent when the run has none. A resumed run whose setup passed
+	// does not run it again.
+	Setup *Setup `json:"setup,omitempty"`
 }
 
 // DecodeConfig reads the run's configuration into cfg (a *config.Config);
