@@ -47,6 +47,7 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 		r.res.Iterations = append(r.res.Iterations, rec.Iteration)
 	}
 	r.res.Recost()
+	r.shareCaches()
 	sb, err := r.startSandbox()
 	if err != nil {
 		return nil, err
@@ -70,8 +71,12 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 	r.saveSlots()
 	r.ev.Emit(r.startedEvent())
 
-	var why *stop
-	if recs, err := runlog.OpenRecordLog(r.ws.state(runlog.RecordsFile)); err != nil {
+	// The setup step: a new worktree made ready before the first
+	// iteration; when it fails, no agent starts.
+	why := r.setup(ctx, runCtx)
+	if why != nil {
+		r.logf("setup failed: the run stops before any agent starts")
+	} else if recs, err := runlog.OpenRecordLog(r.ws.state(runlog.RecordsFile)); err != nil {
 		why = stopAt(runlog.StopError, "could not open the iteration records: "+err.Error())
 	} else {
 		r.recs = recs
