@@ -170,11 +170,36 @@ func matches(top string, w config.WorktreeSetup) ([]match, []string, error) {
 				if !within(realTop, real) {
 					return nil, nil, outside(rel, "it leads to "+real)
 				}
+				if !list.link {
+					if err := linksInside(realTop, real); err != nil {
+						return nil, nil, err
+					}
+				}
 				out = append(out, match{rel: rel, abs: f, link: list.link})
 			}
 		}
 	}
 	return out, missing, nil
+}
+
+// linksInside refuses a folder to copy (real, resolved) that holds a link
+// leading outside the repository top, before anything is copied.
+func linksInside(top, real string) error {
+	fi, err := os.Stat(real)
+	if err != nil || !fi.IsDir() {
+		return err
+	}
+	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink == 0 {
+			return err
+		}
+		if resolved, err := filepath.EvalSymlinks(p); err != nil || !within(top, resolved) {
+			target, _ := os.Readlink(p)
+			r, _ := filepath.Rel(top, p)
+			return outside(filepath.ToSlash(r), "a link in it leads to "+target)
+		}
+		return nil
+	})
 }
 
 // ownFolder reports whether f is, or is in, git's or architect's own
