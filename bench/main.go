@@ -36,7 +36,7 @@ import (
 
 var (
 	runs = flag.Int("runs", 3, "runs per scenario (the median is reported)")
-	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch, tui (the terminal view idle and the report, on 300 iterations), scale (1k to 100k files), worktrees (a batch's worktrees on 50k files), look (the clean last look, 1k and 10k files), sandbox (the cost per iteration of --sandbox workspace), candidates (--candidates' worktrees: first creation and a round's reset, 100k files)")
+	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch, tui (the terminal view idle and the report, on 300 iterations), scale (1k to 100k files), worktrees (a batch's worktrees on 50k files), look (the clean last look, 1k and 10k files), sandbox (the cost per iteration of --sandbox workspace), candidates (--candidates' worktrees: first creation and a round's reset, 100k files), setup (worktree_setup: npm ci in a batch of 10 worktrees, private and shared caches, node_modules linked; needs npm and the registry)")
 	use  = flag.String("bin", "", "measure this architect binary instead of building one")
 	base = flag.String("baseline", "", "procs, batch and scale: measure this other architect binary too, side by side (e.g. a build of main)")
 	bin  string
@@ -128,6 +128,9 @@ func main() {
 	}
 	if want("candidates") {
 		candidatesScenario()
+	}
+	if *only != "" && want("setup") { // the network and minutes: only when asked
+		setupScenario()
 	}
 	fmt.Printf("Machine: %s\n\n", machine())
 	fmt.Println("| measurement | result (median of runs) | target | |")
