@@ -90,47 +90,19 @@ func main() {
 		}
 	}
 	want := func(s string) bool { return *only == "" || slices.Contains(strings.Split(*only, ","), s) }
-	if want("overhead") {
-		overhead()
-	}
-	if want("checks") {
-		concurrentChecks()
-	}
-	if want("diff") {
-		diffPhase()
-	}
-	if want("output") {
-		output()
-	}
-	if want("startup") {
-		startup()
-	}
-	if want("procs") {
-		procsScenario()
-	}
-	if want("batch") {
-		batchScenario()
-	}
-	if want("tui") {
-		tuiScenario()
-	}
-	if want("scale") {
-		scale()
-	}
-	if want("worktrees") {
-		worktreesScenario()
-	}
-	if want("look") {
-		lookScenario()
-	}
-	if want("sandbox") {
-		sandboxScenario()
-	}
-	if want("candidates") {
-		candidatesScenario()
-	}
-	if *only != "" && want("setup") { // the network and minutes: only when asked
-		setupScenario()
+	for _, sc := range []struct {
+		name string
+		run  func()
+	}{
+		{"overhead", overhead}, {"checks", concurrentChecks}, {"diff", diffPhase}, {"output", output},
+		{"startup", startup}, {"procs", procsScenario}, {"batch", batchScenario}, {"tui", tuiScenario},
+		{"scale", scale}, {"worktrees", worktreesScenario}, {"look", lookScenario}, {"sandbox", sandboxScenario},
+		{"candidates", candidatesScenario},
+		{"setup", setupScenario}, // the network and minutes: only when asked (-only setup)
+	} {
+		if want(sc.name) && (sc.name != "setup" || *only != "") {
+			sc.run()
+		}
 	}
 	fmt.Printf("Machine: %s\n\n", machine())
 	fmt.Println("| measurement | result (median of runs) | target | |")

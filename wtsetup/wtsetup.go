@@ -163,15 +163,15 @@ func matches(top string, w config.WorktreeSetup) ([]match, []string, error) {
 					continue
 				}
 				seen[rel] = true
-				real, err := filepath.EvalSymlinks(f)
+				resolved, err := filepath.EvalSymlinks(f)
 				if err != nil {
 					return nil, nil, outside(rel, "it is a link to nothing")
 				}
-				if !within(realTop, real) {
-					return nil, nil, outside(rel, "it leads to "+real)
+				if !within(realTop, resolved) {
+					return nil, nil, outside(rel, "it leads to "+resolved)
 				}
 				if !list.link {
-					if err := linksInside(realTop, real); err != nil {
+					if err := linksInside(realTop, resolved); err != nil {
 						return nil, nil, err
 					}
 				}
@@ -182,14 +182,14 @@ func matches(top string, w config.WorktreeSetup) ([]match, []string, error) {
 	return out, missing, nil
 }
 
-// linksInside refuses a folder to copy (real, resolved) that holds a link
+// linksInside refuses a folder to copy (dir, resolved) that holds a link
 // leading outside the repository top, before anything is copied.
-func linksInside(top, real string) error {
-	fi, err := os.Stat(real)
+func linksInside(top, dir string) error {
+	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
 		return err
 	}
-	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.Type()&fs.ModeSymlink == 0 {
 			return err
 		}
@@ -235,22 +235,22 @@ func copyEntry(top, src, dst string) error {
 	if err != nil {
 		return err
 	}
-	real, err := filepath.EvalSymlinks(src)
+	from, err := filepath.EvalSymlinks(src)
 	if err != nil {
 		return err
 	}
-	fi, err := os.Stat(real)
+	fi, err := os.Stat(from)
 	if err != nil {
 		return err
 	}
 	if !fi.IsDir() {
-		return copyFile(real, dst, fi.Mode())
+		return copyFile(from, dst, fi.Mode())
 	}
-	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(real, p)
+		rel, err := filepath.Rel(from, p)
 		if err != nil {
 			return err
 		}
