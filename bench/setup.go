@@ -65,8 +65,12 @@ func setupScenario() {
 		cmd := exec.Command(bin, "batch", file, "-C", dir, "--parallel", "2", "--quiet")
 		out, err := cmd.CombinedOutput()
 		wall := time.Since(start)
+		failed := 0
 		if err != nil {
-			fatal(fmt.Errorf("setup scenario %s: %w\n%s", label, err, out))
+			// A task whose npm ci met a network error ends as a setup
+			// error; the others are measured, and the count said.
+			failed = strings.Count(string(out), "setup_error")
+			fmt.Fprintf(os.Stderr, "bench: setup: %s: %v\n%s", label, err, out)
 		}
 		var setups []float64
 		var disk []int64
@@ -75,12 +79,13 @@ func setupScenario() {
 			var st struct {
 				Setup *struct {
 					Duration float64 `json:"duration"`
+					Passed   bool    `json:"passed"`
 				} `json:"setup"`
 			}
 			if data, err := os.ReadFile(filepath.Join(wt, ".architect", "state.json")); err == nil {
 				_ = json.Unmarshal(data, &st)
 			}
-			if st.Setup != nil {
+			if st.Setup != nil && st.Setup.Passed {
 				setups = append(setups, st.Setup.Duration)
 			}
 			disk = append(disk, diskUsage(wt))
@@ -91,7 +96,7 @@ func setupScenario() {
 		}
 		slices.Sort(disk)
 		report(fmt.Sprintf("worktree setup, batch of %d on a Node project (`--parallel 2`), %s", tasks, label),
-			fmt.Sprintf("setup %s per worktree; batch %.0f s; disk %.1f MB per worktree; shared cache %.1f MB", setup, wall.Seconds(),
+			fmt.Sprintf("setup %s per worktree (median of the %d that passed; %d setup errors); batch %.0f s; disk %.1f MB per worktree; shared cache %.1f MB", setup, len(setups), failed, wall.Seconds(),
 				float64(disk[len(disk)/2])/1e6, float64(diskUsage(cacheRoot))/1e6), "-", true)
 	}
 	// Private caches: each worktree's own, inside it (ignored by git).
