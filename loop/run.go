@@ -105,6 +105,27 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 	return r.res, nil
 }
 
+// setup is the setup step of a run in a new worktree (worktreesetup.go
+// runs the command): the state records how it went, and what the setup
+// made (node_modules, .venv) becomes the environment the clean last look
+// brings in, as if it had been there at the start. It returns why the run
+// stops before any agent starts, or nil.
+func (r *runner) setup(ctx, runCtx context.Context) *stop {
+	if !r.setupDue() {
+		return nil
+	}
+	r.save("setup")
+	rec, s := r.runSetup(ctx, runCtx)
+	r.st.Setup = &rec
+	if s != nil {
+		r.save("setup_failed")
+		return s
+	}
+	r.st.EnvAtStart = envAtStart(runCtx, r.cfg, r.ws)
+	r.save("setup_done")
+	return nil
+}
+
 // finish puts the stop on the result, completes the result from the
 // state and the records, and saves both: the result first, since once
 // the state says the run ended (succeeded: not resumable), its result

@@ -44,21 +44,26 @@ func (r *runner) shareCaches() {
 	r.warn("the package caches are not shared between worktrees: " + err.Error())
 }
 
-// setup runs the setup command of a run in a worktree, unless the run has
-// none or it passed already. It returns why the run stops (a setup error,
-// or the run cancelled or out of time meanwhile), or nil to go on.
-func (r *runner) setup(ctx, runCtx context.Context) *stop {
-	w := r.cfg.WorktreeSetup
-	if r.ws.worktree == "" || strings.TrimSpace(w.Command) == "" {
-		return nil
+// setupDue reports whether the run's setup command is to run: a run in
+// a worktree with one, which has not passed yet.
+func (r *runner) setupDue() bool {
+	if r.ws.worktree == "" || strings.TrimSpace(r.cfg.WorktreeSetup.Command) == "" {
+		return false
 	}
-	shown := r.shown.WorktreeSetup.Command
 	if s := r.st.Setup; s != nil && s.Passed {
-		r.logf("setup: %q ran when the worktree was made (%s): not run again", shown, s.At)
-		return nil
+		r.logf("setup: %q ran when the worktree was made (%s): not run again", r.shown.WorktreeSetup.Command, s.At)
+		return false
 	}
+	return true
+}
+
+// runSetup runs the setup command and returns how it went and, when it
+// did not pass, why the run stops (a setup error, or the run cancelled or
+// out of time meanwhile).
+func (r *runner) runSetup(ctx, runCtx context.Context) (runlog.Setup, *stop) {
+	w := r.cfg.WorktreeSetup
+	shown := r.shown.WorktreeSetup.Command
 	r.logf("setup: running %q in %s (timeout %s)", shown, r.ws.dir, config.FormatDuration(w.SetupTimeout()))
-	r.save("setup")
 	began := r.deps.Now()
 	var out io.Writer
 	if f, err := runlog.OpenSetupLog(r.ws.state(), r.transcriptLimit(), r.streamClean()); err != nil {
@@ -71,19 +76,14 @@ func (r *runner) setup(ctx, runCtx context.Context) *stop {
 		Env: r.deps.Env, Wrap: r.sb.CheckWrap(),
 		Output: func(int) io.Writer { return out }, // closed by checks.Run as the command ends
 	})[0]
-	r.st.Setup = &runlog.Setup{Command: shown, Passed: res.Passed, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+	rec := runlog.Setup{Command: shown, Passed: res.Passed, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 		Said: res.Said, Duration: res.Duration, At: stamp(began)}
 	if res.Passed {
 		r.logf("setup: done in %.1fs", res.Duration)
-		// What the setup made (node_modules, .venv) is the environment the
-		// clean last look brings in, as if it had been there at the start.
-		r.st.EnvAtStart = envAtStart(runCtx, r.cfg, r.ws)
-		r.save("setup_done")
-		return nil
+		return rec, nil
 	}
-	r.save("setup_failed")
 	if s := r.stopped(ctx, runCtx); s != nil {
-		return s
+		return rec, s
 	}
 	log := runlog.Path(r.ws.dir, runlog.SetupLogFile)
 	if tail := lastLines(r.deps.Redact(res.Output), setupLines); tail != "" {
@@ -92,7 +92,7 @@ func (r *runner) setup(ctx, runCtx context.Context) *stop {
 			r.logf("setup: | %s", l)
 		}
 	}
-	return &stop{
+	return rec, &stop{
 		reason: runlog.StopSetup,
 		detail: fmt.Sprintf("the worktree's setup command %q failed (%s) after %.1fs; no agent was started", shown, res.Said, res.Duration),
 		hint:   fmt.Sprintf("its output is in %s; fix worktree_setup.command (or what it needs), then continue with `architect loop --resume -C %s`, which runs it again", log, r.ws.dir),
