@@ -306,6 +306,10 @@ func describe(r TaskResult) string {
 	case NotStarted:
 		return "not started: the batch was interrupted"
 	}
+	if r.StopReason == runlog.StopSetup && r.Result != nil {
+		// The worktree was not made ready: no agent started, nothing spent.
+		return "failed: setup_error: " + r.Result.StopDetail
+	}
 	return fmt.Sprintf("%s: stopped on %s after %d iteration%s", r.Outcome, r.StopReason, r.Iterations, plural(r.Iterations))
 }
 

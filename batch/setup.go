@@ -24,7 +24,9 @@ func Prepare(tasks []Task, opts *Options, redactor func(config.Config) (func(str
 			return err
 		}
 		opts.Agents[t.ID] = ag
-		if opts.Redact[t.ID], err = redactor(t.Config); err != nil {
+		cfg := t.Config
+		cfg.Dir = opts.Dir // the repository the task's worktree comes from
+		if opts.Redact[t.ID], err = redactor(cfg); err != nil {
 			return err
 		}
 	}

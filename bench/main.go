@@ -36,7 +36,7 @@ import (
 
 var (
 	runs = flag.Int("runs", 3, "runs per scenario (the median is reported)")
-	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch, tui (the terminal view idle and the report, on 300 iterations), scale (1k to 100k files), worktrees (a batch's worktrees on 50k files), look (the clean last look, 1k and 10k files), sandbox (the cost per iteration of --sandbox workspace), candidates (--candidates' worktrees: first creation and a round's reset, 100k files)")
+	only = flag.String("only", "", "comma-separated scenarios: overhead, checks, diff, output, startup, procs, batch, tui (the terminal view idle and the report, on 300 iterations), scale (1k to 100k files), worktrees (a batch's worktrees on 50k files), look (the clean last look, 1k and 10k files), sandbox (the cost per iteration of --sandbox workspace), candidates (--candidates' worktrees: first creation and a round's reset, 100k files), setup (worktree_setup: npm ci in a batch of 10 worktrees, private and shared caches, node_modules linked; needs npm and the registry)")
 	use  = flag.String("bin", "", "measure this architect binary instead of building one")
 	base = flag.String("baseline", "", "procs, batch and scale: measure this other architect binary too, side by side (e.g. a build of main)")
 	bin  string
@@ -90,44 +90,19 @@ func main() {
 		}
 	}
 	want := func(s string) bool { return *only == "" || slices.Contains(strings.Split(*only, ","), s) }
-	if want("overhead") {
-		overhead()
-	}
-	if want("checks") {
-		concurrentChecks()
-	}
-	if want("diff") {
-		diffPhase()
-	}
-	if want("output") {
-		output()
-	}
-	if want("startup") {
-		startup()
-	}
-	if want("procs") {
-		procsScenario()
-	}
-	if want("batch") {
-		batchScenario()
-	}
-	if want("tui") {
-		tuiScenario()
-	}
-	if want("scale") {
-		scale()
-	}
-	if want("worktrees") {
-		worktreesScenario()
-	}
-	if want("look") {
-		lookScenario()
-	}
-	if want("sandbox") {
-		sandboxScenario()
-	}
-	if want("candidates") {
-		candidatesScenario()
+	for _, sc := range []struct {
+		name string
+		run  func()
+	}{
+		{"overhead", overhead}, {"checks", concurrentChecks}, {"diff", diffPhase}, {"output", output},
+		{"startup", startup}, {"procs", procsScenario}, {"batch", batchScenario}, {"tui", tuiScenario},
+		{"scale", scale}, {"worktrees", worktreesScenario}, {"look", lookScenario}, {"sandbox", sandboxScenario},
+		{"candidates", candidatesScenario},
+		{"setup", setupScenario}, // the network and minutes: only when asked (-only setup)
+	} {
+		if want(sc.name) && (sc.name != "setup" || *only != "") {
+			sc.run()
+		}
 	}
 	fmt.Printf("Machine: %s\n\n", machine())
 	fmt.Println("| measurement | result (median of runs) | target | |")

@@ -22,9 +22,12 @@ import (
 
 // Exit statuses.
 const (
-	ExitOK          = 0
-	ExitNoSuccess   = 1
-	ExitUsage       = 2
+	ExitOK        = 0
+	ExitNoSuccess = 1
+	ExitUsage     = 2
+	// ExitSetup: the worktree's setup command (worktree_setup.command)
+	// failed before the first iteration; no agent started.
+	ExitSetup       = 3
 	ExitInterrupted = 130
 )
 
@@ -64,6 +67,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // errNoSuccess: the work ran but did not succeed; already reported.
 var errNoSuccess = errors.New("no success")
+
+// errSetup: the worktree's setup failed, so no agent started; already
+// reported.
+var errSetup = errors.New("setup error")
 
 // errShown: the problem was already printed (usage on stderr); exit 2.
 var errShown = errors.New("usage shown")
@@ -124,6 +131,8 @@ func exitCode(e *env, err error) int {
 		return ExitInterrupted
 	case errors.Is(err, errNoSuccess):
 		return ExitNoSuccess
+	case errors.Is(err, errSetup):
+		return ExitSetup
 	case errors.Is(err, errShown):
 		return ExitUsage
 	case errors.As(err, &ce):

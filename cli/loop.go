@@ -11,6 +11,7 @@ import (
 
 	"github.com/architect-dev/architect/agent"
 	"github.com/architect-dev/architect/config"
+	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/loop"
 	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/preflight"
@@ -19,6 +20,7 @@ import (
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/tui"
 	"github.com/architect-dev/architect/usererr"
+	"github.com/architect-dev/architect/wtsetup"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -42,7 +44,8 @@ installed, the specification exists and the limits fit together; --dry-run
 shows it all and runs nothing.
 
 Exit status: 0 success, 1 ended without success, 2 usage, configuration or
-pre-flight error, 130 interrupted.`,
+pre-flight error, 3 the worktree's setup command failed (no agent started),
+130 interrupted.`,
 		Example: `  # A task, two checks, on a branch of its own, at most $5
   architect loop "make the failing auth tests pass" \
     --check "go test ./..." --check "golangci-lint run" --worktree --max-cost 5
@@ -224,8 +227,11 @@ func redactor(cfg config.Config) (func(string) string, error) {
 			keep = append(keep, string(b))
 		}
 	}
-	// The notifiers' secrets are masked whatever their variables are called.
-	r, err := redact.NewNamed(os.Environ(), cfg.SecretVars(), cfg.Redact, keep...)
+	// The notifiers' secrets are masked whatever their variables are called;
+	// the values of the .env files worktree_setup copies, as the same
+	// values in the environment are.
+	environ := append(os.Environ(), copiedSecrets(cfg)...)
+	r, err := redact.NewNamed(environ, cfg.SecretVars(), cfg.Redact, keep...)
 	if err != nil {
 		return nil, &usererr.Error{Msg: "--redact: " + config.RegexpProblem(err), Hint: "use Go (RE2) syntax that matches some text"}
 	}
@@ -236,6 +242,19 @@ func redactor(cfg config.Config) (func(string) string, error) {
 		return nil, nil
 	}
 	return r.String, nil
+}
+
+// copiedSecrets are the KEY=VALUE lines of the files worktree_setup
+// copies into a run's worktree, read from the checkout cfg.Dir is in.
+func copiedSecrets(cfg config.Config) []string {
+	if !cfg.Worktree || len(cfg.WorktreeSetup.Copy) == 0 {
+		return nil
+	}
+	repo, err := gitwt.Open(context.Background(), cfg.Dir)
+	if err != nil {
+		return nil // no worktree can be made: nothing is copied
+	}
+	return wtsetup.Secrets(repo.Dir(), cfg.WorktreeSetup)
 }
 
 // newAgent builds cfg's agent.
@@ -348,6 +367,8 @@ func (r *prepared) finish(res *runlog.Result, err error) error {
 		return nil
 	case res.StopReason == runlog.StopCancelled:
 		return loop.ErrInterrupted
+	case res.StopReason == runlog.StopSetup:
+		return errSetup
 	}
 	return errNoSuccess
 }

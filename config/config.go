@@ -85,6 +85,9 @@ type Config struct {
 	// IncludeUncommitted copies the main checkout's uncommitted changes
 	// into the worktree's first commit (--worktree only).
 	IncludeUncommitted bool `json:"include_uncommitted,omitempty"`
+	// WorktreeSetup makes each new worktree ready to work in
+	// (worktreesetup.go); YAML only: worktree_setup.
+	WorktreeSetup WorktreeSetup `json:"worktree_setup,omitzero"`
 	// CommitCheckOutputs lets architect's commits include the new files the
 	// checks created; by default they are left out.
 	CommitCheckOutputs bool `json:"commit_check_outputs,omitempty"`

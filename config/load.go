@@ -269,6 +269,10 @@ func loadSection(path, dir string, m *yaml.Node, c *Config, src Sources) Errors 
 			errs = append(errs, loadRoles(path, v, c, src)...)
 			continue
 		}
+		if k.Value == "worktree_setup" {
+			errs = append(errs, loadWorktreeSetup(path, v, c, src)...)
+			continue
+		}
 		o, ok := lookupOption(k.Value)
 		if !ok || !o.yaml {
 			errs = append(errs, unknownKey(path, k, yamlKeys(), "ralph_loop"))
@@ -511,7 +515,7 @@ func (d *durationFlag) Set(s string) error {
 func (d *durationFlag) Type() string { return "duration" }
 
 func yamlKeys() []string {
-	keys := []string{"prices", "hooks", "notifiers", "roles"}
+	keys := []string{"prices", "hooks", "notifiers", "roles", "worktree_setup"}
 	for _, o := range options {
 		if o.yaml {
 			keys = append(keys, o.key)

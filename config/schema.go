@@ -36,6 +36,7 @@ func Schema() []byte {
 			"type":        []string{"array", "null"},
 			"items":       map[string]any{"$ref": "#/$defs/role"},
 		},
+		"worktree_setup": worktreeSetupSchema(),
 		"hooks": map[string]any{
 			"description":          "shell commands run after each iteration (on_iteration) and when the loop ends (on_finish), with ARCHITECT_* variables describing it",
 			"type":                 []string{"object", "null"},

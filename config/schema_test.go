@@ -121,6 +121,10 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		{"agent_cmd for another agent", "ralph_loop:\n  candidates: [{agent: codex, agent_cmd: x}]\n", false},
 		{"an unknown key in a candidate", "ralph_loop:\n  candidates: [{agent: codex, modle: x}]\n", false},
 		{"an unknown finish", "ralph_loop:\n  candidates_finish: best\n", false},
+		{"worktree setup", "ralph_loop:\n  worktree_setup:\n    copy: [.env, '.env.local?']\n    link: node_modules\n    command: npm ci\n    timeout: 5m\n    caches: off\n", true},
+		{"worktree setup, empty", "ralph_loop:\n  worktree_setup:\n", true},
+		{"worktree setup, an unknown key", "ralph_loop:\n  worktree_setup: {setup: npm ci}\n", false},
+		{"worktree setup, copy as a mapping", "ralph_loop:\n  worktree_setup: {copy: {a: b}}\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schemaErr := validateYAML(t, s, tc.yaml)

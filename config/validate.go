@@ -77,6 +77,7 @@ func (c *Config) validate(src Sources) ([]string, error) {
 	c.validateTests(ps)
 	c.validateCandidates(ps)
 	c.validateRoles(ps)
+	c.validateWorktreeSetup(ps)
 	return warnings, ps.errs.orNil()
 }
 

@@ -43,6 +43,27 @@ func (r *Repo) Untracked(ctx context.Context, excludes []string) ([]string, erro
 	return paths, nil
 }
 
+// UntrackedUnder lists the untracked files that git does not ignore at or
+// under paths (relative to the top-level folder): what a commit of the
+// whole tree would take in.
+func (r *Repo) UntrackedUnder(ctx context.Context, paths ...string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	var out bytes.Buffer
+	args := append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--"}, LiteralSpecs(paths)...)
+	if err := run(ctx, r.dir, Command{Stdout: &out}, args...); err != nil {
+		return nil, err
+	}
+	var found []string
+	for _, p := range strings.Split(out.String(), "\x00") {
+		if p != "" {
+			found = append(found, p)
+		}
+	}
+	return found, nil
+}
+
 // Ignored returns those of paths (relative to the top-level folder) that
 // git ignores and that exist (`git check-ignore`).
 func (r *Repo) Ignored(ctx context.Context, paths ...string) ([]string, error) {

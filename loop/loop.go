@@ -134,6 +134,9 @@ type runner struct {
 	judge *judgeGuard
 	// sb confines the agent and the checks (sandbox.go).
 	sb *sandbox.Sandbox
+	// cacheRoot is the folder of the package caches every worktree shares
+	// ("": not shared; worktreesetup.go).
+	cacheRoot string
 	// tests are the run's tests at its start, and what is done when one
 	// is removed (tests.go).
 	tests runlog.Tests
@@ -250,6 +253,7 @@ func Run(ctx context.Context, cfg config.Config, deps Deps) (*runlog.Result, err
 	r.startTests()
 	if ws.worktree != "" {
 		r.logf("working in worktree %s on branch %s", ws.worktree, ws.branch)
+		r.sayBrought(ws.brought)
 	}
 	return r.session(ctx, runCtx, st)
 }

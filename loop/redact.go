@@ -85,6 +85,7 @@ func redactConfig(cfg config.Config, redact func(string) string) (config.Config,
 	one("done_pattern", &cfg.DonePattern)
 	list("fallback", &cfg.Fallback)
 	one("reviewer", &cfg.Reviewer)
+	one("worktree_setup.command", &cfg.WorktreeSetup.Command)
 	roles := slices.Clone(cfg.Roles) // cfg's copy shares the caller's array
 	rolesMasked := false
 	for i := range roles {

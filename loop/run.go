@@ -47,6 +47,7 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 		r.res.Iterations = append(r.res.Iterations, rec.Iteration)
 	}
 	r.res.Recost()
+	r.shareCaches()
 	sb, err := r.startSandbox()
 	if err != nil {
 		return nil, err
@@ -70,8 +71,12 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 	r.saveSlots()
 	r.ev.Emit(r.startedEvent())
 
-	var why *stop
-	if recs, err := runlog.OpenRecordLog(r.ws.state(runlog.RecordsFile)); err != nil {
+	// The setup step: a new worktree made ready before the first
+	// iteration; when it fails, no agent starts.
+	why := r.setup(ctx, runCtx)
+	if why != nil {
+		r.logf("setup failed: the run stops before any agent starts")
+	} else if recs, err := runlog.OpenRecordLog(r.ws.state(runlog.RecordsFile)); err != nil {
 		why = stopAt(runlog.StopError, "could not open the iteration records: "+err.Error())
 	} else {
 		r.recs = recs
@@ -98,6 +103,27 @@ func (r *runner) session(ctx, runCtx context.Context, st *runlog.State) (*runlog
 	}
 	r.finish(why)
 	return r.res, nil
+}
+
+// setup is the setup step of a run in a new worktree (worktreesetup.go
+// runs the command): the state records how it went, and what the setup
+// made (node_modules, .venv) becomes the environment the clean last look
+// brings in, as if it had been there at the start. It returns why the run
+// stops before any agent starts, or nil.
+func (r *runner) setup(ctx, runCtx context.Context) *stop {
+	if !r.setupDue() {
+		return nil
+	}
+	r.save("setup")
+	rec, s := r.runSetup(ctx, runCtx)
+	r.st.Setup = &rec
+	if s != nil {
+		r.save("setup_failed")
+		return s
+	}
+	r.st.EnvAtStart = envAtStart(runCtx, r.cfg, r.ws)
+	r.save("setup_done")
+	return nil
 }
 
 // finish puts the stop on the result, completes the result from the

@@ -50,8 +50,12 @@ func (r *runner) sandboxSettings(workspace string) sandbox.Settings {
 	for _, c := range r.cfg.CandidateAgents {
 		agents = append(agents, c.Agent)
 	}
+	write := r.cfg.SandboxWrite
+	if r.cacheRoot != "" {
+		write = append(slices.Clip(write), r.cacheRoot) // the caches every worktree shares
+	}
 	return sandbox.Settings{
-		Mode: r.cfg.Sandbox, Net: r.cfg.SandboxNet, Write: r.cfg.SandboxWrite, Read: r.cfg.SandboxRead,
+		Mode: r.cfg.Sandbox, Net: r.cfg.SandboxNet, Write: write, Read: r.cfg.SandboxRead,
 		Workspace: workspace, Agents: agents,
 		// Files are protected: by --protect, or files that define the
 		// checks whole by --judge protect (the judge is found before).

@@ -14,6 +14,7 @@ import (
 	"github.com/architect-dev/architect/gitwt"
 	"github.com/architect-dev/architect/runlog"
 	"github.com/architect-dev/architect/usererr"
+	"github.com/architect-dev/architect/wtsetup"
 )
 
 // The default worktree folder and branch.
@@ -46,6 +47,7 @@ type workspace struct {
 	commits bool             // iterations are committed (a worktree, or build mode)
 	fresh   bool             // the worktree was created by this run and nothing has run in it yet
 	changes *changes.Changes // the diff against initialRef, kept up to date
+	brought wtsetup.Brought  // what worktree_setup brought into a new worktree
 }
 
 // gitChanges returns the run's changes.Changes (the repo must be set); the
@@ -232,7 +234,9 @@ func planWorktree(ctx context.Context, repo *gitwt.Repo, cfg config.Config, p *W
 			Hint: fmt.Sprintf("bring it in with `architect merge` (or inspect it: git diff ...%s), remove it with `%s`, or use another --worktree-name", branch, clean),
 		}
 	}
-	return nil
+	// What worktree_setup brings in must be there (or be optional) and
+	// inside the repository: refused before anything is created.
+	return wtsetup.Check(p.Repo, cfg.WorktreeSetup, func(paths ...string) ([]string, error) { return repo.UntrackedUnder(ctx, paths...) })
 }
 
 // refuseInProgress refuses a build-mode run in a checkout where a merge,
@@ -336,6 +340,21 @@ func setupWorkspace(ctx context.Context, cfg config.Config, warn func(string)) (
 		return nil, err
 	}
 	w.repo, w.worktree, w.branch, w.fresh = wtRepo, p.Worktree, p.WorktreeBranch, true
+	// The files git ignores that the worktree needs (.env, node_modules),
+	// from the main checkout, before anything runs in it.
+	if w.brought, err = wtsetup.Bring(p.Repo, p.Worktree, cfg.WorktreeSetup); err != nil {
+		return nil, fmt.Errorf("bringing worktree_setup's files into the new worktree %s: %w", p.Worktree, err)
+	}
+	// A link is a file to git: an ignore pattern for a folder
+	// (node_modules/) does not cover it, and the agent's commits would
+	// take it in. It is kept out by name.
+	var links []string
+	for _, l := range w.brought.Linked {
+		links = append(links, "/"+l)
+	}
+	if err := repo.Exclude(ctx, links...); err != nil {
+		return nil, fmt.Errorf("keeping the linked files out of git status: %w", err)
+	}
 	w.dir = filepath.Join(p.Worktree, rel)
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil, err

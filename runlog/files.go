@@ -54,6 +54,9 @@ const (
 	// JudgeFile holds the files that define the checks as they were when
 	// the run started (a protect.Snapshot), which a resumed run protects.
 	JudgeFile = "judge.json"
+	// SetupLogFile is the output of the worktree's setup command
+	// (worktree_setup.command), bounded and made safe as a check's.
+	SetupLogFile = "setup.log"
 	// NotesDir is the queue of notes (see AddNote).
 	NotesDir = "notes"
 	// RunsDir holds the earlier runs' files (see Archive).

@@ -43,6 +43,11 @@ const (
 	// be resumed: an answer given meanwhile (architect answer) goes into
 	// the next prompt.
 	StopQuestion = "question_unanswered"
+
+	// StopSetup: the worktree's setup command (worktree_setup.command)
+	// failed or timed out before the first iteration: no agent started.
+	// Its output is in SetupLogFile; --resume runs it again.
+	StopSetup = "setup_error"
 )
 
 // Why an iteration was interrupted before its checks ran (Iteration.Interrupted).

@@ -109,6 +109,10 @@ type State struct {
 	// so that if it is killed, the next run in the workspace ends what it
 	// left.
 	Processes json.RawMessage `json:"processes,omitempty"`
+	// Setup is how the worktree's setup command (worktree_setup.command)
+	// ran; absent when the run has none. A resumed run whose setup passed
+	// does not run it again.
+	Setup *Setup `json:"setup,omitempty"`
 }
 
 // DecodeConfig reads the run's configuration into cfg (a *config.Config);
