@@ -148,26 +148,9 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	if o.parallel < 1 {
 		return &usererr.Error{Msg: fmt.Sprintf("--parallel %d: must be at least 1", o.parallel), Hint: "e.g. --parallel 2"}
 	}
-	tasks, warnings, nothing, err := batchTasks(ctx, e, file, &o)
-	if err != nil {
+	tasks, done, err := loadBatch(ctx, e, file, &o)
+	if err != nil || done {
 		return err
-	}
-	if nothing != "" {
-		fmt.Fprintf(e.stderr, "architect: %s\n", printable(nothing))
-		return nil
-	}
-	if o.matrix {
-		data, _ := json.Marshal(batch.Matrix(tasks))
-		fmt.Fprintln(e.stdout, string(data))
-		return nil
-	}
-	for _, w := range warnings {
-		usererr.Say(e.stderr, usererr.LevelWarning, "%s", printable(w))
-	}
-	if o.only != "" {
-		if tasks, err = batch.Only(tasks, o.only); err != nil {
-			return err
-		}
 	}
 	if err := platformRefusal(); err != nil {
 		return err
@@ -226,6 +209,34 @@ func runBatch(ctx context.Context, e *env, file string, o batchOptions) error {
 	stop()
 	tickPlan(e, o, results)
 	return mergeAfter(ctx, e, tasks, results, o, opts.Env, reportBatch(ctx, e, results, o))
+}
+
+// loadBatch is the batch's tasks as runBatch runs them: FILE's or those of
+// --from, their warnings said and --only applied. done is true when there
+// is nothing more to do: no task to run (said), or --matrix printed.
+func loadBatch(ctx context.Context, e *env, file string, o *batchOptions) (tasks []batch.Task, done bool, err error) {
+	tasks, warnings, nothing, err := batchTasks(ctx, e, file, o)
+	if err != nil {
+		return nil, false, err
+	}
+	if nothing != "" {
+		fmt.Fprintf(e.stderr, "architect: %s\n", printable(nothing))
+		return nil, true, nil
+	}
+	if o.matrix {
+		data, _ := json.Marshal(batch.Matrix(tasks))
+		fmt.Fprintln(e.stdout, string(data))
+		return nil, true, nil
+	}
+	for _, w := range warnings {
+		usererr.Say(e.stderr, usererr.LevelWarning, "%s", printable(w))
+	}
+	if o.only != "" {
+		if tasks, err = batch.Only(tasks, o.only); err != nil {
+			return nil, false, err
+		}
+	}
+	return tasks, false, nil
 }
 
 // mergeAfter runs the merge queue when --merge asks for it and the batch

@@ -52,8 +52,15 @@ func batchPullRequests(ctx context.Context, e *env, tasks []batch.Task, o batchO
 		opts.Env[id] = withoutGitHubToken(env)
 	}
 	hideGitHubToken(nil)
+	opts.Publish = publishTask(g, repo, base, o)
+	return true, nil
+}
+
+// publishTask pushes a batch task's branch and opens or updates its pull
+// request (closing its issue when it comes from one), after the task ends.
+func publishTask(g *ghRun, repo *gitwt.Repo, base string, o batchOptions) func(context.Context, batch.Task, *batch.TaskResult, io.Writer) {
 	gho := &githubOptions{draftOnFail: o.draftOnFail}
-	opts.Publish = func(ctx context.Context, t batch.Task, r *batch.TaskResult, log io.Writer) {
+	return func(ctx context.Context, t batch.Task, r *batch.TaskResult, log io.Writer) {
 		if !(o.pullRequest || t.PullRequest) || r.Result == nil {
 			return
 		}
@@ -79,7 +86,6 @@ func batchPullRequests(ctx context.Context, e *env, tasks []batch.Task, o batchO
 			}
 		}
 	}
-	return true, nil
 }
 
 // batchTitle is a batch task's pull request title: its task's first line,
