@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/architect-dev/architect/batch"
+	"github.com/architect-dev/architect/config"
 	"github.com/architect-dev/architect/merge"
 	"github.com/architect-dev/architect/usererr"
 	"github.com/spf13/cobra"
@@ -88,6 +92,15 @@ Exit status 0 when every task is on the target, 1 when some is not.`,
 func mergeBatch(cmd *cobra.Command, e *env, dir, file string, q queueFlags) error {
 	tasks, _, err := batch.Load(file)
 	if err != nil {
+		// Name the flag that gave the file, as every other refusal does.
+		var ce config.Errors
+		if errors.As(err, &ce) {
+			for _, c := range ce {
+				if c.Key == "" && (c.Source == file || strings.HasPrefix(c.Source, file+":")) {
+					c.Source = "--batch " + c.Source
+				}
+			}
+		}
 		return err
 	}
 	defer contain(e)()
