@@ -262,7 +262,7 @@ func parseFormat(f *format, output string) []Annotation {
 			continue
 		}
 		file := strings.TrimSpace(en.Filename)
-		if f.loose && !plausibleFile(file) {
+		if file == "" || (f.loose && !plausibleFile(file)) { // a name of only spaces is none
 			continue
 		}
 		msg := en.Text
