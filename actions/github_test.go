@@ -158,9 +158,9 @@ func newIssueWorkflow(t *testing.T, env ...string) *issueWorkflow {
 	t.Cleanup(api.Close)
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	gitRun(t, "", "init", "-q", "--bare", remote)
-	api.HeadSHA = func(branch string) string {
+	api.SetHeadSHA(func(branch string) string {
 		return gitOut(t, remote, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
-	}
+	})
 	event, err := os.ReadFile("testdata/issue/event.json")
 	is.NoErr(err)
 	var ev struct {

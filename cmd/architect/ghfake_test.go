@@ -57,7 +57,7 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Defer(h.s.Close)
 		if len(args) > 3 {
 			remote := ts.MkAbs(args[3])
-			h.s.HeadSHA = func(branch string) string { return revParse(remote, branch) }
+			h.s.SetHeadSHA(func(branch string) string { return revParse(remote, branch) })
 		}
 		ts.Setenv("GITHUB_API_URL", h.s.URL())
 		ts.Setenv("GITHUB_TOKEN", args[2])

@@ -109,6 +109,14 @@ func New(owner, repo, token string) *Server {
 	return s
 }
 
+// SetHeadSHA sets HeadSHA under the lock the handlers hold, so that a
+// server already serving sees it (and the race detector sees the order).
+func (s *Server) SetHeadSHA(f func(branch string) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.HeadSHA = f
+}
+
 // URL is the API's base URL.
 func (s *Server) URL() string { return s.srv.URL }
 
